@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { listBillingEvents } from '../lib/db/billing-events.ts';
+import { getMembership } from '../lib/db/memberships.ts';
+import { forbidden, notFound } from '../lib/errors.ts';
+import { endpoint } from '../lib/http/endpoint.ts';
+import { integerParam, organizationId } from '../lib/http/params.ts';
+import { alongsideRateLimit } from '../lib/http/rate-limit.ts';
+
+const DAY_MS = 86_400_000;
+
+/** GET /organizations/{organization_id}/billing/events — owners only, newest first. */
+export const handler = endpoint(
+  {
+    schemas: {
+      path: z.object({ organization_id: organizationId }),
+      query: z.object({ days: integerParam(1, 30, 30), limit: integerParam(1, 100, 25) }),
+    },
+  },
+  async ({ path, query }, context) => {
+    const orgId = path.organization_id;
+    const membership = await alongsideRateLimit(context, getMembership(orgId, context.caller.userId));
+    if (!membership) throw notFound();
+    if (membership.role !== 'owner') throw forbidden('only owners of the organization can list its billing events');
+    const since = new Date(Date.now() - query.days * DAY_MS);
+    return { events: await listBillingEvents(orgId, since, query.limit) };
+  },
+);

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+import { conflict, notFound } from '../errors.ts';
+import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, ResourceKind, SkillRecord } from '../resources/model.ts';
+import { db, tableName } from './client.ts';
+import { projectSlugKey, resourceKey, skillNameKey } from './keys.ts';
+import type { TableKey } from './table.ts';
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/**
+ * A uniqueness claim held by a live resource: a project's slug, a custom skill's name.
+ * Each claim is its own item, so "no two live projects share a slug" is a condition on a
+ * single key that a transaction can check and take atomically.
+ */
+export interface Claim {
+  key: TableKey;
+  conflictCode: 'slug_taken' | 'name_taken';
+  message: string;
+}
+
+export function claimsOf(kind: ResourceKind, record: AnyRecord): Claim[] {
+  if (kind === 'project') {
+    const project = record as ProjectRecord;
+    return [{ key: projectSlugKey(project.organization_id, project.slug), conflictCode: 'slug_taken', message: `slug "${project.slug}" is taken by a live project` }];
+  }
+  if (kind === 'skill') {
+    const skill = record as SkillRecord;
+    if (skill.source === 'custom' && skill.organization_id) {
+      return [{ key: skillNameKey(skill.organization_id, skill.name), conflictCode: 'name_taken', message: `name "${skill.name}" is taken by a live custom skill` }];
+    }
+  }
+  return [];
+}
+
+/** Takes a claim for `ownerId`; succeeds if free or already held by the same resource (retries). */
+export const takeClaim = (claim: Claim, ownerId: string): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...claim.key, entity: 'claim', owner_id: ownerId },
+    ConditionExpression: 'attribute_not_exists(PK) OR owner_id = :owner',
+    ExpressionAttributeValues: { ':owner': ownerId },
+  },
+});
+
+/** Releases a claim only if this resource holds it. */
+export const releaseClaim = (claim: Claim, ownerId: string): TransactItem => ({
+  Delete: {
+    TableName: tableName(),
+    Key: claim.key,
+    ConditionExpression: 'attribute_not_exists(PK) OR owner_id = :owner',
+    ExpressionAttributeValues: { ':owner': ownerId },
+  },
+});
+
+/** A condition that a project exists, belongs to `orgId` and is not deleted. */
+export const liveParentCheck = (projectId: string, orgId: string): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: resourceKey('project', projectId),
+    ConditionExpression: 'attribute_exists(PK) AND organization_id = :org AND attribute_type(deleted_at, :null)',
+    ExpressionAttributeValues: { ':org': orgId, ':null': 'NULL' },
+  },
+});
+
+/** The cancellation reason of each transaction item, or null if `error` is not a cancellation. */
+export function cancellationCodes(error: unknown): (string | undefined)[] | null {
+  if (!(error instanceof TransactionCanceledException)) return null;
+  return (error.CancellationReasons ?? []).map((reason) => reason.Code);
+}
+
+const nowIso = (now: Date) => now.toISOString();
+
+export async function getResource<K extends ResourceKind>(kind: K, id: string): Promise<RecordOf[K] | null> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: resourceKey(kind, id), ConsistentRead: true }));
+  return (result.Item as RecordOf[K] | undefined) ?? null;
+}
+
+/**
+ * Stores a new live resource together with its claims (and, for a conversation in a project,
+ * a check that the project is live), in one transaction: a taken slug or name gives 409.
+ */
+export async function createResource<K extends ResourceKind>(kind: K, record: RecordOf[K]): Promise<RecordOf[K]> {
+  const claims = claimsOf(kind, record);
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...resourceKey(kind, record.id), entity: kind, ...record },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    ...claims.map((claim) => takeClaim(claim, record.id)),
+  ];
+  const conversation = kind === 'conversation' ? (record as ConversationRecord) : null;
+  if (conversation?.project_id) items.push(liveParentCheck(conversation.project_id, conversation.organization_id));
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (!codes) throw error;
+    if (codes[0] === 'ConditionalCheckFailed') throw new Error(`${kind} ${record.id} already exists`);
+    claims.forEach((claim, i) => {
+      if (codes[i + 1] === 'ConditionalCheckFailed') throw conflict(claim.conflictCode, claim.message);
+    });
+    if (conversation && codes[claims.length + 1] === 'ConditionalCheckFailed') {
+      throw conflict('parent_deleted', `project ${conversation.project_id} is deleted or does not exist`);
+    }
+    throw error;
+  }
+  return record;
+}
+
+/**
+ * Soft-deletes a live resource: stamps deleted_at/deleted_by_id, sets the purge time (TTL)
+ * at the end of the restore window, and releases its claims so the slug or name is free.
+ * Deleting a deleted resource changes nothing and returns it as it is.
+ */
+export async function softDeleteResource<K extends ResourceKind>(kind: K, id: string, by: string, at = new Date()): Promise<RecordOf[K]> {
+  const current = await getResource(kind, id);
+  if (!current) throw notFound();
+  if (current.deleted_at) return current;
+  const purgeAt = Math.floor(at.getTime() / 1000) + config().restoreWindowDays * 86_400;
+  const update: TransactItem = {
+    Update: {
+      TableName: tableName(),
+      Key: resourceKey(kind, id),
+      UpdateExpression: 'SET deleted_at = :at, deleted_by_id = :by, updated_at = :at, expires_at = :purge',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_type(deleted_at, :null)',
+      ExpressionAttributeValues: { ':at': nowIso(at), ':by': by, ':purge': purgeAt, ':null': 'NULL' },
+    },
+  };
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [update, ...claimsOf(kind, current).map((claim) => releaseClaim(claim, id))] }));
+  } catch (error) {
+    // Someone else deleted it first: their deletion stands.
+    if (cancellationCodes(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+  }
+  return (await getResource(kind, id))!;
+}
+
+/** Archives a project (idempotent: an archived project keeps its first archive stamp). */
+export async function archiveProject(id: string, by: string, at = new Date()): Promise<ProjectRecord> {
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: resourceKey('project', id),
+        UpdateExpression: 'SET archived_at = :at, archived_by_id = :by, updated_at = :at',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_type(archived_at, :null)',
+        ExpressionAttributeValues: { ':at': nowIso(at), ':by': by, ':null': 'NULL' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return result.Attributes as ProjectRecord;
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    const current = await getResource('project', id);
+    if (!current) throw notFound();
+    return current;
+  }
+}
+
+export const newResourceId = (): string => randomUUID();

@@ -1,0 +1,17 @@
+/**
+ * The single table, defined once. The CDK stack (infra/), DynamoDB Local (npm start) and the
+ * tests all build their table from this object, so the three cannot drift apart.
+ * Every access pattern is listed in docs/data-model.md; the key formats live in keys.ts.
+ */
+export const table = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  /** Epoch seconds; DynamoDB TTL removes the item some time after it. */
+  ttlAttribute: 'expires_at',
+  globalSecondaryIndexes: [
+    // Members of an organization (admin listing; never on a request path).
+    { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+  ],
+} as const;
+
+export type TableKey = { PK: string; SK: string };

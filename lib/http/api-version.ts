@@ -1,0 +1,37 @@
+import type { MiddlewareObj } from '@middy/core';
+import { unsupportedApiVersion } from '../errors.ts';
+import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
+
+const SERVED_MAJOR = 1;
+const VERSION = /^(\d+)(?:\.(\d+))?$/;
+
+/** "1" and "1.0" name the same version; anything that is not MAJOR[.MINOR] is null. */
+function parse(value: string): { major: number; minor: number } | null {
+  const match = VERSION.exec(value.trim());
+  if (!match) return null;
+  return { major: Number(match[1]), minor: Number(match[2] ?? 0) };
+}
+
+/**
+ * `Endless-Api-Version` (alias `Service-Api-Version`) pins a major version. Absent means the
+ * current one. Header names arrive lower-cased from API Gateway (and from the local adapter).
+ */
+export const apiVersion = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
+  before: async (request) => {
+    const headers = request.event.headers ?? {};
+    const given = [
+      ['Endless-Api-Version', headers['endless-api-version']],
+      ['Service-Api-Version', headers['service-api-version']],
+    ].filter((entry): entry is [string, string] => entry[1] !== undefined);
+    const parsed = given.map(([name, value]) => ({ name, value, version: parse(value) }));
+    for (const { name, value, version } of parsed) {
+      if (!version || version.major !== SERVED_MAJOR) {
+        throw unsupportedApiVersion(`${name}: "${value}" cannot be served; this deployment serves major version ${SERVED_MAJOR}`);
+      }
+    }
+    const [first, second] = parsed;
+    if (first?.version && second?.version && (first.version.major !== second.version.major || first.version.minor !== second.version.minor)) {
+      throw unsupportedApiVersion(`Endless-Api-Version and Service-Api-Version disagree ("${first.value}" vs "${second.value}")`);
+    }
+  },
+});

@@ -1,0 +1,73 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { z } from 'zod';
+import { validationFailed, type Issue } from '../errors.ts';
+import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
+
+export interface InputSchemas {
+  path?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+}
+
+/**
+ * Query parameters from the raw query string, so that a repeated parameter is seen as such
+ * (API Gateway joins repeats with commas in queryStringParameters).
+ */
+function readQuery(event: HttpEvent): { values: Record<string, string>; issues: Issue[] } {
+  const values: Record<string, string> = {};
+  const issues: Issue[] = [];
+  const params = new URLSearchParams(event.rawQueryString ?? '');
+  for (const name of new Set(params.keys())) {
+    const all = params.getAll(name);
+    if (all.length > 1) {
+      issues.push({ path: ['query', name], code: 'repeated', message: 'must be given once' });
+    } else {
+      values[name] = all[0] ?? '';
+    }
+  }
+  return { values, issues };
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** zod issues → documented issues, with the location (`path`, `query`, `body`) in front. */
+export function toIssues(location: string, error: z.ZodError, input: unknown): Issue[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');
+    const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
+    return {
+      path: [location, ...path],
+      code: missing ? 'required' : issue.code,
+      message: missing ? 'is required' : issue.message,
+    };
+  });
+}
+
+/** Validates path, query and body before any I/O; handlers read `context.input`. */
+export const validateInput = (schemas: InputSchemas): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
+  before: async (request) => {
+    const query = readQuery(request.event);
+    const issues: Issue[] = [...query.issues];
+    const parse = (location: string, schema: z.ZodType | undefined, input: unknown) => {
+      if (!schema) return undefined;
+      const result = schema.safeParse(input);
+      if (result.success) return result.data;
+      issues.push(...toIssues(location, result.error, input));
+      return undefined;
+    };
+    const input = {
+      path: parse('path', schemas.path, request.event.pathParameters ?? {}),
+      query: parse('query', schemas.query, query.values),
+      body: parse('body', schemas.body, request.event.body),
+    };
+    if (issues.length > 0) throw validationFailed(issues);
+    request.context.input = input;
+  },
+});

@@ -1,0 +1,73 @@
+import { newBillingEvent } from '../db/billing-events.ts';
+import { putMembership } from '../db/memberships.ts';
+import { applyBillingEvent, createOrganization, getOrganization } from '../db/organizations.ts';
+import { createResource, softDeleteResource } from '../db/resources.ts';
+import { buildResource, type NewResource } from '../resources/factory.ts';
+import type { ResourceKind } from '../resources/model.ts';
+
+export const DEMO = {
+  orgId: 'org_demo',
+  users: { owner: 'user_demo_owner', editor: 'user_demo_editor', viewer: 'user_demo_viewer' },
+} as const;
+
+export interface DemoWorkspace {
+  orgId: string;
+  users: typeof DEMO.users;
+  /** Soft-deleted resources a demo caller can restore, by kind. */
+  deleted: Record<ResourceKind, string[]>;
+  /** Live resources (restoring them is a no-op that answers 200). */
+  live: Record<ResourceKind, string[]>;
+}
+
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
+
+/**
+ * The demo workspace of `npm start`: an owner, an editor and a viewer; live and deleted
+ * resources of all four kinds; credits and a few weeks of billing events.
+ * Idempotent: if the organization exists (a kept DATA_DIR), nothing is written.
+ */
+export async function seedDemoWorkspace(): Promise<DemoWorkspace | null> {
+  if (await getOrganization(DEMO.orgId)) return null;
+  const { orgId, users } = DEMO;
+  await createOrganization({ id: orgId, name: 'Demo Workspace', credits: 1000, now: daysAgo(20) });
+  await putMembership({ orgId, userId: users.owner, role: 'owner' });
+  await putMembership({ orgId, userId: users.editor, role: 'editor', spendingLimit: 200 });
+  await putMembership({ orgId, userId: users.viewer, role: 'viewer' });
+
+  const history = [
+    { days: 12, type: 'social_operation.charged', title: 'instagram_profile', description: `instagram_profile run by ${users.editor}`, amount: -1 },
+    { days: 6, type: 'credits.granted', title: 'Credits granted', description: '250 credits added to the balance', amount: 250 },
+    { days: 2, type: 'social_operation.charged', title: 'tiktok_search', description: `tiktok_search run by ${users.owner}`, amount: -1 },
+    { days: 2, type: 'social_operation.refunded', title: 'tiktok_search refunded', description: 'the upstream call failed; charge refunded', amount: 1 },
+    { days: 0.5, type: 'social_operation.charged', title: 'youtube_channel', description: `youtube_channel run by ${users.editor}`, amount: -1 },
+  ] as const;
+  for (const entry of history) {
+    await applyBillingEvent(orgId, newBillingEvent({ ...entry, now: daysAgo(entry.days) }));
+  }
+
+  const deleted: DemoWorkspace['deleted'] = { asset: [], skill: [], conversation: [], project: [] };
+  const live: DemoWorkspace['live'] = { asset: [], skill: [], conversation: [], project: [] };
+  const make = async (kind: ResourceKind, by: string, fields: Omit<NewResource, 'orgId' | 'by'>) =>
+    (await createResource(kind, buildResource(kind, { orgId, by, ...fields }))).id;
+
+  const launch = await make('project', users.editor, { slug: 'spring-launch', title: 'Spring launch', visibility: 'workspace' });
+  const archive = await make('project', users.owner, { slug: 'research-archive', title: 'Research archive', visibility: 'private' });
+  live.project.push(launch);
+  live.conversation.push(await make('conversation', users.editor, { title: 'Launch brief', projectId: launch }));
+  live.asset.push(await make('asset', users.editor, { title: 'Brand guidelines' }));
+  live.skill.push(await make('skill', users.owner, { name: 'Summarize thread' }));
+
+  const toDelete: [ResourceKind, string][] = [
+    ['asset', await make('asset', users.editor, { title: 'Old moodboard', visibility: 'workspace' })],
+    ['asset', await make('asset', users.owner, { title: 'Private notes', visibility: 'private' })],
+    ['skill', await make('skill', users.editor, { name: 'Competitor digest', visibility: 'workspace' })],
+    ['conversation', await make('conversation', users.editor, { title: 'Draft captions', projectId: launch })],
+    ['conversation', await make('conversation', users.owner, { title: 'Archive Q&A', projectId: archive })],
+    ['project', archive],
+  ];
+  for (const [kind, id] of toDelete) {
+    await softDeleteResource(kind, id, users.owner, daysAgo(3));
+    deleted[kind].push(id);
+  }
+  return { orgId, users, deleted, live };
+}

@@ -1,0 +1,57 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * The local stack's token signer: an RSA key whose public half the local verifier trusts
+ * through a JWKS served on 127.0.0.1. Never used by a deployed stack.
+ */
+export interface SigningKey {
+  kid: string;
+  privateKeyPem: string;
+}
+
+export const LOCAL_ISSUER = 'https://workspace-service.local/';
+export const LOCAL_AUDIENCE = 'workspace-service';
+
+export function generateSigningKey(): SigningKey {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { kid: `dev-${randomUUID().slice(0, 8)}`, privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+}
+
+/** Reuses the key in `file` so tokens survive a restart of `npm start`; creates it otherwise. */
+export function loadOrCreateSigningKey(file: string): SigningKey {
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as SigningKey;
+  const key = generateSigningKey();
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(key), { mode: 0o600 });
+  return key;
+}
+
+export function jwksOf(key: SigningKey): { keys: Record<string, unknown>[] } {
+  const jwk = createPublicKey(createPrivateKey(key.privateKeyPem)).export({ format: 'jwk' });
+  return { keys: [{ ...jwk, kid: key.kid, alg: 'RS256', use: 'sig' }] };
+}
+
+const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+
+/** An RS256 JWT for `sub`; a negative ttl gives a token that has already expired. */
+export function signToken(
+  key: SigningKey,
+  claims: { sub: string; issuer: string; audience: string; ttlSeconds?: number; extra?: Record<string, unknown> },
+): string {
+  const now = Math.floor(Date.now() / 1000);
+  const ttl = claims.ttlSeconds ?? 3600;
+  const header = { alg: 'RS256', typ: 'JWT', kid: key.kid };
+  const payload = {
+    sub: claims.sub,
+    iss: claims.issuer,
+    aud: claims.audience,
+    iat: Math.min(now, now + ttl - 1),
+    exp: now + ttl,
+    ...claims.extra,
+  };
+  const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
+  const signature = sign('RSA-SHA256', Buffer.from(input), createPrivateKey(key.privateKeyPem));
+  return `${input}.${base64url(signature)}`;
+}
