@@ -39,3 +39,22 @@ export function routePattern(path: string): RegExp {
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
   return new RegExp(`^${source}$`);
 }
+
+const compiled = routes
+  .filter((route) => route.path !== '$default')
+  .map((route) => ({ route, pattern: routePattern(route.path) }));
+
+/**
+ * The route API Gateway would pick for a request, with its path parameters (decoded), or the
+ * `$default` route when none matches.
+ */
+export function matchRoute(method: string, pathname: string): { route: Route; pathParameters?: Record<string, string> } {
+  for (const { route, pattern } of compiled) {
+    const match = route.method === method ? pattern.exec(pathname) : null;
+    if (match) {
+      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]));
+      return { route, pathParameters };
+    }
+  }
+  return { route: routes.find((route) => route.path === '$default')! };
+}

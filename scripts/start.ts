@@ -37,6 +37,10 @@ async function main() {
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
+  // `npm start` does not pass SIGTERM on through its shell: if the parent goes away, we are
+  // orphaned, and stop rather than leave DynamoDB Local running.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void stop(0), 500).unref();
 
   dynamo = await startDynamoDbLocal(dataDir ? { dataDir } : {});
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -1,16 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Context } from 'aws-lambda';
 import type { HttpEvent, HttpResult } from '../http/types.ts';
-import { routeKey, routePattern, routes, type Route } from '../routes.ts';
+import { matchRoute, routeKey, routes } from '../routes.ts';
 import { buildHttpEvent, localContext } from './apigw-event.ts';
 
 export type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
-
-interface Compiled {
-  route: Route;
-  pattern: RegExp;
-  handler: LambdaHandler;
-}
 
 /** Imports every route's handler module (the same files the CDK stack bundles). */
 export async function loadHandlers(): Promise<Map<string, LambdaHandler>> {
@@ -33,11 +27,6 @@ async function readBody(request: IncomingMessage): Promise<string> {
  * invokes the real handler and writes its result. Also serves the local JWKS.
  */
 export function createLocalServer(handlers: Map<string, LambdaHandler>, options: { jwks?: unknown } = {}): Server {
-  const compiled: Compiled[] = routes
-    .filter((route) => route.path !== '$default')
-    .map((route) => ({ route, pattern: routePattern(route.path), handler: handlers.get(route.name)! }));
-  const fallback = routes.find((route) => route.path === '$default');
-
   return createServer(async (request: IncomingMessage, response: ServerResponse) => {
     try {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -45,36 +34,28 @@ export function createLocalServer(handlers: Map<string, LambdaHandler>, options:
         response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(options.jwks));
         return;
       }
-      let target: { route: Route; handler: LambdaHandler; params?: Record<string, string> } | undefined;
-      for (const entry of compiled) {
-        const match = entry.route.method === request.method ? entry.pattern.exec(url.pathname) : null;
-        if (match) {
-          const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
-          target = { route: entry.route, handler: entry.handler, params };
-          break;
-        }
-      }
-      if (!target && fallback) target = { route: fallback, handler: handlers.get(fallback.name)! };
-      if (!target) throw new Error('no route');
+      const method = request.method ?? 'GET';
+      const { route, pathParameters } = matchRoute(method, url.pathname);
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) {
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
       }
       const event = buildHttpEvent({
-        method: request.method ?? 'GET',
+        method,
         path: url.pathname,
-        routeKey: routeKey(target.route),
+        routeKey: routeKey(route),
         rawQueryString: url.search.slice(1),
         headers,
         body: await readBody(request),
-        ...(target.params ? { pathParameters: target.params } : {}),
+        ...(pathParameters ? { pathParameters } : {}),
       });
-      const result = await target.handler(event, localContext(target.route.name));
+      const result = await handlers.get(route.name)!(event, localContext(route.name));
       const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
       response.writeHead(result.statusCode ?? 200, outHeaders).end(result.body ?? '');
     } catch (error) {
+      // What API Gateway answers when a function crashes outright.
       console.error('local server: handler crashed', error);
-      response.writeHead(502, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
+      response.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
     }
   });
 }

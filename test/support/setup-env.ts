@@ -1,0 +1,29 @@
+/**
+ * Runs in each test file's worker before the file is imported: points the service at its own
+ * fresh table in the shared DynamoDB Local, and at the test JWKS. A file that needs other
+ * settings (a small rate limit) sets process.env before importing a handler.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { inject } from 'vitest';
+import { ensureTable } from '../../lib/db/create-table.ts';
+import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb-local.ts';
+import { TEST_AUDIENCE, TEST_ISSUER } from './tokens.ts';
+
+const tableName = `test-${randomUUID()}`;
+Object.assign(process.env, {
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  TABLE_NAME: tableName,
+  DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+  JWT_ISSUER: TEST_ISSUER,
+  JWT_AUDIENCE: TEST_AUDIENCE,
+  JWT_JWKS_URI: inject('jwksUri'),
+  LOG_LEVEL: 'silent',
+});
+
+const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+await ensureTable(client, tableName);
+client.destroy();

@@ -1,0 +1,55 @@
+import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { inject } from 'vitest';
+import { signToken, type SigningKey } from '../../lib/local/signing-key.ts';
+
+export const TEST_ISSUER = 'https://issuer.test/';
+export const TEST_AUDIENCE = 'workspace-service-test';
+
+/** The key whose JWKS the verifier under test trusts. */
+export const trustedKey = (): SigningKey => inject('signingKey');
+
+/** A valid RS256 token for `sub`, signed by the trusted key. */
+export function tokenFor(sub: string, options: { ttlSeconds?: number; issuer?: string; audience?: string; extra?: Record<string, unknown> } = {}): string {
+  return signToken(trustedKey(), {
+    sub,
+    issuer: options.issuer ?? TEST_ISSUER,
+    audience: options.audience ?? TEST_AUDIENCE,
+    ttlSeconds: options.ttlSeconds ?? 600,
+    extra: options.extra,
+  });
+}
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** Hand-built tokens for the ways a token can be wrong. */
+export const badTokens = {
+  unsigned(sub: string): string {
+    const now = Math.floor(Date.now() / 1000);
+    return `${b64({ alg: 'none', typ: 'JWT', kid: trustedKey().kid })}.${b64({ sub, iss: TEST_ISSUER, aud: TEST_AUDIENCE, exp: now + 600 })}.`;
+  },
+  hmac(sub: string): string {
+    // Signed with the public key's text as an HMAC secret: the classic algorithm-confusion attack.
+    const now = Math.floor(Date.now() / 1000);
+    const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: trustedKey().kid })}.${b64({ sub, iss: TEST_ISSUER, aud: TEST_AUDIENCE, exp: now + 600 })}`;
+    return `${input}.${createHmac('sha256', trustedKey().privateKeyPem).update(input).digest('base64url')}`;
+  },
+  wrongKey(sub: string): string {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    return signWith(privateKey, trustedKey().kid, sub);
+  },
+  unknownKid(sub: string): string {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    return signWith(privateKey, 'kid-nobody-published', sub);
+  },
+  tampered(sub: string): string {
+    const [header, , signature] = tokenFor(sub).split('.');
+    const now = Math.floor(Date.now() / 1000);
+    return `${header}.${b64({ sub: 'someone-else', iss: TEST_ISSUER, aud: TEST_AUDIENCE, exp: now + 600 })}.${signature}`;
+  },
+};
+
+function signWith(key: KeyObject, kid: string, sub: string): string {
+  const now = Math.floor(Date.now() / 1000);
+  const input = `${b64({ alg: 'RS256', typ: 'JWT', kid })}.${b64({ sub, iss: TEST_ISSUER, aud: TEST_AUDIENCE, iat: now, exp: now + 600 })}`;
+  return `${input}.${sign('RSA-SHA256', Buffer.from(input), key).toString('base64url')}`;
+}
