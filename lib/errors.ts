@@ -56,8 +56,7 @@ export const unauthenticated = (tokenSent: boolean): ApiError =>
     headers: { 'WWW-Authenticate': tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' },
   });
 
-export const unsupportedApiVersion = (message: string): ApiError =>
-  new ApiError(400, 'unsupported_api_version', message);
+export const unsupportedApiVersion = (message: string): ApiError => new ApiError(400, 'unsupported_api_version', message);
 
 export const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
 

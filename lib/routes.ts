@@ -40,9 +40,7 @@ export function routePattern(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-const compiled = routes
-  .filter((route) => route.path !== '$default')
-  .map((route) => ({ route, pattern: routePattern(route.path) }));
+const compiled = routes.filter((route) => route.path !== '$default').map((route) => ({ route, pattern: routePattern(route.path) }));
 
 /**
  * The route API Gateway would pick for a request, with its path parameters (decoded), or the
@@ -52,7 +50,9 @@ export function matchRoute(method: string, pathname: string): { route: Route; pa
   for (const { route, pattern } of compiled) {
     const match = route.method === method ? pattern.exec(pathname) : null;
     if (match) {
-      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]));
+      const pathParameters = Object.fromEntries(
+        Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]),
+      );
       return { route, pathParameters };
     }
   }

@@ -112,10 +112,21 @@ function connect(flags: Flags): { local: boolean; dev: DevInfo | null } {
 
 /** `--ttl -5` reads as a value, not as an option named "-5" (node's parseArgs refuses it). */
 const joinNegativeValues = (argv: string[]) =>
-  argv.flatMap((arg, i) => (/^-[0-9]/.test(argv[i + 1] ?? '') && arg.startsWith('--') && !arg.includes('=') ? [`${arg}=${argv[i + 1]}`] : /^-[0-9]/.test(arg) && argv[i - 1]?.startsWith('--') ? [] : [arg]));
+  argv.flatMap((arg, i) =>
+    /^-[0-9]/.test(argv[i + 1] ?? '') && arg.startsWith('--') && !arg.includes('=')
+      ? [`${arg}=${argv[i + 1]}`]
+      : /^-[0-9]/.test(arg) && argv[i - 1]?.startsWith('--')
+        ? []
+        : [arg],
+  );
 
 async function run(argv: string[]): Promise<unknown> {
-  const { values: flags, positionals } = parseArgs({ args: joinNegativeValues(argv), options: OPTIONS, allowPositionals: true, strict: true });
+  const { values: flags, positionals } = parseArgs({
+    args: joinNegativeValues(argv),
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   if (flags.help || positionals.length === 0) throw new UsageError('');
   const [command, sub, id] = positionals;
   const { local, dev } = connect(flags);
@@ -127,8 +138,7 @@ async function run(argv: string[]): Promise<unknown> {
   const model = await import('../lib/resources/model.ts');
   const { buildResource } = await import('../lib/resources/factory.ts');
 
-  const networks = (raw: string) =>
-    raw.split(',').map((network) => oneOf(network.trim(), orgs.NETWORKS, `network "${network}"`));
+  const networks = (raw: string) => raw.split(',').map((network) => oneOf(network.trim(), orgs.NETWORKS, `network "${network}"`));
   const kind = () => oneOf(sub, model.RESOURCE_KINDS, 'resource kind');
   const resourceId = () => {
     if (!id) throw new UsageError('a resource id is required');
@@ -176,7 +186,14 @@ async function run(argv: string[]): Promise<unknown> {
       const key = JSON.parse(readFileSync(dev.signingKeyFile, 'utf8'));
       const ttl = optional(flags, 'ttl');
       if (ttl !== undefined && !/^-?[0-9]+$/.test(ttl)) throw new UsageError('--ttl must be an integer number of seconds');
-      return { token: signToken(key, { sub: need(flags, 'user'), issuer: dev.issuer, audience: dev.audience, ttlSeconds: ttl === undefined ? 3600 : Number(ttl) }) };
+      return {
+        token: signToken(key, {
+          sub: need(flags, 'user'),
+          issuer: dev.issuer,
+          audience: dev.audience,
+          ttlSeconds: ttl === undefined ? 3600 : Number(ttl),
+        }),
+      };
     }
     case `create ${sub}`: {
       const k = kind();

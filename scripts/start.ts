@@ -8,10 +8,10 @@ import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/db/create-table.ts';
-import { LOCAL_CREDENTIALS, startDynamoDbLocal, type RunningDynamo } from '../lib/local/dynamodb-local.ts';
+import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../lib/local/server.ts';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER, jwksOf, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
+import { jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { useLocalTable } from './local-env.ts';
 
 const LOCAL_DIR = resolve('.local');
@@ -64,7 +64,10 @@ async function main() {
   server = listening;
 
   const tokens = Object.fromEntries(
-    Object.entries(DEMO.users).map(([role, sub]) => [role, signToken(key, { sub, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, ttlSeconds: TOKEN_TTL_SECONDS })]),
+    Object.entries(DEMO.users).map(([role, sub]) => [
+      role,
+      signToken(key, { sub, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, ttlSeconds: TOKEN_TTL_SECONDS }),
+    ]),
   );
   const devInfo = {
     baseUrl,
@@ -85,8 +88,11 @@ async function main() {
   console.log(`DynamoDB Local at ${dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'}), table ${TABLE_NAME}`);
   console.log(demo ? `Seeded demo workspace ${DEMO.orgId}` : `Demo workspace ${DEMO.orgId} already present in ${dataDir}`);
   console.log(`Demo tokens (valid ${TOKEN_TTL_SECONDS / 3600} h; ids, tokens and deleted resources in .local/dev.json):`);
-  for (const [role, token] of Object.entries(tokens)) console.log(`  ${role.padEnd(6)} ${DEMO.users[role as keyof typeof DEMO.users]}: ${token}`);
-  console.log(`Try:\n  curl -s -H "Authorization: Bearer $(node -p "require('./.local/dev.json').tokens.owner")" ${baseUrl}/organizations/${DEMO.orgId}/billing/events`);
+  for (const [role, token] of Object.entries(tokens))
+    console.log(`  ${role.padEnd(6)} ${DEMO.users[role as keyof typeof DEMO.users]}: ${token}`);
+  console.log(
+    `Try:\n  curl -s -H "Authorization: Bearer $(node -p "require('./.local/dev.json').tokens.owner")" ${baseUrl}/organizations/${DEMO.orgId}/billing/events`,
+  );
   console.log('Ctrl-C stops the server and DynamoDB Local.');
 }
 

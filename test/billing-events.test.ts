@@ -3,16 +3,23 @@ import { handler } from '../functions/list-billing-events.ts';
 import { newBillingEvent } from '../lib/db/billing-events.ts';
 import { db } from '../lib/db/client.ts';
 import { applyBillingEvent } from '../lib/db/organizations.ts';
+import { uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
 import { countRoundTrips } from './support/round-trips.ts';
 import { tokenFor } from './support/tokens.ts';
-import { uniqueId, workspace } from './support/fixtures.ts';
 
 const eventsUrl = (orgId: string, query = '') => `/organizations/${orgId}/billing/events${query ? `?${query}` : ''}`;
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
 
 async function recordEvent(orgId: string, at: Date, amount: number, id?: string) {
-  const event = newBillingEvent({ type: 'credits.granted', title: 'Credits granted', description: `${amount} credits`, amount, now: at, ...(id ? { id } : {}) });
+  const event = newBillingEvent({
+    type: 'credits.granted',
+    title: 'Credits granted',
+    description: `${amount} credits`,
+    amount,
+    now: at,
+    ...(id ? { id } : {}),
+  });
   await applyBillingEvent(orgId, event);
   return event;
 }
@@ -154,7 +161,11 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
       const answer = await call(handler, { url: eventsUrl('acme'), token: tokenFor(uniqueId('u_')) });
       expect(answer.status).toBe(400);
       expect(answer.body.data.issues).toEqual([
-        { path: ['path', 'organization_id'], code: 'invalid_format', message: 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"' },
+        {
+          path: ['path', 'organization_id'],
+          code: 'invalid_format',
+          message: 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"',
+        },
       ]);
     });
   });
@@ -164,7 +175,10 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
       const { orgId, users } = await workspace();
       const answer = await call(handler, { url: eventsUrl(orgId), token: tokenFor(users[role]) });
       expect(answer.status).toBe(403);
-      expect(withoutRequestId(answer.body)).toEqual({ code: 'forbidden', message: 'only owners of the organization can list its billing events' });
+      expect(withoutRequestId(answer.body)).toEqual({
+        code: 'forbidden',
+        message: 'only owners of the organization can list its billing events',
+      });
     });
 
     it('a non-member and an unknown organization get the same 404', async () => {

@@ -1,5 +1,5 @@
 import { JwtVerifier } from 'aws-jwt-verify';
-import { SimpleFetcher, type Fetcher } from 'aws-jwt-verify/https';
+import { type Fetcher, SimpleFetcher } from 'aws-jwt-verify/https';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { jwtConfig } from '../config.ts';
 

@@ -1,9 +1,9 @@
 import {
   CreateTableCommand,
-  DescribeTableCommand,
-  UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
+  DescribeTableCommand,
   type DynamoDBClient,
+  UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { table } from './table.ts';
 

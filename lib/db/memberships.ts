@@ -1,8 +1,8 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { NoSuchOrganizationError } from './organizations.ts';
 import { db, tableName } from './client.ts';
 import { membershipIndexKey, membershipKey, orgKey, userMembershipsPrefix } from './keys.ts';
+import { NoSuchOrganizationError } from './organizations.ts';
 
 export const ROLES = ['viewer', 'editor', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
@@ -28,7 +28,12 @@ const toMembership = (item: Record<string, unknown>): Membership => ({
  * Adds a member or changes an existing member's role and limit. The organization must exist:
  * the put is a transaction with a condition check on the organization item.
  */
-export async function putMembership(input: { orgId: string; userId: string; role: Role; spendingLimit?: number | null }): Promise<Membership> {
+export async function putMembership(input: {
+  orgId: string;
+  userId: string;
+  role: Role;
+  spendingLimit?: number | null;
+}): Promise<Membership> {
   const membership: Membership = {
     organization_id: input.orgId,
     user_id: input.userId,
@@ -37,19 +42,24 @@ export async function putMembership(input: { orgId: string; userId: string; role
     created_at: new Date().toISOString(),
   };
   try {
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { ConditionCheck: { TableName: tableName(), Key: orgKey(input.orgId), ConditionExpression: 'attribute_exists(PK)' } },
-        {
-          Put: {
-            TableName: tableName(),
-            Item: { ...membershipKey(input.orgId, input.userId), ...membershipIndexKey(input.orgId, input.userId), entity: 'membership', ...membership },
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { ConditionCheck: { TableName: tableName(), Key: orgKey(input.orgId), ConditionExpression: 'attribute_exists(PK)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...membershipKey(input.orgId, input.userId),
+                ...membershipIndexKey(input.orgId, input.userId),
+                entity: 'membership',
+                ...membership,
+              },
+            },
           },
-        },
-      ],
-    }),
-  );
+        ],
+      }),
+    );
   } catch (error) {
     if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
       throw new NoSuchOrganizationError(`organization ${input.orgId} does not exist`);

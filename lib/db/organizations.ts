@@ -1,8 +1,8 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
 import { db, tableName } from './client.ts';
 import { orgKey } from './keys.ts';
-import { billingEventPut, newBillingEvent, type BillingEvent } from './billing-events.ts';
 
 export const NETWORKS = ['instagram', 'x', 'tiktok', 'youtube', 'facebook', 'linkedin', 'reddit'] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -115,7 +115,11 @@ export async function applyBillingEvent(orgId: string, event: BillingEvent): Pro
 }
 
 /** Adds credits and records a `credits.granted` event. */
-export async function grantCredits(orgId: string, amount: number, now = new Date()): Promise<{ organization: Organization; event: BillingEvent }> {
+export async function grantCredits(
+  orgId: string,
+  amount: number,
+  now = new Date(),
+): Promise<{ organization: Organization; event: BillingEvent }> {
   const event = newBillingEvent({
     type: 'credits.granted',
     title: 'Credits granted',
@@ -141,7 +145,8 @@ export async function setNetworks(orgId: string, networks: Network[]): Promise<O
     );
     return toOrganization(result.Attributes!);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+    if ((error as Error).name === 'ConditionalCheckFailedException')
+      throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
     throw error;
   }
 }

@@ -24,12 +24,24 @@ export interface Claim {
 export function claimsOf(kind: ResourceKind, record: AnyRecord): Claim[] {
   if (kind === 'project') {
     const project = record as ProjectRecord;
-    return [{ key: projectSlugKey(project.organization_id, project.slug), conflictCode: 'slug_taken', message: `slug "${project.slug}" is taken by a live project` }];
+    return [
+      {
+        key: projectSlugKey(project.organization_id, project.slug),
+        conflictCode: 'slug_taken',
+        message: `slug "${project.slug}" is taken by a live project`,
+      },
+    ];
   }
   if (kind === 'skill') {
     const skill = record as SkillRecord;
     if (skill.source === 'custom' && skill.organization_id) {
-      return [{ key: skillNameKey(skill.organization_id, skill.name), conflictCode: 'name_taken', message: `name "${skill.name}" is taken by a live custom skill` }];
+      return [
+        {
+          key: skillNameKey(skill.organization_id, skill.name),
+          conflictCode: 'name_taken',
+          message: `name "${skill.name}" is taken by a live custom skill`,
+        },
+      ];
     }
   }
   return [];
@@ -133,7 +145,9 @@ export async function softDeleteResource<K extends ResourceKind>(kind: K, id: st
     },
   };
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [update, ...claimsOf(kind, current).map((claim) => releaseClaim(claim, id))] }));
+    await db().send(
+      new TransactWriteCommand({ TransactItems: [update, ...claimsOf(kind, current).map((claim) => releaseClaim(claim, id))] }),
+    );
   } catch (error) {
     // Someone else deleted it first: their deletion stands.
     if (cancellationCodes(error)?.[0] !== 'ConditionalCheckFailed') throw error;

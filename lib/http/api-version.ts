@@ -30,7 +30,11 @@ export const apiVersion = (): MiddlewareObj<HttpEvent, HttpResult, Error, Servic
       }
     }
     const [first, second] = parsed;
-    if (first?.version && second?.version && (first.version.major !== second.version.major || first.version.minor !== second.version.minor)) {
+    if (
+      first?.version &&
+      second?.version &&
+      (first.version.major !== second.version.major || first.version.minor !== second.version.minor)
+    ) {
       throw unsupportedApiVersion(`Endless-Api-Version and Service-Api-Version disagree ("${first.value}" vs "${second.value}")`);
     }
   },

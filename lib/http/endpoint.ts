@@ -8,7 +8,7 @@ import { errorMapper } from './error-mapper.ts';
 import { rateLimit } from './rate-limit.ts';
 import { requestContext } from './request-context.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
-import { validateInput, type InputSchemas } from './validate.ts';
+import { type InputSchemas, validateInput } from './validate.ts';
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 export type EndpointInput<S extends InputSchemas> = {
@@ -65,6 +65,10 @@ export function endpoint<S extends InputSchemas>(
   return chain.use(validateInput(options.schemas)).handler(async (_event, context): Promise<HttpResult> => {
     const result = await handler(context.input as EndpointInput<S>, context);
     const reply = result instanceof Reply ? result : new Reply(result);
-    return { statusCode: reply.status, headers: { 'Content-Type': 'application/json', ...reply.headers }, body: JSON.stringify(reply.body) };
+    return {
+      statusCode: reply.status,
+      headers: { 'Content-Type': 'application/json', ...reply.headers },
+      body: JSON.stringify(reply.body),
+    };
   });
 }

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { z } from 'zod';
-import { validationFailed, type Issue } from '../errors.ts';
+import { type Issue, validationFailed } from '../errors.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
 export interface InputSchemas {

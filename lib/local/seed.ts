@@ -35,11 +35,29 @@ export async function seedDemoWorkspace(): Promise<DemoWorkspace | null> {
   await putMembership({ orgId, userId: users.viewer, role: 'viewer' });
 
   const history = [
-    { days: 12, type: 'social_operation.charged', title: 'instagram_profile', description: `instagram_profile run by ${users.editor}`, amount: -1 },
+    {
+      days: 12,
+      type: 'social_operation.charged',
+      title: 'instagram_profile',
+      description: `instagram_profile run by ${users.editor}`,
+      amount: -1,
+    },
     { days: 6, type: 'credits.granted', title: 'Credits granted', description: '250 credits added to the balance', amount: 250 },
     { days: 2, type: 'social_operation.charged', title: 'tiktok_search', description: `tiktok_search run by ${users.owner}`, amount: -1 },
-    { days: 2, type: 'social_operation.refunded', title: 'tiktok_search refunded', description: 'the upstream call failed; charge refunded', amount: 1 },
-    { days: 0.5, type: 'social_operation.charged', title: 'youtube_channel', description: `youtube_channel run by ${users.editor}`, amount: -1 },
+    {
+      days: 2,
+      type: 'social_operation.refunded',
+      title: 'tiktok_search refunded',
+      description: 'the upstream call failed; charge refunded',
+      amount: 1,
+    },
+    {
+      days: 0.5,
+      type: 'social_operation.charged',
+      title: 'youtube_channel',
+      description: `youtube_channel run by ${users.editor}`,
+      amount: -1,
+    },
   ] as const;
   for (const entry of history) {
     await applyBillingEvent(orgId, newBillingEvent({ ...entry, now: daysAgo(entry.days) }));

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal, type RunningDynamo } from '../../lib/local/dynamodb-local.ts';
+import { type RunningDynamo, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { generateSigningKey, jwksOf } from '../../lib/local/signing-key.ts';
 
 declare module 'vitest' {

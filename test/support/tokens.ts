@@ -1,6 +1,6 @@
-import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHmac, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { inject } from 'vitest';
-import { signToken, type SigningKey } from '../../lib/local/signing-key.ts';
+import { type SigningKey, signToken } from '../../lib/local/signing-key.ts';
 
 export const TEST_ISSUER = 'https://issuer.test/';
 export const TEST_AUDIENCE = 'workspace-service-test';
@@ -9,7 +9,10 @@ export const TEST_AUDIENCE = 'workspace-service-test';
 export const trustedKey = (): SigningKey => inject('signingKey');
 
 /** A valid RS256 token for `sub`, signed by the trusted key. */
-export function tokenFor(sub: string, options: { ttlSeconds?: number; issuer?: string; audience?: string; extra?: Record<string, unknown> } = {}): string {
+export function tokenFor(
+  sub: string,
+  options: { ttlSeconds?: number; issuer?: string; audience?: string; extra?: Record<string, unknown> } = {},
+): string {
   return signToken(trustedKey(), {
     sub,
     issuer: options.issuer ?? TEST_ISSUER,
