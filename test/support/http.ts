@@ -1,9 +1,9 @@
-import type { Context } from 'aws-lambda';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { buildHttpEvent, localContext } from '../../lib/local/apigw-event.ts';
 import { matchRoute, routeKey } from '../../lib/routes.ts';
 
-export type Handler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
+// Loose on purpose: middy's handler type has overloads (2 and 3 arguments) that a plain type cannot name.
+export type Handler = (event: HttpEvent, context: any, options?: any) => unknown;
 
 export interface Call {
   method?: string;
@@ -40,7 +40,7 @@ export async function call(handler: Handler, request: Call): Promise<Answer> {
     ...(body !== undefined ? { body } : {}),
     ...(pathParameters ? { pathParameters } : {}),
   });
-  const result = await handler(event, localContext(route.name));
+  const result = (await handler(event, localContext(route.name))) as HttpResult;
   const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
   return { status: result.statusCode ?? 200, headers: outHeaders, body: result.body ? JSON.parse(result.body) : undefined };
 }
