@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { db } from '../lib/db/client.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
-import type { HttpResult } from '../lib/http/types.ts';
+import type { HttpResult, ServiceContext } from '../lib/http/types.ts';
 import { buildHttpEvent, localContext } from '../lib/local/apigw-event.ts';
 import { workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
@@ -80,7 +80,7 @@ describe('error bodies', () => {
       body: '{}',
     });
     event.requestContext.requestId = 'Xyz1AbCdIAMEL2g=';
-    const result = (await echo(event, localContext('echo'))) as HttpResult;
+    const result = (await echo(event, localContext('echo') as ServiceContext)) as HttpResult;
     expect(result.headers?.['x-request-id']).toBe('Xyz1AbCdIAMEL2g=');
     expect(JSON.parse(result.body ?? '{}').request_id).toBe('Xyz1AbCdIAMEL2g=');
   });
