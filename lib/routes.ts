@@ -40,6 +40,15 @@ export function routePattern(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** A malformed escape (`%E0%A4%A`) stays as sent; validation then refuses it with a 400. */
+function decodeOrKeep(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 const compiled = routes.filter((route) => route.path !== '$default').map((route) => ({ route, pattern: routePattern(route.path) }));
 
 /**
