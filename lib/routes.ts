@@ -59,9 +59,7 @@ export function matchRoute(method: string, pathname: string): { route: Route; pa
   for (const { route, pattern } of compiled) {
     const match = route.method === method ? pattern.exec(pathname) : null;
     if (match) {
-      const pathParameters = Object.fromEntries(
-        Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]),
-      );
+      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeOrKeep(value)]));
       return { route, pathParameters };
     }
   }
