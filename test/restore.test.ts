@@ -377,7 +377,7 @@ describe('conflicts (409)', () => {
     expect(refused.status).toBe(409);
     expect(withoutRequestId(refused.body)).toEqual({
       code: 'parent_deleted',
-      message: `project ${project.id} is deleted; restore the project first`,
+      message: `project ${project.id} is deleted (restore it first) or no longer exists`,
     });
 
     expect((await restore('project', project.id, users.owner)).status).toBe(200);
@@ -421,5 +421,59 @@ describe('routes', () => {
     const { matchRoute } = await import('../lib/routes.ts');
     expect(matchRoute('GET', restoreUrl(kind, randomUUID())).route.name).toBe('RouteNotFound');
     expect(matchRoute('POST', restoreUrl(kind, randomUUID())).route.entry).toBe(`functions/restore-${kind}.ts`);
+  });
+});
+
+describe('least privilege', () => {
+  /** The IAM actions behind the commands sent through db() (a transaction needs each item's action). */
+  function recordActions() {
+    const actions = new Set<string>();
+    const name = `record-actions-${Math.random()}`;
+    const itemAction = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' } as const;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = String(context.commandName).replace(/Command$/, '');
+        if (command === 'TransactWriteItems') {
+          for (const item of (args.input as { TransactItems: Record<string, unknown>[] }).TransactItems) {
+            for (const key of Object.keys(item)) actions.add(`dynamodb:${itemAction[key as keyof typeof itemAction]}`);
+          }
+        } else {
+          actions.add(`dynamodb:${command}`);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    return { actions, stop: () => db().middlewareStack.remove(name) };
+  }
+
+  it.each(RESOURCE_KINDS)('the %s restore route grants exactly the actions its handler uses', async (kind) => {
+    const { routes } = await import('../lib/routes.ts');
+    const { orgId, users } = await workspace();
+    const project = await live('project', { orgId, by: users.owner });
+    const inProject = await deleted(kind, { orgId, by: users.owner, projectId: project.id });
+    const plain = await deleted(kind, { orgId, by: users.owner });
+    const recorder = recordActions();
+    try {
+      for (const id of [inProject.id, plain.id, inProject.id]) expect((await restore(kind, id, users.owner)).status).toBe(200);
+    } finally {
+      recorder.stop();
+    }
+    const route = routes.find((candidate) => candidate.entry === `functions/restore-${kind}.ts`)!;
+    expect([...recorder.actions].sort()).toEqual([...route.tableActions].sort());
+  });
+});
+
+describe('restoreStamp', () => {
+  it('is now when the stored updated_at is in the past', async () => {
+    const { restoreStamp } = await import('../lib/db/resources.ts');
+    const now = new Date('2026-05-01T10:00:00.000Z');
+    expect(restoreStamp({ updated_at: '2026-04-01T00:00:00.000Z' } as never, now)).toBe('2026-05-01T10:00:00.000Z');
+  });
+
+  it('is 1 ms after the stored updated_at when this clock is behind, so updated_at always moves forward', async () => {
+    const { restoreStamp } = await import('../lib/db/resources.ts');
+    const now = new Date('2026-05-01T10:00:00.000Z');
+    expect(restoreStamp({ updated_at: '2026-05-01T10:00:02.500Z' } as never, now)).toBe('2026-05-01T10:00:02.501Z');
   });
 });

@@ -248,7 +248,7 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
       if (codes[i + 1] === 'ConditionalCheckFailed') throw conflict(claim.conflictCode, claim.message);
     });
     if (conversation?.project_id && codes[claims.length + 1] === 'ConditionalCheckFailed') {
-      throw conflict('parent_deleted', `project ${conversation.project_id} is deleted; restore the project first`);
+      throw conflict('parent_deleted', `project ${conversation.project_id} is deleted (restore it first) or no longer exists`);
     }
     if (codes.includes('TransactionConflict')) return { outcome: 'contended' };
     throw error;
