@@ -22,6 +22,37 @@ export const routes: readonly Route[] = [
     entry: 'functions/list-billing-events.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
   },
+  // Restore: rate-limit counter (UpdateItem), resource (GetItem) and the caller's memberships
+  // (Query), then one write. A transaction needs the action of each of its items: PutItem for
+  // a slug/name claim, ConditionCheckItem for a conversation's project.
+  {
+    name: 'RestoreAsset',
+    method: 'POST',
+    path: '/assets/{asset_id}/restore',
+    entry: 'functions/restore-asset.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+  },
+  {
+    name: 'RestoreSkill',
+    method: 'POST',
+    path: '/skills/{skill_id}/restore',
+    entry: 'functions/restore-skill.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+  },
+  {
+    name: 'RestoreConversation',
+    method: 'POST',
+    path: '/conversations/{conversation_id}/restore',
+    entry: 'functions/restore-conversation.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
+  },
+  {
+    name: 'RestoreProject',
+    method: 'POST',
+    path: '/projects/{project_id}/restore',
+    entry: 'functions/restore-project.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+  },
   {
     name: 'RouteNotFound',
     method: 'ANY',
