@@ -98,12 +98,12 @@ export async function completeIdempotencyRecord(key: TableKey, owner: string, re
   let set = '#state = :done';
   if (Buffer.byteLength(json) <= INLINE_BODY_BYTES) {
     values[':response'] = json;
-    set += ', response = :response';
+    set += ', #response = :response';
   } else {
     const gzipped = gzipSync(json);
     if (gzipped.byteLength <= MAX_STORED_BYTES) {
       values[':gzip'] = gzipped;
-      set += ', response_gzip = :gzip';
+      set += ', #gzip = :gzip';
     }
     // Larger still: the record completes without a response, and a retry is told so (409).
   }
@@ -112,9 +112,15 @@ export async function completeIdempotencyRecord(key: TableKey, owner: string, re
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: `SET ${set} REMOVE lease_until_ms`,
+        UpdateExpression: `SET ${set} REMOVE #lease`,
         ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+        ExpressionAttributeNames: {
+          '#state': 'state',
+          '#owner': 'owner',
+          '#lease': 'lease_until_ms',
+          ...(values[':response'] ? { '#response': 'response' } : {}),
+          ...(values[':gzip'] ? { '#gzip': 'response_gzip' } : {}),
+        },
         ExpressionAttributeValues: values,
       }),
     );
