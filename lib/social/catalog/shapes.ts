@@ -72,7 +72,7 @@ export const profile = z.object({
   display_name: z.string().nullable(),
   bio: z.string().nullable(),
   avatar_url: z.string().nullable(),
-  url: z.string(),
+  url: z.string().min(1),
   external_url: z.string().nullable(),
   verified: z.boolean().nullable(),
   private: z.boolean().nullable(),
