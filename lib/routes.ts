@@ -56,6 +56,15 @@ export function routePattern(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** A malformed escape (`%E0%A4%A`) stays as sent; validation then refuses it with a 400. */
+function decodeOrKeep(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 const compiled = routes.filter((route) => route.path !== '$default').map((route) => ({ route, pattern: routePattern(route.path) }));
 
 /**
@@ -66,9 +75,7 @@ export function matchRoute(method: string, pathname: string): { route: Route; pa
   for (const { route, pattern } of compiled) {
     const match = route.method === method ? pattern.exec(pathname) : null;
     if (match) {
-      const pathParameters = Object.fromEntries(
-        Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]),
-      );
+      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeOrKeep(value)]));
       return { route, pathParameters };
     }
   }
