@@ -59,3 +59,45 @@ export interface JwtConfig {
 export function jwtConfig(): JwtConfig {
   return { issuer: required('JWT_ISSUER'), audience: required('JWT_AUDIENCE'), jwksUri: required('JWT_JWKS_URI') };
 }
+
+export interface SocialConfig {
+  /** `sample` (local, deterministic) or `http` (ScrapeCreators). Required: no silent default. */
+  provider: 'sample' | 'http';
+  /** How long a provider call may take before it is abandoned and the charge refunded. */
+  providerTimeoutMs: number;
+  scrapeCreators: {
+    baseUrl: string;
+    /** The key itself (local use), or where to fetch it once per cold start (deployed). */
+    apiKey: string | undefined;
+    apiKeySecretArn: string | undefined;
+  };
+}
+
+let cachedSocial: SocialConfig | undefined;
+
+/**
+ * Separate from config(): only the social functions need it. SOCIAL_PROVIDER must be set
+ * (`npm start` sets `sample`; the stack sets `http`), so a deployment never serves sample data
+ * by accident. PROVIDER_TIMEOUT_MS defaults to 20 s, under API Gateway's 30 s limit.
+ */
+export function socialConfig(): SocialConfig {
+  if (!cachedSocial) {
+    const provider = required('SOCIAL_PROVIDER');
+    if (provider !== 'sample' && provider !== 'http') throw new Error(`SOCIAL_PROVIDER must be "sample" or "http", got "${provider}"`);
+    const apiKey = optional('SCRAPECREATORS_API_KEY');
+    const apiKeySecretArn = optional('SCRAPECREATORS_API_KEY_SECRET_ARN');
+    if (provider === 'http' && !apiKey && !apiKeySecretArn) {
+      throw new Error('SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN');
+    }
+    cachedSocial = {
+      provider,
+      providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 20_000),
+      scrapeCreators: {
+        baseUrl: (optional('SCRAPECREATORS_BASE_URL') ?? 'https://api.scrapecreators.com').replace(/\/+$/, ''),
+        apiKey,
+        apiKeySecretArn,
+      },
+    };
+  }
+  return cachedSocial;
+}

@@ -54,6 +54,22 @@ export const routes: readonly Route[] = [
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
   },
   {
+    name: 'ListSocialOperations',
+    method: 'GET',
+    path: '/social/operations',
+    entry: 'functions/list-social-operations.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+  },
+  {
+    // TransactWriteItems is authorized per item as the item's own action (UpdateItem,
+    // ConditionCheckItem, PutItem); DeleteItem releases an Idempotency-Key after a refund.
+    name: 'RunSocialOperation',
+    method: 'POST',
+    path: '/social/{operation}',
+    entry: 'functions/run-social-operation.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+  },
+  {
     name: 'RouteNotFound',
     method: 'ANY',
     path: '$default',

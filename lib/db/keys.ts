@@ -8,6 +8,9 @@
  *   USER#<user>       MEMBER#<org>              membership (role, spending limit); GSI1 = ORG#<org> / MEMBER#<user>
  *   <KIND>#<id>       <KIND>                    asset / skill / conversation / project
  *   RATE#<sub>        WINDOW#<start>            fixed-window request counter (TTL)
+ *   ORG#<org>         SPEND#<yyyy-mm>           credits the organization spent in a UTC month (TTL)
+ *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month (TTL)
+ *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
  */
 import type { TableKey } from './table.ts';
 
@@ -61,4 +64,23 @@ export const skillNameKey = (orgId: string, name: string): TableKey => ({
 export const rateLimitKey = (subject: string, windowStart: number): TableKey => ({
   PK: `RATE#${subject}`,
   SK: `WINDOW#${windowStart}`,
+});
+
+/** The UTC calendar month of `at`, as used by spending limits: "2025-01". */
+export const spendMonth = (at: Date): string => at.toISOString().slice(0, 7);
+
+export const orgSpendKey = (orgId: string, month: string): TableKey => ({
+  PK: `ORG#${orgId}`,
+  SK: `SPEND#${month}`,
+});
+
+export const memberSpendKey = (orgId: string, userId: string, month: string): TableKey => ({
+  PK: `ORG#${orgId}`,
+  SK: `SPEND#${month}#USER#${userId}`,
+});
+
+/** Scoped per organization and caller: two callers may use the same key without colliding. */
+export const idempotencyRecordKey = (orgId: string, userId: string, keyHash: string): TableKey => ({
+  PK: `IDEM#${orgId}#${userId}#${keyHash}`,
+  SK: 'IDEM',
 });

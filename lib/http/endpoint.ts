@@ -14,6 +14,7 @@ type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 export type EndpointInput<S extends InputSchemas> = {
   path: Parsed<S['path']>;
   query: Parsed<S['query']>;
+  headers: Parsed<S['headers']>;
   body: Parsed<S['body']>;
 };
 

@@ -17,5 +17,5 @@ export interface ServiceContext extends Context {
   requestId: string;
   caller: Caller;
   rateLimit: RateLimitGate | undefined;
-  input: { path: unknown; query: unknown; body: unknown };
+  input: { path: unknown; query: unknown; headers?: unknown; body: unknown };
 }

@@ -6,6 +6,8 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 export interface InputSchemas {
   path?: z.ZodType;
   query?: z.ZodType;
+  /** Request headers, names in lower case (API Gateway v2 lower-cases them). */
+  headers?: z.ZodType;
   body?: z.ZodType;
 }
 
@@ -27,6 +29,9 @@ function readQuery(event: HttpEvent): { values: Record<string, string>; issues: 
   }
   return { values, issues };
 }
+
+const lowerCaseHeaders = (headers: HttpEvent['headers'] | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
   let value = input;
@@ -65,6 +70,7 @@ export const validateInput = (schemas: InputSchemas): MiddlewareObj<HttpEvent, H
     const input = {
       path: parse('path', schemas.path, request.event.pathParameters ?? {}),
       query: parse('query', schemas.query, query.values),
+      headers: parse('header', schemas.headers, lowerCaseHeaders(request.event.headers)),
       body: parse('body', schemas.body, request.event.body),
     };
     if (issues.length > 0) throw validationFailed(issues);

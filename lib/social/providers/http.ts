@@ -1,0 +1,99 @@
+/**
+ * The `http` provider: ScrapeCreators' API. GET with query parameters and the `x-api-key`
+ * header; one attempt per run (the vendor bills each call, so a blind retry could bill twice:
+ * our caller refunds and the client decides whether to retry). The run's AbortSignal enforces
+ * the timeout on the socket as well.
+ */
+import type { Network } from '../../db/organizations.ts';
+import { parseMention } from '../mention.ts';
+import { MAPPINGS, verificationFor } from './scrapecreators.ts';
+import { type ProviderRequest, type SocialProvider, UpstreamError, UpstreamNotFoundError } from './types.ts';
+
+export interface HttpProviderOptions {
+  baseUrl: string;
+  apiKey: () => Promise<string>;
+}
+
+/** What the vendor says went wrong: `{success:false, error, errorStatus, message}` or the CLI's `{error:true, code, message}`. */
+function describeFailure(status: number, body: any): string {
+  const message = typeof body?.message === 'string' ? body.message : undefined;
+  const code = typeof body?.error === 'string' ? body.error : typeof body?.code === 'string' ? body.code : undefined;
+  return `ScrapeCreators answered ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
+}
+
+export function httpProvider(options: HttpProviderOptions): SocialProvider {
+  async function get(operation: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const mapping = MAPPINGS[operation];
+    if (!mapping) throw new UpstreamError(`operation ${operation} is not served by ScrapeCreators`);
+    const url = new URL(`${options.baseUrl}${mapping.path}`);
+    for (const [name, value] of Object.entries(mapping.params(input))) {
+      if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+    }
+    const response = await fetch(url, { headers: { 'x-api-key': await options.apiKey(), accept: 'application/json' }, signal }).catch(
+      (error: unknown) => {
+        throw new UpstreamError(
+          signal.aborted ? 'the provider call was aborted (timeout)' : `the provider could not be reached: ${(error as Error).message}`,
+        );
+      },
+    );
+    const text = await response.text();
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new UpstreamError(`ScrapeCreators answered ${response.status} with a body that is not JSON`, { status: response.status });
+    }
+    // A missing account is a 404 (a Facebook one also says accountDoesNotExist): not found, not a failure.
+    if (response.status === 404 || body?.data?.accountDoesNotExist === true) {
+      throw new UpstreamNotFoundError(`not found on ${operation.split('_')[0]}, or not public`, { status: response.status });
+    }
+    if (!response.ok || body?.success === false) {
+      throw new UpstreamError(describeFailure(response.status, body), { status: response.status, code: body?.error });
+    }
+    try {
+      return mapping.translate(body, input);
+    } catch (error) {
+      throw new UpstreamError(`ScrapeCreators' response to ${operation} has an unexpected shape: ${(error as Error).message}`);
+    }
+  }
+
+  async function resolveMention(input: Record<string, unknown>, signal: AbortSignal) {
+    const hint = input.network as Network | undefined;
+    const parsed = parseMention(String(input.mention), hint);
+    const base = {
+      input: String(input.mention),
+      match: parsed.match,
+      status: parsed.match ? 'unverified' : parsed.candidates.length > 0 ? 'ambiguous' : 'not_found',
+      id: null as string | null,
+      display_name: null as string | null,
+      avatar_url: null as string | null,
+      verified: null as boolean | null,
+      candidates: parsed.candidates,
+    };
+    const verification = input.verify === true && parsed.match ? verificationFor(String(input.mention), hint) : null;
+    if (!verification) return base;
+    try {
+      const found = (await get(verification.operation, verification.input, signal)) as Record<string, any>;
+      return {
+        ...base,
+        status: found.private === true ? 'private' : 'found',
+        id: found.id ?? null,
+        display_name: found.display_name ?? found.name ?? null,
+        avatar_url: found.avatar_url ?? found.logo_url ?? null,
+        verified: typeof found.verified === 'boolean' ? found.verified : null,
+      };
+    } catch (error) {
+      if (error instanceof UpstreamNotFoundError) return { ...base, status: 'not_found' };
+      throw error;
+    }
+  }
+
+  return {
+    name: 'http',
+    serves: (operation) => operation === 'resolve_mention' || operation in MAPPINGS,
+    async run({ operation, input, signal }: ProviderRequest) {
+      if (operation.name === 'resolve_mention') return resolveMention(input, signal);
+      return get(operation.name, input, signal);
+    },
+  };
+}

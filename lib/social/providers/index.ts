@@ -1,0 +1,44 @@
+import { socialConfig } from '../../config.ts';
+import { httpProvider } from './http.ts';
+import { sampleProvider } from './sample.ts';
+import type { SocialProvider } from './types.ts';
+
+let apiKey: Promise<string> | undefined;
+
+/**
+ * The ScrapeCreators key: from the environment locally; deployed, from Secrets Manager, fetched
+ * once per cold start (the SDK client is imported only then, so other paths never load it).
+ * The secret is the key itself, or JSON with an `api_key` (or `apiKey`) field.
+ */
+export function scrapeCreatorsKey(): Promise<string> {
+  apiKey ??= (async () => {
+    const { apiKey: plain, apiKeySecretArn } = socialConfig().scrapeCreators;
+    if (plain) return plain;
+    const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const client = new SecretsManagerClient({});
+    const { SecretString: secret } = await client.send(new GetSecretValueCommand({ SecretId: apiKeySecretArn }));
+    if (!secret) throw new Error('the ScrapeCreators API key secret is empty');
+    if (secret.trim().startsWith('{')) {
+      const parsed = JSON.parse(secret) as { api_key?: string; apiKey?: string };
+      const key = parsed.api_key ?? parsed.apiKey;
+      if (!key) throw new Error('the ScrapeCreators API key secret has no api_key field');
+      return key;
+    }
+    return secret.trim();
+  })().catch((error: unknown) => {
+    apiKey = undefined; // a failed fetch is retried by the next request, not cached
+    throw error;
+  });
+  return apiKey;
+}
+
+let provider: SocialProvider | undefined;
+
+/** The configured provider, built once per cold start. */
+export function socialProvider(): SocialProvider {
+  provider ??=
+    socialConfig().provider === 'sample'
+      ? sampleProvider
+      : httpProvider({ baseUrl: socialConfig().scrapeCreators.baseUrl, apiKey: scrapeCreatorsKey });
+  return provider;
+}

@@ -1,0 +1,111 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { db, tableName } from '../../lib/db/client.ts';
+import { memberSpendKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
+import { setMemberSpendingLimit } from '../../lib/db/memberships.ts';
+import { getOrganization } from '../../lib/db/organizations.ts';
+
+process.env.SOCIAL_PROVIDER = 'sample';
+const { handler } = await import('../../functions/run-social-operation.ts');
+const { workspace } = await import('../support/fixtures.ts');
+const { call, withoutRequestId } = await import('../support/http.ts');
+const { tokenFor } = await import('../support/tokens.ts');
+const { eventsOf, runUrl } = await import('../support/social.ts');
+
+const PARALLEL = 50;
+const profile = (orgId: string, user: string) =>
+  call(handler, { method: 'POST', url: runUrl('instagram_profile', orgId), token: tokenFor(user), body: { handle: 'natgeo' } });
+
+const spent = async (key: { PK: string; SK: string }) =>
+  Number((await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item?.spent ?? 0);
+
+const statuses = (answers: { status: number; body: any }[]) => {
+  const tally: Record<string, number> = {};
+  for (const answer of answers) {
+    const key = answer.status === 200 ? '200' : `${answer.status} ${answer.body.code}`;
+    tally[key] = (tally[key] ?? 0) + 1;
+  }
+  return tally;
+};
+
+describe('charging under concurrency (DynamoDB Local)', () => {
+  it(`a balance of 10 and ${PARALLEL} parallel runs of a 1-credit operation: 10 succeed, 40 get 402, balance 0`, async () => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 10 });
+
+    // Act
+    const answers = await Promise.all(Array.from({ length: PARALLEL }, () => profile(orgId, users.editor)));
+
+    // Assess
+    expect(statuses(answers)).toEqual({ '200': 10, '402 insufficient_credits': 40 });
+    expect((await getOrganization(orgId))!.credits).toBe(0);
+    const events = await eventsOf(orgId);
+    expect(events.filter((event) => event.type === 'social_operation.charged')).toHaveLength(10);
+    expect(events.filter((event) => event.type === 'social_operation.refunded')).toHaveLength(0);
+    const refused = answers.find((answer) => answer.status === 402)!;
+    expect(withoutRequestId(refused.body)).toEqual({
+      code: 'insufficient_credits',
+      message: 'the organization has fewer than the 1 credit this operation costs',
+    });
+  });
+
+  it(`a member limit of 10 and ${PARALLEL} parallel runs: 10 succeed, 40 get 402 spending_limit_exceeded`, async () => {
+    const { orgId, users } = await workspace({ credits: 100 });
+    await setMemberSpendingLimit(orgId, users.editor, 10);
+
+    const answers = await Promise.all(Array.from({ length: PARALLEL }, () => profile(orgId, users.editor)));
+
+    expect(statuses(answers)).toEqual({ '200': 10, '402 spending_limit_exceeded': 40 });
+    expect((await getOrganization(orgId))!.credits).toBe(90);
+    expect(await spent(memberSpendKey(orgId, users.editor, spendMonth(new Date())))).toBe(10);
+    const events = await eventsOf(orgId);
+    expect(events.filter((event) => event.type === 'social_operation.charged')).toHaveLength(10);
+    const refused = answers.find((answer) => answer.status === 402)!;
+    expect(withoutRequestId(refused.body)).toEqual({
+      code: 'spending_limit_exceeded',
+      message: 'this run would exceed your monthly spending limit in this organization',
+    });
+  });
+
+  it(`an organization limit of 10 and ${PARALLEL} parallel runs by two members: 10 succeed in total`, async () => {
+    const { orgId, users } = await workspace({ credits: 100, spendingLimit: 10 });
+
+    const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => profile(orgId, i % 2 === 0 ? users.editor : users.owner)));
+
+    expect(statuses(answers)).toEqual({ '200': 10, '402 spending_limit_exceeded': 40 });
+    expect((await getOrganization(orgId))!.credits).toBe(90);
+    expect(await spent(orgSpendKey(orgId, spendMonth(new Date())))).toBe(10);
+    expect((await eventsOf(orgId)).filter((event) => event.type === 'social_operation.charged')).toHaveLength(10);
+  });
+
+  it('a member limit does not hold back other members', async () => {
+    const { orgId, users } = await workspace({ credits: 10 });
+    await setMemberSpendingLimit(orgId, users.editor, 1);
+    expect((await profile(orgId, users.editor)).status).toBe(200);
+    expect((await profile(orgId, users.editor)).status).toBe(402);
+    expect((await profile(orgId, users.owner)).status).toBe(200);
+  });
+
+  it('a limit below the cost refuses the first run of the month', async () => {
+    const { orgId, users } = await workspace({ credits: 10 });
+    await setMemberSpendingLimit(orgId, users.editor, 0);
+    const answer = await profile(orgId, users.editor);
+    expect(answer.status).toBe(402);
+    expect(answer.body.code).toBe('spending_limit_exceeded');
+  });
+
+  it('a limit raised after it was reached lets runs through again', async () => {
+    const { orgId, users } = await workspace({ credits: 10 });
+    await setMemberSpendingLimit(orgId, users.editor, 1);
+    await profile(orgId, users.editor);
+    expect((await profile(orgId, users.editor)).status).toBe(402);
+    await setMemberSpendingLimit(orgId, users.editor, 2);
+    expect((await profile(orgId, users.editor)).status).toBe(200);
+  });
+
+  it('with no credits and a reached limit, insufficient_credits wins', async () => {
+    const { orgId, users } = await workspace({ credits: 0, spendingLimit: 0 });
+    const answer = await profile(orgId, users.editor);
+    expect(answer.body.code).toBe('insufficient_credits');
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { db } from '../../lib/db/client.ts';
+import { DESCRIPTORS, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
+
+process.env.SOCIAL_PROVIDER = 'sample';
+const { handler } = await import('../../functions/list-social-operations.ts');
+const { listSocialOperations } = await import('../../lib/social/list.ts');
+const { uniqueId, workspace } = await import('../support/fixtures.ts');
+const { call, withoutRequestId } = await import('../support/http.ts');
+const { countRoundTrips } = await import('../support/round-trips.ts');
+const { tokenFor } = await import('../support/tokens.ts');
+
+const listUrl = (orgId: string) => `/social/operations?organization_id=${orgId}`;
+
+describe('GET /social/operations', () => {
+  it.each(['viewer', 'editor', 'owner'] as const)('lists all 52 operations to a %s of a workspace with every network', async (role) => {
+    const { orgId, users } = await workspace();
+    const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users[role]) });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(answer.body).toEqual({ operations: OPERATION_NAMES.map((name) => DESCRIPTORS.get(name)) });
+  });
+
+  it('returns each descriptor with the documented fields', async () => {
+    const { orgId, users } = await workspace({ networks: ['x'] });
+    const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users.viewer) });
+    const profile = answer.body.operations.find((operation: { name: string }) => operation.name === 'x_profile');
+    expect(profile).toEqual({
+      name: 'x_profile',
+      network: 'x',
+      description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
+      input_schema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: {
+          handle: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 100,
+            pattern: '^@?[A-Za-z0-9._-]{1,100}$',
+            description: 'X handle, with or without the leading "@"',
+          },
+        },
+        required: ['handle'],
+        additionalProperties: false,
+      },
+      output_schema: expect.objectContaining({ type: 'object', required: expect.arrayContaining(['id', 'username', 'followers']) }),
+    });
+  });
+
+  it('lists only the operations of enabled networks, plus resolve_mention', async () => {
+    const { orgId, users } = await workspace({ networks: ['reddit', 'youtube'] });
+    const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users.viewer) });
+    expect(answer.body.operations.map((operation: { name: string }) => operation.name)).toEqual([
+      'youtube_channel',
+      'youtube_channel_videos',
+      'youtube_channel_playlists',
+      'youtube_channel_shorts',
+      'youtube_video',
+      'youtube_search',
+      'youtube_trending',
+      'reddit_search',
+      'reddit_subreddit_posts',
+      'reddit_post',
+      'reddit_post_comments',
+      'resolve_mention',
+    ]);
+  });
+
+  it('lists only resolve_mention when no network is enabled', async () => {
+    const { orgId, users } = await workspace({ networks: [] });
+    const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users.owner) });
+    expect(answer.body.operations.map((operation: { name: string }) => operation.name)).toEqual(['resolve_mention']);
+  });
+
+  it('a non-member and an unknown organization get the same 403', async () => {
+    const { orgId } = await workspace();
+    const stranger = tokenFor(uniqueId('stranger_'));
+    const notMember = await call(handler, { url: listUrl(orgId), token: stranger });
+    const noSuchOrg = await call(handler, { url: listUrl(uniqueId('org_')), token: stranger });
+    expect(notMember.status).toBe(403);
+    expect(withoutRequestId(notMember.body)).toEqual({ code: 'forbidden', message: 'you are not a member of this organization' });
+    expect(noSuchOrg.status).toBe(403);
+    expect(withoutRequestId(noSuchOrg.body)).toEqual(withoutRequestId(notMember.body));
+  });
+
+  it.each([
+    ['', 'required', 'is required'],
+    ['organization_id=acme', 'invalid_format', 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"'],
+  ])('?%s → 400 naming query.organization_id', async (queryString, code, message) => {
+    const answer = await call(handler, { url: `/social/operations?${queryString}`, token: tokenFor(uniqueId('u_')) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.data.issues).toEqual([{ path: ['query', 'organization_id'], code, message }]);
+  });
+
+  it('is not refused with 402 when the organization has no credits', async () => {
+    const { orgId, users } = await workspace({ credits: 0, spendingLimit: 0 });
+    expect((await call(handler, { url: listUrl(orgId), token: tokenFor(users.viewer) })).status).toBe(200);
+  });
+
+  it('takes one DynamoDB round trip: counter, organization and membership together', async () => {
+    const { orgId, users } = await workspace();
+    const counter = countRoundTrips(db());
+    try {
+      const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users.viewer) });
+      expect(answer.status).toBe(200);
+      expect(counter.log.sequential).toBe(1);
+      expect(counter.log.commands.sort()).toEqual(['GetItemCommand', 'GetItemCommand', 'UpdateItemCommand']);
+    } finally {
+      counter.stop();
+    }
+  });
+
+  it('serves the descriptors computed once at load, not per request', async () => {
+    const { orgId, users } = await workspace({ networks: ['x'] });
+    const context = { caller: { userId: users.viewer }, rateLimit: undefined } as Parameters<typeof listSocialOperations>[0];
+    const first = await listSocialOperations(context, orgId);
+    const second = await listSocialOperations(context, orgId);
+    expect(first.operations[0]).toBe(DESCRIPTORS.get('x_search'));
+    expect(second.operations[0]).toBe(first.operations[0]);
+  });
+});
