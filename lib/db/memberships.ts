@@ -1,8 +1,8 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
+import { NoSuchOrganizationError } from './errors.ts';
 import { membershipIndexKey, membershipKey, orgKey, userMembershipsPrefix } from './keys.ts';
-import { NoSuchOrganizationError } from './organizations.ts';
 
 export const ROLES = ['viewer', 'editor', 'owner'] as const;
 export type Role = (typeof ROLES)[number];

@@ -2,6 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
 import { db, tableName } from './client.ts';
+import { AlreadyExistsError, NoSuchOrganizationError } from './errors.ts';
 import { orgKey } from './keys.ts';
 
 export const NETWORKS = ['instagram', 'x', 'tiktok', 'youtube', 'facebook', 'linkedin', 'reddit'] as const;
@@ -17,9 +18,6 @@ export interface Organization {
   spending_limit: number | null;
   created_at: string;
 }
-
-export class AlreadyExistsError extends Error {}
-export class NoSuchOrganizationError extends Error {}
 
 const toOrganization = (item: Record<string, unknown>): Organization => ({
   id: item.id as string,
