@@ -220,7 +220,7 @@ export class WorkspaceServiceStack extends Stack {
       jwtIssuer: text('JwtIssuer', 'Issuer (iss) of the bearer JWTs, e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>', {
         minLength: 1,
       }),
-      jwtAudience: text('JwtAudience', 'Audience (aud) the JWTs must carry (for Cognito access tokens: the app client id)', {
+      jwtAudience: text('JwtAudience', 'Audience (aud) the JWTs must carry (Cognito ID tokens: the app client id)', {
         minLength: 1,
       }),
       jwtJwksUri: text('JwtJwksUri', "HTTPS URL of the issuer's JWKS, e.g. <issuer>/.well-known/jwks.json", {

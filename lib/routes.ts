@@ -29,6 +29,37 @@ export const routes: readonly Route[] = [
     entry: 'functions/list-billing-events.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
   },
+  // Restore: rate-limit counter (UpdateItem), resource (GetItem) and the caller's memberships
+  // (Query), then one write. A transaction needs the action of each of its items: PutItem for
+  // a slug/name claim, ConditionCheckItem for a conversation's project.
+  {
+    name: 'RestoreAsset',
+    method: 'POST',
+    path: '/assets/{asset_id}/restore',
+    entry: 'functions/restore-asset.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+  },
+  {
+    name: 'RestoreSkill',
+    method: 'POST',
+    path: '/skills/{skill_id}/restore',
+    entry: 'functions/restore-skill.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+  },
+  {
+    name: 'RestoreConversation',
+    method: 'POST',
+    path: '/conversations/{conversation_id}/restore',
+    entry: 'functions/restore-conversation.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
+  },
+  {
+    name: 'RestoreProject',
+    method: 'POST',
+    path: '/projects/{project_id}/restore',
+    entry: 'functions/restore-project.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+  },
   {
     name: 'RouteNotFound',
     method: 'ANY',
@@ -47,6 +78,15 @@ export function routePattern(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** A malformed escape (`%E0%A4%A`) stays as sent; validation then refuses it with a 400. */
+function decodeOrKeep(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 const compiled = routes.filter((route) => route.path !== '$default').map((route) => ({ route, pattern: routePattern(route.path) }));
 
 /**
@@ -57,9 +97,7 @@ export function matchRoute(method: string, pathname: string): { route: Route; pa
   for (const { route, pattern } of compiled) {
     const match = route.method === method ? pattern.exec(pathname) : null;
     if (match) {
-      const pathParameters = Object.fromEntries(
-        Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]),
-      );
+      const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeOrKeep(value)]));
       return { route, pathParameters };
     }
   }

@@ -1,6 +1,3 @@
-// Lambda runs Node 22; on the Node 20 of dev machines the SDK warns on every process start.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 import { LOCAL_CREDENTIALS } from '../lib/local/dynamodb-local.ts';
 
 /** Points this process's AWS SDK and config at a DynamoDB Local table. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, ResourceKind, SkillRecord } from '../resources/model.ts';
@@ -175,6 +176,88 @@ export async function archiveProject(id: string, by: string, at = new Date()): P
     if (!current) throw notFound();
     return current;
   }
+}
+
+/** What a restore write found: done, or the resource was not in the state it was read in. */
+export type RestoreWrite<K extends ResourceKind> =
+  | { outcome: 'restored'; record: RecordOf[K] }
+  /** The item changed (or vanished) since it was read: `current` is its state now, from the failed write. */
+  | { outcome: 'stale'; current: RecordOf[K] | null }
+  /** Another transaction held one of the items (real DynamoDB only): try the same write again. */
+  | { outcome: 'contended' };
+
+/** The instant a restore stamps: now, but never at or before the stored updated_at (clock skew). */
+export function restoreStamp(read: AnyRecord, now: Date): string {
+  const previous = Date.parse(read.updated_at);
+  return new Date(Number.isNaN(previous) ? now.getTime() : Math.max(now.getTime(), previous + 1)).toISOString();
+}
+
+/**
+ * Restores a deleted resource exactly as it was read, in ONE request: a conditional UpdateItem
+ * when it is the only item involved, else a transaction that also takes its slug/name claim
+ * and (conversation in a project) checks the project is live.
+ *
+ * The update is conditional on `deleted_at` and `updated_at` still being what was read, so the
+ * returned record is exact, and a concurrent writer makes this write fail with the item's
+ * current state (ReturnValuesOnConditionCheckFailure) instead of needing another read. The TTL
+ * attribute is removed: a live item must never be purged.
+ */
+export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read: RecordOf[K], now = new Date()): Promise<RestoreWrite<K>> {
+  if (!read.deleted_at) throw new Error(`${kind} ${read.id} is not deleted`);
+  const updatedAt = restoreStamp(read, now);
+  const restored = { ...read, deleted_at: null, deleted_by_id: null, updated_at: updatedAt } as RecordOf[K] & { expires_at?: number };
+  delete restored.expires_at;
+  const update = {
+    TableName: tableName(),
+    Key: resourceKey(kind, read.id),
+    UpdateExpression: 'SET deleted_at = :null, deleted_by_id = :null, updated_at = :now REMOVE expires_at',
+    ConditionExpression: 'deleted_at = :deleted AND updated_at = :read',
+    ExpressionAttributeValues: { ':null': null, ':now': updatedAt, ':deleted': read.deleted_at, ':read': read.updated_at },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  const claims = claimsOf(kind, read);
+  const conversation = kind === 'conversation' ? (read as ConversationRecord) : null;
+  const extra: TransactItem[] = claims.map((claim) => takeClaim(claim, read.id));
+  if (conversation?.project_id) extra.push(liveParentCheck(conversation.project_id, conversation.organization_id));
+
+  if (extra.length === 0) {
+    try {
+      await db().send(new UpdateCommand(update));
+      return { outcome: 'restored', record: restored };
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'ConditionalCheckFailedException')
+        return { outcome: 'stale', current: oldItem<K>((error as { Item?: Record<string, AttributeValue> }).Item) };
+      if (name === 'TransactionConflictException') return { outcome: 'contended' };
+      throw error;
+    }
+  }
+
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...extra] }));
+    return { outcome: 'restored', record: restored };
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (!codes) throw error;
+    // The resource itself first: if it moved on, the other checks were made against a stale read.
+    if (codes[0] === 'ConditionalCheckFailed') {
+      const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+      return { outcome: 'stale', current: oldItem<K>(reasons[0]?.Item) };
+    }
+    claims.forEach((claim, i) => {
+      if (codes[i + 1] === 'ConditionalCheckFailed') throw conflict(claim.conflictCode, claim.message);
+    });
+    if (conversation?.project_id && codes[claims.length + 1] === 'ConditionalCheckFailed') {
+      throw conflict('parent_deleted', `project ${conversation.project_id} is deleted (restore it first) or no longer exists`);
+    }
+    if (codes.includes('TransactionConflict')) return { outcome: 'contended' };
+    throw error;
+  }
+}
+
+/** The item a failed condition returned (raw attribute values), or null if it does not exist. */
+function oldItem<K extends ResourceKind>(item: Record<string, AttributeValue> | undefined): RecordOf[K] | null {
+  return item ? (unmarshall(item) as RecordOf[K]) : null;
 }
 
 export const newResourceId = (): string => randomUUID();

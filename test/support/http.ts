@@ -18,6 +18,8 @@ export interface Answer {
   status: number;
   headers: Record<string, string>;
   body: any;
+  /** The body exactly as sent on the wire. */
+  raw: string;
 }
 
 /**
@@ -42,7 +44,12 @@ export async function call(handler: Handler, request: Call): Promise<Answer> {
   });
   const result = (await handler(event, localContext(route.name))) as HttpResult;
   const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
-  return { status: result.statusCode ?? 200, headers: outHeaders, body: result.body ? JSON.parse(result.body) : undefined };
+  return {
+    status: result.statusCode ?? 200,
+    headers: outHeaders,
+    body: result.body ? JSON.parse(result.body) : undefined,
+    raw: result.body ?? '',
+  };
 }
 
 /** The body of an error answer without its (random) request id, for whole-body comparisons. */

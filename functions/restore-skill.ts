@@ -1,0 +1,13 @@
+import * as z from 'zod';
+import { endpoint } from '../lib/http/endpoint.ts';
+import { alongsideRateLimit } from '../lib/http/rate-limit.ts';
+import { presentResource } from '../lib/resources/model.ts';
+import { resourceIdParam, restoreResource } from '../lib/resources/restore.ts';
+
+/** POST /skills/{skill_id}/restore — brings back a soft-deleted skill (docs/restore.md). The skill comes wrapped: `{ "skill": … }`. */
+export const handler = endpoint({ schemas: { path: z.object({ skill_id: resourceIdParam }) } }, async ({ path }, context) => {
+  const { record, role } = await restoreResource('skill', path.skill_id, context.caller.userId, (reads) =>
+    alongsideRateLimit(context, reads),
+  );
+  return { skill: presentResource('skill', record, role) };
+});

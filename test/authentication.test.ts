@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { handler } from '../functions/list-billing-events.ts';
+import { workspace } from './support/fixtures.ts';
+import { call, withoutRequestId } from './support/http.ts';
+import { badTokens, TEST_AUDIENCE, TEST_ISSUER, tokenFor } from './support/tokens.ts';
+
+const { orgId, users } = await workspace();
+const url = `/organizations/${orgId}/billing/events`;
+
+describe('bearer authentication', () => {
+  it('serves a valid token', async () => {
+    const answer = await call(handler, { url, token: tokenFor(users.owner) });
+    expect(answer.status).toBe(200);
+  });
+
+  it('answers 401 without WWW-Authenticate error when no token is sent', async () => {
+    const answer = await call(handler, { url });
+    expect(answer.status).toBe(401);
+    expect(answer.headers['www-authenticate']).toBe('Bearer');
+    expect(withoutRequestId(answer.body)).toEqual({ code: 'unauthenticated', message: 'a bearer token is required' });
+    expect(answer.headers['x-request-id']).toBe(answer.body.request_id);
+    expect(answer.headers['endless-api-version']).toBe('1');
+  });
+
+  const invalid: [string, () => Record<string, string>][] = [
+    ['a non-Bearer scheme', () => ({ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` })],
+    ['an empty bearer', () => ({ authorization: 'Bearer ' })],
+    ['a malformed token', () => ({ authorization: 'Bearer not-a-jwt' })],
+    ['a token with two spaces inside', () => ({ authorization: `Bearer ${tokenFor(users.owner)} extra` })],
+    ['an expired token', () => ({ authorization: `Bearer ${tokenFor(users.owner, { ttlSeconds: -60 })}` })],
+    [
+      'a token not yet valid',
+      () => ({ authorization: `Bearer ${tokenFor(users.owner, { extra: { nbf: Math.floor(Date.now() / 1000) + 300 } })}` }),
+    ],
+    ['a wrong issuer', () => ({ authorization: `Bearer ${tokenFor(users.owner, { issuer: 'https://evil.test/' })}` })],
+    ['a wrong audience', () => ({ authorization: `Bearer ${tokenFor(users.owner, { audience: 'another-service' })}` })],
+    ['alg none', () => ({ authorization: `Bearer ${badTokens.unsigned(users.owner)}` })],
+    ['an HMAC signature', () => ({ authorization: `Bearer ${badTokens.hmac(users.owner)}` })],
+    ['a signature by the wrong key', () => ({ authorization: `Bearer ${badTokens.wrongKey(users.owner)}` })],
+    ['an unknown kid', () => ({ authorization: `Bearer ${badTokens.unknownKid(users.owner)}` })],
+    ['a tampered payload', () => ({ authorization: `Bearer ${badTokens.tampered(users.owner)}` })],
+    ['a token without sub', () => ({ authorization: `Bearer ${tokenFor('', {})}` })],
+  ];
+
+  it.each(invalid)('answers 401 invalid_token for %s', async (_case, headers) => {
+    const answer = await call(handler, { url, headers: headers() });
+    expect(answer.status).toBe(401);
+    expect(answer.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    expect(withoutRequestId(answer.body)).toEqual({ code: 'unauthenticated', message: 'the bearer token is not valid' });
+  });
+
+  it('accepts the scheme name in any case', async () => {
+    const answer = await call(handler, { url, headers: { authorization: `bearer ${tokenFor(users.owner)}` } });
+    expect(answer.status).toBe(200);
+  });
+
+  it('checks authentication before anything else', async () => {
+    const answer = await call(handler, { url: `/organizations/nope/billing/events?days=0`, headers: { 'endless-api-version': '9' } });
+    expect(answer.status).toBe(401);
+  });
+
+  it('uses the configured issuer and audience', () => {
+    expect(process.env.JWT_ISSUER).toBe(TEST_ISSUER);
+    expect(process.env.JWT_AUDIENCE).toBe(TEST_AUDIENCE);
+  });
+});
+
+describe('Endless-Api-Version', () => {
+  it.each([
+    ['absent', {}],
+    ['1', { 'endless-api-version': '1' }],
+    ['1.2', { 'endless-api-version': '1.2' }],
+    [' 1 ', { 'endless-api-version': ' 1 ' }],
+    ['the alias Service-Api-Version: 1', { 'service-api-version': '1' }],
+    ['both headers agreeing (1 and 1.0)', { 'endless-api-version': '1', 'service-api-version': '1.0' }],
+  ])('serves %s', async (_case, headers) => {
+    const answer = await call(handler, { url, token: tokenFor(users.owner), headers });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['endless-api-version']).toBe('1');
+  });
+
+  it.each([
+    ['2', { 'endless-api-version': '2' }, 'Endless-Api-Version: "2" cannot be served; this deployment serves major version 1'],
+    ['abc', { 'endless-api-version': 'abc' }, 'Endless-Api-Version: "abc" cannot be served; this deployment serves major version 1'],
+    ['empty', { 'endless-api-version': '' }, 'Endless-Api-Version: "" cannot be served; this deployment serves major version 1'],
+    ['1.2.3', { 'endless-api-version': '1.2.3' }, 'Endless-Api-Version: "1.2.3" cannot be served; this deployment serves major version 1'],
+    ['0', { 'endless-api-version': '0' }, 'Endless-Api-Version: "0" cannot be served; this deployment serves major version 1'],
+    [
+      'a repeated header (1,2)',
+      { 'endless-api-version': '1,2' },
+      'Endless-Api-Version: "1,2" cannot be served; this deployment serves major version 1',
+    ],
+    ['alias 2', { 'service-api-version': '2' }, 'Service-Api-Version: "2" cannot be served; this deployment serves major version 1'],
+    [
+      'the two headers disagreeing',
+      { 'endless-api-version': '1.1', 'service-api-version': '1.2' },
+      'Endless-Api-Version and Service-Api-Version disagree ("1.1" vs "1.2")',
+    ],
+  ])('answers 400 unsupported_api_version for %s', async (_case, headers, message) => {
+    const answer = await call(handler, { url, token: tokenFor(users.owner), headers });
+    expect(answer.status).toBe(400);
+    expect(answer.headers['endless-api-version']).toBe('1');
+    expect(withoutRequestId(answer.body)).toEqual({ code: 'unsupported_api_version', message });
+  });
+
+  it('checks the version before validation', async () => {
+    const answer = await call(handler, { url: `${url}?days=0`, token: tokenFor(users.owner), headers: { 'endless-api-version': '2' } });
+    expect(answer.body.code).toBe('unsupported_api_version');
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * The permission matrix of DESIGN.md "Authentication and roles" for the four restore endpoints:
+ * every resource kind × visibility × caller × state. Whoever cannot read the resource gets a
+ * 404 that is byte-identical to the one for an id that never existed (apart from the request
+ * id), so an id cannot be probed; whoever can read it but may not restore it gets 403.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { putMembership } from '../lib/db/memberships.ts';
+import { getResource } from '../lib/db/resources.ts';
+import { RESOURCE_KINDS, type ResourceKind, VISIBILITIES, type Visibility } from '../lib/resources/model.ts';
+import { uniqueId, workspace } from './support/fixtures.ts';
+import type { Answer } from './support/http.ts';
+import { deleted, live, restore, restoredBody } from './support/resources.ts';
+
+const CALLERS = ['creator', 'other editor', 'viewer', 'owner', 'other organization', 'unknown user'] as const;
+type Caller = (typeof CALLERS)[number];
+const STATES = ['deleted', 'live', 'purged', 'never existed'] as const;
+type State = (typeof STATES)[number];
+
+/** The expected status: DESIGN.md's rules, written out independently of the implementation. */
+function expectedStatus(visibility: Visibility, caller: Caller, state: State): 200 | 403 | 404 {
+  if (state === 'purged' || state === 'never existed') return 404;
+  switch (caller) {
+    case 'creator':
+    case 'owner':
+      return 200;
+    case 'other editor':
+      return visibility === 'private' ? 404 : 200;
+    case 'viewer':
+      return visibility === 'private' ? 404 : 403;
+    default:
+      return 404;
+  }
+}
+
+const ROLE_IN_BODY = { creator: 'owner', owner: 'owner', 'other editor': 'editor' } as const;
+
+let org: { orgId: string; users: Record<Caller, string> };
+const notFoundAnswers: { label: string; answer: Answer }[] = [];
+
+beforeAll(async () => {
+  const mine = await workspace();
+  const theirs = await workspace({ roles: ['owner'] });
+  const otherEditor = uniqueId('editor2_');
+  await putMembership({ orgId: mine.orgId, userId: otherEditor, role: 'editor' });
+  org = {
+    orgId: mine.orgId,
+    users: {
+      creator: mine.users.editor,
+      'other editor': otherEditor,
+      viewer: mine.users.viewer,
+      owner: mine.users.owner,
+      'other organization': theirs.users.owner,
+      'unknown user': uniqueId('nobody_'),
+    },
+  };
+});
+
+async function prepare(kind: ResourceKind, visibility: Visibility, state: State) {
+  const fields = { orgId: org.orgId, by: org.users.creator, visibility };
+  switch (state) {
+    case 'deleted':
+      return deleted(kind, fields, org.users.owner);
+    case 'live':
+      return live(kind, fields);
+    case 'purged':
+      return deleted(kind, fields, org.users.owner, new Date(Date.now() - 31 * 86_400_000));
+    case 'never existed':
+      return null;
+  }
+}
+
+const cases = RESOURCE_KINDS.flatMap((kind) =>
+  VISIBILITIES.flatMap((visibility) =>
+    CALLERS.flatMap((caller) =>
+      STATES.map((state) => ({ kind, visibility, caller, state, status: expectedStatus(visibility, caller, state) })),
+    ),
+  ),
+);
+
+describe('restore permission matrix', () => {
+  it.each(cases)('$kind, $visibility, $caller, $state → $status', async ({ kind, visibility, caller, state, status }) => {
+    // Prepare
+    const record = await prepare(kind, visibility, state);
+    const id = record?.id ?? randomUUID();
+
+    // Act
+    const answer = await restore(kind, id, org.users[caller]);
+
+    // Assess
+    expect(answer.status).toBe(status);
+    if (status === 200) {
+      const role = ROLE_IN_BODY[caller as keyof typeof ROLE_IN_BODY];
+      expect(answer.body).toEqual(
+        state === 'live' ? restoredBody(kind, record!, role, record!.updated_at) : restoredBody(kind, record!, role),
+      );
+    } else {
+      // Nothing changed.
+      if (record) expect((await getResource(kind, id))!.deleted_at).toBe(record.deleted_at);
+    }
+    if (status === 403) {
+      expect(answer.body).toEqual({
+        code: 'forbidden',
+        message: 'viewers cannot restore resources; an editor or owner can',
+        request_id: answer.headers['x-request-id'],
+      });
+    }
+    if (status === 404) notFoundAnswers.push({ label: `${kind}/${visibility}/${caller}/${state}`, answer });
+  });
+
+  it('covers every cell of the matrix', () => {
+    expect(cases).toHaveLength(4 * 3 * 6 * 4);
+  });
+});
+
+describe('creators who are not editors', () => {
+  it.each(RESOURCE_KINDS)('a viewer gets 403 on a private %s they created', async (kind) => {
+    const record = await deleted(kind, { orgId: org.orgId, by: org.users.viewer, visibility: 'private' }, org.users.owner);
+    expect((await restore(kind, record.id, org.users.viewer)).status).toBe(403);
+  });
+
+  it.each(RESOURCE_KINDS)('a creator who left the organization gets 404 on their %s', async (kind) => {
+    const leaver = uniqueId('leaver_');
+    const other = await workspace({ roles: [] });
+    await putMembership({ orgId: other.orgId, userId: leaver, role: 'owner' });
+    const record = await deleted(kind, { orgId: org.orgId, by: leaver, visibility: 'private' }, org.users.owner);
+    expect((await restore(kind, record.id, leaver)).status).toBe(404);
+  });
+});
+
+// Runs after the matrix (tests of a file run in order): it compares the 404s the matrix collected.
+it('answers every 404 of the matrix with the same bytes and headers, apart from the request id', () => {
+  expect(notFoundAnswers.length).toBeGreaterThan(100);
+  const [first] = notFoundAnswers;
+  const strip = (answer: Answer) => ({
+    status: answer.status,
+    raw: answer.raw.replace(answer.headers['x-request-id']!, '<request id>'),
+    headers: Object.fromEntries(
+      Object.entries(answer.headers).filter(([name]) => name !== 'x-request-id' && !name.startsWith('ratelimit-')),
+    ),
+  });
+  expect(first!.answer.raw).toBe(
+    `{"code":"not_found","message":"no such resource","request_id":"${first!.answer.headers['x-request-id']}"}`,
+  );
+  for (const { label, answer } of notFoundAnswers) expect({ label, ...strip(answer) }).toEqual({ label, ...strip(first!.answer) });
+});
