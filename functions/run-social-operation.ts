@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';

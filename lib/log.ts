@@ -1,10 +1,20 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+
 /**
- * Minimal structured logging to stdout/stderr (CloudWatch keeps one JSON object per line).
- * Never pass tokens, API keys or whole events here.
+ * The one logger: Powertools Logger, one JSON object per line. Per request it carries the
+ * Lambda context (function, cold start, Lambda request id) and the keys the middleware chain
+ * appends: `request_id` (the id clients see in `x-request-id`), `route`, `caller`,
+ * `organization_id`. Never pass it tokens, API keys, request bodies or whole events.
+ *
+ * Level: POWERTOOLS_LOG_LEVEL, else LOG_LEVEL (tests set `silent`), else INFO. A deployed
+ * function's Lambda log level (advanced logging controls) takes precedence over both.
  */
+export const logger = new Logger({
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'workspace-service',
+  logLevel: (process.env.POWERTOOLS_LOG_LEVEL || process.env.LOG_LEVEL || 'INFO').toUpperCase() as 'INFO',
+});
+
+/** An error with its details (name, message, stack) for the log, never for the client. */
 export function logError(message: string, error: unknown, fields: Record<string, unknown> = {}): void {
-  if (process.env.LOG_LEVEL === 'silent') return;
-  const detail =
-    error instanceof Error ? { error: error.name, error_message: error.message, stack: error.stack } : { error: String(error) };
-  console.error(JSON.stringify({ level: 'ERROR', message, ...fields, ...detail }));
+  logger.error(message, { ...fields, error: error instanceof Error ? error : String(error) });
 }

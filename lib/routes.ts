@@ -12,7 +12,14 @@ export interface Route {
   /** Module under functions/ exporting `handler`. */
   entry: string;
   tableActions: readonly string[];
+  /** Indexes the handler queries (`dynamodb:Query` is then allowed on those index ARNs only). */
+  indexes?: readonly string[];
+  /** Secrets the handler reads (IAM read on that secret, and its ARN in the environment). */
+  secrets?: readonly RouteSecret[];
 }
+
+/** `providerApiKey`: the social provider's API key (env SCRAPECREATORS_API_KEY_SECRET_ARN). */
+export type RouteSecret = 'providerApiKey';
 
 export const routes: readonly Route[] = [
   {
@@ -68,6 +75,7 @@ export const routes: readonly Route[] = [
     path: '/social/{operation}',
     entry: 'functions/run-social-operation.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+    secrets: ['providerApiKey'],
   },
   {
     name: 'RouteNotFound',

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { db } from '../lib/db/client.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import type { HttpResult, ServiceContext } from '../lib/http/types.ts';

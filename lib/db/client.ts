@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
+import { traced } from '../observability/tracer.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -8,12 +9,15 @@ let client: DynamoDBDocumentClient | undefined;
 export function db(): DynamoDBDocumentClient {
   if (!client) {
     const { region, dynamodbEndpoint } = config();
-    const base = new DynamoDBClient({
-      region,
-      ...(dynamodbEndpoint ? { endpoint: dynamodbEndpoint } : {}),
-      // A request path must fail fast rather than hang a Lambda on a stuck socket.
-      maxAttempts: 3,
-    });
+    // Each DynamoDB call is an X-Ray subsegment when the Tracer is bundled (lib/observability/tracer.ts).
+    const base = traced(
+      new DynamoDBClient({
+        region,
+        ...(dynamodbEndpoint ? { endpoint: dynamodbEndpoint } : {}),
+        // A request path must fail fast rather than hang a Lambda on a stuck socket.
+        maxAttempts: 3,
+      }),
+    );
     client = DynamoDBDocumentClient.from(base, {
       marshallOptions: { removeUndefinedValues: true },
     });

@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { z } from 'zod';
+import type * as z from 'zod';
+import { logIdentity, powertools, requestLog } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { authenticate } from './authenticate.ts';
 import { errorMapper } from './error-mapper.ts';
@@ -39,14 +40,17 @@ export interface EndpointOptions<S extends InputSchemas> {
  * handler's first reads) → 400 JSON / validation → the handler (404/403/409/402 and the work).
  *
  * `.use()` order matters twice: before-middlewares run top to bottom, onError bottom to top,
- * so errorMapper prepares the body, httpErrorHandler writes it, requestContext stamps headers.
+ * so errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
+ * requestContext stamps headers, and the Powertools middlewares (outermost) publish metrics.
  */
 export function endpoint<S extends InputSchemas>(
   options: EndpointOptions<S>,
   handler: (input: EndpointInput<S>, context: ServiceContext) => Promise<unknown>,
 ) {
   const chain = middy<HttpEvent, HttpResult, Error, ServiceContext>()
+    .use(powertools())
     .use(requestContext())
+    .use(requestLog())
     .use(httpErrorHandler({ logger: false }))
     .use(errorMapper())
     .use(authenticate())
@@ -63,13 +67,16 @@ export function endpoint<S extends InputSchemas>(
     // runtime in middy 6 but is missing from its type declarations.
     chain.use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]));
   }
-  return chain.use(validateInput(options.schemas)).handler(async (_event, context): Promise<HttpResult> => {
-    const result = await handler(context.input as EndpointInput<S>, context);
-    const reply = result instanceof Reply ? result : new Reply(result);
-    return {
-      statusCode: reply.status,
-      headers: { 'Content-Type': 'application/json', ...reply.headers },
-      body: JSON.stringify(reply.body),
-    };
-  });
+  return chain
+    .use(validateInput(options.schemas))
+    .use(logIdentity())
+    .handler(async (_event, context): Promise<HttpResult> => {
+      const result = await handler(context.input as EndpointInput<S>, context);
+      const reply = result instanceof Reply ? result : new Reply(result);
+      return {
+        statusCode: reply.status,
+        headers: { 'Content-Type': 'application/json', ...reply.headers },
+        body: JSON.stringify(reply.body),
+      };
+    });
 }

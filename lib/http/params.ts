@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Organization ids: the spec's only rule is the `org_` prefix; we also bound the length. */
 export const organizationId = z

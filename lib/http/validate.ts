@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type Issue, validationFailed } from '../errors.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 

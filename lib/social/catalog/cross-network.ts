@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { networkEnum, operation } from './shapes.ts';
 
 const reference = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { comment, cursor, group, operation, page, post, profile, query, urlOn } from './shapes.ts';
 
 const pageUrl = urlOn(['facebook.com', 'fb.com'], 'a facebook.com page or profile URL, e.g. https://www.facebook.com/nasa');

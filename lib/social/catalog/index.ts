@@ -5,7 +5,7 @@
  *
  * Only the two social functions import this module (it is large; see docs/social-operations.md).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { crossNetwork } from './cross-network.ts';
 import { facebook } from './facebook.ts';
 import { instagram } from './instagram.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { comment, cursor, handle, highlight, list, operation, page, post, profile, story, urlOn } from './shapes.ts';
 
 const account = handle('Instagram');

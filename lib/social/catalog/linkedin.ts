@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { company, cursor, operation, page, post, profile, query, urlOn } from './shapes.ts';
 
 const profileUrl = urlOn(['linkedin.com/in'], 'a linkedin.com/in/ profile URL, e.g. https://www.linkedin.com/in/satyanadella');

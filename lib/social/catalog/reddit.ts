@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { comment, cursor, operation, page, post, query, urlOn } from './shapes.ts';
 
 const postUrl = urlOn(['reddit.com', 'redd.it'], 'a reddit.com post URL, e.g. https://www.reddit.com/r/aws/comments/1abcde/…');

@@ -7,7 +7,7 @@
  * UTC, counts are non-negative integers or null when the network does not expose them, and
  * pages are `{ items, next_cursor, has_more }`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Network } from '../../db/organizations.ts';
 
 export type { Network };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { comment, count, cursor, handle, list, operation, page, post, profile, query, region, trend, urlOn } from './shapes.ts';
 
 const account = handle('TikTok');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { author, comment, count, cursor, handle, list, networkEnum, operation, page, post, profile, trend, urlOn } from './shapes.ts';
 
 const account = handle('X');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { count, cursor, operation, page, playlist, post, profile, query, region, urlOn } from './shapes.ts';
 
 const channel = z

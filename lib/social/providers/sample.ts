@@ -8,7 +8,7 @@
  * is served without code here; property names pick realistic values (ids, URLs, times, counts).
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Network } from '../../db/organizations.ts';
 import type { OperationDefinition } from '../catalog/shapes.ts';
 import { PROFILE_URL, parseMention } from '../mention.ts';

@@ -1,0 +1,127 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+
+const PERIOD = Duration.minutes(5);
+
+export interface AlarmsProps {
+  api: HttpApi;
+  table: Table;
+  /** The table's global secondary indexes (their write throttles throttle the table's writes). */
+  indexNames: readonly string[];
+  functions: NodejsFunction[];
+}
+
+/**
+ * What pages on-call (thresholds and the reasoning in docs/observability.md). Every alarm
+ * notifies the topic when it fires and when it clears; missing data (no traffic) is fine.
+ */
+export class Alarms extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: AlarmsProps) {
+    super(scope, id);
+    this.topic = new Topic(this, 'Topic', { displayName: 'Workspace Service alarms', enforceSSL: true });
+    Validations.of(this.topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'Alarm notifications carry no customer data (alarm name, metric, threshold); CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer key adds cost and a key policy for no gain.',
+    });
+
+    // 5xx rate of the API, as a percentage, once there is enough traffic to mean something.
+    const requests = props.api.metricCount({ period: PERIOD, statistic: 'Sum' });
+    const errors = props.api.metricServerError({ period: PERIOD, statistic: 'Sum' });
+    this.add('Api5xxRate', {
+      metric: new MathExpression({
+        expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
+        usingMetrics: { requests, errors },
+        period: PERIOD,
+        label: '5xx rate (%)',
+      }),
+      threshold: 2,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: 'More than 2% of API requests answered 5xx in 2 of the last 3 five-minute periods (at least 20 requests each).',
+    });
+
+    for (const fn of props.functions) {
+      const name = fn.node.id;
+      // A function error is a crash the error mapper could not turn into an answer (timeout,
+      // out of memory, failed init): API Gateway then answers its own 500. Never expected.
+      this.add(`${name}Errors`, {
+        metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: `${name}: the function failed (crash, timeout or init error) at least once in 5 minutes.`,
+      });
+      this.add(`${name}Throttles`, {
+        metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: `${name}: Lambda throttled invocations (account or reserved concurrency exhausted) in the last 5 minutes.`,
+      });
+    }
+
+    // On-demand tables still throttle (a hot partition, a sudden multiple of the previous peak,
+    // a GSI that cannot keep up). The SDK retries, so a few are invisible to callers.
+    const throttleMetric = (metricName: string, indexName?: string) =>
+      new Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName,
+        dimensionsMap: { TableName: props.table.tableName, ...(indexName ? { GlobalSecondaryIndexName: indexName } : {}) },
+        period: PERIOD,
+        statistic: 'Sum',
+      });
+    const usingMetrics: Record<string, Metric> = {
+      read: throttleMetric('ReadThrottleEvents'),
+      write: throttleMetric('WriteThrottleEvents'),
+    };
+    props.indexNames.forEach((indexName, i) => {
+      usingMetrics[`gsiRead${i}`] = throttleMetric('ReadThrottleEvents', indexName);
+      usingMetrics[`gsiWrite${i}`] = throttleMetric('WriteThrottleEvents', indexName);
+    });
+    this.add('DynamoDbThrottles', {
+      metric: new MathExpression({
+        expression: Object.keys(usingMetrics)
+          .map((name) => `FILL(${name}, 0)`)
+          .join(' + '),
+        usingMetrics,
+        period: PERIOD,
+        label: 'DynamoDB throttle events',
+      }),
+      threshold: 5,
+      evaluationPeriods: 1,
+      description: 'DynamoDB throttled at least 5 requests in 5 minutes (table or GSI).',
+    });
+  }
+
+  private add(
+    id: string,
+    options: {
+      metric: Metric | MathExpression;
+      threshold: number;
+      evaluationPeriods: number;
+      datapointsToAlarm?: number;
+      description: string;
+    },
+  ): void {
+    const alarm = new Alarm(this, id, {
+      metric: options.metric,
+      threshold: options.threshold,
+      evaluationPeriods: options.evaluationPeriods,
+      ...(options.datapointsToAlarm ? { datapointsToAlarm: options.datapointsToAlarm } : {}),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: options.description,
+    });
+    alarm.addAlarmAction(new SnsAction(this.topic));
+    alarm.addOkAction(new SnsAction(this.topic));
+    this.alarms.push(alarm);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * `npx cdk synth` / `npx cdk deploy`: the Workspace Service stack, checked by cdk-nag's
+ * AwsSolutions pack on every synth (an unsuppressed finding fails it).
+ * Context: `-c stackName=…` (default WorkspaceService), `-c tracer=true` to bundle the
+ * Powertools Tracer. Runtime settings are CloudFormation parameters (docs/deployment.md).
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { WorkspaceServiceStack } from './stack.ts';
+
+const app = new App();
+const flag = (value: unknown): boolean => value === true || value === 'true';
+new WorkspaceServiceStack(app, String(app.node.tryGetContext('stackName') ?? 'WorkspaceService'), {
+  description: 'Workspace Service: HTTP API, Lambda functions, DynamoDB table, alarms',
+  tracer: flag(app.node.tryGetContext('tracer')),
+});
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

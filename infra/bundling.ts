@@ -1,0 +1,55 @@
+/**
+ * How every function is bundled: one description, read by the CDK stack (NodejsFunction) and
+ * by `npm run bundle:report` (esbuild's API), so the report measures what is deployed.
+ * Decisions (docs/deployment.md, "Bundling"):
+ * - ESM, minified, target node22: the Lambda runtime is nodejs22.x.
+ * - `@aws-sdk/*` is bundled, not taken from the runtime: the version that ran the tests is the
+ *   version that runs in Lambda, and esbuild drops the parts of the SDK we never call.
+ * - `module` before `main`: the SDK's and Powertools' ES builds tree-shake better.
+ * - A `require` shim: some CommonJS dependencies (the X-Ray SDK) `require` Node built-ins,
+ *   which an ES module bundle cannot do without one.
+ * - The Powertools Tracer is in the bundle only when asked for (`tracer`; see
+ *   lib/observability/tracer.ts): a constant replaces `process.env.WORKSPACE_TRACER`.
+ * - A linked source map without sources: not read at run time (no cold-start cost) unless an
+ *   operator sets NODE_OPTIONS=--enable-source-maps to read a stack trace.
+ */
+import type { BuildOptions } from 'esbuild';
+
+export const bundling = {
+  target: 'node22',
+  format: 'esm',
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  external: [] as string[],
+  banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+} as const;
+
+/** Build-time constants: with `tracer` false the Tracer and the X-Ray SDK are dead code. */
+export const defines = (tracer: boolean): Record<string, string> => ({
+  'process.env.WORKSPACE_TRACER': JSON.stringify(String(tracer)),
+});
+
+/** The file name NodejsFunction gives an ESM bundle; the handler is `index.handler`. */
+export const BUNDLE_FILE = 'index.mjs';
+
+/** The same build through esbuild's API (bundle report, bundle tests). */
+export function esbuildOptions(entry: string, outfile: string, options: { tracer: boolean }): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: bundling.target,
+    format: bundling.format,
+    minify: bundling.minify,
+    sourcemap: bundling.sourceMap ? 'linked' : false,
+    sourcesContent: bundling.sourcesContent,
+    mainFields: [...bundling.mainFields],
+    external: [...bundling.external],
+    banner: { js: bundling.banner },
+    define: defines(options.tracer),
+    logLevel: 'warning',
+  };
+}

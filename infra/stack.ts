@@ -1,0 +1,292 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { table as tableDefinition } from '../lib/db/table.ts';
+import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
+import { Alarms } from './alarms.ts';
+import { bundling, defines } from './bundling.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+
+export interface WorkspaceServiceStackProps extends StackProps {
+  /** Bundle the Powertools Tracer (X-Ray subsegments per DynamoDB call); costs cold start. */
+  tracer?: boolean;
+  /** The route table; the tests pass variants of it. */
+  routes?: readonly Route[];
+}
+
+/**
+ * The Workspace Service in one stack: the table, one function per route of the route table,
+ * an HTTP API in front, and the alarms. Environment-agnostic (no lookups): `cdk synth` needs no
+ * credentials and no network. Every decision is explained in docs/deployment.md.
+ */
+export class WorkspaceServiceStack extends Stack {
+  readonly api: HttpApi;
+  readonly table: Table;
+  readonly functions = new Map<string, NodejsFunction>();
+
+  constructor(scope: Construct, id: string, props: WorkspaceServiceStackProps = {}) {
+    super(scope, id, props);
+    const param = this.parameters();
+
+    // The table, from the shared definition (the same one DynamoDB Local and the tests use).
+    // Deletion protection and RETAIN: a `cdk destroy` or a replacement never loses the data.
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: tableDefinition.ttlAttribute,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of tableDefinition.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      });
+    }
+
+    // Created empty (a random placeholder): ops put the real key in after the first deploy, so
+    // it never appears in a template, a parameter or a shell history of `cdk deploy`.
+    const providerApiKey = new Secret(this, 'ProviderApiKey', {
+      description: 'ScrapeCreators API key for the social operations provider (set the value after the first deploy)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(providerApiKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: "A third-party vendor's API key: no Lambda can rotate it; it is rotated by hand (docs/deployment.md).",
+    });
+    const secrets: Record<RouteSecret, Secret> = { providerApiKey };
+
+    const environment: Record<string, string> = {
+      TABLE_NAME: this.table.tableName,
+      JWT_ISSUER: param.jwtIssuer.valueAsString,
+      JWT_AUDIENCE: param.jwtAudience.valueAsString,
+      JWT_JWKS_URI: param.jwtJwksUri.valueAsString,
+      RATE_LIMIT_REQUESTS: param.rateLimitRequests.valueAsString,
+      RATE_LIMIT_WINDOW_SECONDS: param.rateLimitWindowSeconds.valueAsString,
+      RESTORE_WINDOW_DAYS: param.restoreWindowDays.valueAsString,
+      SOCIAL_PROVIDER: param.socialProvider.valueAsString,
+      SCRAPECREATORS_BASE_URL: param.scrapeCreatorsBaseUrl.valueAsString,
+      PROVIDER_TIMEOUT_MS: param.providerTimeoutMs.valueAsString,
+      POWERTOOLS_SERVICE_NAME: 'workspace-service',
+      POWERTOOLS_METRICS_NAMESPACE: 'WorkspaceService',
+      POWERTOOLS_LOG_LEVEL: param.logLevel.valueAsString,
+    };
+    const retention = param.logRetentionDays.valueAsNumber as RetentionDays;
+
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Workspace Service',
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention });
+    const stage = new HttpStage(this, 'Stage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      // A coarse guard for the whole API in front of the per-caller limit the functions enforce.
+      throttle: { rateLimit: param.throttleRateLimit.valueAsNumber, burstLimit: param.throttleBurstLimit.valueAsNumber },
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat() },
+    });
+
+    for (const route of props.routes ?? routes) {
+      const fn = this.routeFunction(route, { environment, retention, secrets, tracer: props.tracer ?? false });
+      this.functions.set(route.name, fn);
+      const httpRoute = new HttpRoute(this, `${route.name}Route`, {
+        httpApi: this.api,
+        routeKey: route.path === '$default' ? HttpRouteKey.DEFAULT : HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
+      });
+      Validations.of(httpRoute).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          route.path === '$default'
+            ? 'The catch-all route answers 404 route_not_found to anyone: there is nothing behind it to protect.'
+            : 'The function verifies the bearer JWT itself (issuer, audience, JWKS) so that a 401 has the documented error body, headers and order of checks; an API Gateway authorizer would answer with its own body.',
+      });
+    }
+
+    const alarms = new Alarms(this, 'Alarms', {
+      api: this.api,
+      table: this.table,
+      indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
+      functions: [...this.functions.values()],
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'For the admin CLI: --table' });
+    new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn, description: 'Subscribe on-call here' });
+  }
+
+  private routeFunction(
+    route: Route,
+    options: { environment: Record<string, string>; retention: RetentionDays; secrets: Record<RouteSecret, Secret>; tracer: boolean },
+  ): NodejsFunction {
+    // An explicit role per function instead of the default one with the managed
+    // AWSLambdaBasicExecutionRole: it may write its own log group and nothing else.
+    const role = new Role(this, `${route.name}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    const logGroup = new LogGroup(this, `${route.name}Logs`, { retention: options.retention });
+    logGroup.grantWrite(role);
+    if (route.tableActions.length > 0) {
+      role.addToPrincipalPolicy(new PolicyStatement({ actions: [...route.tableActions], resources: [this.table.tableArn] }));
+    }
+    const indexActions = route.tableActions.filter((action) => action === 'dynamodb:Query');
+    if (route.indexes?.length && indexActions.length > 0) {
+      role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: indexActions,
+          resources: route.indexes.map((index) => `${this.table.tableArn}/index/${index}`),
+        }),
+      );
+    }
+    const environment = { ...options.environment };
+    for (const name of route.secrets ?? []) {
+      options.secrets[name].grantRead(role);
+      if (name === 'providerApiKey') environment.SCRAPECREATORS_API_KEY_SECRET_ARN = options.secrets[name].secretArn;
+    }
+
+    const fn = new NodejsFunction(this, route.name, {
+      description: `${routeKey(route)} (${route.entry})`,
+      entry: join(ROOT, route.entry),
+      handler: 'handler',
+      projectRoot: ROOT,
+      depsLockFilePath: join(ROOT, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      // CPU scales with memory: 1 GB keeps the cold start (module load) short.
+      memorySize: 1024,
+      // API Gateway gives up at 30 s; a social run may wait PROVIDER_TIMEOUT_MS and then refund.
+      timeout: Duration.seconds(25),
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: options.environment.POWERTOOLS_LOG_LEVEL as ApplicationLogLevel,
+      systemLogLevelV2: SystemLogLevel.WARN,
+      tracing: Tracing.ACTIVE,
+      environment,
+      bundling: {
+        target: bundling.target,
+        format: OutputFormat.ESM,
+        minify: bundling.minify,
+        sourceMap: bundling.sourceMap,
+        sourcesContent: bundling.sourcesContent,
+        mainFields: [...bundling.mainFields],
+        externalModules: [...bundling.external],
+        banner: bundling.banner,
+        define: defines(options.tracer),
+        logLevel: LogLevel.WARNING,
+      },
+    });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'nodejs22.x is the runtime the service is built (esbuild target node22) and tested for; a newer runtime is a deliberate upgrade.',
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray (active tracing) has no resource-level permissions: PutTraceSegments and PutTelemetryRecords need "*".',
+    });
+    return fn;
+  }
+
+  private parameters() {
+    const text = (id: string, description: string, extra: Partial<ConstructorParameters<typeof CfnParameter>[2]> = {}) =>
+      new CfnParameter(this, id, { type: 'String', description, ...extra });
+    const number = (id: string, description: string, defaultValue: number, minValue: number, maxValue?: number) =>
+      new CfnParameter(this, id, {
+        type: 'Number',
+        description,
+        default: defaultValue,
+        minValue,
+        ...(maxValue === undefined ? {} : { maxValue }),
+      });
+    return {
+      jwtIssuer: text('JwtIssuer', 'Issuer (iss) of the bearer JWTs, e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>', {
+        minLength: 1,
+      }),
+      jwtAudience: text('JwtAudience', 'Audience (aud) the JWTs must carry (Cognito ID tokens: the app client id)', {
+        minLength: 1,
+      }),
+      jwtJwksUri: text('JwtJwksUri', "HTTPS URL of the issuer's JWKS, e.g. <issuer>/.well-known/jwks.json", {
+        allowedPattern: '^https://.+',
+        constraintDescription: 'must be an https:// URL',
+      }),
+      socialProvider: text(
+        'SocialProvider',
+        'Social operations provider: http (ScrapeCreators) or sample (generated data, for test stacks)',
+        {
+          default: 'http',
+          allowedValues: ['http', 'sample'],
+        },
+      ),
+      scrapeCreatorsBaseUrl: text('ScrapeCreatorsBaseUrl', 'Base URL of the ScrapeCreators API', {
+        default: 'https://api.scrapecreators.com',
+        allowedPattern: '^https://.+',
+        constraintDescription: 'must be an https:// URL',
+      }),
+      providerTimeoutMs: number(
+        'ProviderTimeoutMs',
+        'Timeout of one upstream provider call, in ms (below the 25 s function timeout)',
+        10000,
+        100,
+        20000,
+      ),
+      rateLimitRequests: number('RateLimitRequests', 'Requests per caller per window', 300, 1),
+      rateLimitWindowSeconds: number('RateLimitWindowSeconds', 'Length of the per-caller rate-limit window, in seconds', 60, 1),
+      restoreWindowDays: number('RestoreWindowDays', 'Days a deleted resource can be restored before it is purged', 30, 1),
+      throttleRateLimit: number('ApiThrottleRateLimit', 'Stage-wide steady-state limit, requests per second (all callers)', 200, 1),
+      throttleBurstLimit: number('ApiThrottleBurstLimit', 'Stage-wide burst limit, requests (all callers)', 400, 1),
+      logRetentionDays: new CfnParameter(this, 'LogRetentionDays', {
+        type: 'Number',
+        description: 'Retention of the function and access logs, in days',
+        default: 90,
+        allowedValues: RETENTION_DAYS.map(String),
+      }),
+      logLevel: text('LogLevel', 'Application log level of the functions', {
+        default: 'INFO',
+        allowedValues: ['DEBUG', 'INFO', 'WARN', 'ERROR'],
+      }),
+    };
+  }
+}
+
+/**
+ * One JSON object per request. No headers (they carry the bearer token) and no query string;
+ * the request id is the `x-request-id` clients see and the `request_id` of the function's logs.
+ */
+function accessLogFormat(): AccessLogFormat {
+  return AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: '$context.requestId',
+      requestTime: '$context.requestTime',
+      ip: '$context.identity.sourceIp',
+      userAgent: '$context.identity.userAgent',
+      httpMethod: '$context.httpMethod',
+      path: '$context.path',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      responseLength: '$context.responseLength',
+      responseLatency: '$context.responseLatency',
+      integrationLatency: '$context.integrationLatency',
+      integrationStatus: '$context.integrationStatus',
+      integrationError: '$context.integrationErrorMessage',
+      error: '$context.error.message',
+    }),
+  );
+}

@@ -1,0 +1,52 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/**
+ * CloudWatch metrics in Embedded Metric Format: written to the function's log as JSON and
+ * turned into metrics by CloudWatch, with no API call on the request path.
+ * Namespace POWERTOOLS_METRICS_NAMESPACE (the stack sets `WorkspaceService`), dimension
+ * `service` on every metric. Off (nothing written) outside Lambda unless
+ * POWERTOOLS_METRICS_DISABLED=false says otherwise: local runs and tests stay quiet.
+ * The catalogue of metrics is docs/observability.md.
+ */
+if (process.env.POWERTOOLS_METRICS_DISABLED === undefined && !process.env.AWS_LAMBDA_FUNCTION_NAME) {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+}
+
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'WorkspaceService',
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'workspace-service',
+});
+
+/**
+ * `Requests` (Count) with dimensions `route` and `status`: one per request, recorded by the
+ * middleware chain. Stored on the per-request instance, published when the request ends.
+ */
+export function recordRequest(route: string, status: number): void {
+  metrics.addDimension('route', route);
+  metrics.addDimension('status', String(status));
+  metrics.addMetric('Requests', MetricUnit.Count, 1);
+}
+
+type Unit = Parameters<Metrics['addMetric']>[1];
+
+/**
+ * Business metrics carry only the `service` dimension (one time series each, whatever the
+ * route): each is written at once as its own EMF record, so the request's route/status
+ * dimensions never split them.
+ */
+function single(name: string, unit: Unit, value: number): void {
+  metrics.singleMetric().addMetric(name, unit, value);
+}
+
+/** `CreditsCharged` (Count): credits taken from an organization by a social operation run. */
+export const recordCreditsCharged = (credits: number): void => single('CreditsCharged', MetricUnit.Count, credits);
+
+/** `CreditsRefunded` (Count): credits given back after a failed upstream call. */
+export const recordCreditsRefunded = (credits: number): void => single('CreditsRefunded', MetricUnit.Count, credits);
+
+/** `UpstreamLatency` (Milliseconds): one provider call, successful or not. */
+export const recordUpstreamLatency = (milliseconds: number): void =>
+  single('UpstreamLatency', MetricUnit.Milliseconds, Math.max(0, Math.round(milliseconds)));
+
+/** `UpstreamFailures` (Count): a provider call that failed or returned output breaking its schema. */
+export const recordUpstreamFailure = (): void => single('UpstreamFailures', MetricUnit.Count, 1);

@@ -1,0 +1,85 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { MiddlewareObj } from '@middy/core';
+import type { HttpEvent, HttpResult, ServiceContext } from '../http/types.ts';
+import { logger } from '../log.ts';
+import { routeKey, routes } from '../routes.ts';
+import { metrics, recordRequest } from './metrics.ts';
+import { tracingMiddleware } from './tracer.ts';
+
+type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>;
+
+const routeNames = new Map(routes.map((route) => [routeKey(route), route.name]));
+
+/** The route's name from the route table (the `route` log key and metric dimension). */
+const routeOf = (event: HttpEvent): string => routeNames.get(event.routeKey) ?? event.routeKey ?? 'unknown';
+
+/**
+ * The Powertools middlewares, outermost in every chain: the Tracer (when bundled), the Lambda
+ * context on every log line (keys appended during a request are dropped at its end), and the
+ * metrics of the request published when it ends, success or error, with the cold start.
+ */
+export const powertools = (): MiddlewareObj[] => [
+  ...tracingMiddleware(),
+  injectLambdaContext(logger, { resetKeys: true }),
+  logMetrics(metrics, { captureColdStartMetric: true }),
+];
+
+const organizationOf = (input: ServiceContext['input'] | undefined): string | undefined => {
+  const from = (part: unknown) => (part as { organization_id?: unknown } | undefined)?.organization_id;
+  const value = from(input?.path) ?? from(input?.query);
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** The documented error code of an error answer (the mapper wrote it), for the request log line. */
+const codeOf = (response: HttpResult | null | undefined): string | undefined => {
+  if (!response || (response.statusCode ?? 200) < 400 || typeof response.body !== 'string') return undefined;
+  try {
+    return (JSON.parse(response.body) as { code?: string }).code;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * One log line and one `Requests` metric per request. Goes right after requestContext (which
+ * has the request id), so its after/onError run once the response exists, error or not.
+ */
+export const requestLog = (): Middleware => {
+  const done: Middleware['after'] = async (request) => {
+    const status = request.response?.statusCode ?? 500;
+    const code = codeOf(request.response);
+    const organizationId = organizationOf(request.context.input);
+    const { startedAt } = request.internal as { startedAt: number };
+    recordRequest(routeOf(request.event), status);
+    logger.info('request', {
+      status,
+      ...(code ? { code } : {}),
+      duration_ms: Date.now() - startedAt,
+      ...(request.context.caller ? { caller: request.context.caller.userId } : {}),
+      ...(organizationId ? { organization_id: organizationId } : {}),
+    });
+  };
+  return {
+    before: async (request) => {
+      (request.internal as { startedAt: number }).startedAt = Date.now();
+      logger.appendKeys({ request_id: request.context.requestId, route: routeOf(request.event) });
+    },
+    after: done,
+    onError: done,
+  };
+};
+
+/**
+ * After validation: who is calling, for which organization, on every later log line. Handlers
+ * whose organization comes from the resource (restore) append `organization_id` themselves.
+ */
+export const logIdentity = (): Middleware => ({
+  before: async (request) => {
+    const organizationId = organizationOf(request.context.input);
+    logger.appendKeys({
+      caller: request.context.caller.userId,
+      ...(organizationId ? { organization_id: organizationId } : {}),
+    });
+  },
+});

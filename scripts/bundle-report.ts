@@ -1,0 +1,95 @@
+/**
+ * `npm run bundle:report [-- --runs N] [-- --tracer]`: builds every route's function exactly as
+ * the stack deploys it (infra/bundling.ts), and a bare DynamoDB document client the same way,
+ * then prints per function the minified size and the module load time: the median over N fresh
+ * `node` processes, each timing one `import()` of the bundle with a Lambda-like environment.
+ * Runs are interleaved across bundles so that drift on the machine hits all of them alike.
+ * Aim (docs/deployment.md): size and load each ≤ 1.3× the bare bundle.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
+import { routes } from '../lib/routes.ts';
+
+const AIM = 1.3;
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '9' }, tracer: { type: 'boolean', default: false } } });
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
+const tracer = values.tracer ?? false;
+
+/** What a function sees at init in Lambda (no request yet): enough for module scope to run as deployed. */
+const lambdaEnv = {
+  PATH: process.env.PATH ?? '',
+  AWS_REGION: 'us-east-1',
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  AWS_LAMBDA_FUNCTION_NAME: 'bundle-report',
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+  AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+  AWS_SECRET_ACCESS_KEY: 'example',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  TABLE_NAME: 'bundle-report',
+  POWERTOOLS_SERVICE_NAME: 'workspace-service',
+  POWERTOOLS_METRICS_NAMESPACE: 'WorkspaceService',
+};
+
+function loadMs(file: string): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: lambdaEnv, encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`importing ${file} failed:\n${child.stderr}`);
+  return Number(child.stdout);
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function largestParts(b: Bundle, count: number): string {
+  const byOwner = new Map<string, number>();
+  for (const [input, bytes] of Object.entries(b.inputs)) byOwner.set(ownerOf(input), (byOwner.get(ownerOf(input)) ?? 0) + bytes);
+  return [...byOwner]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, count)
+    .map(([owner, bytes]) => `${owner} ${(bytes / 1024).toFixed(0)}`)
+    .join(', ');
+}
+
+const outDir = mkdtempSync(join(tmpdir(), 'bundle-report-'));
+try {
+  const targets: { name: string; entry: string }[] = [
+    { name: 'bare DocumentClient', entry: 'scripts/bundle-baseline.ts' },
+    ...routes.map((route) => ({ name: route.name, entry: route.entry })),
+  ];
+  const bundles = await Promise.all(targets.map((target, i) => bundle(resolve(target.entry), join(outDir, String(i)), { tracer })));
+  const times: number[][] = targets.map(() => []);
+  for (let run = 0; run < runs; run++) {
+    for (const [i, b] of bundles.entries()) times[i]!.push(loadMs(b.file));
+  }
+
+  const bare = { bytes: bundles[0]!.bytes, ms: median(times[0]!) };
+  const rows = targets.map((target, i) => {
+    const b = bundles[i]!;
+    const ms = median(times[i]!);
+    const size = b.bytes / bare.bytes;
+    const load = ms / bare.ms;
+    const verdict = i === 0 ? 'baseline' : size <= AIM && load <= AIM ? 'ok' : `over ${AIM}×`;
+    return [target.name, (b.bytes / 1024).toFixed(0), size.toFixed(2), ms.toFixed(1), load.toFixed(2), verdict];
+  });
+  const header = ['function', 'size KB', '× bare', 'load ms', '× bare', 'aim'];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
+  const line = (cells: string[]) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
+  console.log(
+    `Bundles as deployed (esbuild, ESM, minified, node22${tracer ? ', with the Powertools Tracer' : ''}); load: median of ${runs} fresh node ${process.version} processes.`,
+  );
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+  console.log('\nLargest parts (KB):');
+  for (const [i, target] of targets.entries()) console.log(`  ${target.name}: ${largestParts(bundles[i]!, 6)}`);
+} finally {
+  rmSync(outDir, { recursive: true, force: true });
+}

@@ -1,0 +1,81 @@
+/**
+ * Every route's function, bundled exactly as the stack deploys it (infra/bundling.ts): the AWS
+ * SDK is inside, nothing but Node built-ins is left to resolve at run time, a function carries
+ * no code of another feature, and the bundle loads in a fresh `node` with a Lambda-like
+ * environment. Sizes and load times are `npm run bundle:report`'s business, not a test's.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Bundle, bundle } from '../../infra/bundle.ts';
+import { routes } from '../../lib/routes.ts';
+
+const outDir = mkdtempSync(join(tmpdir(), 'bundles-test-'));
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+const built = new Map<string, Bundle>();
+for (const [i, route] of routes.entries()) {
+  built.set(route.name, await bundle(resolve(route.entry), join(outDir, String(i)), { tracer: false }));
+}
+const inputs = (name: string) => Object.keys(built.get(name)!.inputs);
+
+describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, route) => {
+  it('bundles the AWS SDK and leaves only Node built-ins external', () => {
+    const builtins = new Set([...builtinModules, ...builtinModules.map((module) => `node:${module}`)]);
+
+    expect(built.get(name)!.externals.filter((module) => !builtins.has(module))).toEqual([]);
+  });
+
+  it('carries no code of another feature, no Tracer, and no zod locale but English', () => {
+    const bundled = inputs(name);
+
+    if (!route.path.startsWith('/social')) expect(bundled.filter((input) => input.startsWith('lib/social/'))).toEqual([]);
+    expect(bundled.filter((input) => /aws-xray-sdk|powertools\/tracer/.test(input))).toEqual([]);
+    expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
+  });
+
+  it('loads in a fresh node process', () => {
+    const file = pathToFileURL(built.get(name)!.file).href;
+    const child = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `const m = await import(${JSON.stringify(file)}); console.log(typeof m.handler);`],
+      {
+        env: {
+          PATH: process.env.PATH,
+          AWS_REGION: 'us-east-1',
+          AWS_LAMBDA_FUNCTION_NAME: name,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+        encoding: 'utf8',
+      },
+    );
+
+    expect({ status: child.status, stdout: child.stdout.trim(), stderr: child.stderr }).toEqual({
+      status: 0,
+      stdout: 'function',
+      stderr: '',
+    });
+  });
+});
+
+describe('with the Tracer asked for (`-c tracer=true`)', () => {
+  it('bundles the Powertools Tracer and the X-Ray SDK, and still loads', async () => {
+    const route = routes.find((candidate) => candidate.path === '$default')!;
+    const traced = await bundle(resolve(route.entry), join(outDir, 'traced'), { tracer: true });
+    const child = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(traced.file).href)});`],
+      {
+        env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: route.name },
+        encoding: 'utf8',
+      },
+    );
+
+    expect(Object.keys(traced.inputs).some((input) => input.includes('aws-xray-sdk-core'))).toBe(true);
+    expect({ status: child.status, stderr: child.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+});

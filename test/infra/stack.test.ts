@@ -1,0 +1,297 @@
+/**
+ * The synthesized stack, as a specification: every route of the route table reaches its own
+ * function, each function may do exactly what its route declares, the table keeps its data, the
+ * alarms exist, and cdk-nag (AwsSolutions) finds nothing left unacknowledged.
+ * Two synths for the whole file: the real route table, and a variant with a secret and an index.
+ * Bundling is skipped here (the bundle tests and `npm run bundle:report` build the code).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { WorkspaceServiceStack } from '../../infra/stack.ts';
+import { table as tableDefinition } from '../../lib/db/table.ts';
+import { type Route, routes } from '../../lib/routes.ts';
+import { actionsOf, allStatements, functionOf, ofType, resource, type Statement, statementsOf, wildcardDynamoActions } from './template.ts';
+
+/** One synth: the template is read from the cloud assembly, so it exists even when cdk-nag fails the synth. */
+function synth(routeTable: readonly Route[]) {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
+  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new WorkspaceServiceStack(app, 'WorkspaceService', { routes: routeTable });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  // An in-memory app throws from synth with cdk-nag's report when a finding is not acknowledged.
+  let nagReport: string | undefined;
+  try {
+    app.synth();
+  } catch (error) {
+    nagReport = (error as Error).message;
+  }
+  const template = Template.fromJSON(JSON.parse(readFileSync(join(outdir, stack.templateFile), 'utf8')));
+  rmSync(outdir, { recursive: true, force: true });
+  return { template, nagReport };
+}
+
+const { template, nagReport } = synth(routes);
+const tableId = ofType(template, 'AWS::DynamoDB::Table')[0]![0];
+const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+const dynamoStatements = (functionId: string) =>
+  statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+
+describe('routes and functions', () => {
+  it.each(
+    routes.map((route) => [route.name, route] as const),
+  )('%s: its API route invokes its own function, built from its entry', (_, route) => {
+    const fn = resource(template, functionOf(template, route));
+
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogFormat: 'JSON' },
+    });
+    expect(fn.Properties.Description).toContain(`(${route.entry})`);
+  });
+
+  it('has one function and one API route per route of the table, and no others', () => {
+    const invoked = new Set(routes.map((route) => functionOf(template, route)));
+
+    expect(invoked.size).toBe(routes.length);
+    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(expect.arrayContaining([...invoked]));
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length);
+    expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
+  });
+
+  it('fails the check for a route the stack has no function for', () => {
+    const unwired: Route = { name: 'Unwired', method: 'GET', path: '/nowhere', entry: 'functions/nowhere.ts', tableActions: [] };
+
+    expect(() => functionOf(template, unwired)).toThrow('route Unwired: expected one API route "GET /nowhere", found 0');
+  });
+
+  it('gives every function the configuration the handlers read', () => {
+    for (const route of routes) {
+      const variables = resource(template, functionOf(template, route)).Properties.Environment.Variables;
+      expect(Object.keys(variables).sort()).toEqual(
+        [
+          'TABLE_NAME',
+          'JWT_ISSUER',
+          'JWT_AUDIENCE',
+          'JWT_JWKS_URI',
+          'RATE_LIMIT_REQUESTS',
+          'RATE_LIMIT_WINDOW_SECONDS',
+          'RESTORE_WINDOW_DAYS',
+          'SOCIAL_PROVIDER',
+          'SCRAPECREATORS_BASE_URL',
+          'PROVIDER_TIMEOUT_MS',
+          'POWERTOOLS_SERVICE_NAME',
+          'POWERTOOLS_METRICS_NAMESPACE',
+          'POWERTOOLS_LOG_LEVEL',
+          ...((route.secrets ?? []).includes('providerApiKey') ? ['SCRAPECREATORS_API_KEY_SECRET_ARN'] : []),
+        ].sort(),
+      );
+      expect(variables).toMatchObject({
+        TABLE_NAME: { Ref: tableId },
+        JWT_ISSUER: { Ref: 'JwtIssuer' },
+        SOCIAL_PROVIDER: { Ref: 'SocialProvider' },
+      });
+    }
+  });
+});
+
+describe('least privilege', () => {
+  it.each(
+    routes.map((route) => [route.name, route] as const),
+  )('%s may do exactly its declared table actions, on the table only', (_, route) => {
+    const statements = dynamoStatements(functionOf(template, route));
+
+    if (route.tableActions.length === 0) {
+      expect(statements).toEqual([]);
+      return;
+    }
+    expect(statements.flatMap(actionsOf).sort()).toEqual(
+      [...route.tableActions, ...(route.indexes?.length ? ['dynamodb:Query'] : [])].sort(),
+    );
+    expect(statements.map((statement) => statement.Resource)).toEqual([
+      tableArn,
+      ...(route.indexes?.length ? [route.indexes.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] }))] : []),
+    ]);
+  });
+
+  it('grants no wildcard DynamoDB action anywhere in the stack', () => {
+    expect(wildcardDynamoActions(allStatements(template))).toEqual([]);
+  });
+
+  it('the wildcard check catches dynamodb:* and *', () => {
+    const granted: Statement[] = [
+      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:*'], Resource: '*' },
+      { Effect: 'Allow', Action: '*', Resource: '*' },
+      { Effect: 'Allow', Action: 'dynamodb:Batch*', Resource: '*' },
+    ];
+
+    expect(wildcardDynamoActions(granted)).toEqual(['dynamodb:*', '*', 'dynamodb:Batch*']);
+  });
+
+  it('lets a function write its own log group and nothing else in CloudWatch Logs', () => {
+    for (const route of routes) {
+      const functionId = functionOf(template, route);
+      const logGroup = resource(template, functionId).Properties.LoggingConfig.LogGroup;
+      const logs = statementsOf(template, functionId).filter((statement) =>
+        actionsOf(statement).some((action) => action.startsWith('logs:')),
+      );
+      expect(logs).toEqual([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup.Ref, 'Arn'] } },
+      ]);
+    }
+    expect(ofType(template, 'AWS::IAM::Role').every(([, role]) => role.Properties.ManagedPolicyArns === undefined)).toBe(true);
+  });
+});
+
+describe('a route that reads the provider key and queries an index', () => {
+  const extra: Route = {
+    name: 'NeedsSecretAndIndex',
+    method: 'POST',
+    path: '/test-only/{thing}',
+    entry: 'functions/route-not-found.ts',
+    tableActions: ['dynamodb:GetItem', 'dynamodb:Query'],
+    indexes: [tableDefinition.globalSecondaryIndexes[0].indexName],
+    secrets: ['providerApiKey'],
+  };
+  const variant = synth([...routes, extra]).template;
+  const secretId = ofType(variant, 'AWS::SecretsManager::Secret')[0]![0];
+  const secretReaders = (t: Template) =>
+    ofType(t, 'AWS::IAM::Policy')
+      .filter(([, policy]) => JSON.stringify(policy.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`))
+      .map(([, policy]) => policy.Properties.Roles);
+
+  it('gets read access to that secret and its ARN; functions that do not declare it do not', () => {
+    const functionId = functionOf(variant, extra);
+    const roleId = resource(variant, functionId).Properties.Role['Fn::GetAtt'][0];
+    const declaring = routes.filter((route) => route.secrets?.includes('providerApiKey'));
+    const roleOf = (t: Template, route: Route) => ({ Ref: resource(t, functionOf(t, route)).Properties.Role['Fn::GetAtt'][0] });
+
+    expect(secretReaders(variant)).toEqual(expect.arrayContaining([[{ Ref: roleId }]]));
+    expect(secretReaders(variant)).toHaveLength(declaring.length + 1);
+    expect(resource(variant, functionId).Properties.Environment.Variables.SCRAPECREATORS_API_KEY_SECRET_ARN).toEqual({ Ref: secretId });
+    expect(secretReaders(template)).toEqual(declaring.map((route) => [roleOf(template, route)]));
+  });
+
+  it('may query that index, and only with Query', () => {
+    const statements = statementsOf(variant, functionOf(variant, extra)).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
+
+    expect(statements.map((statement) => [statement.Action, statement.Resource])).toEqual([
+      [['dynamodb:GetItem', 'dynamodb:Query'], { 'Fn::GetAtt': [tableId, 'Arn'] }],
+      ['dynamodb:Query', { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/GSI1']] }],
+    ]);
+  });
+});
+
+describe('the table', () => {
+  it('is the shared definition, on demand, with point-in-time recovery, TTL and deletion protection, and is retained', () => {
+    const table = resource(template, tableId);
+
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+      DeletionProtectionEnabled: true,
+    });
+  });
+});
+
+describe('the API', () => {
+  it('has one $default stage with throttling and JSON access logs that carry no headers', () => {
+    const stages = ofType(template, 'AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(1);
+    const stage = stages[0]![1];
+
+    expect(stage.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: { Ref: 'ApiThrottleRateLimit' },
+        ThrottlingBurstLimit: { Ref: 'ApiThrottleBurstLimit' },
+      },
+    });
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', routeKey: '$context.routeKey', status: '$context.status' });
+    expect(stage.Properties.AccessLogSettings.Format).not.toMatch(/header|authorization/i);
+  });
+
+  it('keeps every log group for the retention the operator chose', () => {
+    const groups = ofType(template, 'AWS::Logs::LogGroup');
+
+    expect(groups).toHaveLength(routes.length + 1);
+    for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
+  });
+
+  it('takes the JWT and provider settings as parameters, the provider defaulting to http', () => {
+    template.hasParameter('JwtIssuer', { Type: 'String' });
+    template.hasParameter('JwtAudience', { Type: 'String' });
+    template.hasParameter('JwtJwksUri', { Type: 'String', AllowedPattern: '^https://.+' });
+    template.hasParameter('SocialProvider', { Type: 'String', Default: 'http', AllowedValues: ['http', 'sample'] });
+    template.hasParameter('ScrapeCreatorsBaseUrl', { Type: 'String', Default: 'https://api.scrapecreators.com' });
+    template.hasParameter('ProviderTimeoutMs', { Type: 'Number', Default: 10000 });
+  });
+});
+
+describe('alarms', () => {
+  const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+  const topicId = ofType(template, 'AWS::SNS::Topic')[0]![0];
+
+  it('watches the 5xx rate of the API', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'IF(requests >= 20, 100 * errors / requests, 0)' })]),
+      Threshold: 2,
+    });
+  });
+
+  it.each(routes.map((route) => [route.name, route] as const))('watches errors and throttles of %s', (_, route) => {
+    const functionId = functionOf(template, route);
+    const on = (metricName: string) =>
+      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${functionId}"`));
+
+    expect(on('Errors')).toHaveLength(1);
+    expect(on('Throttles')).toHaveLength(1);
+  });
+
+  it('watches DynamoDB throttling on the table and its indexes', () => {
+    const dynamo = alarms.filter((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('ThrottleEvents'));
+
+    expect(dynamo).toHaveLength(1);
+    for (const index of tableDefinition.globalSecondaryIndexes) expect(JSON.stringify(dynamo[0])).toContain(index.indexName);
+  });
+
+  it('notifies the alarm topic when an alarm fires and when it clears', () => {
+    expect(alarms.length).toBe(1 + 2 * routes.length + 1);
+    for (const alarm of alarms) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+    }
+  });
+});
+
+describe('cdk-nag', () => {
+  it('finds nothing unacknowledged in the AwsSolutions pack', () => {
+    expect(nagReport).toBeUndefined();
+  });
+});
