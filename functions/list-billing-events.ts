@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { listBillingEvents } from '../lib/db/billing-events.ts';
 import { getMembership } from '../lib/db/memberships.ts';
 import { forbidden, notFound } from '../lib/errors.ts';

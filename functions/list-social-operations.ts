@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { listSocialOperations } from '../lib/social/list.ts';

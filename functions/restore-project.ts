@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { alongsideRateLimit } from '../lib/http/rate-limit.ts';
 import { presentResource } from '../lib/resources/model.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
@@ -6,7 +6,7 @@ import { runSocialOperation } from '../lib/social/run.ts';
 /** Printable ASCII, as most APIs that take an Idempotency-Key accept (UUIDs recommended). */
 const idempotencyKey = z
   .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)');
+  .check(z.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)'));
 
 /**
  * POST /social/{operation}?organization_id= — editors and owners. Body: the operation input;
@@ -17,7 +17,7 @@ export const handler = endpoint(
     schemas: {
       path: z.object({ operation: z.string() }),
       query: z.object({ organization_id: organizationId }),
-      headers: z.object({ 'idempotency-key': idempotencyKey.optional() }),
+      headers: z.object({ 'idempotency-key': z.optional(idempotencyKey) }),
       // The operation's own schema validates the body once the operation is known.
       body: z.unknown(),
     },

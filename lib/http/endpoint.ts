@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { logIdentity, powertools, requestLog } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { authenticate } from './authenticate.ts';
@@ -11,7 +11,7 @@ import { requestContext } from './request-context.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 import { type InputSchemas, validateInput } from './validate.ts';
 
-type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Parsed<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 export type EndpointInput<S extends InputSchemas> = {
   path: Parsed<S['path']>;
   query: Parsed<S['query']>;

@@ -1,14 +1,14 @@
 import type { MiddlewareObj } from '@middy/core';
-import type * as z from 'zod';
+import * as z from 'zod/mini';
 import { type Issue, validationFailed } from '../errors.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
 export interface InputSchemas {
-  path?: z.ZodType;
-  query?: z.ZodType;
+  path?: z.core.$ZodType;
+  query?: z.core.$ZodType;
   /** Request headers, names in lower case (API Gateway v2 lower-cases them). */
-  headers?: z.ZodType;
-  body?: z.ZodType;
+  headers?: z.core.$ZodType;
+  body?: z.core.$ZodType;
 }
 
 /**
@@ -43,7 +43,7 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 }
 
 /** zod issues → documented issues, with the location (`path`, `query`, `body`) in front. */
-export function toIssues(location: string, error: z.ZodError, input: unknown): Issue[] {
+export function toIssues(location: string, error: z.core.$ZodError, input: unknown): Issue[] {
   return error.issues.map((issue) => {
     const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');
     const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
@@ -60,9 +60,9 @@ export const validateInput = (schemas: InputSchemas): MiddlewareObj<HttpEvent, H
   before: async (request) => {
     const query = readQuery(request.event);
     const issues: Issue[] = [...query.issues];
-    const parse = (location: string, schema: z.ZodType | undefined, input: unknown) => {
+    const parse = (location: string, schema: z.core.$ZodType | undefined, input: unknown) => {
       if (!schema) return undefined;
-      const result = schema.safeParse(input);
+      const result = z.safeParse(schema, input);
       if (result.success) return result.data;
       issues.push(...toIssues(location, result.error, input));
       return undefined;

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 /**
  * The one restore mechanism behind the four restore endpoints (asset, skill, conversation,
  * project). Two sequential DynamoDB round trips: the resource and the caller's memberships are
@@ -12,7 +13,10 @@ import { uuidParam } from '../http/params.ts';
 import { type AnyRecord, type RecordOf, type ResourceKind, workspaceRole } from './model.ts';
 
 /** A resource id in a path: a UUID, in any case (ids are stored lower-case). */
-export const resourceIdParam = uuidParam.transform((id) => id.toLowerCase());
+export const resourceIdParam = z.pipe(
+  uuidParam,
+  z.transform((id: string) => id.toLowerCase()),
+);
 
 /** What the caller may do with a resource, decided from the stored item alone. */
 export type Access = { allowed: true; role: Role } | { allowed: false; status: 403 | 404 };

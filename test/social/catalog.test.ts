@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { CATALOG, DESCRIPTORS, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
+import { CATALOG, descriptors, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
 
 process.env.SOCIAL_PROVIDER = 'sample';
 const { handler } = await import('../../functions/run-social-operation.ts');
@@ -17,9 +17,9 @@ addFormats.default(ajv);
 describe('the catalog of social operations', () => {
   it('has exactly the 52 operations of the spec, each with a network except resolve_mention', () => {
     expect(OPERATION_NAMES).toHaveLength(52);
-    expect([...DESCRIPTORS.keys()]).toEqual([...OPERATION_NAMES]);
+    expect([...descriptors().keys()]).toEqual([...OPERATION_NAMES]);
     for (const name of OPERATION_NAMES) {
-      const descriptor = DESCRIPTORS.get(name)!;
+      const descriptor = descriptors().get(name)!;
       if (name === 'resolve_mention') expect(descriptor).not.toHaveProperty('network');
       else expect(name.startsWith(`${descriptor.network}_`)).toBe(true);
       expect(descriptor.description.length).toBeGreaterThan(30);
@@ -32,7 +32,7 @@ describe('the catalog of social operations', () => {
   });
 
   describe.each(OPERATION_NAMES.map((name) => [name]))('%s', (name) => {
-    const descriptor = DESCRIPTORS.get(name)!;
+    const descriptor = descriptors().get(name)!;
     const definition = CATALOG.get(name)!;
     const input = VALID_INPUTS[name]!;
 

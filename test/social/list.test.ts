@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../lib/db/client.ts';
-import { DESCRIPTORS, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
+import { descriptors, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
 
 process.env.SOCIAL_PROVIDER = 'sample';
 const { handler } = await import('../../functions/list-social-operations.ts');
@@ -18,7 +18,7 @@ describe('GET /social/operations', () => {
     const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users[role]) });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json');
-    expect(answer.body).toEqual({ operations: OPERATION_NAMES.map((name) => DESCRIPTORS.get(name)) });
+    expect(answer.body).toEqual({ operations: OPERATION_NAMES.map((name) => descriptors().get(name)) });
   });
 
   it('returns each descriptor with the documented fields', async () => {
@@ -116,7 +116,7 @@ describe('GET /social/operations', () => {
     const context = { caller: { userId: users.viewer }, rateLimit: undefined } as Parameters<typeof listSocialOperations>[0];
     const first = await listSocialOperations(context, orgId);
     const second = await listSocialOperations(context, orgId);
-    expect(first.operations[0]).toBe(DESCRIPTORS.get('x_search'));
+    expect(first.operations[0]).toBe(descriptors().get('x_search'));
     expect(second.operations[0]).toBe(first.operations[0]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The catalog of social operations: one definition per operation (name, network, description,
  * credit cost, zod input and output schemas), and the descriptors the listing returns, whose
- * JSON Schemas (draft 2020-12) are generated from the zod schemas once, at module load.
+ * JSON Schemas (draft 2020-12) are generated from the zod schemas once, on first use.
  *
  * Only the two social functions import this module (it is large; see docs/social-operations.md).
  */
@@ -95,22 +95,29 @@ export interface OperationDescriptor {
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Record<string, unknown>;
 
+let descriptorCache: ReadonlyMap<string, OperationDescriptor> | undefined;
+
 /**
- * The descriptors, computed once per cold start. Input schemas describe what a caller may send
- * (fields with defaults are optional); output schemas describe what comes back.
+ * The descriptors, computed on first use and kept for the life of the instance. Lazily, because
+ * only the listing needs them: the run function would otherwise generate 104 JSON Schemas on
+ * every cold start for nothing. Input schemas describe what a caller may send (fields with
+ * defaults are optional); output schemas describe what comes back.
  */
-export const DESCRIPTORS: ReadonlyMap<string, OperationDescriptor> = new Map(
-  definitions.map((definition) => [
-    definition.name,
-    {
-      name: definition.name,
-      ...(definition.network ? { network: definition.network } : {}),
-      description: `${definition.description} Costs ${definition.cost} credit${definition.cost === 1 ? '' : 's'}.`,
-      input_schema: jsonSchema(definition.input, 'input'),
-      output_schema: jsonSchema(definition.output, 'output'),
-    },
-  ]),
-);
+export function descriptors(): ReadonlyMap<string, OperationDescriptor> {
+  descriptorCache ??= new Map(
+    definitions.map((definition) => [
+      definition.name,
+      {
+        name: definition.name,
+        ...(definition.network ? { network: definition.network } : {}),
+        description: `${definition.description} Costs ${definition.cost} credit${definition.cost === 1 ? '' : 's'}.`,
+        input_schema: jsonSchema(definition.input, 'input'),
+        output_schema: jsonSchema(definition.output, 'output'),
+      },
+    ]),
+  );
+  return descriptorCache;
+}
 
 export const operationsOfNetworks = (networks: readonly string[]): OperationDefinition[] =>
   definitions.filter((definition) => definition.network === undefined || networks.includes(definition.network));
