@@ -1,9 +1,9 @@
-import * as z from 'zod/mini';
 /**
  * The one restore mechanism behind the four restore endpoints (asset, skill, conversation,
  * project). Two sequential DynamoDB round trips: the resource and the caller's memberships are
  * read together (alongside the rate-limit counter), then one conditional write or transaction.
  */
+import * as z from 'zod/mini';
 import { config } from '../config.ts';
 import type { Membership, Role } from '../db/memberships.ts';
 import { listMembershipsOfUser } from '../db/memberships.ts';
