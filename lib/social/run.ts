@@ -51,6 +51,20 @@ const STALE_RETRIES = 3;
 
 export const upstreamFailed = () =>
   new ApiError(500, 'upstream_failed', 'the social data provider failed; the charge was refunded, retry with backoff');
+/** The refund write failed too (logged as REFUND FAILED for an operator): say so rather than claim it. */
+const upstreamFailedRefundPending = () =>
+  new ApiError(
+    500,
+    'upstream_failed',
+    'the social data provider failed; the refund of its charge is delayed, do not retry before your balance is back',
+  );
+
+/**
+ * Time kept back from the provider call for the refund when the function itself is about to
+ * time out: middy answers just before Lambda's deadline and the frozen instance would never
+ * write a refund that was still pending, so the charge would be lost.
+ */
+export const REFUND_RESERVE_MS = 3_000;
 
 const keyReused = () => conflict('idempotency_key_reused', 'this Idempotency-Key was used with another operation or body');
 const keyInProgress = () =>
@@ -111,8 +125,13 @@ const basisOf = (org: Organization, membership: Membership): ChargeBasis => ({
   memberLimit: membership.spending_limit,
 });
 
-async function callProvider(provider: SocialProvider, operation: OperationDefinition, input: Record<string, unknown>): Promise<unknown> {
-  const timeoutMs = socialConfig().providerTimeoutMs;
+async function callProvider(
+  provider: SocialProvider,
+  operation: OperationDefinition,
+  input: Record<string, unknown>,
+  remainingMs: number,
+): Promise<unknown> {
+  const timeoutMs = Math.max(0, Math.min(socialConfig().providerTimeoutMs, remainingMs - REFUND_RESERVE_MS));
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -203,26 +222,35 @@ export async function runSocialOperation({ context, orgId, operationName, body, 
 
   let output: unknown;
   try {
-    output = await callProvider(provider, operation, input);
+    output = await callProvider(provider, operation, input, context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY);
   } catch (error) {
     const reason = error instanceof UpstreamNotFoundError ? 'not found upstream' : 'the upstream call failed';
     logError('social operation failed upstream; refunding', error, { operation: operation.name, request_id: context.requestId });
-    await Promise.all([
+    const [refunded] = await Promise.all([
       refundCharge(charge, reason),
       idempotency ? releaseIdempotencyRecord(idempotency.key, idempotency.owner) : Promise.resolve(),
     ]);
+    if (!refunded) throw upstreamFailedRefundPending();
     if (error instanceof UpstreamNotFoundError) throw new ApiError(404, 'not_found', error.message);
     throw upstreamFailed();
   }
 
-  const [after] = await Promise.all([
-    getOrganization(orgId),
+  // The run is paid for and its output in hand: a failed balance read only costs the header,
+  // never the answer (a 500 here would make the client pay again for the same data).
+  const [remaining] = await Promise.all([
+    getOrganization(orgId).then(
+      (after) => (after ? String(after.credits) : undefined),
+      (error: unknown) => {
+        logError('balance after a successful run could not be read; Credits-Remaining omitted', error, { request_id: context.requestId });
+        return undefined;
+      },
+    ),
     idempotency
       ? completeIdempotencyRecord(idempotency.key, idempotency.owner, { status: 200, headers: {}, body: output })
       : Promise.resolve(),
   ]);
   return new Reply(output, {
     [HEADERS.charged]: String(charge.cost),
-    [HEADERS.remaining]: String(after?.credits ?? 0),
+    ...(remaining === undefined ? {} : { [HEADERS.remaining]: remaining }),
   });
 }

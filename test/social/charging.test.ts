@@ -103,6 +103,25 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect((await profile(orgId, users.editor)).status).toBe(200);
   });
 
+  it("a refund after the month turned gives back the charge month's spend, not the new month's", async () => {
+    const { orgId, users } = await workspace({ credits: 10, spendingLimit: 5 });
+    const { chargeOperation, refundCharge } = await import('../../lib/db/credits.ts');
+    const charge = await chargeOperation({
+      orgId,
+      userId: users.editor,
+      operation: 'instagram_profile',
+      network: 'instagram',
+      cost: 1,
+      basis: { credits: 10, orgLimit: 5, memberLimit: null },
+      now: new Date('2025-01-31T23:59:59.900Z'),
+    });
+    expect(await refundCharge(charge, 'the upstream call failed', new Date('2025-02-01T00:00:00.100Z'))).toBe(true);
+    expect(await spent(orgSpendKey(orgId, '2025-01'))).toBe(0);
+    expect(await spent(memberSpendKey(orgId, users.editor, '2025-01'))).toBe(0);
+    expect(await spent(orgSpendKey(orgId, '2025-02'))).toBe(0);
+    expect((await getOrganization(orgId))!.credits).toBe(10);
+  });
+
   it('with no credits and a reached limit, insufficient_credits wins', async () => {
     const { orgId, users } = await workspace({ credits: 0, spendingLimit: 0 });
     const answer = await profile(orgId, users.editor);

@@ -196,6 +196,15 @@ describe('the http provider (ScrapeCreators) against a stub on 127.0.0.1', () =>
       ]);
     });
 
+    it('a highlight without an id is refused (refunded), not given the id "undefined"', async () => {
+      const { orgId, users } = await workspace({ credits: 5 });
+      stub.next({ kind: 'payload', payload: { highlights: [{ title: 'Space', media_count: 3 }] } });
+      const answer = await runAs(orgId, users.editor, 'instagram_user_highlights');
+      expect(answer.status).toBe(500);
+      expect(answer.body.code).toBe('upstream_failed');
+      expect((await getOrganization(orgId))!.credits).toBe(5);
+    });
+
     it('a 404 from the vendor is a 404 to the caller, refunded', async () => {
       const { orgId, users } = await workspace({ credits: 5 });
       stub.next({ kind: 'status', status: 404, body: vendorError(404, 'not_found', 'User not found') });

@@ -185,7 +185,7 @@ const igItem = (item: Json, story = false) => {
 
 const igHighlight = (h: Json) => ({
   network: 'instagram',
-  id: String(h.id).replace(/^highlight:/, ''),
+  id: str(h.id)?.replace(/^highlight:/, '') ?? '',
   title: str(h.title) ?? '',
   cover_url: str(h.cover_media?.thumbnail_src ?? h.cover_media_cropped_thumbnail?.url ?? h.cover_media?.cropped_image_version?.url),
   media_count: int(h.media_count),

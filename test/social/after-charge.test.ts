@@ -1,0 +1,128 @@
+/**
+ * What happens between the charge and the answer when something other than the provider goes
+ * wrong: the function nearing its own timeout, the refund write failing, the balance read after
+ * a successful run failing. Failures are injected at the SDK level; the table is DynamoDB Local.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { db } from '../../lib/db/client.ts';
+import { getOrganization } from '../../lib/db/organizations.ts';
+
+process.env.SOCIAL_PROVIDER = 'sample';
+const { handler } = await import('../../functions/run-social-operation.ts');
+const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
+const { UpstreamError } = await import('../../lib/social/providers/types.ts');
+const { uniqueId, workspace } = await import('../support/fixtures.ts');
+const { call, withoutRequestId } = await import('../support/http.ts');
+const { tokenFor } = await import('../support/tokens.ts');
+const { eventsOf, runUrl } = await import('../support/social.ts');
+
+const run = (orgId: string, user: string, headers: Record<string, string> = {}, target: typeof handler = handler) =>
+  call(target, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(user), body: { handle: 'nasa' }, headers });
+
+/** Makes the commands `matches` selects fail (once each time `armed()` is true) with an SDK-like error. */
+function failCommands(matches: (commandName: string) => boolean) {
+  const name = `fail-${Math.random()}`;
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (matches(String(context.commandName))) throw Object.assign(new Error('injected'), { name: 'InternalServerError' });
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return () => db().middlewareStack.remove(name);
+}
+
+describe('after the charge', () => {
+  it('a function close to its own timeout cuts the provider call short and still refunds before it ends', async () => {
+    // Prepare: 3.5 s left in the invocation; the provider never answers (PROVIDER_TIMEOUT_MS is 20 s).
+    const { orgId, users } = await workspace({ credits: 5 });
+    const deadline = Date.now() + 3_500;
+    const nearTimeout: typeof handler = ((event: unknown, context: object) =>
+      (handler as (event: unknown, context: object) => unknown)(event, {
+        ...context,
+        getRemainingTimeInMillis: () => deadline - Date.now(),
+      })) as typeof handler;
+    const spy = vi.spyOn(sampleProvider, 'run').mockImplementation(() => new Promise(() => undefined));
+
+    // Act
+    let answer: Awaited<ReturnType<typeof run>>;
+    try {
+      answer = await run(orgId, users.editor, {}, nearTimeout);
+    } finally {
+      spy.mockRestore();
+    }
+
+    // Assess: the refund was written within the invocation, not lost with it.
+    expect(answer.status).toBe(500);
+    expect(withoutRequestId(answer.body)).toEqual({
+      code: 'upstream_failed',
+      message: 'the social data provider failed; the charge was refunded, retry with backoff',
+    });
+    expect((await getOrganization(orgId))!.credits).toBe(5);
+    expect((await eventsOf(orgId)).map((event) => event.type)).toEqual([
+      'credits.granted',
+      'social_operation.charged',
+      'social_operation.refunded',
+    ]);
+  });
+
+  it('a refund that cannot be written: still 500 upstream_failed, without claiming the charge was refunded', async () => {
+    const { orgId, users } = await workspace({ credits: 5 });
+    const spy = vi.spyOn(sampleProvider, 'run').mockRejectedValueOnce(new UpstreamError('upstream down'));
+    let transactions = 0;
+    // The first transaction is the charge; the second, the refund, fails.
+    const stop = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions === 2);
+
+    let answer: Awaited<ReturnType<typeof run>>;
+    try {
+      answer = await run(orgId, users.editor);
+    } finally {
+      stop();
+      spy.mockRestore();
+    }
+
+    expect(answer.status).toBe(500);
+    expect(withoutRequestId(answer.body)).toEqual({
+      code: 'upstream_failed',
+      message: 'the social data provider failed; the refund of its charge is delayed, do not retry before your balance is back',
+    });
+    expect((await getOrganization(orgId))!.credits).toBe(4);
+  });
+
+  it.each([
+    ['without a key', undefined],
+    ['with a key', 'key'],
+  ])('%s: the balance read after a successful run failing still answers 200 with the output (the run was paid)', async (_case, withKey) => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 5 });
+    const headers: Record<string, string> = withKey ? { 'Idempotency-Key': uniqueId('key-') } : {};
+    let providerCalled = false;
+    const original = sampleProvider.run.bind(sampleProvider);
+    const spy = vi.spyOn(sampleProvider, 'run').mockImplementation(async (request) => {
+      providerCalled = true;
+      return original(request);
+    });
+    const stop = failCommands((command) => command === 'GetItemCommand' && providerCalled);
+
+    // Act
+    let answer: Awaited<ReturnType<typeof run>>;
+    try {
+      answer = await run(orgId, users.editor, headers);
+    } finally {
+      stop();
+      spy.mockRestore();
+    }
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ network: 'tiktok', username: 'nasa' });
+    expect(answer.headers['credits-charged']).toBe('1');
+    expect(answer.headers['credits-remaining']).toBeUndefined();
+    expect((await getOrganization(orgId))!.credits).toBe(4);
+    if (withKey) {
+      const retry = await run(orgId, users.editor, headers);
+      expect(retry.body).toEqual(answer.body);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+    }
+  });
+});
