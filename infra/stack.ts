@@ -19,6 +19,11 @@ import { bundling, defines } from './bundling.ts';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
+/** API Gateway (HTTP API) answers 503 after 30 s whatever the function does. */
+export const FUNCTION_TIMEOUT_SECONDS = 25;
+/** The longest provider call the stack accepts: leaves the run 5 s for its reads, charge and refund. */
+export const PROVIDER_TIMEOUT_MAX_MS = 20_000;
+
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
 export interface WorkspaceServiceStackProps extends StackProps {
@@ -171,13 +176,16 @@ export class WorkspaceServiceStack extends Stack {
       architecture: Architecture.ARM_64,
       // CPU scales with memory: 1 GB keeps the cold start (module load) short.
       memorySize: 1024,
-      // API Gateway gives up at 30 s; a social run may wait PROVIDER_TIMEOUT_MS and then refund.
-      timeout: Duration.seconds(25),
+      // API Gateway gives up at 30 s; a social run may wait PROVIDER_TIMEOUT_MS (at most
+      // PROVIDER_TIMEOUT_MAX_MS) and still have time to write its refund.
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: options.environment.POWERTOOLS_LOG_LEVEL as ApplicationLogLevel,
-      systemLogLevelV2: SystemLogLevel.WARN,
+      // INFO keeps Lambda's `platform.report` line (duration, memory used, init duration) per
+      // invocation; WARN would leave only failures.
+      systemLogLevelV2: SystemLogLevel.INFO,
       tracing: Tracing.ACTIVE,
       environment,
       bundling: {
@@ -242,10 +250,10 @@ export class WorkspaceServiceStack extends Stack {
       }),
       providerTimeoutMs: number(
         'ProviderTimeoutMs',
-        'Timeout of one upstream provider call, in ms (below the 25 s function timeout)',
+        `Timeout of one upstream provider call, in ms (below the ${FUNCTION_TIMEOUT_SECONDS} s function timeout)`,
         10000,
         100,
-        20000,
+        PROVIDER_TIMEOUT_MAX_MS,
       ),
       rateLimitRequests: number('RateLimitRequests', 'Requests per caller per window', 300, 1),
       rateLimitWindowSeconds: number('RateLimitWindowSeconds', 'Length of the per-caller rate-limit window, in seconds', 60, 1),
@@ -258,9 +266,11 @@ export class WorkspaceServiceStack extends Stack {
         default: 90,
         allowedValues: RETENTION_DAYS.map(String),
       }),
-      logLevel: text('LogLevel', 'Application log level of the functions', {
+      // Not WARN or ERROR: Lambda filters stdout by level, and the EMF metric records (which have
+      // no level) count as INFO, so a higher level would silently drop every custom metric.
+      logLevel: text('LogLevel', 'Application log level of the functions (above INFO would drop the EMF metrics)', {
         default: 'INFO',
-        allowedValues: ['DEBUG', 'INFO', 'WARN', 'ERROR'],
+        allowedValues: ['DEBUG', 'INFO'],
       }),
     };
   }

@@ -4,7 +4,7 @@
  * Embedded Metric Format, the details of an unexpected error, and never the bearer token.
  * Logging and metrics are switched on here (the other test files keep them silent).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { workspace } from './support/fixtures.ts';
 import { call } from './support/http.ts';
 import { badTokens, tokenFor } from './support/tokens.ts';
@@ -13,11 +13,17 @@ Object.assign(process.env, {
   POWERTOOLS_LOG_LEVEL: 'INFO',
   POWERTOOLS_METRICS_DISABLED: 'false',
   POWERTOOLS_METRICS_NAMESPACE: 'WorkspaceServiceTest',
+  SOCIAL_PROVIDER: 'sample',
 });
 const { handler: listBillingEvents } = await import('../functions/list-billing-events.ts');
 const { handler: routeNotFound } = await import('../functions/route-not-found.ts');
+const { handler: runSocialOperation } = await import('../functions/run-social-operation.ts');
 const { db } = await import('../lib/db/client.ts');
 const { recordCreditsCharged, metrics } = await import('../lib/observability/metrics.ts');
+const { sampleProvider } = await import('../lib/social/providers/sample.ts');
+const { UpstreamError, UpstreamNotFoundError } = await import('../lib/social/providers/types.ts');
+const { deleted, restore } = await import('./support/resources.ts');
+const { runUrl } = await import('./support/social.ts');
 
 let written: string[] = [];
 const originals = { stdout: process.stdout.write, stderr: process.stderr.write };
@@ -43,6 +49,8 @@ const records = (): Record<string, any>[] =>
     .map((line) => JSON.parse(line));
 const requestLine = () => records().find((record) => record.message === 'request');
 const emf = (metric: string) => records().find((record) => record._aws && metric in record);
+/** The values of one metric over every EMF record written so far. */
+const values = (metric: string): number[] => records().flatMap((record) => (record._aws && metric in record ? [record[metric]] : []));
 
 describe('the request log line', () => {
   it('names the route, status, request id, caller and organization of a successful request', async () => {
@@ -74,6 +82,16 @@ describe('the request log line', () => {
     expect(requestLine()).toMatchObject({ status: 401, code: 'unauthenticated', route: 'ListBillingEvents' });
     expect(requestLine()).not.toHaveProperty('caller');
     expect(written.join('')).not.toContain(token);
+  });
+
+  it('carries the organization of the resource on a restore, which has none in its path', async () => {
+    const { orgId, users } = await workspace();
+    const asset = await deleted('asset', { orgId, by: users.editor });
+
+    const answer = await restore('asset', asset.id, users.editor);
+
+    expect(answer.status).toBe(200);
+    expect(requestLine()).toMatchObject({ route: 'RestoreAsset', status: 200, caller: users.editor, organization_id: orgId });
   });
 
   it('is written for an unknown route too', async () => {
@@ -149,5 +167,65 @@ describe('metrics', () => {
       CreditsCharged: 3,
     });
     expect(metrics.hasStoredMetrics()).toBe(false);
+  });
+
+  describe('of a social operation run', () => {
+    const run = (orgId: string, user: string, operation = 'tiktok_trend_scan', body: unknown = { region: 'US' }) =>
+      call(runSocialOperation, { method: 'POST', url: runUrl(operation, orgId), token: tokenFor(user), body });
+
+    it('counts the credits charged and the provider call latency, and no failure or refund', async () => {
+      const { orgId, users } = await workspace({ credits: 10 });
+
+      const answer = await run(orgId, users.editor);
+
+      expect(answer.status).toBe(200);
+      expect(values('CreditsCharged')).toEqual([5]);
+      expect(values('UpstreamLatency')).toEqual([expect.any(Number)]);
+      expect(emf('UpstreamLatency')?._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: 'UpstreamLatency', Unit: 'Milliseconds' }]);
+      expect(values('UpstreamFailures')).toEqual([]);
+      expect(values('CreditsRefunded')).toEqual([]);
+    });
+
+    it.each([
+      ['fails', () => new UpstreamError('upstream answered 502'), 500, [1]],
+      ['says not found (an answer, not a failure)', () => new UpstreamNotFoundError('no such account'), 404, []],
+    ])('counts the charge, the latency and the refund when the provider %s', async (_, failure, status, failures) => {
+      const { orgId, users } = await workspace({ credits: 10 });
+      const spy = vi.spyOn(sampleProvider, 'run').mockRejectedValue(failure());
+      try {
+        const answer = await run(orgId, users.editor);
+
+        expect(answer.status).toBe(status);
+        expect(values('CreditsCharged')).toEqual([5]);
+        expect(values('CreditsRefunded')).toEqual([5]);
+        expect(values('UpstreamLatency')).toEqual([expect.any(Number)]);
+        expect(values('UpstreamFailures')).toEqual(failures);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('counts output that breaks the schema as a failure', async () => {
+      const { orgId, users } = await workspace({ credits: 10 });
+      const spy = vi.spyOn(sampleProvider, 'run').mockResolvedValue({ unexpected: true });
+      try {
+        const answer = await run(orgId, users.editor);
+
+        expect(answer.status).toBe(500);
+        expect(values('UpstreamFailures')).toEqual([1]);
+        expect(values('CreditsRefunded')).toEqual([5]);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('counts nothing for a run refused before the charge', async () => {
+      const { orgId, users } = await workspace({ credits: 1 });
+
+      const answer = await run(orgId, users.editor);
+
+      expect(answer.status).toBe(402);
+      expect([...values('CreditsCharged'), ...values('UpstreamLatency'), ...values('CreditsRefunded')]).toEqual([]);
+    });
   });
 });

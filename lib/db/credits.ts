@@ -14,6 +14,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiError, forbidden } from '../errors.ts';
 import { logError } from '../log.ts';
+import { recordCreditsCharged, recordCreditsRefunded } from '../observability/metrics.ts';
 import { billingEventPut, newBillingEvent } from './billing-events.ts';
 import { db, tableName } from './client.ts';
 import { memberSpendKey, membershipKey, orgKey, orgSpendKey, spendMonth } from './keys.ts';
@@ -233,6 +234,7 @@ export async function chargeOperation(request: ChargeRequest): Promise<Charge> {
   const eventId = `evt_${randomUUID()}`;
   const items = chargeTransaction(request, eventId, now);
   await transact(items, (reasons) => refusal(request, reasons));
+  recordCreditsCharged(request.cost);
   return {
     orgId: request.orgId,
     userId: request.userId,
@@ -276,6 +278,7 @@ export function refundTransaction(charge: Charge, reason: string, now: Date): Tr
 export async function refundCharge(charge: Charge, reason: string, now = new Date()): Promise<boolean> {
   try {
     await transact(refundTransaction(charge, reason, now), () => null);
+    recordCreditsRefunded(charge.cost);
     return true;
   } catch (error) {
     logError('REFUND FAILED: credits owed to the organization', error, { charge });

@@ -10,6 +10,7 @@ import { listMembershipsOfUser } from '../db/memberships.ts';
 import { getResource, restoreResourceWrite } from '../db/resources.ts';
 import { ApiError, forbidden, notFound } from '../errors.ts';
 import { uuidParam } from '../http/params.ts';
+import { logger } from '../log.ts';
 import { type AnyRecord, type RecordOf, type ResourceKind, workspaceRole } from './model.ts';
 
 /** A resource id in a path: a UUID, in any case (ids are stored lower-case). */
@@ -82,6 +83,8 @@ export async function restoreResource<K extends ResourceKind>(
   firstReads: <T>(reads: Promise<T>) => Promise<T> = (reads) => reads,
 ): Promise<Restored<K>> {
   const [read, memberships] = await firstReads(Promise.all([getResource(kind, id), listMembershipsOfUser(userId)]));
+  // The organization is known only now: on this request's later log lines, its `request` line included.
+  if (read?.organization_id) logger.appendKeys({ organization_id: read.organization_id });
   let record: RecordOf[K] | null = read;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
     const now = new Date();

@@ -36,6 +36,7 @@ import { alongsideRateLimit } from '../http/rate-limit.ts';
 import type { ServiceContext } from '../http/types.ts';
 import { toIssues } from '../http/validate.ts';
 import { logError } from '../log.ts';
+import { recordUpstreamFailure, recordUpstreamLatency } from '../observability/metrics.ts';
 import { CATALOG, type OperationDefinition } from './catalog/index.ts';
 import { socialProvider } from './providers/index.ts';
 import { type SocialProvider, UpstreamError, UpstreamNotFoundError } from './providers/types.ts';
@@ -140,14 +141,21 @@ async function callProvider(
       reject(new UpstreamError(`the provider did not answer within ${timeoutMs} ms`));
     }, timeoutMs);
   });
+  const startedAt = performance.now();
   try {
     // The race also bounds a provider that ignores the abort signal.
-    const output = await Promise.race([provider.run({ operation, input, signal: controller.signal }), timeout]);
+    const output = await Promise.race([provider.run({ operation, input, signal: controller.signal }), timeout]).finally(() =>
+      recordUpstreamLatency(performance.now() - startedAt),
+    );
     const parsed = operation.output.safeParse(output);
     if (!parsed.success) {
       throw new UpstreamError(`the provider's output breaks the output schema: ${JSON.stringify(parsed.error.issues.slice(0, 3))}`);
     }
     return parsed.data;
+  } catch (error) {
+    // "Not found upstream" is an answer (the account is not public), not a failing provider.
+    if (!(error instanceof UpstreamNotFoundError)) recordUpstreamFailure();
+    throw error;
   } finally {
     clearTimeout(timer);
   }
