@@ -100,6 +100,10 @@ function connect(flags: Flags): { local: boolean; dev: DevInfo | null } {
   if (table) {
     process.env.TABLE_NAME = table;
     if (optional(flags, 'region')) process.env.AWS_REGION = optional(flags, 'region');
+    // A real table in a guessed region would be the wrong table (or none): ask rather than guess.
+    if (!isLoopback(endpoint) && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION) {
+      throw new UsageError('--region is required with --table (or set AWS_REGION)');
+    }
     if (endpoint) process.env.DYNAMODB_ENDPOINT = endpoint;
     if (isLoopback(endpoint)) useLocalTable(endpoint!, table);
     return { local: isLoopback(endpoint), dev: readDevInfo() };

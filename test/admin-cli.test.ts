@@ -191,6 +191,14 @@ describe('admin CLI', () => {
     });
   });
 
+  it('asks for a region rather than guessing one for a real table', async () => {
+    const result = await runScript('scripts/admin.ts', ['get', 'asset', 'x', '--table', 'prod'], {
+      env: { AWS_REGION: '', AWS_DEFAULT_REGION: '' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--region is required with --table (or set AWS_REGION)');
+  });
+
   it('says how to start the local stack when there is none', async () => {
     const result = await runScript('scripts/admin.ts', ['get', 'asset', 'x'], { cwd: mkdtempSync(join(tmpdir(), 'empty-')) });
     expect(result.code).toBe(2);
