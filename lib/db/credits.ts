@@ -16,11 +16,9 @@ import { ApiError, forbidden } from '../errors.ts';
 import { logError } from '../log.ts';
 import { recordCreditsCharged, recordCreditsRefunded } from '../observability/metrics.ts';
 import { billingEventPut, newBillingEvent } from './billing-events.ts';
-import { db, tableName } from './client.ts';
+import { type CancellationReason, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
 import { memberSpendKey, membershipKey, orgKey, orgSpendKey, spendMonth } from './keys.ts';
 import type { TableKey } from './table.ts';
-
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /** Spend counters are kept for reporting a little over a year after their month. */
 const SPEND_RETENTION_SECONDS = 400 * 86_400;
@@ -162,17 +160,7 @@ export function chargeTransaction(request: ChargeRequest, eventId: string, now: 
   return items;
 }
 
-interface Reason {
-  Code?: string;
-  Item?: Record<string, AttributeValue>;
-}
-
-const reasonsOf = (error: unknown): Reason[] | null =>
-  (error as Error | null)?.name === 'TransactionCanceledException'
-    ? ((error as { CancellationReasons?: Reason[] }).CancellationReasons ?? [])
-    : null;
-
-const failed = (reason: Reason | undefined) => reason?.Code === 'ConditionalCheckFailed';
+const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
 const numberOf = (value: AttributeValue | undefined) => (value?.N === undefined ? null : Number(value.N));
 const stringsOf = (value: AttributeValue | undefined) => [...(value?.L ?? []).map((entry) => entry.S), ...(value?.SS ?? [])];
 
@@ -181,7 +169,7 @@ const stringsOf = (value: AttributeValue | undefined) => [...(value?.L ?? []).ma
  * 403 (membership, role, network) → 409 (the idempotency claim) → 402 (balance, then limits).
  * A condition that failed only because a limit changed since it was read → StaleLimitError.
  */
-function refusal(request: ChargeRequest, reasons: Reason[]): Error | null {
+function refusal(request: ChargeRequest, reasons: CancellationReason[]): Error | null {
   const [org, member, orgSpend, memberSpend, , claim] = reasons;
   const orgItem = org?.Item;
   const memberItem = member?.Item;
@@ -202,7 +190,7 @@ function refusal(request: ChargeRequest, reasons: Reason[]): Error | null {
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
 
 /** Runs a transaction, retrying (with jitter) when it loses to a concurrent one. */
-async function transact(items: TransactItem[], onCancelled: (reasons: Reason[]) => Error | null): Promise<void> {
+async function transact(items: TransactItem[], onCancelled: (reasons: CancellationReason[]) => Error | null): Promise<void> {
   // One token for all attempts: an SDK-level resend of a committed transaction is a no-op.
   const token = randomUUID();
   for (let attempt = 1; ; attempt += 1) {
@@ -210,7 +198,7 @@ async function transact(items: TransactItem[], onCancelled: (reasons: Reason[]) 
       await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
       return;
     } catch (error) {
-      const reasons = reasonsOf(error);
+      const reasons = cancellationReasons(error);
       const refused = reasons ? onCancelled(reasons) : null;
       if (refused) throw refused;
       const conflict = reasons?.some((reason) => reason.Code === 'TransactionConflict') ?? false;

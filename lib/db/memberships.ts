@@ -1,6 +1,5 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
+import { cancellationCodes, db, tableName } from './client.ts';
 import { NoSuchOrganizationError } from './errors.ts';
 import { membershipIndexKey, membershipKey, orgKey, userMembershipsPrefix } from './keys.ts';
 
@@ -61,7 +60,7 @@ export async function putMembership(input: {
       }),
     );
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
       throw new NoSuchOrganizationError(`organization ${input.orgId} does not exist`);
     }
     throw error;

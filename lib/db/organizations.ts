@@ -1,7 +1,6 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
-import { db, tableName } from './client.ts';
+import { cancellationCodes, db, type TransactItem, tableName } from './client.ts';
 import { AlreadyExistsError, NoSuchOrganizationError } from './errors.ts';
 import { orgKey } from './keys.ts';
 
@@ -46,7 +45,7 @@ export async function createOrganization(input: {
     spending_limit: input.spendingLimit ?? null,
     created_at: now.toISOString(),
   };
-  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+  const items: TransactItem[] = [
     {
       Put: {
         TableName: tableName(),
@@ -68,7 +67,7 @@ export async function createOrganization(input: {
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
       throw new AlreadyExistsError(`organization ${org.id} already exists`);
     }
     throw error;
@@ -104,7 +103,7 @@ export async function applyBillingEvent(orgId: string, event: BillingEvent): Pro
       }),
     );
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
       throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
     }
     throw error;

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, ResourceKind, SkillRecord } from '../resources/model.ts';
-import { db, tableName } from './client.ts';
+import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
 import { projectSlugKey, resourceKey, skillNameKey } from './keys.ts';
 import type { TableKey } from './table.ts';
-
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /**
  * A uniqueness claim held by a live resource: a project's slug, a custom skill's name.
@@ -77,12 +75,6 @@ export const liveParentCheck = (projectId: string, orgId: string): TransactItem 
     ExpressionAttributeValues: { ':org': orgId, ':null': 'NULL' },
   },
 });
-
-/** The cancellation reason of each transaction item, or null if `error` is not a cancellation. */
-export function cancellationCodes(error: unknown): (string | undefined)[] | null {
-  if (!(error instanceof TransactionCanceledException)) return null;
-  return (error.CancellationReasons ?? []).map((reason) => reason.Code);
-}
 
 const nowIso = (now: Date) => now.toISOString();
 
@@ -241,7 +233,7 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
     if (!codes) throw error;
     // The resource itself first: if it moved on, the other checks were made against a stale read.
     if (codes[0] === 'ConditionalCheckFailed') {
-      const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+      const reasons = cancellationReasons(error) ?? [];
       return { outcome: 'stale', current: oldItem<K>(reasons[0]?.Item) };
     }
     claims.forEach((claim, i) => {
