@@ -3,7 +3,7 @@ import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { alongsideRateLimit } from '../http/rate-limit.ts';
 import type { ServiceContext } from '../http/types.ts';
-import { descriptors, type OperationDescriptor, operationsOfNetworks } from './catalog/index.ts';
+import { descriptor, type OperationDescriptor, operationsOfNetworks } from './catalog/index.ts';
 import { socialProvider } from './providers/index.ts';
 
 /**
@@ -21,6 +21,6 @@ export async function listSocialOperations(context: ServiceContext, orgId: strin
   return {
     operations: operationsOfNetworks(org.networks)
       .filter((operation) => provider.serves(operation.name))
-      .map((operation) => descriptors().get(operation.name)!),
+      .map(descriptor),
   };
 }
