@@ -1,10 +1,11 @@
+import { socialConfig } from '../config.ts';
 import { notAMember } from '../db/credits.ts';
 import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { alongsideRateLimit } from '../http/rate-limit.ts';
 import type { ServiceContext } from '../http/types.ts';
-import { descriptors, type OperationDescriptor, operationsOfNetworks } from './catalog/index.ts';
-import { socialProvider } from './providers/index.ts';
+import { descriptor, type OperationDescriptor, operationsOfNetworks } from './catalog/index.ts';
+import { serves } from './providers/served.ts';
 
 /**
  * The operations this organization can run: those of its enabled networks (and the
@@ -17,10 +18,11 @@ export async function listSocialOperations(context: ServiceContext, orgId: strin
     Promise.all([getOrganization(orgId), getMembership(orgId, context.caller.userId)]),
   );
   if (!org || !membership) throw notAMember();
-  const provider = socialProvider();
+  // Not socialProvider(): the listing needs only the served names, not a provider's code.
+  const provider = socialConfig().provider;
   return {
     operations: operationsOfNetworks(org.networks)
-      .filter((operation) => provider.serves(operation.name))
-      .map((operation) => descriptors().get(operation.name)!),
+      .filter((operation) => serves(provider, operation.name))
+      .map(descriptor),
   };
 }

@@ -62,6 +62,15 @@ describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, 
   });
 });
 
+describe('ListSocialOperations', () => {
+  it('bundles no provider and no Secrets Manager client: the listing needs only the served names', () => {
+    const bundled = inputs('ListSocialOperations');
+
+    expect(bundled.filter((input) => input.startsWith('lib/social/providers/'))).toEqual(['lib/social/providers/served.ts']);
+    expect(bundled.filter((input) => input.includes('client-secrets-manager'))).toEqual([]);
+  });
+});
+
 describe('with the Tracer asked for (`-c tracer=true`)', () => {
   it('bundles the Powertools Tracer and the X-Ray SDK, and still loads', async () => {
     const route = routes.find((candidate) => candidate.path === '$default')!;

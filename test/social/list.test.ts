@@ -111,7 +111,7 @@ describe('GET /social/operations', () => {
     }
   });
 
-  it('serves the descriptors computed once at load, not per request', async () => {
+  it('serves the descriptors computed once, on first use, not per request', async () => {
     const { orgId, users } = await workspace({ networks: ['x'] });
     const context = { caller: { userId: users.viewer }, rateLimit: undefined } as Parameters<typeof listSocialOperations>[0];
     const first = await listSocialOperations(context, orgId);

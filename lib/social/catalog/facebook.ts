@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { comment, cursor, group, operation, page, post, profile, query, urlOn } from './shapes.ts';
+import { comment, cursor, group, lazy, operation, page, post, profile, query, urlOn } from './shapes.ts';
 
-const pageUrl = urlOn(['facebook.com', 'fb.com'], 'a facebook.com page or profile URL, e.g. https://www.facebook.com/nasa');
-const postUrl = urlOn(['facebook.com', 'fb.watch'], 'a facebook.com post, video or reel URL');
-const groupUrl = urlOn(['facebook.com/groups'], 'a facebook.com/groups/ URL, e.g. https://www.facebook.com/groups/123456789');
+const pageUrl = lazy(() => urlOn(['facebook.com', 'fb.com'], 'a facebook.com page or profile URL, e.g. https://www.facebook.com/nasa'));
+const postUrl = lazy(() => urlOn(['facebook.com', 'fb.watch'], 'a facebook.com post, video or reel URL'));
+const groupUrl = lazy(() => urlOn(['facebook.com/groups'], 'a facebook.com/groups/ URL, e.g. https://www.facebook.com/groups/123456789'));
 
 export const facebook = [
   operation({
@@ -11,7 +11,7 @@ export const facebook = [
     network: 'facebook',
     description: 'Get a public Facebook page or profile by URL: intro, category, likes, followers, contact details.',
     cost: 1,
-    input: z.strictObject({ url: pageUrl }),
+    input: () => z.strictObject({ url: pageUrl() }),
     output: profile,
   }),
   operation({
@@ -19,23 +19,23 @@ export const facebook = [
     network: 'facebook',
     description: 'List the public posts of a Facebook page, newest first, a few per page.',
     cost: 1,
-    input: z.strictObject({ url: pageUrl, cursor: cursor.optional() }),
-    output: page(post),
+    input: () => z.strictObject({ url: pageUrl(), cursor: cursor().optional() }),
+    output: () => page(post()),
   }),
   operation({
     name: 'facebook_page_reels',
     network: 'facebook',
     description: 'List the reels of a Facebook page, newest first, a page at a time.',
     cost: 1,
-    input: z.strictObject({ url: pageUrl, cursor: cursor.optional() }),
-    output: page(post),
+    input: () => z.strictObject({ url: pageUrl(), cursor: cursor().optional() }),
+    output: () => page(post()),
   }),
   operation({
     name: 'facebook_post',
     network: 'facebook',
     description: 'Get one public Facebook post or reel by URL: text, media, reactions, comments, shares, views.',
     cost: 1,
-    input: z.strictObject({ url: postUrl }),
+    input: () => z.strictObject({ url: postUrl() }),
     output: post,
   }),
   operation({
@@ -43,15 +43,15 @@ export const facebook = [
     network: 'facebook',
     description: 'List the comments on a public Facebook post, a page at a time.',
     cost: 1,
-    input: z.strictObject({ url: postUrl, cursor: cursor.optional() }),
-    output: page(comment),
+    input: () => z.strictObject({ url: postUrl(), cursor: cursor().optional() }),
+    output: () => page(comment()),
   }),
   operation({
     name: 'facebook_group',
     network: 'facebook',
     description: 'Get a Facebook group by URL: description, privacy, member count and recent activity.',
     cost: 1,
-    input: z.strictObject({ url: groupUrl }),
+    input: () => z.strictObject({ url: groupUrl() }),
     output: group,
   }),
   operation({
@@ -59,23 +59,25 @@ export const facebook = [
     network: 'facebook',
     description: 'List the posts of a public Facebook group, in the chosen order, a few per page.',
     cost: 1,
-    input: z.strictObject({
-      url: groupUrl,
-      sort: z.enum(['chronological', 'recent-activity', 'top']).default('chronological').describe('order of the posts'),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        url: groupUrl(),
+        sort: z.enum(['chronological', 'recent-activity', 'top']).default('chronological').describe('order of the posts'),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'facebook_search',
     network: 'facebook',
     description: 'Search public Facebook posts or videos by keywords, a page at a time.',
     cost: 1,
-    input: z.strictObject({
-      query,
-      type: z.enum(['posts', 'videos']).default('posts').describe('what to search for'),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        query: query(),
+        type: z.enum(['posts', 'videos']).default('posts').describe('what to search for'),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
 ];

@@ -1,7 +1,8 @@
 /**
  * The catalog of social operations: one definition per operation (name, network, description,
- * credit cost, zod input and output schemas), and the descriptors the listing returns, whose
- * JSON Schemas (draft 2020-12) are generated from the zod schemas once, on first use.
+ * credit cost, zod input and output schemas, each built on first use), and the descriptors the
+ * listing returns, whose JSON Schemas (draft 2020-12) are generated from the zod schemas once
+ * per operation, on first use.
  *
  * Only the two social functions import this module (it is large; see docs/social-operations.md).
  */
@@ -95,29 +96,33 @@ export interface OperationDescriptor {
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Record<string, unknown>;
 
-let descriptorCache: ReadonlyMap<string, OperationDescriptor> | undefined;
+const descriptorCache = new Map<string, OperationDescriptor>();
 
 /**
- * The descriptors, computed on first use and kept for the life of the instance. Lazily, because
- * only the listing needs them: the run function would otherwise generate 104 JSON Schemas on
- * every cold start for nothing. Input schemas describe what a caller may send (fields with
- * defaults are optional); output schemas describe what comes back.
+ * One operation's descriptor, computed on first use and kept for the life of the instance.
+ * Lazily, and per operation, because only the listing needs them and only for the operations
+ * it lists: the run function would otherwise build every operation's zod schemas and generate
+ * 104 JSON Schemas on every cold start for nothing. Input schemas describe what a caller may
+ * send (fields with defaults are optional); output schemas describe what comes back.
  */
-export function descriptors(): ReadonlyMap<string, OperationDescriptor> {
-  descriptorCache ??= new Map(
-    definitions.map((definition) => [
-      definition.name,
-      {
-        name: definition.name,
-        ...(definition.network ? { network: definition.network } : {}),
-        description: `${definition.description} Costs ${definition.cost} credit${definition.cost === 1 ? '' : 's'}.`,
-        input_schema: jsonSchema(definition.input, 'input'),
-        output_schema: jsonSchema(definition.output, 'output'),
-      },
-    ]),
-  );
-  return descriptorCache;
+export function descriptor(definition: OperationDefinition): OperationDescriptor {
+  let found = descriptorCache.get(definition.name);
+  if (!found) {
+    found = {
+      name: definition.name,
+      ...(definition.network ? { network: definition.network } : {}),
+      description: `${definition.description} Costs ${definition.cost} credit${definition.cost === 1 ? '' : 's'}.`,
+      input_schema: jsonSchema(definition.input, 'input'),
+      output_schema: jsonSchema(definition.output, 'output'),
+    };
+    descriptorCache.set(definition.name, found);
+  }
+  return found;
 }
+
+/** Every operation's descriptor, in catalog order (the same objects `descriptor` returns). */
+export const descriptors = (): ReadonlyMap<string, OperationDescriptor> =>
+  new Map(definitions.map((definition) => [definition.name, descriptor(definition)]));
 
 export const operationsOfNetworks = (networks: readonly string[]): OperationDefinition[] =>
   definitions.filter((definition) => definition.network === undefined || networks.includes(definition.network));

@@ -1,9 +1,11 @@
 import * as z from 'zod';
-import { company, cursor, operation, page, post, profile, query, urlOn } from './shapes.ts';
+import { company, cursor, lazy, operation, page, post, profile, query, urlOn } from './shapes.ts';
 
-const profileUrl = urlOn(['linkedin.com/in'], 'a linkedin.com/in/ profile URL, e.g. https://www.linkedin.com/in/satyanadella');
-const companyUrl = urlOn(['linkedin.com/company'], 'a linkedin.com/company/ URL, e.g. https://www.linkedin.com/company/microsoft');
-const postUrl = urlOn(['linkedin.com'], 'a linkedin.com post or article URL, e.g. https://www.linkedin.com/posts/…');
+const profileUrl = lazy(() => urlOn(['linkedin.com/in'], 'a linkedin.com/in/ profile URL, e.g. https://www.linkedin.com/in/satyanadella'));
+const companyUrl = lazy(() =>
+  urlOn(['linkedin.com/company'], 'a linkedin.com/company/ URL, e.g. https://www.linkedin.com/company/microsoft'),
+);
+const postUrl = lazy(() => urlOn(['linkedin.com'], 'a linkedin.com post or article URL, e.g. https://www.linkedin.com/posts/…'));
 const text = (what: string) => z.string().trim().min(1).max(200).describe(what);
 
 export const linkedin = [
@@ -12,7 +14,7 @@ export const linkedin = [
     network: 'linkedin',
     description: 'Get a LinkedIn member profile by URL as a logged-out visitor sees it: headline, location, followers.',
     cost: 1,
-    input: z.strictObject({ url: profileUrl }),
+    input: () => z.strictObject({ url: profileUrl() }),
     output: profile,
   }),
   operation({
@@ -20,7 +22,7 @@ export const linkedin = [
     network: 'linkedin',
     description: 'Get a LinkedIn company page by URL: description, industry, size, headquarters, website.',
     cost: 1,
-    input: z.strictObject({ url: companyUrl }),
+    input: () => z.strictObject({ url: companyUrl() }),
     output: company,
   }),
   operation({
@@ -28,23 +30,23 @@ export const linkedin = [
     network: 'linkedin',
     description: 'List the recent posts of a LinkedIn member, newest first, a page at a time.',
     cost: 1,
-    input: z.strictObject({ url: profileUrl, cursor: cursor.optional() }),
-    output: page(post),
+    input: () => z.strictObject({ url: profileUrl(), cursor: cursor().optional() }),
+    output: () => page(post()),
   }),
   operation({
     name: 'linkedin_company_posts',
     network: 'linkedin',
     description: 'List the recent posts of a LinkedIn company page (LinkedIn shows at most 7 pages).',
     cost: 1,
-    input: z.strictObject({ url: companyUrl, cursor: cursor.optional() }),
-    output: page(post),
+    input: () => z.strictObject({ url: companyUrl(), cursor: cursor().optional() }),
+    output: () => page(post()),
   }),
   operation({
     name: 'linkedin_post',
     network: 'linkedin',
     description: 'Get one LinkedIn post or article by URL: text, author, reactions and comment count.',
     cost: 1,
-    input: z.strictObject({ url: postUrl }),
+    input: () => z.strictObject({ url: postUrl() }),
     output: post,
   }),
   operation({
@@ -52,28 +54,30 @@ export const linkedin = [
     network: 'linkedin',
     description: 'Search LinkedIn members by keywords, optionally narrowed by title, company and location.',
     cost: 3,
-    input: z.strictObject({
-      query,
-      title: text('current job title contains').optional(),
-      company: text('current company name').optional(),
-      location: text('location, e.g. "Berlin" or "United States"').optional(),
-      cursor: cursor.optional(),
-    }),
-    output: page(profile),
+    input: () =>
+      z.strictObject({
+        query: query(),
+        title: text('current job title contains').optional(),
+        company: text('current company name').optional(),
+        location: text('location, e.g. "Berlin" or "United States"').optional(),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(profile()),
   }),
   operation({
     name: 'linkedin_search_posts',
     network: 'linkedin',
     description: 'Search public LinkedIn posts by keywords, optionally within a time window.',
     cost: 1,
-    input: z.strictObject({
-      query,
-      date_posted: z
-        .enum(['last-hour', 'last-day', 'last-week', 'last-month', 'last-year', 'any-time'])
-        .default('any-time')
-        .describe('only posts published in this window'),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        query: query(),
+        date_posted: z
+          .enum(['last-hour', 'last-day', 'last-week', 'last-month', 'last-year', 'any-time'])
+          .default('any-time')
+          .describe('only posts published in this window'),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
 ];

@@ -1,8 +1,10 @@
 import * as z from 'zod';
-import { comment, cursor, operation, page, post, query, urlOn } from './shapes.ts';
+import { comment, cursor, lazy, operation, page, post, query, urlOn } from './shapes.ts';
 
-const postUrl = urlOn(['reddit.com', 'redd.it'], 'a reddit.com post URL, e.g. https://www.reddit.com/r/aws/comments/1abcde/…');
-const timeframe = z.enum(['hour', 'day', 'week', 'month', 'year', 'all']).default('all').describe('time window for "top" ordering');
+const postUrl = lazy(() => urlOn(['reddit.com', 'redd.it'], 'a reddit.com post URL, e.g. https://www.reddit.com/r/aws/comments/1abcde/…'));
+const timeframe = lazy(() =>
+  z.enum(['hour', 'day', 'week', 'month', 'year', 'all']).default('all').describe('time window for "top" ordering'),
+);
 
 export const reddit = [
   operation({
@@ -10,41 +12,43 @@ export const reddit = [
     network: 'reddit',
     description: 'Search Reddit posts by keywords, optionally within one subreddit, in the chosen order.',
     cost: 1,
-    input: z.strictObject({
-      query,
-      subreddit: z
-        .string()
-        .regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"')
-        .optional()
-        .describe('restrict the search to this subreddit'),
-      sort: z.enum(['relevance', 'new', 'top', 'comments']).default('relevance'),
-      timeframe,
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        query: query(),
+        subreddit: z
+          .string()
+          .regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"')
+          .optional()
+          .describe('restrict the search to this subreddit'),
+        sort: z.enum(['relevance', 'new', 'top', 'comments']).default('relevance'),
+        timeframe: timeframe(),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'reddit_subreddit_posts',
     network: 'reddit',
     description: 'List the posts of a subreddit (hot, new, top, rising or best), a page at a time.',
     cost: 1,
-    input: z.strictObject({
-      subreddit: z
-        .string()
-        .regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"')
-        .describe('subreddit name, with or without "r/"'),
-      sort: z.enum(['hot', 'new', 'top', 'rising', 'best']).default('hot'),
-      timeframe,
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        subreddit: z
+          .string()
+          .regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"')
+          .describe('subreddit name, with or without "r/"'),
+        sort: z.enum(['hot', 'new', 'top', 'rising', 'best']).default('hot'),
+        timeframe: timeframe(),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'reddit_post',
     network: 'reddit',
     description: 'Get one Reddit post by URL: title, body, author, subreddit, score and comment count.',
     cost: 1,
-    input: z.strictObject({ url: postUrl }),
+    input: () => z.strictObject({ url: postUrl() }),
     output: post,
   }),
   operation({
@@ -52,7 +56,7 @@ export const reddit = [
     network: 'reddit',
     description: 'List the comments on a Reddit post (replies flattened, with parent_id), a page at a time.',
     cost: 1,
-    input: z.strictObject({ url: postUrl, cursor: cursor.optional() }),
-    output: page(comment),
+    input: () => z.strictObject({ url: postUrl(), cursor: cursor().optional() }),
+    output: () => page(comment()),
   }),
 ];

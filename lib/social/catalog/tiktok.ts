@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { comment, count, cursor, handle, list, operation, page, post, profile, query, region, trend, urlOn } from './shapes.ts';
+import { comment, count, cursor, handle, lazy, list, operation, page, post, profile, query, region, trend, urlOn } from './shapes.ts';
 
-const account = handle('TikTok');
-const videoUrl = urlOn(['tiktok.com'], 'a tiktok.com video URL, e.g. https://www.tiktok.com/@nasa/video/7301234567890123456');
+const account = lazy(() => handle('TikTok'));
+const videoUrl = lazy(() => urlOn(['tiktok.com'], 'a tiktok.com video URL, e.g. https://www.tiktok.com/@nasa/video/7301234567890123456'));
 
 export const tiktok = [
   operation({
@@ -10,7 +10,7 @@ export const tiktok = [
     network: 'tiktok',
     description: 'Get a TikTok account by handle: bio, avatar, followers, following, total likes and video count.',
     cost: 1,
-    input: z.strictObject({ handle: account }),
+    input: () => z.strictObject({ handle: account() }),
     output: profile,
   }),
   operation({
@@ -18,20 +18,21 @@ export const tiktok = [
     network: 'tiktok',
     description: 'List the videos of a TikTok account, latest or most popular first, a page at a time.',
     cost: 1,
-    input: z.strictObject({
-      handle: account,
-      sort: z.enum(['latest', 'popular']).default('latest').describe('order of the videos'),
-      region: region.optional(),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        handle: account(),
+        sort: z.enum(['latest', 'popular']).default('latest').describe('order of the videos'),
+        region: region().optional(),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'tiktok_post',
     network: 'tiktok',
     description: 'Get one TikTok video by URL: caption, author, sound, views, likes, comments, shares and saves.',
     cost: 1,
-    input: z.strictObject({ url: videoUrl, region: region.optional() }),
+    input: () => z.strictObject({ url: videoUrl(), region: region().optional() }),
     output: post,
   }),
   operation({
@@ -39,81 +40,85 @@ export const tiktok = [
     network: 'tiktok',
     description: 'List the comments on a TikTok video, a page at a time.',
     cost: 1,
-    input: z.strictObject({ url: videoUrl, cursor: cursor.optional() }),
-    output: page(comment),
+    input: () => z.strictObject({ url: videoUrl(), cursor: cursor().optional() }),
+    output: () => page(comment()),
   }),
   operation({
     name: 'tiktok_search',
     network: 'tiktok',
     description: 'Search TikTok videos by keyword, optionally within a time window; pages may repeat a video.',
     cost: 1,
-    input: z.strictObject({
-      query,
-      date_posted: z
-        .enum(['yesterday', 'this-week', 'this-month', 'last-3-months', 'last-6-months', 'all-time'])
-        .default('all-time')
-        .describe('only videos posted in this window'),
-      sort: z.enum(['relevance', 'most-liked', 'date-posted']).default('relevance').describe('order of the results'),
-      region: region.optional(),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        query: query(),
+        date_posted: z
+          .enum(['yesterday', 'this-week', 'this-month', 'last-3-months', 'last-6-months', 'all-time'])
+          .default('all-time')
+          .describe('only videos posted in this window'),
+        sort: z.enum(['relevance', 'most-liked', 'date-posted']).default('relevance').describe('order of the results'),
+        region: region().optional(),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'tiktok_hashtag_posts',
     network: 'tiktok',
     description: 'List TikTok videos tagged with a hashtag, a page at a time.',
     cost: 1,
-    input: z.strictObject({
-      hashtag: z
-        .string()
-        .regex(/^#?[\p{L}\p{N}_]{1,100}$/u, 'must be a hashtag of letters, digits or "_", with or without "#"')
-        .describe('hashtag, with or without "#"'),
-      region: region.optional(),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        hashtag: z
+          .string()
+          .regex(/^#?[\p{L}\p{N}_]{1,100}$/u, 'must be a hashtag of letters, digits or "_", with or without "#"')
+          .describe('hashtag, with or without "#"'),
+        region: region().optional(),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'tiktok_music_posts',
     network: 'tiktok',
     description: 'List TikTok videos that use a sound, by the sound id (the digits at the end of a tiktok.com/music/ URL).',
     cost: 1,
-    input: z.strictObject({
-      music_id: z
-        .string()
-        .regex(/^[0-9]{5,30}$/, 'must be the numeric sound id, e.g. 7016547803243022337')
-        .describe('numeric sound id, the digits at the end of https://www.tiktok.com/music/<name>-<id>'),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        music_id: z
+          .string()
+          .regex(/^[0-9]{5,30}$/, 'must be the numeric sound id, e.g. 7016547803243022337')
+          .describe('numeric sound id, the digits at the end of https://www.tiktok.com/music/<name>-<id>'),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'tiktok_trending',
     network: 'tiktok',
     description: 'Get the videos trending on TikTok now, as seen from a country; call again for a fresh batch.',
     cost: 1,
-    input: z.strictObject({ region: region.describe('country the feed is fetched from, e.g. US; content is not limited to it') }),
-    output: list(post),
+    input: () => z.strictObject({ region: region().describe('country the feed is fetched from, e.g. US; content is not limited to it') }),
+    output: () => list(post()),
   }),
   operation({
     name: 'tiktok_trend_scan',
     network: 'tiktok',
     description: 'Scan TikTok trend boards (hashtags, sounds, creators, videos) for a country and period, ranked.',
     cost: 5,
-    input: z.strictObject({
-      region,
-      period: z.enum(['7d', '30d', '120d']).default('7d').describe('trend window'),
-      kinds: z
-        .array(z.enum(['hashtag', 'sound', 'creator', 'video']))
-        .min(1)
-        .max(4)
-        .default(['hashtag'])
-        .describe('which boards to scan'),
-      new_only: z.boolean().default(false).describe('only entries new on the board in this period'),
-      count: count(50, 20),
-      cursor: cursor.optional(),
-    }),
-    output: page(trend),
+    input: () =>
+      z.strictObject({
+        region: region(),
+        period: z.enum(['7d', '30d', '120d']).default('7d').describe('trend window'),
+        kinds: z
+          .array(z.enum(['hashtag', 'sound', 'creator', 'video']))
+          .min(1)
+          .max(4)
+          .default(['hashtag'])
+          .describe('which boards to scan'),
+        new_only: z.boolean().default(false).describe('only entries new on the board in this period'),
+        count: count(50, 20),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(trend()),
   }),
 ];

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { author, comment, count, cursor, handle, list, networkEnum, operation, page, post, profile, trend, urlOn } from './shapes.ts';
+import { author, comment, count, cursor, handle, lazy, list, networkEnum, operation, page, post, profile, trend, urlOn } from './shapes.ts';
 
-const account = handle('X');
-const postUrl = urlOn(['x.com', 'twitter.com'], 'an x.com post URL, e.g. https://x.com/nasa/status/1834567890123456789');
+const account = lazy(() => handle('X'));
+const postUrl = lazy(() => urlOn(['x.com', 'twitter.com'], 'an x.com post URL, e.g. https://x.com/nasa/status/1834567890123456789'));
 
 export const x = [
   operation({
@@ -10,20 +10,21 @@ export const x = [
     network: 'x',
     description: 'Search recent X posts; the query takes X operators such as from:, lang: and -is:retweet.',
     cost: 1,
-    input: z.strictObject({
-      query: z.string().trim().min(1).max(512).describe('search query, X search operators allowed'),
-      sort: z.enum(['latest', 'top']).default('latest').describe('order of the results'),
-      count: count(100, 20),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        query: z.string().trim().min(1).max(512).describe('search query, X search operators allowed'),
+        sort: z.enum(['latest', 'top']).default('latest').describe('order of the results'),
+        count: count(100, 20),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'x_profile',
     network: 'x',
     description: 'Get an X account by handle: bio, location, followers, following and post counts.',
     cost: 1,
-    input: z.strictObject({ handle: account }),
+    input: () => z.strictObject({ handle: account() }),
     output: profile,
   }),
   operation({
@@ -31,15 +32,15 @@ export const x = [
     network: 'x',
     description: 'List the posts of an X account, a page at a time.',
     cost: 1,
-    input: z.strictObject({ handle: account, count: count(100, 20), cursor: cursor.optional() }),
-    output: page(post),
+    input: () => z.strictObject({ handle: account(), count: count(100, 20), cursor: cursor().optional() }),
+    output: () => page(post()),
   }),
   operation({
     name: 'x_post',
     network: 'x',
     description: 'Get one X post by URL: text, author, media, views, likes, reposts, replies and quotes.',
     cost: 1,
-    input: z.strictObject({ url: postUrl }),
+    input: () => z.strictObject({ url: postUrl() }),
     output: post,
   }),
   operation({
@@ -47,58 +48,63 @@ export const x = [
     network: 'x',
     description: 'List the replies to an X post, most relevant or latest first, a page at a time.',
     cost: 1,
-    input: z.strictObject({
-      url: postUrl,
-      sort: z.enum(['relevance', 'latest']).default('relevance'),
-      cursor: cursor.optional(),
-    }),
-    output: page(comment),
+    input: () =>
+      z.strictObject({
+        url: postUrl(),
+        sort: z.enum(['relevance', 'latest']).default('relevance'),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(comment()),
   }),
   operation({
     name: 'x_user_connections',
     network: 'x',
     description: 'List the followers of an X account, or the accounts it follows, a page at a time.',
     cost: 1,
-    input: z.strictObject({
-      handle: account,
-      kind: z.enum(['followers', 'following']).default('followers').describe('which side of the relationship'),
-      count: count(100, 50),
-      cursor: cursor.optional(),
-    }),
-    output: page(profile),
+    input: () =>
+      z.strictObject({
+        handle: account(),
+        kind: z.enum(['followers', 'following']).default('followers').describe('which side of the relationship'),
+        count: count(100, 50),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(profile()),
   }),
   operation({
     name: 'x_tweet_engagers',
     network: 'x',
     description: 'List the accounts that reposted, quoted, replied to or liked an X post (likes are often hidden).',
     cost: 1,
-    input: z.strictObject({
-      url: postUrl,
-      type: z.enum(['reposters', 'quoters', 'repliers', 'likers']).default('reposters').describe('which engagement to list'),
-      count: count(100, 50),
-      cursor: cursor.optional(),
-    }),
-    output: page(
-      z.object({
-        engagement: z.enum(['repost', 'quote', 'reply', 'like']),
-        user: author,
-        /** The quote or reply itself; null for reposts and likes. */
-        post: post.nullable(),
+    input: () =>
+      z.strictObject({
+        url: postUrl(),
+        type: z.enum(['reposters', 'quoters', 'repliers', 'likers']).default('reposters').describe('which engagement to list'),
+        count: count(100, 50),
+        cursor: cursor().optional(),
       }),
-    ),
+    output: () =>
+      page(
+        z.object({
+          engagement: z.enum(['repost', 'quote', 'reply', 'like']),
+          user: author(),
+          /** The quote or reply itself; null for reposts and likes. */
+          post: post().nullable(),
+        }),
+      ),
   }),
   operation({
     name: 'x_trends',
     network: 'x',
     description: 'Get the topics trending on X in a country, or worldwide with region WW.',
     cost: 1,
-    input: z.strictObject({
-      region: z
-        .string()
-        .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, or WW for worldwide')
-        .describe('ISO 3166-1 alpha-2 country code, or WW for worldwide'),
-      count: count(50, 20),
-    }),
-    output: list(trend.extend({ network: networkEnum.extract(['x']) })),
+    input: () =>
+      z.strictObject({
+        region: z
+          .string()
+          .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, or WW for worldwide')
+          .describe('ISO 3166-1 alpha-2 country code, or WW for worldwide'),
+        count: count(50, 20),
+      }),
+    output: () => list(trend().extend({ network: networkEnum().extract(['x']) })),
   }),
 ];

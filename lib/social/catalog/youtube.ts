@@ -1,16 +1,20 @@
 import * as z from 'zod';
-import { count, cursor, operation, page, playlist, post, profile, query, region, urlOn } from './shapes.ts';
+import { count, cursor, lazy, operation, page, playlist, post, profile, query, region, urlOn } from './shapes.ts';
 
-const channel = z
-  .string()
-  .max(2048)
-  .regex(
-    /^(@?[A-Za-z0-9._-]{3,100}|UC[A-Za-z0-9_-]{22}|https?:\/\/(www\.|m\.)?youtube\.com\/\S+)$/,
-    'must be a channel handle (@name), a channel id (UC…) or a youtube.com channel URL',
-  )
-  .describe('channel handle (@name), channel id (UC…) or youtube.com channel URL');
-const videoUrl = urlOn(['youtube.com', 'youtu.be'], 'a YouTube video or short URL, e.g. https://www.youtube.com/watch?v=dQw4w9WgXcQ');
-const sort = z.enum(['latest', 'popular']).default('latest').describe('order of the results');
+const channel = lazy(() =>
+  z
+    .string()
+    .max(2048)
+    .regex(
+      /^(@?[A-Za-z0-9._-]{3,100}|UC[A-Za-z0-9_-]{22}|https?:\/\/(www\.|m\.)?youtube\.com\/\S+)$/,
+      'must be a channel handle (@name), a channel id (UC…) or a youtube.com channel URL',
+    )
+    .describe('channel handle (@name), channel id (UC…) or youtube.com channel URL'),
+);
+const videoUrl = lazy(() =>
+  urlOn(['youtube.com', 'youtu.be'], 'a YouTube video or short URL, e.g. https://www.youtube.com/watch?v=dQw4w9WgXcQ'),
+);
+const sort = lazy(() => z.enum(['latest', 'popular']).default('latest').describe('order of the results'));
 
 export const youtube = [
   operation({
@@ -18,7 +22,7 @@ export const youtube = [
     network: 'youtube',
     description: 'Get a YouTube channel by handle, id or URL: description, subscribers, video count, links.',
     cost: 1,
-    input: z.strictObject({ channel }),
+    input: () => z.strictObject({ channel: channel() }),
     output: profile,
   }),
   operation({
@@ -26,31 +30,31 @@ export const youtube = [
     network: 'youtube',
     description: 'List the videos of a YouTube channel, latest or most popular first, a page at a time.',
     cost: 1,
-    input: z.strictObject({ channel, sort, cursor: cursor.optional() }),
-    output: page(post),
+    input: () => z.strictObject({ channel: channel(), sort: sort(), cursor: cursor().optional() }),
+    output: () => page(post()),
   }),
   operation({
     name: 'youtube_channel_playlists',
     network: 'youtube',
     description: 'List the public playlists of a YouTube channel, a page at a time.',
     cost: 1,
-    input: z.strictObject({ channel, cursor: cursor.optional() }),
-    output: page(playlist),
+    input: () => z.strictObject({ channel: channel(), cursor: cursor().optional() }),
+    output: () => page(playlist()),
   }),
   operation({
     name: 'youtube_channel_shorts',
     network: 'youtube',
     description: 'List the Shorts of a YouTube channel, latest or most popular first, a page at a time.',
     cost: 1,
-    input: z.strictObject({ channel, sort, cursor: cursor.optional() }),
-    output: page(post),
+    input: () => z.strictObject({ channel: channel(), sort: sort(), cursor: cursor().optional() }),
+    output: () => page(post()),
   }),
   operation({
     name: 'youtube_video',
     network: 'youtube',
     description: 'Get one YouTube video or Short by URL: title, description, channel, duration, views, likes.',
     cost: 1,
-    input: z.strictObject({ url: videoUrl }),
+    input: () => z.strictObject({ url: videoUrl() }),
     output: post,
   }),
   operation({
@@ -58,28 +62,30 @@ export const youtube = [
     network: 'youtube',
     description: 'Search YouTube videos or Shorts by keywords, with upload-date, duration and order filters.',
     cost: 1,
-    input: z.strictObject({
-      query,
-      type: z.enum(['videos', 'shorts']).default('videos').describe('what to search for'),
-      upload_date: z.enum(['today', 'this-week', 'this-month', 'this-year', 'any-time']).default('any-time'),
-      duration: z.enum(['any', 'under-3-min', '3-to-20-min', 'over-20-min']).default('any'),
-      sort: z.enum(['relevance', 'popular']).default('relevance'),
-      region: region.optional(),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        query: query(),
+        type: z.enum(['videos', 'shorts']).default('videos').describe('what to search for'),
+        upload_date: z.enum(['today', 'this-week', 'this-month', 'this-year', 'any-time']).default('any-time'),
+        duration: z.enum(['any', 'under-3-min', '3-to-20-min', 'over-20-min']).default('any'),
+        sort: z.enum(['relevance', 'popular']).default('relevance'),
+        region: region().optional(),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
   operation({
     name: 'youtube_trending',
     network: 'youtube',
     description: 'Get the videos or Shorts trending on YouTube in a country.',
     cost: 1,
-    input: z.strictObject({
-      region,
-      type: z.enum(['videos', 'shorts']).default('videos').describe('trending videos or trending Shorts'),
-      count: count(50, 25),
-      cursor: cursor.optional(),
-    }),
-    output: page(post),
+    input: () =>
+      z.strictObject({
+        region: region(),
+        type: z.enum(['videos', 'shorts']).default('videos').describe('trending videos or trending Shorts'),
+        count: count(50, 25),
+        cursor: cursor().optional(),
+      }),
+    output: () => page(post()),
   }),
 ];

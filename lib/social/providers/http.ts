@@ -7,6 +7,7 @@
 import type { Network } from '../../db/organizations.ts';
 import { parseMention } from '../mention.ts';
 import { MAPPINGS, verificationFor } from './scrapecreators.ts';
+import { serves } from './served.ts';
 import { type ProviderRequest, type SocialProvider, UpstreamError, UpstreamNotFoundError } from './types.ts';
 
 export interface HttpProviderOptions {
@@ -90,7 +91,7 @@ export function httpProvider(options: HttpProviderOptions): SocialProvider {
 
   return {
     name: 'http',
-    serves: (operation) => operation === 'resolve_mention' || operation in MAPPINGS,
+    serves: (operation) => serves('http', operation),
     async run({ operation, input, signal }: ProviderRequest) {
       if (operation.name === 'resolve_mention') return resolveMention(input, signal);
       return get(operation.name, input, signal);

@@ -12,6 +12,7 @@ import * as z from 'zod';
 import type { Network } from '../../db/organizations.ts';
 import type { OperationDefinition } from '../catalog/shapes.ts';
 import { PROFILE_URL, parseMention } from '../mention.ts';
+import { serves } from './served.ts';
 import type { ProviderRequest, SocialProvider } from './types.ts';
 
 type Schema = Record<string, any>;
@@ -203,7 +204,7 @@ function resolveMention(input: Record<string, unknown>) {
 
 export const sampleProvider: SocialProvider = {
   name: 'sample',
-  serves: () => true,
+  serves: (operation) => serves('sample', operation),
   async run({ operation, input }: ProviderRequest) {
     if (operation.name === 'resolve_mention') return resolveMention(input);
     return new Generator(operation, input).generate();

@@ -6,6 +6,7 @@
  * Operations without an entry here are not served by the `http` provider (and not listed).
  */
 import { PROFILE_URL, parseMention } from '../mention.ts';
+import { SCRAPECREATORS_OPERATIONS } from './served.ts';
 
 type Json = any;
 type Input = Record<string, any>;
@@ -977,6 +978,15 @@ export const MAPPINGS: Readonly<Record<string, Mapping>> = {
   ...linkedin,
   ...x,
 };
+
+// served.ts lists these names for the listing (which must not import this module): a mapping
+// added or removed here without it is a load-time error, not a listing that disagrees with runs.
+if (
+  Object.keys(MAPPINGS).length !== SCRAPECREATORS_OPERATIONS.size ||
+  Object.keys(MAPPINGS).some((operation) => !SCRAPECREATORS_OPERATIONS.has(operation))
+) {
+  throw new Error('ScrapeCreators: MAPPINGS do not match SCRAPECREATORS_OPERATIONS in served.ts');
+}
 
 /** Which profile operation verifies a resolved mention, and with what input. */
 export function verificationFor(mention: string, hint?: string): { operation: string; input: Input } | null {
