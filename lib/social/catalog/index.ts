@@ -11,70 +11,15 @@ import { crossNetwork } from './cross-network.ts';
 import { facebook } from './facebook.ts';
 import { instagram } from './instagram.ts';
 import { linkedin } from './linkedin.ts';
+import { OPERATION_NAMES } from './names.ts';
 import { reddit } from './reddit.ts';
 import type { Network, OperationDefinition } from './shapes.ts';
 import { tiktok } from './tiktok.ts';
 import { x } from './x.ts';
 import { youtube } from './youtube.ts';
 
+export { OPERATION_NAMES, type OperationName } from './names.ts';
 export type { OperationDefinition } from './shapes.ts';
-
-/** The 52 operation names of the spec, in the spec's order. */
-export const OPERATION_NAMES = [
-  'instagram_profile',
-  'instagram_user_posts',
-  'instagram_user_reels',
-  'instagram_user_stories',
-  'instagram_user_highlights',
-  'instagram_highlight_stories',
-  'instagram_post',
-  'instagram_post_comments',
-  'tiktok_profile',
-  'tiktok_user_posts',
-  'tiktok_post',
-  'tiktok_post_comments',
-  'tiktok_search',
-  'tiktok_hashtag_posts',
-  'tiktok_music_posts',
-  'tiktok_trending',
-  'tiktok_trend_scan',
-  'linkedin_profile',
-  'linkedin_company',
-  'linkedin_user_posts',
-  'linkedin_company_posts',
-  'linkedin_post',
-  'linkedin_search_people',
-  'linkedin_search_posts',
-  'youtube_channel',
-  'youtube_channel_videos',
-  'youtube_channel_playlists',
-  'youtube_channel_shorts',
-  'youtube_video',
-  'youtube_search',
-  'youtube_trending',
-  'facebook_page',
-  'facebook_page_posts',
-  'facebook_page_reels',
-  'facebook_post',
-  'facebook_post_comments',
-  'facebook_group',
-  'facebook_group_posts',
-  'facebook_search',
-  'reddit_search',
-  'reddit_subreddit_posts',
-  'reddit_post',
-  'reddit_post_comments',
-  'x_search',
-  'x_profile',
-  'x_user_posts',
-  'x_post',
-  'x_post_comments',
-  'x_user_connections',
-  'x_tweet_engagers',
-  'x_trends',
-  'resolve_mention',
-] as const;
-export type OperationName = (typeof OPERATION_NAMES)[number];
 
 const definitions = [...instagram, ...tiktok, ...linkedin, ...youtube, ...facebook, ...reddit, ...x, ...crossNetwork];
 
