@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
@@ -21,9 +22,28 @@ export function db(): DynamoDBDocumentClient {
     client = DynamoDBDocumentClient.from(base, {
       marshallOptions: { removeUndefinedValues: true },
     });
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const barrier = writeBarrier.getStore();
+        if (barrier && !READ_COMMANDS.has(String(context.commandName))) await barrier();
+        return next(args);
+      },
+      { step: 'initialize', name: 'writeBarrier' },
+    );
   }
   return client;
 }
+
+const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'BatchGetItemCommand', 'ScanCommand']);
+const writeBarrier = new AsyncLocalStorage<() => Promise<void>>();
+
+/**
+ * Runs `work` so that every write it sends to the table first awaits `barrier`, while its
+ * reads go out at once. The HTTP chain passes the rate-limit check as the barrier: a request
+ * over its limit can read (alongside the counter, in the same round trip) but never write, and
+ * no handler can forget to ask.
+ */
+export const withWriteBarrier = <T>(barrier: () => Promise<void>, work: () => Promise<T>): Promise<T> => writeBarrier.run(barrier, work);
 
 export const tableName = (): string => config().tableName;
 

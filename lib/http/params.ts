@@ -19,3 +19,9 @@ export const integerParam = (min: number, max: number, fallback: number) => {
   const digits = z.pipe(z.string().check(z.regex(/^[0-9]{1,9}$/, rule)), z.transform(Number));
   return z._default(z.pipe(digits, z.number().check(z.gte(min, rule), z.lte(max, rule))), fallback);
 };
+
+/** A resource id in a path: a UUID, in any case (ids are stored lower-case). */
+export const resourceIdParam = z.pipe(
+  uuidParam,
+  z.transform((id: string) => id.toLowerCase()),
+);

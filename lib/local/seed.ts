@@ -2,8 +2,8 @@ import { newBillingEvent } from '../db/billing-events.ts';
 import { putMembership } from '../db/memberships.ts';
 import { applyBillingEvent, createOrganization, getOrganization } from '../db/organizations.ts';
 import { createResource, softDeleteResource } from '../db/resources.ts';
+import type { ResourceKind } from '../model.ts';
 import { buildResource, type NewResource } from '../resources/factory.ts';
-import type { ResourceKind } from '../resources/model.ts';
 
 export const DEMO = {
   orgId: 'org_demo',

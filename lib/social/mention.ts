@@ -3,7 +3,7 @@
  * "https://www.youtube.com/@Nike", "r/aws", "linkedin.com/company/microsoft", … Pure and local:
  * no upstream is needed to say which network and account a mention points to.
  */
-import type { Network } from '../db/organizations.ts';
+import { NETWORKS, type Network } from '../model.ts';
 
 export type MentionKind = 'user' | 'company' | 'page' | 'channel' | 'subreddit' | 'group';
 
@@ -113,6 +113,6 @@ export function parseMention(mention: string, hint?: Network): ParsedMention {
   const handle = /^@?([A-Za-z0-9._-]{1,100})$/.exec(text)?.[1];
   if (!handle) return { match: null, candidates: [] };
   if (hint) return { match: bare(hint, handle), candidates: [] };
-  const networks: Network[] = ['instagram', 'tiktok', 'x', 'youtube', 'facebook', 'linkedin', 'reddit'];
+  const networks = NETWORKS;
   return { match: null, candidates: networks.map((network) => bare(network, handle)) };
 }

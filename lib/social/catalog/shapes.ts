@@ -8,7 +8,7 @@
  * pages are `{ items, next_cursor, has_more }`.
  */
 import * as z from 'zod';
-import type { Network } from '../../db/organizations.ts';
+import type { Network } from '../../model.ts';
 
 export type { Network };
 
