@@ -65,10 +65,21 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 
 // ---------------------------------------------------------------- 400
 
+/** An error body stays small whatever was sent: at most this many issues, each of bounded size. */
+export const MAX_ISSUES = 20;
+const MAX_MESSAGE_CHARS = 200;
+const MAX_PATH_KEY_CHARS = 64;
+
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
 export const validationFailed = (issues: Issue[]): ServiceError => {
   const first = issues[0];
-  const message = first ? `${first.path.join('.')}: ${first.message}` : ERROR_CATALOG.validation_failed.message;
-  return new ServiceError('validation_failed', message, { issues });
+  const message = first ? clip(`${first.path.join('.')}: ${first.message}`, 2 * MAX_MESSAGE_CHARS) : ERROR_CATALOG.validation_failed.message;
+  const kept = issues.slice(0, MAX_ISSUES);
+  return new ServiceError('validation_failed', message, {
+    issues: kept,
+    ...(issues.length > kept.length ? { data: { more_issues: issues.length - kept.length } } : {}),
+  });
 };
 
 export const invalidJson = (detail: string): ServiceError =>
@@ -79,14 +90,25 @@ export const unsupportedApiVersion = (message: string): ServiceError => new Serv
 /** zod issues → documented issues, with the location (`path`, `query`, `header`, `body`) in front. */
 export function issuesOf(location: string, error: z.core.$ZodError, input: unknown): Issue[] {
   return error.issues.map((issue) => {
-    const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');
+    const path = issue.path
+      .filter((key): key is string | number => typeof key !== 'symbol')
+      .map((key) => (typeof key === 'string' ? clip(key, MAX_PATH_KEY_CHARS) : key));
     const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
     return {
       path: [location, ...path],
       code: missing ? 'required' : issue.code,
-      message: missing ? 'is required' : issue.message,
+      message: missing ? 'is required' : clip(messageOf(issue), MAX_MESSAGE_CHARS),
     };
   });
+}
+
+/** zod's message, except where it would echo the input back: unknown keys are counted, a few named. */
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'unrecognized_keys') return issue.message;
+  const named = issue.keys.slice(0, 3).map((key) => `"${clip(key, 32)}"`);
+  const more = issue.keys.length - named.length;
+  const noun = issue.keys.length === 1 ? 'unknown key' : 'unknown keys';
+  return `${noun} ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}: remove ${issue.keys.length === 1 ? 'it' : 'them'}`;
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
