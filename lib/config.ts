@@ -16,6 +16,8 @@ export const DEFAULTS = {
   rateLimitWindowSeconds: 60,
   restoreWindowDays: 30,
   providerTimeoutMs: 10_000,
+  /** One DynamoDB call, SDK retries included; a hung table answers a JSON 500 within this. */
+  dynamodbCallTimeoutMs: 4_000,
 } as const;
 
 function integer(name: string, fallback: number, min = 1): number {
@@ -46,6 +48,8 @@ export interface Config {
   region: string;
   rateLimit: { requests: number; windowSeconds: number };
   restoreWindowDays: number;
+  /** How long one DynamoDB call may be waited for, retries included (also capped by the request's deadline). */
+  dynamodbCallTimeoutMs: number;
 }
 
 let cached: Config | undefined;
@@ -60,6 +64,7 @@ export function config(): Config {
       windowSeconds: integer('RATE_LIMIT_WINDOW_SECONDS', DEFAULTS.rateLimitWindowSeconds),
     },
     restoreWindowDays: integer('RESTORE_WINDOW_DAYS', DEFAULTS.restoreWindowDays),
+    dynamodbCallTimeoutMs: integer('DYNAMODB_CALL_TIMEOUT_MS', DEFAULTS.dynamodbCallTimeoutMs, 100),
   };
   return cached;
 }

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../lib/routes.ts';
 import { workspace } from './support/fixtures.ts';
-import { call, type Handler } from './support/http.ts';
+import { call } from './support/http.ts';
+import { handlerOf, sampleUrl, tokenRoutes } from './support/routes.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const LIMIT = 2;
@@ -21,22 +21,12 @@ const { db } = await import('../lib/db/client.ts');
 const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
 const { config } = await import('../lib/config.ts');
 
-/** A request to `path` with every path parameter filled in: an organization, an operation, or a fresh UUID. */
-function sampleUrl(path: string, orgId: string): string {
-  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    name === 'organization_id' ? orgId : name === 'operation' ? 'instagram_profile' : randomUUID(),
-  );
-  return `${filled}?organization_id=${orgId}`;
-}
-
-const limited = routes.filter((route) => !route.public);
-
 describe('every route that needs a token answers 429 at the limit + 1', () => {
-  it.each(limited.map((route) => [route.name, route] as const))('%s', async (_name, route) => {
+  it.each(tokenRoutes())('%s', async (_name, route) => {
     // Prepare
     const { orgId, users } = await workspace({ credits: 100 });
-    const { handler } = (await import(new URL(`../${route.entry}`, import.meta.url).href)) as { handler: Handler };
-    const request = { method: route.method, url: sampleUrl(route.path, orgId), token: tokenFor(users.owner), body: {} };
+    const handler = await handlerOf(route);
+    const request = { method: route.method, url: sampleUrl(route, orgId), token: tokenFor(users.owner), body: {} };
 
     // Act
     const answers = [];

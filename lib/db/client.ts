@@ -15,8 +15,10 @@ export function db(): DynamoDBDocumentClient {
       new DynamoDBClient({
         region,
         ...(dynamodbEndpoint ? { endpoint: dynamodbEndpoint } : {}),
-        // A request path must fail fast rather than hang a Lambda on a stuck socket.
+        // A request path must fail fast rather than hang a Lambda on a stuck socket: sockets
+        // are bounded here, and each call as a whole by the middleware below.
         maxAttempts: 3,
+        requestHandler: { connectionTimeout: 1_000, requestTimeout: config().dynamodbCallTimeoutMs },
       }),
     );
     client = DynamoDBDocumentClient.from(base, {
@@ -24,18 +26,32 @@ export function db(): DynamoDBDocumentClient {
     });
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const barrier = writeBarrier.getStore();
-        if (barrier && !READ_COMMANDS.has(String(context.commandName))) await barrier();
-        return next(args);
+        const command = String(context.commandName);
+        const scope = requestScope.getStore();
+        if (scope?.barrier && !READ_COMMANDS.has(command)) await scope.barrier();
+        const budgetMs = Math.min(config().dynamodbCallTimeoutMs, (scope?.deadlineMs ?? Number.POSITIVE_INFINITY) - Date.now());
+        return withinBudget(next(args), budgetMs, command);
       },
-      { step: 'initialize', name: 'writeBarrier' },
+      { step: 'initialize', name: 'requestScope' },
     );
   }
   return client;
 }
 
 const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'BatchGetItemCommand', 'ScanCommand']);
-const writeBarrier = new AsyncLocalStorage<() => Promise<void>>();
+
+/** What one request may spend on the table: until its deadline, and writes only past its barrier. */
+interface RequestScope {
+  /** Epoch ms after which no call may still be waited for (the function's own deadline, less a margin). */
+  deadlineMs?: number;
+  barrier?: () => Promise<void>;
+}
+
+const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/** Runs `work` so that no DynamoDB call it makes is waited for past `deadlineMs`. */
+export const withDeadline = <T>(deadlineMs: number, work: () => Promise<T>): Promise<T> =>
+  requestScope.run({ ...requestScope.getStore(), deadlineMs }, work);
 
 /**
  * Runs `work` so that every write it sends to the table first awaits `barrier`, while its
@@ -43,7 +59,35 @@ const writeBarrier = new AsyncLocalStorage<() => Promise<void>>();
  * over its limit can read (alongside the counter, in the same round trip) but never write, and
  * no handler can forget to ask.
  */
-export const withWriteBarrier = <T>(barrier: () => Promise<void>, work: () => Promise<T>): Promise<T> => writeBarrier.run(barrier, work);
+export const withWriteBarrier = <T>(barrier: () => Promise<void>, work: () => Promise<T>): Promise<T> =>
+  requestScope.run({ ...requestScope.getStore(), barrier }, work);
+
+/** A DynamoDB call that was not answered within its budget (the database hangs or the deadline is near). */
+export class StorageTimeoutError extends Error {
+  constructor(command: string, budgetMs: number) {
+    super(`DynamoDB did not answer ${command} within ${Math.max(0, Math.round(budgetMs))} ms`);
+    this.name = 'StorageTimeoutError';
+  }
+}
+
+/**
+ * Stops waiting for a call after `budgetMs`. The SDK's own socket timeout ends the request
+ * itself; this bounds the whole call, retries included, so that a hung database costs a
+ * request its budget and not the function's whole timeout.
+ */
+function withinBudget<T>(call: Promise<T>, budgetMs: number, command: string): Promise<T> {
+  if (!Number.isFinite(budgetMs)) return call;
+  if (budgetMs <= 0) {
+    call.catch(() => undefined);
+    return Promise.reject(new StorageTimeoutError(command, budgetMs));
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StorageTimeoutError(command, budgetMs)), budgetMs);
+  });
+  call.catch(() => undefined);
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+}
 
 export const tableName = (): string => config().tableName;
 

@@ -1,8 +1,9 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { withWriteBarrier } from '../db/client.ts';
+import { withDeadline, withWriteBarrier } from '../db/client.ts';
 import { logIdentity, powertools, requestLog } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { authenticate } from './authenticate.ts';
@@ -77,7 +78,7 @@ export function endpoint<S extends InputSchemas>(
     // runtime in middy 6 but is missing from its type declarations.
     chain.use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]));
   }
-  return chain
+  const handled = chain
     .use(validateInput(options.schemas))
     .use(logIdentity())
     .handler(async (_event, context): Promise<HttpResult> => {
@@ -92,4 +93,14 @@ export function endpoint<S extends InputSchemas>(
         body: JSON.stringify(reply.body),
       };
     });
+  // The whole invocation, middlewares included (the rate-limit counter is sent by one), runs
+  // under the request's deadline: no DynamoDB call is waited for past it (lib/db/client.ts).
+  return (event: HttpEvent, context: Context): Promise<HttpResult> =>
+    withDeadline(deadlineOf(context), () => handled(event, context as ServiceContext));
 }
+
+/** Time kept to write the answer after the last DynamoDB call the request waits for. */
+const ANSWER_MARGIN_MS = 500;
+
+const deadlineOf = (context: Context): number =>
+  Date.now() + (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY) - ANSWER_MARGIN_MS;

@@ -32,9 +32,16 @@ describe('parseMention', () => {
 
   it('never throws, and every reference it returns has a valid handle and an https URL', () => {
     const hosts = ['instagram.com', 'tiktok.com', 'youtube.com', 'x.com', 'facebook.com', 'linkedin.com', 'reddit.com', 'example.com'];
-    const segment = fc.oneof(fc.string(), fc.constantFrom('%', '%.3', '%E0%A4%A', '@', 'groups', 'company', 'in', 'r', 'u', 'channel', 'c'));
+    const segment = fc.oneof(
+      fc.string(),
+      fc.constantFrom('%', '%.3', '%E0%A4%A', '@', 'groups', 'company', 'in', 'r', 'u', 'channel', 'c'),
+    );
     const urlish = fc.tuple(fc.constantFrom('', 'https://', 'http://www.'), fc.constantFrom(...hosts), fc.array(segment, { maxLength: 3 }));
-    const mention = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), urlish.map(([scheme, host, parts]) => `${scheme}${host}/${parts.join('/')}`));
+    const mention = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'grapheme' }),
+      urlish.map(([scheme, host, parts]) => `${scheme}${host}/${parts.join('/')}`),
+    );
     fc.assert(
       fc.property(mention, (text) => {
         const parsed = parseMention(text);
