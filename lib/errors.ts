@@ -12,6 +12,8 @@ export interface Issue {
 export type ErrorCode =
   | 'validation_failed'
   | 'invalid_json'
+  | 'bad_request'
+  | 'headers_too_large'
   | 'unsupported_api_version'
   | 'unauthenticated'
   | 'insufficient_credits'
@@ -50,6 +52,13 @@ export const invalidJson = (detail: string): ApiError =>
   new ApiError(400, 'invalid_json', `body: ${detail}`, {
     issues: [{ path: ['body'], code: 'invalid_json', message: detail }],
   });
+
+/** A request API Gateway refuses before any route: not parseable as HTTP, or a target that is no path. */
+export const badRequest = (message: string): ApiError => new ApiError(400, 'bad_request', message);
+
+/** API Gateway's limit on the request line plus header values (HTTP API quota, not adjustable). */
+export const headersTooLarge = (limitBytes: number): ApiError =>
+  new ApiError(431, 'headers_too_large', `the request line and headers exceed ${limitBytes} bytes`);
 
 export const unauthenticated = (tokenSent: boolean): ApiError =>
   new ApiError(401, 'unauthenticated', tokenSent ? 'the bearer token is not valid' : 'a bearer token is required', {
