@@ -148,6 +148,9 @@ function whenReady(child: ChildProcessWithoutNullStreams, timeoutMs: number): Pr
   });
 }
 
+const exitOf = (child: ChildProcessWithoutNullStreams): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+
 function spawnLauncher(classPath: string, port: number, dataDir: string | undefined): ChildProcessWithoutNullStreams {
   const args = [
     `-Djava.library.path=${join(DYNAMODB_HOME, 'DynamoDBLocal_lib')}`,
@@ -186,13 +189,11 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
       process.once('exit', killOnExit);
       const stop = async () => {
         process.removeListener('exit', killOnExit);
-        if (child.exitCode === null && child.signalCode === null) {
-          const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-          child.stdin.end();
-          const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-          await exited;
-          clearTimeout(timer);
-        }
+        const exited = exitOf(child);
+        child.stdin.end();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
         lock?.release();
       };
       try {
@@ -200,7 +201,10 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
         return { endpoint: `http://127.0.0.1:${port}`, port, pid: child.pid!, stop };
       } catch (error) {
         process.removeListener('exit', killOnExit);
+        // Gone before the data directory's lock is released (below) or the port tried again.
+        const exited = exitOf(child);
         child.kill('SIGKILL');
+        await exited;
         const portTaken = /Could not start server on port/.test((error as { stderr?: string }).stderr ?? '');
         if (!portTaken || options.port !== undefined || attempt >= 3) throw error;
       }
