@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acquirePidLock, LockHeldError, type PidLock } from './pid-lock.ts';
+import { acquirePidLock, isAlive, LockHeldError, type PidLock } from './pid-lock.ts';
 
 // Lambda runs Node 22; on the Node 20 of dev machines the SDK warns once per process. Every
 // local entry point (npm start, the admin CLI, the tests) loads this module.
@@ -114,8 +114,11 @@ function lockDataDir(dataDir: string): PidLock {
     return acquirePidLock(join(dataDir, DATA_DIR_LOCK));
   } catch (error) {
     if (!(error instanceof LockHeldError)) throw error;
+    const { pid, children = [] } = error.owner;
+    // Its server just died (kill -9): its DynamoDB Local is still exiting, for a moment.
+    const exiting = isAlive(pid) ? '' : `; its DynamoDB Local, pid ${children.filter(isAlive).join(', ')}, is still exiting`;
     throw new Error(
-      `${dataDir} is in use by another local stack (pid ${error.owner.pid}); one DynamoDB Local per data directory.\n` +
+      `${dataDir} is in use by another local stack (pid ${pid}${exiting}); one DynamoDB Local per data directory.\n` +
         'Stop that one first (Ctrl-C in its terminal), or start with another DATA_DIR.',
     );
   }
