@@ -207,6 +207,14 @@ describe('local stack (npm start)', () => {
       ['a target without a leading slash', 'GET foo HTTP/1.1\r\n', 400, 'bad_request', 'the request target must be a path starting with /'],
       ['a method that is not an HTTP token', 'FO(O / HTTP/1.1\r\n', 400, 'bad_request', 'the request method is not valid'],
       ['an unknown method', 'FOO / HTTP/1.1\r\n', 400, 'bad_request', 'the request method is not valid'],
+      ['a CONNECT tunnel', 'CONNECT example.test:443 HTTP/1.1\r\n', 400, 'bad_request', 'the request method is not supported'],
+      [
+        'a WebSocket upgrade',
+        'GET /social/operations HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n',
+        400,
+        'bad_request',
+        'protocol upgrades are not supported',
+      ],
       [
         '20 KB of headers (over API Gateway 10,240 bytes)',
         `GET /social/operations HTTP/1.1\r\nX-Padding: ${'p'.repeat(20_000)}\r\n`,

@@ -71,34 +71,41 @@ function answerError(response: ServerResponse, error: ApiError): void {
   response.writeHead(error.status, errorHeaders(requestId)).end(JSON.stringify(errorBody(error, requestId)));
 }
 
-/**
- * What Node's HTTP parser refuses (an invalid method or target, headers over its limit) never
- * becomes a request: answer it here in the documented error shape, as API Gateway answers
- * before any function runs, instead of Node's empty 400 or a reset connection.
- */
-function answerParseError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const refusal =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? headersTooLarge(HEADER_LIMIT_BYTES)
-      : error.code === 'HPE_INVALID_URL'
-        ? badRequest('the request target must be a path starting with /')
-        : error.code === 'HPE_INVALID_METHOD'
-          ? badRequest('the request method is not valid')
-          : badRequest('the request is not valid HTTP/1.1');
+/** Writes an error answer on a socket Node does not answer through a ServerResponse, and closes it. */
+function answerOnSocket(socket: Duplex, error: ApiError): void {
   const requestId = randomUUID();
-  const body = JSON.stringify(errorBody(refusal, requestId));
+  const body = JSON.stringify(errorBody(error, requestId));
   const headers = { ...errorHeaders(requestId), 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
-  const head = [`HTTP/1.1 ${refusal.status} ${refusal.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`];
+  const head = [`HTTP/1.1 ${error.status} ${error.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`];
   for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
   // Read what the client still sends: closing on unread input would reset the connection and
   // could discard the answer before the client reads it.
   socket.resume();
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * What Node's HTTP parser refuses (an invalid method or target, headers over its limit) never
+ * becomes a request: answer it here in the documented error shape, as API Gateway answers
+ * before any function runs, instead of Node's empty 400 or a reset connection.
+ */
+function answerParseError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // A client gone, or one too slow to send its request (Node's request timeout): no one to answer.
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  answerOnSocket(
+    socket,
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? headersTooLarge(HEADER_LIMIT_BYTES)
+      : error.code === 'HPE_INVALID_URL'
+        ? badRequest('the request target must be a path starting with /')
+        : error.code === 'HPE_INVALID_METHOD'
+          ? badRequest('the request method is not valid')
+          : badRequest('the request is not valid HTTP/1.1'),
+  );
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -149,5 +156,9 @@ export function createLocalServer(
     }
   });
   server.on('clientError', answerParseError);
+  // Node hands these over as raw sockets (and without a listener drops or stalls them); an HTTP
+  // API has no tunnels and no WebSocket upgrades.
+  server.on('connect', (_request, socket: Duplex) => answerOnSocket(socket, badRequest('the request method is not supported')));
+  server.on('upgrade', (_request, socket: Duplex) => answerOnSocket(socket, badRequest('protocol upgrades are not supported')));
   return server;
 }
