@@ -301,18 +301,11 @@ describe('local stack (npm start)', () => {
     }
   });
 
-  it('refuses a second start in the same checkout, and leaves the running one its state', async () => {
-    const before = readFileSync(join(cwd, '.local', 'dev.json'), 'utf8');
-    const second = await refusedStart(cwd, { PORT: String(await freePort()) });
-    expect(second.code).toBe(1);
-    expect(second.output).toContain(`Another local stack is running from this checkout (pid ${stack.child.pid}, ${dev.baseUrl};`);
-    expect(readFileSync(join(cwd, '.local', 'dev.json'), 'utf8')).toBe(before);
-    expect(existsSync(join(cwd, '.local', 'stack.lock'))).toBe(true);
-  });
-
-  it('refuses a start on a DATA_DIR in use, and one on a busy port, naming PORT before starting anything slow', async () => {
+  it('refuses, naming why: a second start in the checkout, a start on the DATA_DIR in use, on a busy PORT (before anything slow), with Java 8', async () => {
+    const devBefore = readFileSync(join(cwd, '.local', 'dev.json'), 'utf8');
     const elsewhere = mkdtempSync(join(tmpdir(), 'local-stack-other-'));
-    const [sameData, busy, oldJava] = await Promise.all([
+    const [second, sameData, busy, oldJava] = await Promise.all([
+      refusedStart(cwd, { PORT: String(await freePort()) }),
       refusedStart(elsewhere, { PORT: String(await freePort()), DATA_DIR: dataDir }),
       // Java 8 on PATH: had the port been checked after Java, this would be about Java.
       refusedStart(mkdtempSync(join(tmpdir(), 'local-stack-busy-')), { PORT: String(port), PATH: fakeJava('java version "1.8.0_392"') }),
@@ -321,6 +314,12 @@ describe('local stack (npm start)', () => {
         PATH: fakeJava('java version "1.8.0_392"'),
       }),
     ]);
+    expect(second.code).toBe(1);
+    expect(second.output).toContain(`Another local stack is running from this checkout (pid ${stack.child.pid}, ${dev.baseUrl};`);
+    // The refused one leaves the running one its state.
+    expect(readFileSync(join(cwd, '.local', 'dev.json'), 'utf8')).toBe(devBefore);
+    expect(existsSync(join(cwd, '.local', 'stack.lock'))).toBe(true);
+
     expect(sameData.code).toBe(1);
     expect(sameData.output).toContain(`${dataDir} is in use by another local stack (pid ${stack.child.pid})`);
     expect(existsSync(join(elsewhere, '.local', 'stack.lock'))).toBe(false);
