@@ -8,6 +8,7 @@ import type * as z from 'zod/mini';
 
 export const ERROR_CATALOG = {
   validation_failed: { status: 400, message: 'the request is invalid' },
+  bad_request: { status: 400, message: 'the request is not valid HTTP' },
   invalid_json: { status: 400, message: 'body: must be a JSON document' },
   unsupported_api_version: { status: 400, message: 'this API version cannot be served' },
   unauthenticated: { status: 401, message: 'a bearer token is required' },
@@ -22,6 +23,7 @@ export const ERROR_CATALOG = {
   parent_deleted: { status: 409, message: "the conversation's project is deleted" },
   idempotency_key_reused: { status: 409, message: 'this Idempotency-Key was used with another operation or body' },
   rate_limited: { status: 429, message: 'rate limit exceeded' },
+  headers_too_large: { status: 431, message: 'the request line and headers are too large' },
   internal_error: { status: 500, message: 'the request failed on the service side; retry with backoff' },
   upstream_failed: { status: 500, message: 'the social data provider failed; the charge was refunded, retry with backoff' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -74,7 +76,9 @@ const clip = (text: string, max: number) => (text.length <= max ? text : `${text
 
 export const validationFailed = (issues: Issue[]): ServiceError => {
   const first = issues[0];
-  const message = first ? clip(`${first.path.join('.')}: ${first.message}`, 2 * MAX_MESSAGE_CHARS) : ERROR_CATALOG.validation_failed.message;
+  const message = first
+    ? clip(`${first.path.join('.')}: ${first.message}`, 2 * MAX_MESSAGE_CHARS)
+    : ERROR_CATALOG.validation_failed.message;
   const kept = issues.slice(0, MAX_ISSUES);
   return new ServiceError('validation_failed', message, {
     issues: kept,
@@ -86,6 +90,13 @@ export const invalidJson = (detail: string): ServiceError =>
   new ServiceError('invalid_json', `body: ${detail}`, { issues: [{ path: ['body'], code: 'invalid_json', message: detail }] });
 
 export const unsupportedApiVersion = (message: string): ServiceError => new ServiceError('unsupported_api_version', message);
+
+/** A request API Gateway itself would refuse (a target that is no path, a bad method): the local server's edge. */
+export const badRequest = (message: string): ServiceError => new ServiceError('bad_request', message);
+
+/** The request line and headers over API Gateway's 10 KB quota: the local server's edge. */
+export const headersTooLarge = (limitBytes: number): ServiceError =>
+  new ServiceError('headers_too_large', `the request line and headers exceed ${limitBytes} bytes`);
 
 /** zod issues → documented issues, with the location (`path`, `query`, `header`, `body`) in front. */
 export function issuesOf(location: string, error: z.core.$ZodError, input: unknown): Issue[] {

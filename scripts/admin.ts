@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { assertLocalStackRunning } from '../lib/local/stack-state.ts';
 import { useLocalTable } from './local-env.ts';
 
 class UsageError extends Error {}
@@ -110,6 +111,7 @@ function connect(flags: Flags): { local: boolean; dev: DevInfo | null } {
   }
   const dev = readDevInfo();
   if (!dev) throw new UsageError('no local stack found (.local/dev.json): start one with `npm start`, or pass --table');
+  assertLocalStackRunning(dev);
   useLocalTable(dev.dynamodbEndpoint, dev.tableName);
   return { local: true, dev };
 }
