@@ -1,5 +1,5 @@
 import { newBillingEvent } from '../db/billing-events.ts';
-import { putMembership } from '../db/memberships.ts';
+import { addMembership } from '../db/memberships.ts';
 import { applyBillingEvent, createOrganization, getOrganization } from '../db/organizations.ts';
 import { createResource, softDeleteResource } from '../db/resources.ts';
 import type { ResourceKind } from '../model.ts';
@@ -30,9 +30,9 @@ export async function seedDemoWorkspace(): Promise<DemoWorkspace | null> {
   if (await getOrganization(DEMO.orgId)) return null;
   const { orgId, users } = DEMO;
   await createOrganization({ id: orgId, name: 'Demo Workspace', credits: 1000, now: daysAgo(20) });
-  await putMembership({ orgId, userId: users.owner, role: 'owner' });
-  await putMembership({ orgId, userId: users.editor, role: 'editor', spendingLimit: 200 });
-  await putMembership({ orgId, userId: users.viewer, role: 'viewer' });
+  await addMembership({ orgId, userId: users.owner, role: 'owner' });
+  await addMembership({ orgId, userId: users.editor, role: 'editor', spendingLimit: 200 });
+  await addMembership({ orgId, userId: users.viewer, role: 'viewer' });
 
   const history = [
     {
