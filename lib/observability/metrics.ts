@@ -51,3 +51,9 @@ export const recordUpstreamLatency = (milliseconds: number): void =>
 
 /** `UpstreamFailures` (Count): a provider call that failed or returned output breaking its schema. */
 export const recordUpstreamFailure = (): void => single('UpstreamFailures', MetricUnit.Count, 1);
+
+/**
+ * `RefundFailures` (Count): a refund that could not be written (the `REFUND FAILED` log line):
+ * credits the organization is owed until the refund is replayed. Alarmed.
+ */
+export const recordRefundFailure = (): void => single('RefundFailures', MetricUnit.Count, 1);
