@@ -4,7 +4,6 @@
  * a successful run failing. Failures are injected at the SDK level; the table is DynamoDB Local.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { db } from '../../lib/db/client.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 
 process.env.SOCIAL_PROVIDER = 'sample';
