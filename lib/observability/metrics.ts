@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { serviceName } from '../config.ts';
+import { METRICS_NAMESPACE, serviceName } from '../config.ts';
 
 /**
  * CloudWatch metrics in Embedded Metric Format: written to the function's log as JSON and
@@ -14,7 +14,7 @@ if (process.env.POWERTOOLS_METRICS_DISABLED === undefined && !process.env.AWS_LA
 }
 
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'WorkspaceService',
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
   serviceName: serviceName(),
 });
 
