@@ -113,14 +113,7 @@ export class ServiceMetrics extends Construct {
     const usingMetrics = Object.fromEntries(
       this.props.functions.map((fn, i) => [`f${i}`, fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })]),
     );
-    return new MathExpression({
-      expression: Object.keys(usingMetrics)
-        .map((name) => `FILL(${name}, 0)`)
-        .join(' + '),
-      usingMetrics,
-      period: PERIOD,
-      label: 'Lambda throttles',
-    });
+    return sumOf(usingMetrics, 'Lambda throttles');
   }
 
   /**
@@ -144,13 +137,17 @@ export class ServiceMetrics extends Construct {
       usingMetrics[`gsiRead${i}`] = throttleMetric('ReadThrottleEvents', indexName);
       usingMetrics[`gsiWrite${i}`] = throttleMetric('WriteThrottleEvents', indexName);
     });
-    return new MathExpression({
-      expression: Object.keys(usingMetrics)
-        .map((name) => `FILL(${name}, 0)`)
-        .join(' + '),
-      usingMetrics,
-      period: PERIOD,
-      label: 'DynamoDB throttle events',
-    });
+    return sumOf(usingMetrics, 'DynamoDB throttle events');
   }
 }
+
+/** The sum of the metrics, a missing data point counting as 0. */
+const sumOf = (usingMetrics: Record<string, Metric>, label: string): MathExpression =>
+  new MathExpression({
+    expression: Object.keys(usingMetrics)
+      .map((name) => `FILL(${name}, 0)`)
+      .join(' + '),
+    usingMetrics,
+    period: PERIOD,
+    label,
+  });

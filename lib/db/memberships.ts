@@ -1,9 +1,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { AlreadyMemberError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
 import type { Role } from '../model.ts';
-import { cancellationReasons, db, tableName } from './client.ts';
+import { cancellationReasons, db, queryAll, tableName } from './client.ts';
 import { membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
 
 export interface Membership {
@@ -87,21 +87,11 @@ export async function getMembership(orgId: string, userId: string): Promise<Memb
 /** Every organization the user belongs to, with the role in each (one Query on the user's partition). */
 export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {
   const { PK, skPrefix } = userMembershipsPrefix(userId);
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
+    ConsistentRead: true,
+  });
   return items.map(toMembership);
 }
 
@@ -158,21 +148,11 @@ export async function removeMembership(orgId: string, userId: string): Promise<M
  */
 export async function listMembers(orgId: string): Promise<Membership[]> {
   const query = orgMembersIndexQuery(orgId);
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: query.indexName,
-        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': query.GSI1PK, ':prefix': query.skPrefix },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    IndexName: query.indexName,
+    KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': query.GSI1PK, ':prefix': query.skPrefix },
+  });
   return items.map(toMembership);
 }
 

@@ -1,5 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
+import { queryAll } from './client.ts';
 import { monthSpendPrefix, spendMemberOf } from './keys.ts';
 
 /** What an organization and each of its members spent in one UTC month (the limits' counters). */
@@ -17,26 +16,18 @@ export interface MonthSpend {
  */
 export async function readMonthSpend(orgId: string, month: string): Promise<MonthSpend> {
   const { PK, skPrefix } = monthSpendPrefix(orgId, month);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
+    ProjectionExpression: 'SK, spent',
+    ConsistentRead: true,
+  });
   const spend: MonthSpend = { month, organization: 0, members: new Map() };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
-        ProjectionExpression: 'SK, spent',
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const member = spendMemberOf(String(item.SK), month);
-      const spent = Number(item.spent ?? 0);
-      if (member === null) spend.organization = spent;
-      else spend.members.set(member, spent);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for (const item of items) {
+    const member = spendMemberOf(String(item.SK), month);
+    const spent = Number(item.spent ?? 0);
+    if (member === null) spend.organization = spent;
+    else spend.members.set(member, spent);
+  }
   return spend;
 }
