@@ -565,14 +565,18 @@ describe('as a process (npm run admin)', () => {
     expect(help.stdout).toContain('usage: npm run --silent admin -- org show --org ID');
   });
 
-  it('signs a token for the local stack that the API accepts, and an expired one for a negative ttl', async () => {
-    const { orgId, users } = await workspace({ roles: ['owner'] });
+  it('works on the local stack without --table; signs tokens the API accepts, and an expired one for a negative ttl', async () => {
+    const { orgId, users } = await workspace({ roles: ['owner'], credits: 7 });
     const cwd = localStackDir();
 
-    const [valid, expired] = await Promise.all([
+    const [shown, valid, expired] = await Promise.all([
+      runAdmin(['org', 'show', '--org', orgId], { cwd }),
       runAdmin(['token', '--user', users.owner], { cwd }),
       runAdmin(['token', '--user', users.owner, '--ttl', '-30'], { cwd }),
     ]);
+
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: orgId, credits: 7 });
 
     expect(valid.code).toBe(0);
     const url = `/organizations/${orgId}/billing/events`;
