@@ -211,6 +211,37 @@ export const upstreamFailedRefundPending = (): ServiceError =>
 
 // ---------------------------------------------------------------- admin paths (CLI, seed)
 
-/** Not API answers: refusals of the operator tools, which print them and exit 1. */
-export class AlreadyExistsError extends Error {}
-export class NoSuchOrganizationError extends Error {}
+/**
+ * Not API answers: refusals of the operator tools (admin CLI, seed), which print the message and
+ * exit 1. A refusal means nothing was written; the message says why and what to do instead.
+ */
+export class Refusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+export class AlreadyExistsError extends Refusal {}
+export class NoSuchOrganizationError extends Refusal {}
+export class NoSuchMemberError extends Refusal {}
+export class NoSuchResourceError extends Refusal {}
+
+/** A membership exists already; `member` is the stored one (role, limit), unchanged. */
+export class AlreadyMemberError extends Refusal {
+  constructor(
+    message: string,
+    readonly member: { role: string; spending_limit: number | null },
+  ) {
+    super(message);
+  }
+}
+
+/** A deduction larger than the balance: balances never go below zero. */
+export class InsufficientBalanceError extends Refusal {
+  constructor(
+    message: string,
+    readonly balance: number,
+  ) {
+    super(message);
+  }
+}

@@ -4,6 +4,9 @@
  * the docs read it from here. No imports: this module is a leaf.
  */
 
+/** Organization ids: the spec's only rule is the `org_` prefix; the length is bounded too. */
+export const ORGANIZATION_ID_PATTERN = /^org_[A-Za-z0-9_-]{1,64}$/;
+
 export const NETWORKS = ['instagram', 'x', 'tiktok', 'youtube', 'facebook', 'linkedin', 'reddit'] as const;
 export type Network = (typeof NETWORKS)[number];
 

@@ -36,14 +36,14 @@ async function main() {
     admin.destroy();
 
     const { createOrganization, applyBillingEvent } = await import('../lib/db/organizations.ts');
-    const { putMembership } = await import('../lib/db/memberships.ts');
+    const { addMembership } = await import('../lib/db/memberships.ts');
     const { newBillingEvent } = await import('../lib/db/billing-events.ts');
     const { db } = await import('../lib/db/client.ts');
     const { buildHttpEvent, localContext } = await import('../lib/local/apigw-event.ts');
     const { handler } = await import('../functions/list-billing-events.ts');
 
     await createOrganization({ id: 'org_bench', credits: 0 });
-    await putMembership({ orgId: 'org_bench', userId: 'bench_owner', role: 'owner' });
+    await addMembership({ orgId: 'org_bench', userId: 'bench_owner', role: 'owner' });
     for (let i = 0; i < 200; i += 1) {
       await applyBillingEvent(
         'org_bench',

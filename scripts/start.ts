@@ -4,14 +4,13 @@
  * small API Gateway stand-in on http://127.0.0.1:${PORT:-3000}. Ctrl-C stops all of it.
  */
 // First: the local server's per-request log context must exist before any AWS SDK call.
-import '../lib/local/invocations.ts';
+import { invoke } from '../lib/local/invocations.ts';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
-import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
 import { createLocalServer, type LambdaHandler, loadHandlers } from '../lib/local/server.ts';
 import { jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
@@ -103,7 +102,11 @@ async function main() {
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
     await ensureTable(admin, TABLE_NAME);
     admin.destroy();
-    const demo = await seedDemoWorkspace();
+    // The seed charges and refunds through the service's own code, whose metrics need the
+    // per-invocation store of this many-invocations process (lib/local/invocations.ts): it is
+    // imported, like the handlers, only once that store is ready, and runs as an invocation.
+    const { DEMO, seedDemoWorkspace } = await import('../lib/local/seed.ts');
+    const demo = await invoke('seed', () => seedDemoWorkspace());
     // Handler modules read their configuration when imported: after the variables above.
     handlersLoaded(await loadHandlers());
 
