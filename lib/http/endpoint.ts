@@ -5,6 +5,7 @@ import type * as z from 'zod/mini';
 import { withWriteBarrier } from '../db/client.ts';
 import { logIdentity, powertools, requestLog } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
+import { resourceMetadataChallenge } from './auth-challenge.ts';
 import { authenticate } from './authenticate.ts';
 import { errorMapper } from './error-mapper.ts';
 import { rateLimit } from './rate-limit.ts';
@@ -33,6 +34,8 @@ export interface EndpointOptions<S extends InputSchemas> {
   schemas: S;
   /** Parse the request body as JSON (POST endpoints that take one). */
   jsonBody?: boolean;
+  /** Name this RFC 9728 metadata URL in every 401's `WWW-Authenticate` (the MCP route). */
+  resourceMetadataUrl?: (event: HttpEvent) => string;
 }
 
 /**
@@ -63,9 +66,11 @@ export const baseChain = () =>
  */
 export function endpoint<S extends InputSchemas>(
   options: EndpointOptions<S>,
-  handler: (input: EndpointInput<S>, context: ServiceContext) => Promise<unknown>,
+  handler: (input: EndpointInput<S>, context: ServiceContext, event: HttpEvent) => Promise<unknown>,
 ) {
-  const chain = baseChain().use(authenticate()).use(apiVersion()).use(rateLimit());
+  const chain = baseChain();
+  if (options.resourceMetadataUrl) chain.use(resourceMetadataChallenge(options.resourceMetadataUrl));
+  chain.use(authenticate()).use(apiVersion()).use(rateLimit());
   if (options.jsonBody) {
     // An absent or empty body is an empty object: operations without required inputs need none.
     chain.use({
@@ -80,9 +85,9 @@ export function endpoint<S extends InputSchemas>(
   return chain
     .use(validateInput(options.schemas))
     .use(logIdentity())
-    .handler(async (_event, context): Promise<HttpResult> => {
+    .handler(async (event, context): Promise<HttpResult> => {
       const limit = context.rateLimit;
-      const run = () => handler(context.input as EndpointInput<S>, context);
+      const run = () => handler(context.input as EndpointInput<S>, context, event);
       const result = limit ? await withWriteBarrier(() => limit.check(), run) : await run();
       await limit?.check();
       const reply = result instanceof Reply ? result : new Reply(result);
