@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { jwtConfig } from '../lib/config.ts';
-import { baseChain } from '../lib/http/endpoint.ts';
+import { baseChain } from '../lib/http/base-chain.ts';
 import { protectedResourceMetadata } from '../lib/mcp/discovery.ts';
 
 /**

@@ -7,7 +7,10 @@ function withResourceMetadata(error: ServiceError, url: string): ServiceError {
   const challenge = error.details.headers?.['WWW-Authenticate'] ?? 'Bearer';
   const params = challenge.replace(/^Bearer\s*/i, '');
   const header = `Bearer resource_metadata="${url}"${params ? `, ${params}` : ''}`;
-  return new ServiceError(error.code, error.message, { ...error.details, headers: { ...error.details.headers, 'WWW-Authenticate': header } });
+  return new ServiceError(error.code, error.message, {
+    ...error.details,
+    headers: { ...error.details.headers, 'WWW-Authenticate': header },
+  });
 }
 
 /**

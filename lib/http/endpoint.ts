@@ -1,17 +1,16 @@
-import middy from '@middy/core';
-import httpErrorHandler from '@middy/http-error-handler';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type * as z from 'zod/mini';
 import { withWriteBarrier } from '../db/client.ts';
-import { logIdentity, powertools, requestLog } from '../observability/middleware.ts';
+import { logIdentity } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { resourceMetadataChallenge } from './auth-challenge.ts';
 import { authenticate } from './authenticate.ts';
-import { errorMapper } from './error-mapper.ts';
+import { baseChain } from './base-chain.ts';
 import { rateLimit } from './rate-limit.ts';
-import { requestContext } from './request-context.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 import { type InputSchemas, validateInput } from './validate.ts';
+
+export { baseChain };
 
 type Parsed<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 export type EndpointInput<S extends InputSchemas> = {
@@ -37,22 +36,6 @@ export interface EndpointOptions<S extends InputSchemas> {
   /** Name this RFC 9728 metadata URL in every 401's `WWW-Authenticate` (the MCP route). */
   resourceMetadataUrl?: (event: HttpEvent) => string;
 }
-
-/**
- * The outer half of every chain, the `$default` route's included: request id and the headers
- * every answer carries, the request log line and metrics, and the one error mapper.
- *
- * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
- * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
- * requestContext stamps headers, and the Powertools middlewares (outermost) publish metrics.
- */
-export const baseChain = () =>
-  middy<HttpEvent, HttpResult, Error, ServiceContext>()
-    .use(powertools())
-    .use(requestContext())
-    .use(requestLog())
-    .use(httpErrorHandler({ logger: false }))
-    .use(errorMapper());
 
 /**
  * The middleware chain every endpoint shares, in the documented order of checks:

@@ -8,7 +8,12 @@ export function toWebRequest(event: HttpEvent, url: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers.set(name, value);
   const method = event.requestContext.http.method;
-  const body = event.body === undefined || method === 'GET' || method === 'HEAD' ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
+  const body =
+    event.body === undefined || method === 'GET' || method === 'HEAD'
+      ? undefined
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64')
+        : event.body;
   return new Request(url, { method, headers, ...(body === undefined ? {} : { body }) });
 }
 

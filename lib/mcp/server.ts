@@ -93,7 +93,11 @@ function asServiceError(error: unknown, scope: McpScope): ServiceError {
 function protocolError(error: unknown, scope: McpScope): McpError {
   const failure = asServiceError(error, scope);
   const code = failure.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
-  return new McpError(code, `${failure.code}: ${failure.message}`, { code: failure.code, message: failure.message, request_id: scope.requestId });
+  return new McpError(code, `${failure.code}: ${failure.message}`, {
+    code: failure.code,
+    message: failure.message,
+    request_id: scope.requestId,
+  });
 }
 
 /** Answers one HTTP request of the MCP Streamable HTTP transport. */

@@ -3,7 +3,7 @@
  * becomes a tool result. Pure functions; lib/mcp/server.ts wires them to the protocol.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceError, validationFailed } from '../errors.ts';
+import { type ServiceError, validationFailed } from '../errors.ts';
 import { errorBody } from '../http/error-mapper.ts';
 import { NETWORK_LABELS } from '../model.ts';
 import type { OperationDescriptor } from '../social/catalog/index.ts';
@@ -46,7 +46,9 @@ export const successResult = (result: RunResult): CallToolResult => ({
 function inToolTerms(error: ServiceError): ServiceError {
   const issues = error.details.issues;
   if (error.code !== 'validation_failed' || !issues?.length) return error;
-  return validationFailed(issues.map((issue) => ({ ...issue, path: issue.path[0] === 'body' ? ['arguments', ...issue.path.slice(1)] : issue.path })));
+  return validationFailed(
+    issues.map((issue) => ({ ...issue, path: issue.path[0] === 'body' ? ['arguments', ...issue.path.slice(1)] : issue.path })),
+  );
 }
 
 /**
