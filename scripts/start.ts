@@ -93,6 +93,7 @@ async function main() {
   console.log(
     `Try:\n  curl -s -H "Authorization: Bearer $(node -p "require('./.local/dev.json').tokens.owner")" ${baseUrl}/organizations/${DEMO.orgId}/billing/events`,
   );
+  console.log(`MCP server for AI agents (README, "Use from an AI agent"): ${baseUrl}/mcp?organization_id=${DEMO.orgId}`);
   console.log('Ctrl-C stops the server and DynamoDB Local.');
 }
 
