@@ -38,11 +38,10 @@ const notAllowed = baseChain().handler(async (event) => {
 export const handler = (event: HttpEvent, context: ServiceContext) =>
   event.requestContext.http.method === 'POST' ? post(event, context) : notAllowed(event, context);
 
-/** The 200 answers: a JSON-RPC response, or a batch of them. */
-const jsonRpcResponse = z.object({
+/** The 200 answer: one JSON-RPC response (batches are refused; a notification gets 202 and no body). */
+export const responseSchema = z.object({
   jsonrpc: z.literal('2.0'),
-  id: z.union([z.string(), z.number(), z.null()]),
+  id: z.union([z.string(), z.number()]),
   result: z.optional(z.record(z.string(), z.unknown())),
   error: z.optional(z.object({ code: z.number(), message: z.string(), data: z.optional(z.unknown()) })),
 });
-export const responseSchema = z.union([jsonRpcResponse, z.array(jsonRpcResponse)]);

@@ -100,8 +100,33 @@ function protocolError(error: unknown, scope: McpScope): McpError {
   });
 }
 
+/** The body as JSON, or undefined when it is not (the transport then answers its parse error). */
+async function jsonBody(request: Request): Promise<unknown> {
+  try {
+    return JSON.parse(await request.clone().text());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A JSON-RPC batch would run up to 100 tool calls on one count of the caller's rate limit.
+ * MCP dropped batching in its 2025-06-18 revision and the SDK's clients never send one.
+ */
+const batchRefused = (): Response =>
+  Response.json(
+    {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: send one JSON-RPC message per HTTP request (no batches)' },
+    },
+    { status: 400 },
+  );
+
 /** Answers one HTTP request of the MCP Streamable HTTP transport. */
 export async function serveMcp(request: Request, scope: McpScope): Promise<Response> {
+  const message = await jsonBody(request);
+  if (Array.isArray(message)) return batchRefused();
   const server = new Server(
     { name: SERVICE_NAME, title: 'Workspace Service', version: '1.0.0' },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noClientSchemas },
@@ -111,7 +136,7 @@ export async function serveMcp(request: Request, scope: McpScope): Promise<Respo
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    return await transport.handleRequest(request, message === undefined ? undefined : { parsedBody: message });
   } finally {
     await server.close();
   }

@@ -340,6 +340,26 @@ describe('/mcp over plain HTTP', () => {
     expect(await answer.json()).toMatchObject({ code: 'unsupported_api_version' });
   });
 
+  it('refuses a JSON-RPC batch, which would run many calls on one count of the rate limit', async () => {
+    const { orgId, users } = await workspace({ credits: 5 });
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'x_profile', arguments: { handle: 'nasa' } },
+    });
+
+    const answer = await post(orgId, users.editor, [call(1), call(2)]);
+
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: send one JSON-RPC message per HTTP request (no batches)' },
+    });
+    expect(await charges(orgId)).toEqual([]);
+  });
+
   it('answers a body that is not JSON-RPC as the MCP transport does: a JSON-RPC parse error', async () => {
     const { orgId, users } = await workspace();
 
