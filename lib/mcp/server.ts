@@ -33,9 +33,9 @@ export interface McpScope {
 const INSTRUCTIONS = [
   "Social data tools of one workspace (the organization_id in this server's URL).",
   'Every call spends workspace credits (the cost is in each description) and is refunded if the data provider fails.',
-  'A refused call returns isError with a JSON body {code, message}: validation_failed names the argument to fix;',
+  'A refused call returns isError with a JSON body {code, message, data}: validation_failed names the argument to fix;',
   'insufficient_credits, spending_limit_exceeded, forbidden and operation_not_enabled will not change by retrying;',
-  'rate_limited and upstream_failed may be retried later.',
+  'upstream_failed and internal_error may succeed if retried later; not_found means the account or item does not exist.',
 ].join(' ');
 
 /**
