@@ -15,7 +15,7 @@ import { DEFAULTS, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
-import { bundling, defines } from './bundling.ts';
+import { aliases, bundling, defines } from './bundling.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -199,6 +199,7 @@ export class WorkspaceServiceStack extends Stack {
         externalModules: [...bundling.external],
         banner: bundling.banner,
         define: defines(options.tracer),
+        esbuildArgs: { '--alias': Object.entries(aliases).map(([name, stub]) => `${name}=${stub}`) },
         logLevel: LogLevel.WARNING,
       },
     });

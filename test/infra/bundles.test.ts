@@ -96,44 +96,56 @@ describe('with the Tracer asked for (`-c tracer=true`)', () => {
 });
 
 describe('Mcp', () => {
-  it('answers initialize from its bundle as deployed (the MCP SDK works bundled as ESM)', async () => {
+  it('bundles stubs in place of Ajv and its formats (infra/stubs), as every function does', () => {
+    for (const name of built.keys()) expect(inputs(name).filter((input) => /node_modules\/ajv/.test(input))).toEqual([]);
+    expect(inputs('Mcp')).toEqual(expect.arrayContaining(['infra/stubs/ajv.ts', 'infra/stubs/ajv-formats.ts']));
+  });
+
+  it('serves initialize, tools/list and tools/call from its bundle as deployed', async () => {
     const { workspace } = await import('../support/fixtures.ts');
     const { tokenFor } = await import('../support/tokens.ts');
-    const { orgId, users } = await workspace();
-    const event = buildHttpEvent({
-      method: 'POST',
-      path: '/mcp',
-      routeKey: 'ANY /mcp',
-      rawQueryString: `organization_id=${orgId}`,
-      headers: {
-        authorization: `Bearer ${tokenFor(users.viewer)}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } },
-      }),
-    });
+    const { orgId, users } = await workspace({ credits: 1, networks: ['x'] });
+    const message = (id: number, method: string, params: unknown) =>
+      buildHttpEvent({
+        method: 'POST',
+        path: '/mcp',
+        routeKey: 'ANY /mcp',
+        rawQueryString: `organization_id=${orgId}`,
+        headers: {
+          authorization: `Bearer ${tokenFor(users.editor)}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+    const events = [
+      message(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } }),
+      message(2, 'tools/list', {}),
+      message(3, 'tools/call', { name: 'x_profile', arguments: { handle: 'nasa' } }),
+    ];
     // A fresh process, as in Lambda, on this test file's table and JWKS (its environment).
     const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(built.get('Mcp')!.file).href)});
-      const result = await handler(JSON.parse(process.env.EVENT), { functionName: 'Mcp', awsRequestId: '1', getRemainingTimeInMillis: () => 29000 });
-      process.stdout.write('\\nRESULT ' + JSON.stringify(result));`;
+      const results = [];
+      for (const event of JSON.parse(process.env.EVENTS)) results.push(await handler(event, { functionName: 'Mcp', awsRequestId: '1', getRemainingTimeInMillis: () => 29000 }));
+      process.stdout.write('\\nRESULTS ' + JSON.stringify(results));`;
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...process.env, EVENT: JSON.stringify(event), AWS_LAMBDA_FUNCTION_NAME: 'Mcp' },
+      env: { ...process.env, EVENTS: JSON.stringify(events), AWS_LAMBDA_FUNCTION_NAME: 'Mcp', SOCIAL_PROVIDER: 'sample' },
       encoding: 'utf8',
     });
 
     expect(child.stderr).toBe('');
-    // Its metrics (EMF lines) go to stdout too: the result is the line after them.
-    const result = JSON.parse(child.stdout.split('\nRESULT ')[1]!) as { statusCode: number; body: string };
-    expect(result.statusCode).toBe(200);
-    expect(JSON.parse(result.body)).toMatchObject({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { protocolVersion: '2025-11-25', serverInfo: { name: 'workspace-service' } },
+    // Its metrics (EMF lines) go to stdout too: the results come after them.
+    const [initialize, list, run] = (JSON.parse(child.stdout.split('\nRESULTS ')[1]!) as { statusCode: number; body: string }[]).map(
+      (result) => ({ status: result.statusCode, body: JSON.parse(result.body) }),
+    );
+    expect(initialize).toMatchObject({ status: 200, body: { id: 1, result: { serverInfo: { name: 'workspace-service' } } } });
+    expect(list).toMatchObject({
+      status: 200,
+      body: { id: 2, result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'x_profile' })]) } },
+    });
+    expect(run).toMatchObject({
+      status: 200,
+      body: { id: 3, result: { structuredContent: { network: 'x' }, _meta: { credits_charged: 1 } } },
     });
   });
 });
