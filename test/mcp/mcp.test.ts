@@ -340,6 +340,16 @@ describe('/mcp over plain HTTP', () => {
     expect(await answer.json()).toMatchObject({ code: 'unsupported_api_version' });
   });
 
+  it('answers a client that does not accept both JSON and SSE with 406, as the transport requires', async () => {
+    const { orgId, users } = await workspace();
+
+    const answer = await post(orgId, users.viewer, initialize, { Accept: 'application/json' });
+
+    expect(answer.status).toBe(406);
+    expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+    expect(answer.headers.get('x-request-id')).toEqual(expect.any(String));
+  });
+
   it('refuses a JSON-RPC batch, which would run many calls on one count of the rate limit', async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     const call = (id: number) => ({
