@@ -40,7 +40,8 @@ const INSTRUCTIONS = [
 
 /**
  * The server validates nothing a client sends against JSON Schema (it would only for
- * elicitation, which it never asks for); without this the SDK builds an Ajv instance per server.
+ * elicitation, which it never asks for). Without this the SDK would build an Ajv instance per
+ * server, that is per request; and the Lambda bundle has only a stub of Ajv (infra/stubs/ajv.ts).
  */
 const noClientSchemas: jsonSchemaValidator = {
   getValidator: () => {
@@ -62,10 +63,11 @@ async function listTools(scope: McpScope) {
 
 /** The run path of POST /social/{operation}, whole: role, network, credits and limits, charge, provider, refund. */
 async function callTool(scope: McpScope, name: string, args: Record<string, unknown> | undefined) {
-  logger.appendKeys({ mcp_method: 'tools/call', tool: name });
+  logger.appendKeys({ mcp_method: 'tools/call' });
   // Only a name the catalog does not know is a protocol error; a known operation this workspace
   // may not run is a refusal the agent can read (operation_not_enabled).
-  if (!knownTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  if (!knownTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
+  logger.appendKeys({ tool: name });
   try {
     const result = await runSocialOperation({
       caller: scope.caller,
