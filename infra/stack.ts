@@ -15,7 +15,7 @@ import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
-import { bundling, defines } from './bundling.ts';
+import { aliases, bundling, defines } from './bundling.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { ServiceMetrics } from './metrics.ts';
 
@@ -205,6 +205,7 @@ export class WorkspaceServiceStack extends Stack {
         externalModules: [...bundling.external],
         banner: bundling.banner,
         define: defines(options.tracer),
+        esbuildArgs: { '--alias': Object.entries(aliases).map(([name, stub]) => `${name}=${stub}`) },
         logLevel: LogLevel.WARNING,
       },
     });

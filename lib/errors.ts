@@ -18,6 +18,7 @@ export const ERROR_CATALOG = {
   operation_not_enabled: { status: 403, message: 'this operation is not enabled for this organization' },
   not_found: { status: 404, message: 'no such resource' },
   route_not_found: { status: 404, message: 'no such route' },
+  method_not_allowed: { status: 405, message: 'this route does not answer this method' },
   slug_taken: { status: 409, message: 'the slug is taken by a live project' },
   name_taken: { status: 409, message: 'the name is taken by a live custom skill' },
   parent_deleted: { status: 409, message: "the conversation's project is deleted" },
@@ -174,6 +175,14 @@ export const notFoundUpstream = (message: string): ServiceError => new ServiceEr
 
 export const routeNotFound = (method: string, path: string): ServiceError =>
   new ServiceError('route_not_found', `no route for ${method} ${path}`);
+
+// ---------------------------------------------------------------- 405
+
+/** A route that exists for other methods (`/mcp` answers POST only); `Allow` lists them (RFC 9110 §15.5.6). */
+export const methodNotAllowed = (method: string, path: string, allowed: readonly string[]): ServiceError =>
+  new ServiceError('method_not_allowed', `${path} answers ${allowed.join(', ')}, not ${method}`, {
+    headers: { Allow: allowed.join(', ') },
+  });
 
 // ---------------------------------------------------------------- 409
 

@@ -10,6 +10,17 @@ export const ORGANIZATION_ID_PATTERN = /^org_[A-Za-z0-9_-]{1,64}$/;
 export const NETWORKS = ['instagram', 'x', 'tiktok', 'youtube', 'facebook', 'linkedin', 'reddit'] as const;
 export type Network = (typeof NETWORKS)[number];
 
+/** How each network writes its own name (tool titles, docs). */
+export const NETWORK_LABELS: Record<Network, string> = {
+  instagram: 'Instagram',
+  x: 'X',
+  tiktok: 'TikTok',
+  youtube: 'YouTube',
+  facebook: 'Facebook',
+  linkedin: 'LinkedIn',
+  reddit: 'Reddit',
+};
+
 export const ROLES = ['viewer', 'editor', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -125,4 +125,14 @@ describe('route table matching', () => {
     expect(matchRoute('GET', '/nope').route.name).toBe('RouteNotFound');
     expect(matchRoute('POST', '/organizations/org_a/billing/events').route.name).toBe('RouteNotFound');
   });
+
+  it('routes every method of a path to its ANY route', () => {
+    expect(['POST', 'GET', 'DELETE', 'OPTIONS'].map((method) => matchRoute(method, '/mcp').route.name)).toEqual([
+      'Mcp',
+      'Mcp',
+      'Mcp',
+      'Mcp',
+    ]);
+    expect(matchRoute('POST', '/mcp/extra').route.name).toBe('RouteNotFound');
+  });
 });

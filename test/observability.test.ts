@@ -16,6 +16,7 @@ Object.assign(process.env, {
   SOCIAL_PROVIDER: 'sample',
 });
 const { handler: listBillingEvents } = await import('../functions/list-billing-events.ts');
+const { handler: mcp } = await import('../functions/mcp.ts');
 const { handler: routeNotFound } = await import('../functions/route-not-found.ts');
 const { handler: runSocialOperation } = await import('../functions/run-social-operation.ts');
 const { db } = await import('../lib/db/client.ts');
@@ -93,6 +94,29 @@ describe('the request log line', () => {
 
     expect(answer.status).toBe(200);
     expect(requestLine()).toMatchObject({ route: 'RestoreAsset', status: 200, caller: users.editor, organization_id: orgId });
+  });
+
+  it('names the MCP method, the tool and the code of a refused tool call, answered 200', async () => {
+    const { orgId, users } = await workspace({ credits: 0, roles: ['editor'] });
+
+    const answer = await call(mcp, {
+      method: 'POST',
+      url: `/mcp?organization_id=${orgId}`,
+      token: tokenFor(users.editor),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x_profile', arguments: { handle: 'nasa' } } },
+    });
+
+    expect(answer.status).toBe(200);
+    expect(requestLine()).toMatchObject({
+      route: 'Mcp',
+      status: 200,
+      caller: users.editor,
+      organization_id: orgId,
+      mcp_method: 'tools/call',
+      tool: 'x_profile',
+      tool_error: 'insufficient_credits',
+    });
   });
 
   it('is written for an unknown route too', async () => {
