@@ -100,9 +100,25 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 
 // ---------------------------------------------------------------- 401
 
-export const unauthenticated = (tokenSent: boolean): ServiceError =>
-  new ServiceError('unauthenticated', tokenSent ? 'the bearer token is not valid' : ERROR_CATALOG.unauthenticated.message, {
-    headers: { 'WWW-Authenticate': tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' },
+/**
+ * 401 for a request without a bearer token: `WWW-Authenticate: Bearer` with no error code
+ * (RFC 6750 §3.1). `data.reason` is the machine-readable key of docs/authentication.md.
+ */
+export const unauthenticated = (): ServiceError =>
+  new ServiceError('unauthenticated', ERROR_CATALOG.unauthenticated.message, {
+    data: { reason: 'missing' },
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
+
+/**
+ * 401 for a token that was sent and refused: why, in `WWW-Authenticate` (RFC 6750 §3) and in the
+ * message alike, and `data.reason` for code. `description` must be an RFC 6750 error_description
+ * (printable ASCII without `"` and `\`): lib/auth/refusals.ts holds every one.
+ */
+export const invalidToken = (reason: string, description: string): ServiceError =>
+  new ServiceError('unauthenticated', description, {
+    data: { reason },
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` },
   });
 
 // ---------------------------------------------------------------- 402

@@ -7,11 +7,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { jwtConfig } from '../lib/config.ts';
 import { ensureTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../lib/local/server.ts';
-import { jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
+import { jwksOf, LOCAL_AUDIENCE, LOCAL_CLIENT_ID, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { useLocalTable } from './local-env.ts';
 
 const LOCAL_DIR = resolve('.local');
@@ -46,7 +47,12 @@ async function main() {
   const baseUrl = `http://127.0.0.1:${port}`;
   useLocalTable(dynamo.endpoint, TABLE_NAME);
   process.env.JWT_ISSUER = LOCAL_ISSUER;
-  process.env.JWT_AUDIENCE = LOCAL_AUDIENCE;
+  // Which tokens the local verifier accepts is configuration, as deployed: ID-style tokens with
+  // an `aud` in JWT_AUDIENCE, access tokens with a `client_id` in JWT_CLIENT_IDS (set either to
+  // "" to turn that kind off). The demo tokens are made to match.
+  process.env.JWT_AUDIENCE ??= LOCAL_AUDIENCE;
+  process.env.JWT_CLIENT_IDS ??= LOCAL_CLIENT_ID;
+  const accepted = jwtConfig();
   process.env.JWT_JWKS_URI = `${baseUrl}/.well-known/jwks.json`;
   process.env.SOCIAL_PROVIDER ??= 'sample';
 
@@ -63,12 +69,18 @@ async function main() {
   });
   server = listening;
 
-  const tokens = Object.fromEntries(
-    Object.entries(DEMO.users).map(([role, sub]) => [
-      role,
-      signToken(key, { sub, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, ttlSeconds: TOKEN_TTL_SECONDS }),
-    ]),
-  );
+  const [audience] = accepted.audiences;
+  const [clientId] = accepted.clientIds;
+  const demoTokens = (claims: { audience?: string; clientId?: string }) =>
+    Object.fromEntries(
+      Object.entries(DEMO.users).map(([role, sub]) => [
+        role,
+        signToken(key, { sub, issuer: LOCAL_ISSUER, ttlSeconds: TOKEN_TTL_SECONDS, ...claims }),
+      ]),
+    );
+  // `tokens` carry `aud` when an audience is accepted, else they are access tokens.
+  const tokens = audience ? demoTokens({ audience }) : demoTokens({ clientId: clientId! });
+  const accessTokens = clientId ? demoTokens({ clientId }) : undefined;
   const devInfo = {
     baseUrl,
     dynamodbEndpoint: dynamo.endpoint,
@@ -76,10 +88,12 @@ async function main() {
     region: 'us-east-1',
     signingKeyFile: resolve(LOCAL_DIR, 'signing-key.json'),
     issuer: LOCAL_ISSUER,
-    audience: LOCAL_AUDIENCE,
+    audiences: accepted.audiences,
+    clientIds: accepted.clientIds,
     organizationId: DEMO.orgId,
     users: DEMO.users,
     tokens,
+    ...(accessTokens ? { accessTokens } : {}),
     ...(demo ? { deleted: demo.deleted, live: demo.live } : {}),
   };
   writeFileSync(resolve(LOCAL_DIR, 'dev.json'), `${JSON.stringify(devInfo, null, 2)}\n`);
@@ -93,6 +107,9 @@ async function main() {
   console.log(
     `Try:\n  curl -s -H "Authorization: Bearer $(node -p "require('./.local/dev.json').tokens.owner")" ${baseUrl}/organizations/${DEMO.orgId}/billing/events`,
   );
+  if (accessTokens) console.log('Access tokens (client_id, token_use: access) of the same users: accessTokens in .local/dev.json');
+  const origins = process.env.CORS_ALLOWED_ORIGINS;
+  console.log(origins ? `CORS allowed origins: ${origins}` : 'CORS off (set CORS_ALLOWED_ORIGINS to allow browser origins)');
   console.log('Ctrl-C stops the server and DynamoDB Local.');
 }
 

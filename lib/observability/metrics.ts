@@ -51,3 +51,10 @@ export const recordUpstreamLatency = (milliseconds: number): void =>
 
 /** `UpstreamFailures` (Count): a provider call that failed or returned output breaking its schema. */
 export const recordUpstreamFailure = (): void => single('UpstreamFailures', MetricUnit.Count, 1);
+
+/** `Unauthorized` (Count) with dimension `reason` (lib/auth/refusals.ts): 401s by why the token was refused. */
+export function recordUnauthorized(reason: string): void {
+  const metric = metrics.singleMetric();
+  metric.addDimension('reason', reason);
+  metric.addMetric('Unauthorized', MetricUnit.Count, 1);
+}

@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { ensureTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb-local.ts';
-import { TEST_AUDIENCE, TEST_ISSUER } from './tokens.ts';
+import { TEST_AUDIENCE, TEST_CLIENT_ID, TEST_ISSUER } from './tokens.ts';
 
 const tableName = `test-${randomUUID()}`;
 Object.assign(process.env, {
@@ -20,6 +20,7 @@ Object.assign(process.env, {
   DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
   JWT_ISSUER: TEST_ISSUER,
   JWT_AUDIENCE: TEST_AUDIENCE,
+  JWT_CLIENT_IDS: TEST_CLIENT_ID,
   JWT_JWKS_URI: inject('jwksUri'),
   LOG_LEVEL: 'silent',
 });
