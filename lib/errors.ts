@@ -123,18 +123,34 @@ export const invalidToken = (reason: string, description: string): ServiceError 
 
 // ---------------------------------------------------------------- 402
 
-export const insufficientCredits = (cost: number): ServiceError =>
-  new ServiceError('insufficient_credits', `the organization has fewer than the ${plural(cost, 'credit')} this operation costs`);
+/** 402 with the balance and the cost (`data`), so a client can say how many credits are missing. */
+export const insufficientCredits = (balance: number, cost: number): ServiceError =>
+  new ServiceError(
+    'insufficient_credits',
+    `the organization has ${plural(balance, 'credit')} and this operation costs ${plural(cost, 'credit')}`,
+    { data: { balance, cost } },
+  );
 
 export type LimitScope = 'organization' | 'member';
 
-export const spendingLimitExceeded = (scope: LimitScope): ServiceError =>
-  new ServiceError(
+/** What a 402 for a spending limit reports (`data`): the limit, the month's spend, the cost, when the limit resets (ISO 8601). */
+export interface SpendingLimitFacts {
+  scope: LimitScope;
+  spending_limit: number;
+  spent: number;
+  cost: number;
+  resets_at: string;
+}
+
+export const spendingLimitExceeded = (facts: SpendingLimitFacts): ServiceError => {
+  const whose =
+    facts.scope === 'organization' ? "the organization's monthly spending limit" : 'your monthly spending limit in this organization';
+  return new ServiceError(
     'spending_limit_exceeded',
-    scope === 'organization'
-      ? "this run would exceed the organization's monthly spending limit"
-      : 'this run would exceed your monthly spending limit in this organization',
+    `this run would exceed ${whose}: ${facts.spent} of ${plural(facts.spending_limit, 'credit')} spent and this operation costs ${facts.cost}; the limit resets at ${facts.resets_at}`,
+    { data: { ...facts } },
   );
+};
 
 // ---------------------------------------------------------------- 403
 

@@ -29,6 +29,15 @@ export const routes: readonly Route[] = [
     entry: 'functions/list-billing-events.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
   },
+  {
+    // One round trip: rate-limit counter (UpdateItem) with the organization, the membership and
+    // this month's two spend counters (GetItem each).
+    name: 'GetCredits',
+    method: 'GET',
+    path: '/organizations/{organization_id}/credits',
+    entry: 'functions/get-credits.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+  },
   // Restore: rate-limit counter (UpdateItem), resource (GetItem) and the caller's memberships
   // (Query), then one write. A transaction needs the action of each of its items: PutItem for
   // a slug/name claim, ConditionCheckItem for a conversation's project.
