@@ -94,6 +94,21 @@ export function jwtConfig(): JwtConfig {
   return { issuer: required('JWT_ISSUER'), audiences, clientIds, jwksUri: required('JWT_JWKS_URI') };
 }
 
+/** Shortest CURSOR_SIGNING_KEY accepted: 32 characters (the stack generates 64). */
+const MIN_CURSOR_KEY_LENGTH = 32;
+
+/**
+ * The HMAC key of billing-event cursors (lib/billing/cursor.ts). Deployed, the stack generates it
+ * in Secrets Manager and resolves it into the environment at deploy time (no call at run time);
+ * `npm start` derives one from its local signing key; tests set their own. Changing it only
+ * invalidates the cursors in flight (their walks start again).
+ */
+export function cursorSigningKey(): string {
+  const key = required('CURSOR_SIGNING_KEY');
+  if (key.length < MIN_CURSOR_KEY_LENGTH) throw new Error(`CURSOR_SIGNING_KEY must be at least ${MIN_CURSOR_KEY_LENGTH} characters`);
+  return key;
+}
+
 /** Origins allowed to call the API from a browser (CORS_ALLOWED_ORIGINS, comma-separated; none = CORS off). */
 export const corsAllowedOrigins = (): string[] => list('CORS_ALLOWED_ORIGINS');
 

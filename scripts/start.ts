@@ -3,6 +3,7 @@
  * DATA_DIR), the table, a dev signing key, the demo workspace, and the real handlers behind a
  * small API Gateway stand-in on http://127.0.0.1:${PORT:-3000}. Ctrl-C stops all of it.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
@@ -62,6 +63,8 @@ async function main() {
   const demo = await seedDemoWorkspace();
 
   const key = loadOrCreateSigningKey(resolve(LOCAL_DIR, 'signing-key.json'));
+  // Derived from the local signing key: stable across restarts (cursors stay valid), never shared.
+  process.env.CURSOR_SIGNING_KEY ??= createHash('sha256').update(`billing-event cursors\n${key.privateKeyPem}`).digest('hex');
   const listening = createLocalServer(await loadHandlers(), { jwks: jwksOf(key) });
   await new Promise<void>((done, fail) => {
     listening.once('error', fail);

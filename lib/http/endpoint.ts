@@ -6,6 +6,7 @@ import { withWriteBarrier } from '../db/client.ts';
 import { logIdentity, powertools, requestLog } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { authenticate } from './authenticate.ts';
+import { cors } from './cors.ts';
 import { errorMapper } from './error-mapper.ts';
 import { rateLimit } from './rate-limit.ts';
 import { requestContext } from './request-context.ts';
@@ -41,12 +42,13 @@ export interface EndpointOptions<S extends InputSchemas> {
  *
  * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
  * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
- * requestContext stamps headers, and the Powertools middlewares (outermost) publish metrics.
+ * cors and requestContext stamp headers, and the Powertools middlewares (outermost) publish metrics.
  */
 export const baseChain = () =>
   middy<HttpEvent, HttpResult, Error, ServiceContext>()
     .use(powertools())
     .use(requestContext())
+    .use(cors())
     .use(requestLog())
     .use(httpErrorHandler({ logger: false }))
     .use(errorMapper());

@@ -22,6 +22,7 @@ Object.assign(process.env, {
   JWT_AUDIENCE: TEST_AUDIENCE,
   JWT_CLIENT_IDS: TEST_CLIENT_ID,
   JWT_JWKS_URI: inject('jwksUri'),
+  CURSOR_SIGNING_KEY: randomUUID() + randomUUID(),
   LOG_LEVEL: 'silent',
 });
 
