@@ -5,6 +5,7 @@
  * decides a status. docs/api-conventions.md lists the same table (a test keeps them equal).
  */
 import type * as z from 'zod/mini';
+import { issueMessage } from './issue-messages.ts';
 
 export const ERROR_CATALOG = {
   validation_failed: { status: 400, message: 'the request is invalid' },
@@ -76,15 +77,19 @@ export const invalidJson = (detail: string): ServiceError =>
 
 export const unsupportedApiVersion = (message: string): ServiceError => new ServiceError('unsupported_api_version', message);
 
-/** zod issues → documented issues, with the location (`path`, `query`, `header`, `body`) in front. */
+/**
+ * zod issues → documented issues, with the location (`path`, `query`, `header`, `body`) in front,
+ * a missing field as `required`, and zod's default wording replaced by the service's (lib/issue-messages.ts).
+ */
 export function issuesOf(location: string, error: z.core.$ZodError, input: unknown): Issue[] {
   return error.issues.map((issue) => {
     const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');
-    const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
+    const value = valueAt(input, issue.path);
+    const missing = issue.code === 'invalid_type' && value === undefined;
     return {
       path: [location, ...path],
       code: missing ? 'required' : issue.code,
-      message: missing ? 'is required' : issue.message,
+      message: missing ? 'is required' : issueMessage(issue, value),
     };
   });
 }
@@ -160,8 +165,19 @@ export const mayNotRun = (): ServiceError => forbidden('only editors and owners 
 export const mayNotRestore = (): ServiceError => forbidden('viewers cannot restore resources; an editor or owner can');
 export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
 
-export const operationNotEnabled = (operation: string): ServiceError =>
-  new ServiceError('operation_not_enabled', `operation ${operation} is not enabled for this organization`);
+/** The organization has the operation's network turned off (an operator can turn it on). */
+export const operationNotEnabled = (operation: string, network: string): ServiceError =>
+  new ServiceError(
+    'operation_not_enabled',
+    `operation ${operation} is not enabled for this organization: its ${network} network is turned off`,
+  );
+
+/** The deployment's social data provider has no such operation: no organization can run it here. */
+export const operationNotOffered = (operation: string): ServiceError =>
+  new ServiceError(
+    'operation_not_enabled',
+    `operation ${operation} is not offered by this deployment's social data provider; GET /social/operations lists the operations you can run`,
+  );
 
 // ---------------------------------------------------------------- 404
 
@@ -170,6 +186,17 @@ export const notFound = (): ServiceError => new ServiceError('not_found');
 
 /** The upstream says the account or item does not exist (the run was refunded). */
 export const notFoundUpstream = (message: string): ServiceError => new ServiceError('not_found', message);
+
+/** Long enough for any operation name; a longer one is cut in the message (it is the caller's own input). */
+const ECHO_LIMIT = 64;
+const echo = (value: string) => (value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value);
+
+/** Operation names are public (the catalog), so unlike an id, an unknown one is named and a near one suggested. */
+export const unknownOperation = (name: string, suggestion: string | undefined): ServiceError =>
+  new ServiceError(
+    'not_found',
+    `no operation is named "${echo(name)}"${suggestion ? `; did you mean ${suggestion}?` : ';'} GET /social/operations lists the operations this organization can run`,
+  );
 
 export const routeNotFound = (method: string, path: string): ServiceError =>
   new ServiceError('route_not_found', `no route for ${method} ${path}`);

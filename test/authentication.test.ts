@@ -70,17 +70,48 @@ describe('Endless-Api-Version', () => {
   });
 
   it.each([
-    ['2', { 'endless-api-version': '2' }, 'Endless-Api-Version: "2" cannot be served; this deployment serves major version 1'],
-    ['abc', { 'endless-api-version': 'abc' }, 'Endless-Api-Version: "abc" cannot be served; this deployment serves major version 1'],
-    ['empty', { 'endless-api-version': '' }, 'Endless-Api-Version: "" cannot be served; this deployment serves major version 1'],
-    ['1.2.3', { 'endless-api-version': '1.2.3' }, 'Endless-Api-Version: "1.2.3" cannot be served; this deployment serves major version 1'],
-    ['0', { 'endless-api-version': '0' }, 'Endless-Api-Version: "0" cannot be served; this deployment serves major version 1'],
+    ['2', { 'endless-api-version': '2' }, 'Endless-Api-Version: major version 2 cannot be served; this deployment serves major version 1'],
+    ['0', { 'endless-api-version': '0' }, 'Endless-Api-Version: major version 0 cannot be served; this deployment serves major version 1'],
+    [
+      '2.1',
+      { 'endless-api-version': '2.1' },
+      'Endless-Api-Version: major version 2 cannot be served; this deployment serves major version 1',
+    ],
+    [
+      'alias 2',
+      { 'service-api-version': '2' },
+      'Service-Api-Version: major version 2 cannot be served; this deployment serves major version 1',
+    ],
+    [
+      '1.0.0',
+      { 'endless-api-version': '1.0.0' },
+      'Endless-Api-Version: "1.0.0" is not a version; send the major version (1) or major.minor (1.0), digits only',
+    ],
+    [
+      'v1',
+      { 'endless-api-version': 'v1' },
+      'Endless-Api-Version: "v1" is not a version; send the major version (1) or major.minor (1.0), digits only',
+    ],
+    [
+      'abc',
+      { 'endless-api-version': 'abc' },
+      'Endless-Api-Version: "abc" is not a version; send the major version (1) or major.minor (1.0), digits only',
+    ],
+    [
+      'empty',
+      { 'endless-api-version': '' },
+      'Endless-Api-Version: "" is not a version; send the major version (1) or major.minor (1.0), digits only',
+    ],
+    [
+      'a long value (cut in the message)',
+      { 'endless-api-version': 'x'.repeat(100) },
+      `Endless-Api-Version: "${'x'.repeat(32)}…" is not a version; send the major version (1) or major.minor (1.0), digits only`,
+    ],
     [
       'a repeated header (1,2)',
       { 'endless-api-version': '1,2' },
-      'Endless-Api-Version: "1,2" cannot be served; this deployment serves major version 1',
+      'Endless-Api-Version was sent more than once ("1,2"); send it once, e.g. Endless-Api-Version: 1',
     ],
-    ['alias 2', { 'service-api-version': '2' }, 'Service-Api-Version: "2" cannot be served; this deployment serves major version 1'],
     [
       'the two headers disagreeing',
       { 'endless-api-version': '1.1', 'service-api-version': '1.2' },

@@ -24,7 +24,7 @@ export interface ChargeAsk {
 export function accessRefusal(org: Payer['org'] | null, member: Payer['member'] | null, ask: ChargeAsk): ServiceError | null {
   if (!org || !member) return notAMember();
   if (!mayRunOperations(member.role)) return mayNotRun();
-  if (ask.network !== undefined && !org.networks.includes(ask.network)) return operationNotEnabled(ask.operation);
+  if (ask.network !== undefined && !org.networks.includes(ask.network)) return operationNotEnabled(ask.operation, ask.network);
   return null;
 }
 
