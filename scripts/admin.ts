@@ -85,7 +85,9 @@ interface DevInfo {
   tableName: string;
   signingKeyFile: string;
   issuer: string;
-  audience: string;
+  /** The demo tokens' `aud`; absent when the local stack accepts access tokens only. */
+  audience?: string;
+  clientId?: string;
 }
 
 function readDevInfo(): DevInfo | null {
@@ -195,7 +197,8 @@ async function run(argv: string[]): Promise<unknown> {
         token: signToken(key, {
           sub: need(flags, 'user'),
           issuer: dev.issuer,
-          audience: dev.audience,
+          // An ID-style token when the local stack accepts an audience, else an access token.
+          ...(dev.audience ? { audience: dev.audience } : { clientId: dev.clientId }),
           ttlSeconds: ttl === undefined ? 3600 : Number(ttl),
         }),
       };

@@ -91,8 +91,9 @@ async function main() {
     region: 'us-east-1',
     signingKeyFile: resolve(LOCAL_DIR, 'signing-key.json'),
     issuer: LOCAL_ISSUER,
-    audiences: accepted.audiences,
-    clientIds: accepted.clientIds,
+    // The first of each, which the demo tokens (and the admin CLI's `token`) carry.
+    ...(audience ? { audience } : {}),
+    ...(clientId ? { clientId } : {}),
     organizationId: DEMO.orgId,
     users: DEMO.users,
     tokens,
