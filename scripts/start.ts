@@ -44,18 +44,19 @@ async function main() {
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && void stop(0), 500).unref();
 
-  dynamo = await startDynamoDbLocal(dataDir ? { dataDir } : {});
   const baseUrl = `http://127.0.0.1:${port}`;
-  useLocalTable(dynamo.endpoint, TABLE_NAME);
   process.env.JWT_ISSUER = LOCAL_ISSUER;
+  process.env.JWT_JWKS_URI = `${baseUrl}/.well-known/jwks.json`;
   // Which tokens the local verifier accepts is configuration, as deployed: ID-style tokens with
   // an `aud` in JWT_AUDIENCE, access tokens with a `client_id` in JWT_CLIENT_IDS (set either to
-  // "" to turn that kind off). The demo tokens are made to match.
+  // "" to turn that kind off). The demo tokens are made to match. Checked before anything starts.
   process.env.JWT_AUDIENCE ??= LOCAL_AUDIENCE;
   process.env.JWT_CLIENT_IDS ??= LOCAL_CLIENT_ID;
   const accepted = jwtConfig();
-  process.env.JWT_JWKS_URI = `${baseUrl}/.well-known/jwks.json`;
   process.env.SOCIAL_PROVIDER ??= 'sample';
+
+  dynamo = await startDynamoDbLocal(dataDir ? { dataDir } : {});
+  useLocalTable(dynamo.endpoint, TABLE_NAME);
 
   const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
   await ensureTable(admin, TABLE_NAME);
