@@ -72,51 +72,39 @@ export function signedWith(sub: string, claims: Record<string, unknown>, header:
   );
 }
 
-/** Claims as Amazon Cognito puts them in an ID token of app client `clientId` (`aud` is the client id). */
-export function cognitoIdToken(sub: string, clientId: string, claims: Record<string, unknown> = {}): string {
+/** A token shaped as Amazon Cognito issues them (RS256 under the trusted kid, an hour long), with `claims`. */
+function cognitoToken(claims: Record<string, unknown>): string {
   const now = Math.floor(Date.now() / 1000);
   return signJwt(
     trustedKey(),
     { kid: trustedKey().kid, alg: 'RS256' },
-    {
-      sub,
-      email_verified: true,
-      iss: TEST_ISSUER,
-      'cognito:username': sub,
-      origin_jti: '4b2f7a36-0000-4000-8000-000000000001',
-      aud: clientId,
-      event_id: '9c1e5d2a-0000-4000-8000-000000000002',
-      token_use: 'id',
-      auth_time: now,
-      exp: now + 3600,
-      iat: now,
-      jti: '1a2b3c4d-0000-4000-8000-000000000003',
-      email: `${sub}@example.com`,
-      ...claims,
-    },
+    { iss: TEST_ISSUER, auth_time: now, iat: now, exp: now + 3600, jti: '1a2b3c4d-0000-4000-8000-000000000003', ...claims },
   );
 }
 
+/** Claims as Amazon Cognito puts them in an ID token of app client `clientId` (`aud` is the client id). */
+export const cognitoIdToken = (sub: string, clientId: string, claims: Record<string, unknown> = {}): string =>
+  cognitoToken({
+    sub,
+    email_verified: true,
+    'cognito:username': sub,
+    origin_jti: '4b2f7a36-0000-4000-8000-000000000001',
+    aud: clientId,
+    event_id: '9c1e5d2a-0000-4000-8000-000000000002',
+    token_use: 'id',
+    email: `${sub}@example.com`,
+    ...claims,
+  });
+
 /** Claims as Amazon Cognito puts them in an access token: `client_id` and `token_use: access`, no `aud`. */
-export function cognitoAccessToken(sub: string, clientId: string, claims: Record<string, unknown> = {}): string {
-  const now = Math.floor(Date.now() / 1000);
-  return signJwt(
-    trustedKey(),
-    { kid: trustedKey().kid, alg: 'RS256' },
-    {
-      sub,
-      iss: TEST_ISSUER,
-      client_id: clientId,
-      origin_jti: '4b2f7a36-0000-4000-8000-000000000004',
-      event_id: '9c1e5d2a-0000-4000-8000-000000000005',
-      token_use: 'access',
-      scope: 'aws.cognito.signin.user.admin',
-      auth_time: now,
-      exp: now + 3600,
-      iat: now,
-      jti: '1a2b3c4d-0000-4000-8000-000000000006',
-      username: sub,
-      ...claims,
-    },
-  );
-}
+export const cognitoAccessToken = (sub: string, clientId: string, claims: Record<string, unknown> = {}): string =>
+  cognitoToken({
+    sub,
+    client_id: clientId,
+    origin_jti: '4b2f7a36-0000-4000-8000-000000000004',
+    event_id: '9c1e5d2a-0000-4000-8000-000000000005',
+    token_use: 'access',
+    scope: 'aws.cognito.signin.user.admin',
+    username: sub,
+    ...claims,
+  });
