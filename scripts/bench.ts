@@ -4,6 +4,7 @@
  * Figures are for comparing changes on one machine, not absolute promises.
  */
 
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/db/create-table.ts';
@@ -29,6 +30,7 @@ async function main() {
       JWT_AUDIENCE: LOCAL_AUDIENCE,
       JWT_JWKS_URI: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/.well-known/jwks.json`,
       RATE_LIMIT_REQUESTS: String(ITERATIONS * 10),
+      CURSOR_SIGNING_KEY: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'silent',
     });
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
