@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { listBillingEvents } from '../lib/db/billing-events.ts';
+import { billingEventSchema, listBillingEvents } from '../lib/db/billing-events.ts';
 import { getMembership } from '../lib/db/memberships.ts';
 import { notFound, onlyOwnersListEvents } from '../lib/errors.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
@@ -24,3 +24,6 @@ export const handler = endpoint(
     return { events: await listBillingEvents(orgId, since, query.limit) };
   },
 );
+
+/** The 200 body, for the API description. */
+export const responseSchema = z.object({ events: z.array(billingEventSchema) });

@@ -39,3 +39,12 @@ export const handler = endpoint(
     });
   },
 );
+
+/**
+ * The 200 body, for the API description: the operation's output, an object. Each operation's
+ * own output schema is in the catalog; the document lists it under POST /social/<name>.
+ */
+export const responseSchema = z.record(z.string(), z.unknown());
+
+/** Headers of the 200 answer (described in lib/openapi/headers.ts). */
+export const responseHeaders = ['Credits-Charged', 'Credits-Remaining', 'Idempotent-Replayed'] as const;

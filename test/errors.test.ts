@@ -25,7 +25,7 @@ const token = tokenFor(users.owner);
 
 describe('error bodies', () => {
   it('answers 400 invalid_json for a body that is not JSON', async () => {
-    const answer = await call(echo, { method: 'POST', url: '/echo', token, body: '{"count": 1' });
+    const answer = await call(echo, { method: 'POST', url: '/echo', contract: false, token, body: '{"count": 1' });
     expect(answer.status).toBe(400);
     expect(withoutRequestId(answer.body)).toEqual({
       code: 'invalid_json',
@@ -35,7 +35,7 @@ describe('error bodies', () => {
   });
 
   it('answers 400 validation_failed naming a missing body field', async () => {
-    const answer = await call(echo, { method: 'POST', url: '/echo', token, body: {} });
+    const answer = await call(echo, { method: 'POST', url: '/echo', contract: false, token, body: {} });
     expect(withoutRequestId(answer.body)).toEqual({
       code: 'validation_failed',
       message: 'body.count: is required',
@@ -44,12 +44,19 @@ describe('error bodies', () => {
   });
 
   it('treats an absent body as an empty object', async () => {
-    const answer = await call(echo, { method: 'POST', url: '/echo', token });
+    const answer = await call(echo, { method: 'POST', url: '/echo', contract: false, token });
     expect(answer.body.data.issues).toEqual([{ path: ['body', 'count'], code: 'required', message: 'is required' }]);
   });
 
   it('parses the body whatever the Content-Type says', async () => {
-    const answer = await call(echo, { method: 'POST', url: '/echo', token, headers: { 'content-type': 'text/plain' }, body: { count: 2 } });
+    const answer = await call(echo, {
+      method: 'POST',
+      url: '/echo',
+      contract: false,
+      token,
+      headers: { 'content-type': 'text/plain' },
+      body: { count: 2 },
+    });
     expect(answer).toMatchObject({ status: 200, body: { count: 2 } });
   });
 
@@ -57,7 +64,7 @@ describe('error bodies', () => {
     ['an SDK error', crash],
     ['a programming error', typeError],
   ])('answers a plain 500 for %s, with nothing internal in it', async (_case, failing) => {
-    const answer = await call(failing, { method: 'GET', url: '/anything', token });
+    const answer = await call(failing, { method: 'GET', url: '/anything', contract: false, token });
     expect(answer.status).toBe(500);
     expect(answer.headers['content-type']).toBe('application/json');
     expect(withoutRequestId(answer.body)).toEqual({

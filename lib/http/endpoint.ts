@@ -36,6 +36,16 @@ export interface EndpointOptions<S extends InputSchemas> {
 }
 
 /**
+ * What an endpoint() handler was built from, kept on the handler (`handler.endpoint`) so that
+ * the OpenAPI generator (lib/openapi/) describes requests with the very schemas that validate
+ * them. A handler without it is a baseChain() route: no token, no version check, no rate limit.
+ */
+export interface EndpointDescription {
+  schemas: InputSchemas;
+  jsonBody: boolean;
+}
+
+/**
  * The outer half of every chain, the `$default` route's included: request id and the headers
  * every answer carries, the request log line and metrics, and the one error mapper.
  *
@@ -77,7 +87,7 @@ export function endpoint<S extends InputSchemas>(
     // runtime in middy 6 but is missing from its type declarations.
     chain.use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]));
   }
-  return chain
+  const handled = chain
     .use(validateInput(options.schemas))
     .use(logIdentity())
     .handler(async (_event, context): Promise<HttpResult> => {
@@ -92,4 +102,6 @@ export function endpoint<S extends InputSchemas>(
         body: JSON.stringify(reply.body),
       };
     });
+  const endpoint: EndpointDescription = { schemas: options.schemas, jsonBody: options.jsonBody ?? false };
+  return Object.assign(handled, { endpoint });
 }
