@@ -1367,7 +1367,7 @@ export interface components {
     };
     responses: {
         /** @description `validation_failed`: the request is invalid; `unsupported_api_version`: this API version cannot be served */
-        ListBillingEvents400: {
+        Error400_validation_failed_unsupported_api_version: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1384,7 +1384,7 @@ export interface components {
             };
         };
         /** @description `unauthenticated`: a bearer token is required */
-        ListBillingEvents401: {
+        Error401_unauthenticated: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1399,7 +1399,7 @@ export interface components {
             };
         };
         /** @description `forbidden`: your role does not allow this */
-        ListBillingEvents403: {
+        Error403_forbidden: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1416,7 +1416,7 @@ export interface components {
             };
         };
         /** @description `not_found`: no such resource */
-        ListBillingEvents404: {
+        Error404_not_found: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1433,7 +1433,7 @@ export interface components {
             };
         };
         /** @description `rate_limited`: rate limit exceeded */
-        ListBillingEvents429: {
+        Error429_rate_limited: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1451,7 +1451,7 @@ export interface components {
             };
         };
         /** @description `internal_error`: the request failed on the service side; retry with backoff */
-        ListBillingEvents500: {
+        Error500_internal_error: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1468,7 +1468,7 @@ export interface components {
             };
         };
         /** @description `name_taken`: the name is taken by a live custom skill */
-        RestoreSkill409: {
+        Error409_name_taken: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1485,7 +1485,7 @@ export interface components {
             };
         };
         /** @description `parent_deleted`: the conversation's project is deleted */
-        RestoreConversation409: {
+        Error409_parent_deleted: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1502,7 +1502,7 @@ export interface components {
             };
         };
         /** @description `slug_taken`: the slug is taken by a live project */
-        RestoreProject409: {
+        Error409_slug_taken: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1519,7 +1519,7 @@ export interface components {
             };
         };
         /** @description `validation_failed`: the request is invalid; `invalid_json`: body: must be a JSON document; `unsupported_api_version`: this API version cannot be served */
-        RunSocialOperation400: {
+        Error400_validation_failed_invalid_json_unsupported_api_version: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1536,7 +1536,7 @@ export interface components {
             };
         };
         /** @description `insufficient_credits`: the organization has too few credits for this operation; `spending_limit_exceeded`: this run would exceed a monthly spending limit */
-        RunSocialOperation402: {
+        Error402_insufficient_credits_spending_limit_exceeded: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1553,7 +1553,7 @@ export interface components {
             };
         };
         /** @description `forbidden`: your role does not allow this; `operation_not_enabled`: this operation is not enabled for this organization */
-        RunSocialOperation403: {
+        Error403_forbidden_operation_not_enabled: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1570,7 +1570,7 @@ export interface components {
             };
         };
         /** @description `idempotency_key_reused`: this Idempotency-Key was used with another operation or body */
-        RunSocialOperation409: {
+        Error409_idempotency_key_reused: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1588,7 +1588,7 @@ export interface components {
             };
         };
         /** @description `internal_error`: the request failed on the service side; retry with backoff; `upstream_failed`: the social data provider failed; the charge was refunded, retry with backoff */
-        RunSocialOperation500: {
+        Error500_internal_error_upstream_failed: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1605,7 +1605,7 @@ export interface components {
             };
         };
         /** @description `internal_error`: the request failed on the service side; retry with backoff */
-        GetOpenApiDocument500: {
+        Public500_internal_error: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1619,7 +1619,7 @@ export interface components {
             };
         };
         /** @description `not_found`: no such resource */
-        GetDocsAsset404: {
+        Public404_not_found: {
             headers: {
                 "x-request-id": components["headers"]["x-request-id"];
                 "Endless-Api-Version": components["headers"]["Endless-Api-Version"];
@@ -1775,12 +1775,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ListBillingEvents400"];
-            401: components["responses"]["ListBillingEvents401"];
-            403: components["responses"]["ListBillingEvents403"];
-            404: components["responses"]["ListBillingEvents404"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["ListBillingEvents500"];
+            400: components["responses"]["Error400_validation_failed_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            403: components["responses"]["Error403_forbidden"];
+            404: components["responses"]["Error404_not_found"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error"];
         };
     };
     restoreAsset: {
@@ -1850,12 +1850,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ListBillingEvents400"];
-            401: components["responses"]["ListBillingEvents401"];
-            403: components["responses"]["ListBillingEvents403"];
-            404: components["responses"]["ListBillingEvents404"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["ListBillingEvents500"];
+            400: components["responses"]["Error400_validation_failed_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            403: components["responses"]["Error403_forbidden"];
+            404: components["responses"]["Error404_not_found"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error"];
         };
     };
     restoreSkill: {
@@ -1924,13 +1924,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ListBillingEvents400"];
-            401: components["responses"]["ListBillingEvents401"];
-            403: components["responses"]["ListBillingEvents403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RestoreSkill409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["ListBillingEvents500"];
+            400: components["responses"]["Error400_validation_failed_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            403: components["responses"]["Error403_forbidden"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_name_taken"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error"];
         };
     };
     restoreConversation: {
@@ -1994,13 +1994,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ListBillingEvents400"];
-            401: components["responses"]["ListBillingEvents401"];
-            403: components["responses"]["ListBillingEvents403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RestoreConversation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["ListBillingEvents500"];
+            400: components["responses"]["Error400_validation_failed_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            403: components["responses"]["Error403_forbidden"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_parent_deleted"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error"];
         };
     };
     restoreProject: {
@@ -2063,13 +2063,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ListBillingEvents400"];
-            401: components["responses"]["ListBillingEvents401"];
-            403: components["responses"]["ListBillingEvents403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RestoreProject409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["ListBillingEvents500"];
+            400: components["responses"]["Error400_validation_failed_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            403: components["responses"]["Error403_forbidden"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_slug_taken"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error"];
         };
     };
     listSocialOperations: {
@@ -2126,11 +2126,11 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ListBillingEvents400"];
-            401: components["responses"]["ListBillingEvents401"];
-            403: components["responses"]["ListBillingEvents403"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["ListBillingEvents500"];
+            400: components["responses"]["Error400_validation_failed_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            403: components["responses"]["Error403_forbidden"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error"];
         };
     };
     runSocialOperation: {
@@ -2185,14 +2185,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     instagram_profile: {
@@ -2270,14 +2270,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     instagram_user_posts: {
@@ -2385,14 +2385,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     instagram_user_reels: {
@@ -2500,14 +2500,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     instagram_user_stories: {
@@ -2612,14 +2612,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     instagram_user_highlights: {
@@ -2687,14 +2687,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     instagram_highlight_stories: {
@@ -2805,14 +2805,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     instagram_post: {
@@ -2914,14 +2914,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     instagram_post_comments: {
@@ -3004,14 +3004,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_profile: {
@@ -3089,14 +3089,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_user_posts: {
@@ -3213,14 +3213,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_post: {
@@ -3324,14 +3324,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_post_comments: {
@@ -3414,14 +3414,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_search: {
@@ -3544,14 +3544,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_hashtag_posts: {
@@ -3661,14 +3661,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_music_posts: {
@@ -3776,14 +3776,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_trending: {
@@ -3887,14 +3887,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     tiktok_trend_scan: {
@@ -3999,14 +3999,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     linkedin_profile: {
@@ -4084,14 +4084,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     linkedin_company: {
@@ -4167,14 +4167,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     linkedin_user_posts: {
@@ -4282,14 +4282,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     linkedin_company_posts: {
@@ -4397,14 +4397,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     linkedin_post: {
@@ -4506,14 +4506,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     linkedin_search_people: {
@@ -4604,14 +4604,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     linkedin_search_posts: {
@@ -4725,14 +4725,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     youtube_channel: {
@@ -4810,14 +4810,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     youtube_channel_videos: {
@@ -4931,14 +4931,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     youtube_channel_playlists: {
@@ -5011,14 +5011,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     youtube_channel_shorts: {
@@ -5133,14 +5133,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     youtube_video: {
@@ -5242,14 +5242,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     youtube_search: {
@@ -5381,14 +5381,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     youtube_trending: {
@@ -5508,14 +5508,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     facebook_page: {
@@ -5593,14 +5593,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     facebook_page_posts: {
@@ -5708,14 +5708,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     facebook_page_reels: {
@@ -5823,14 +5823,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     facebook_post: {
@@ -5932,14 +5932,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     facebook_post_comments: {
@@ -6022,14 +6022,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     facebook_group: {
@@ -6099,14 +6099,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     facebook_group_posts: {
@@ -6220,14 +6220,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     facebook_search: {
@@ -6341,14 +6341,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     reddit_search: {
@@ -6470,14 +6470,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     reddit_subreddit_posts: {
@@ -6598,14 +6598,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     reddit_post: {
@@ -6707,14 +6707,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     reddit_post_comments: {
@@ -6797,14 +6797,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     x_search: {
@@ -6924,14 +6924,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     x_profile: {
@@ -7009,14 +7009,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     x_user_posts: {
@@ -7129,14 +7129,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     x_post: {
@@ -7238,14 +7238,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     x_post_comments: {
@@ -7333,14 +7333,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     x_user_connections: {
@@ -7436,14 +7436,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     x_tweet_engagers: {
@@ -7575,14 +7575,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     x_trends: {
@@ -7660,14 +7660,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     resolve_mention: {
@@ -7761,14 +7761,14 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["RunSocialOperation400"];
-            401: components["responses"]["ListBillingEvents401"];
-            402: components["responses"]["RunSocialOperation402"];
-            403: components["responses"]["RunSocialOperation403"];
-            404: components["responses"]["ListBillingEvents404"];
-            409: components["responses"]["RunSocialOperation409"];
-            429: components["responses"]["ListBillingEvents429"];
-            500: components["responses"]["RunSocialOperation500"];
+            400: components["responses"]["Error400_validation_failed_invalid_json_unsupported_api_version"];
+            401: components["responses"]["Error401_unauthenticated"];
+            402: components["responses"]["Error402_insufficient_credits_spending_limit_exceeded"];
+            403: components["responses"]["Error403_forbidden_operation_not_enabled"];
+            404: components["responses"]["Error404_not_found"];
+            409: components["responses"]["Error409_idempotency_key_reused"];
+            429: components["responses"]["Error429_rate_limited"];
+            500: components["responses"]["Error500_internal_error_upstream_failed"];
         };
     };
     getOpenApiDocument: {
@@ -7806,7 +7806,7 @@ export interface operations {
                     };
                 };
             };
-            500: components["responses"]["GetOpenApiDocument500"];
+            500: components["responses"]["Public500_internal_error"];
         };
     };
     getDocsPage: {
@@ -7829,7 +7829,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            500: components["responses"]["GetOpenApiDocument500"];
+            500: components["responses"]["Public500_internal_error"];
         };
     };
     getDocsAsset: {
@@ -7855,8 +7855,8 @@ export interface operations {
                     "text/css": string;
                 };
             };
-            404: components["responses"]["GetDocsAsset404"];
-            500: components["responses"]["GetOpenApiDocument500"];
+            404: components["responses"]["Public404_not_found"];
+            500: components["responses"]["Public500_internal_error"];
         };
     };
 }

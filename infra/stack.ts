@@ -1,4 +1,5 @@
-import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -18,6 +19,15 @@ import { Alarms } from './alarms.ts';
 import { bundling, defines } from './bundling.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const resolvePackagePath = createRequire(import.meta.url).resolve;
+
+/**
+ * Shell commands that copy a route's `assets` beside its bundle (lib/openapi/read-asset.ts
+ * reads them there), paths relative to the project root so that they hold in a Docker build too.
+ */
+export function copyAssetsCommands(assets: readonly string[], inputDir: string, outputDir: string): string[] {
+  return assets.map((asset) => `cp "${inputDir}/${relative(ROOT, resolvePackagePath(asset))}" "${outputDir}/${basename(asset)}"`);
+}
 
 /** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
 /** API Gateway (HTTP API) answers 503 after 30 s whatever the function does. */
@@ -200,6 +210,15 @@ export class WorkspaceServiceStack extends Stack {
         banner: bundling.banner,
         define: defines(options.tracer),
         logLevel: LogLevel.WARNING,
+        ...(route.assets?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => copyAssetsCommands(route.assets ?? [], inputDir, outputDir),
+              },
+            }
+          : {}),
       },
     });
     Validations.of(fn).acknowledge({

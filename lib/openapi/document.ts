@@ -165,24 +165,19 @@ function errorExample(code: ErrorCode): Json {
 }
 
 /**
- * Error responses are shared: each distinct one is a component named after the first route
- * that answers it (`RunSocialOperation402`), and every path refers to it. The 53 paths of the
- * run route would otherwise repeat the same nine responses.
+ * Error responses are shared components, named by what determines them: the status, the codes
+ * and whether the route is public (`Error402_insufficient_credits_spending_limit_exceeded`,
+ * `Public404_not_found`); the 53 paths of the run route would otherwise repeat nine each.
  */
 class SharedResponses {
   readonly components: Record<string, Json> = {};
-  private readonly names = new Map<string, string>();
 
   refer(name: string, response: Json): Json {
-    const key = JSON.stringify(response);
-    let found = this.names.get(key);
-    if (!found) {
-      found = name;
-      for (let i = 2; found in this.components; i++) found = `${name}_${i}`;
-      this.names.set(key, found);
-      this.components[found] = response;
-    }
-    return ref('responses', found);
+    const existing = this.components[name];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(response))
+      throw new Error(`openapi: two different responses named ${name}`);
+    this.components[name] = response;
+    return ref('responses', name);
   }
 }
 
@@ -194,7 +189,7 @@ function errorResponses(route: Route, endpoint: EndpointDescription | undefined,
   return Object.fromEntries(
     [...byStatus].map(([status, statusCodes]) => [
       String(status),
-      shared.refer(`${route.name}${status}`, {
+      shared.refer(`${endpoint ? 'Error' : 'Public'}${status}_${statusCodes.join('_')}`, {
         description: statusCodes.map((code) => `\`${code}\`: ${ERROR_CATALOG[code].message}`).join('; '),
         headers: responseHeaders(status, endpoint, statusCodes),
         content: {
