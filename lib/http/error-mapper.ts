@@ -1,24 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
-import * as z from 'zod/mini';
-import { ERROR_CATALOG, type ErrorCode, internalError, invalidJson, ServiceError } from '../errors.ts';
+import { internalError, invalidJson, ServiceError } from '../errors.ts';
 import { logError } from '../log.ts';
+import type { ErrorBody } from './error-body.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
-
-const issueSchema = z.object({
-  path: z.array(z.union([z.string(), z.int()])),
-  code: z.string(),
-  message: z.string(),
-});
-
-/** The one error body (DESIGN.md "Error body"); the API description's schema of every error. */
-export const errorBodySchema = z.object({
-  code: z.enum(Object.keys(ERROR_CATALOG) as [ErrorCode, ...ErrorCode[]]),
-  message: z.string(),
-  /** Validation issues (400), and facts a client can act on (a 402's balance and cost, …). */
-  data: z.optional(z.catchall(z.object({ issues: z.optional(z.array(issueSchema)) }), z.unknown())),
-  request_id: z.string(),
-});
-export type ErrorBody = z.output<typeof errorBodySchema>;
 
 /** Errors thrown by middy's JSON body parser carry a 415 and the package name in `cause`. */
 function isBodyParserError(error: unknown): boolean {

@@ -11,7 +11,7 @@
 import * as z from 'zod';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.ts';
 import type { EndpointDescription } from '../http/endpoint.ts';
-import { errorBodySchema } from '../http/error-mapper.ts';
+import { errorBodySchema } from '../http/error-body.ts';
 import { API_VERSION } from '../http/request-context.ts';
 import type { InputSchemas } from '../http/validate.ts';
 import { type Route, routes as routeTable } from '../routes.ts';
