@@ -38,6 +38,13 @@ describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, 
     expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
   });
 
+  it('carries neither the OpenAPI generator nor, unless it serves it, the document', () => {
+    const bundled = inputs(name);
+
+    expect(bundled.filter((input) => input === 'lib/openapi/document.ts' || /openapi-typescript|@redocly/.test(input))).toEqual([]);
+    expect(bundled.includes('openapi.json')).toBe(name === 'GetOpenApiDocument');
+  });
+
   it('loads in a fresh node process', () => {
     const file = pathToFileURL(built.get(name)!.file).href;
     const child = spawnSync(
@@ -59,6 +66,18 @@ describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, 
       stdout: 'function',
       stderr: '',
     });
+  });
+});
+
+describe('GetOpenApiDocument', () => {
+  it('carries the document generated at build time and no function, catalog or schema of the API', () => {
+    const bundled = inputs('GetOpenApiDocument');
+
+    // lib/openapi/assets.ts: the docs assets' names, which the route table (in every function) lists.
+    expect(bundled.filter((input) => /^(functions|lib\/(social|openapi|resources|billing))\//.test(input)).sort()).toEqual([
+      'functions/get-openapi-document.ts',
+      'lib/openapi/assets.ts',
+    ]);
   });
 });
 
