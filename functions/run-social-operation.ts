@@ -19,7 +19,9 @@ export const handler = endpoint(
       query: z.object({ organization_id: organizationId }),
       headers: z.object({ 'idempotency-key': z.optional(idempotencyKey) }),
       // The operation's own schema validates the body once the operation is known.
-      body: z.unknown(),
+      body: z.unknown().register(z.globalRegistry, {
+        description: "The operation's input, an object: see the operation's own path (`POST /social/<name>`) for its schema.",
+      }),
     },
     jsonBody: true,
   },

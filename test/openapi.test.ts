@@ -227,6 +227,15 @@ describe('the contract check of every handler test', () => {
     );
   });
 
+  it('takes a concrete path before a template, and the template for a method the concrete path lacks', () => {
+    const notFound = { status: 404, headers: ok, body: { code: 'not_found', message: 'no such operation', request_id: 'r' } };
+    const output = { status: 200, headers: { ...ok, 'credits-charged': '1' }, body: { anything: true } };
+
+    expect(() => assertDescribed('POST', '/social/operations', false, notFound)).not.toThrow();
+    expect(() => assertDescribed('POST', '/social/no_such_operation', false, output)).not.toThrow();
+    expect(() => assertDescribed('POST', '/social/x_profile', false, output)).toThrow(/body: .*must have required property 'network'/);
+  });
+
   it('refuses any answer but 404 from the $default route', () => {
     expect(() => assertDescribed('POST', '/echo', true, { status: 200, headers: ok, body: {} })).toThrow(/only 404 route_not_found/);
   });

@@ -30,10 +30,11 @@ const templated = Object.keys(document.paths as Json)
   .filter((path) => path.includes('{'))
   .map((path) => ({ path, pattern: routePattern(path) }));
 
-/** The document's path for a request path: a concrete path (`/social/x_profile`) before a template. */
-function describedPath(pathname: string): string | undefined {
-  if (document.paths[pathname]) return pathname;
-  return templated.find(({ pattern }) => pattern.test(pathname))?.path;
+/** The document's path for a request: a concrete path (`/social/x_profile`) before a template, with the method. */
+function describedPath(method: string, pathname: string): string | undefined {
+  const has = (path: string) => document.paths[path]?.[method.toLowerCase()] !== undefined;
+  if (has(pathname)) return pathname;
+  return templated.find(({ path, pattern }) => has(path) && pattern.test(pathname))?.path;
 }
 
 const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
@@ -99,7 +100,7 @@ export function assertDescribed(method: string, pathname: string, isDefaultRoute
       );
     }
   } else {
-    const path = describedPath(pathname);
+    const path = describedPath(method, pathname);
     const operation = path ? document.paths[path]?.[method.toLowerCase()] : undefined;
     if (!path || !operation) throw new Error(`contract: ${where}: openapi.json describes no ${method} ${pathname}`);
     const operationPointer = `/paths/${pointerSegment(path)}/${method.toLowerCase()}`;
