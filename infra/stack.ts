@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
@@ -14,19 +13,19 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { DEFAULTS, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
+import { assetPath } from '../lib/openapi/read-asset.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
 import { bundling, defines } from './bundling.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const resolvePackagePath = createRequire(import.meta.url).resolve;
 
 /**
  * Shell commands that copy a route's `assets` beside its bundle (lib/openapi/read-asset.ts
  * reads them there), paths relative to the project root so that they hold in a Docker build too.
  */
 export function copyAssetsCommands(assets: readonly string[], inputDir: string, outputDir: string): string[] {
-  return assets.map((asset) => `cp "${inputDir}/${relative(ROOT, resolvePackagePath(asset))}" "${outputDir}/${basename(asset)}"`);
+  return assets.map((asset) => `cp "${inputDir}/${relative(ROOT, assetPath(asset))}" "${outputDir}/${basename(asset)}"`);
 }
 
 /** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */

@@ -21,8 +21,9 @@ export interface Route {
   /** Secrets the handler reads (IAM read on that secret, and its ARN in the environment). */
   secrets?: readonly RouteSecret[];
   /**
-   * Files the handler reads at run time, as package paths (`swagger-ui-dist/swagger-ui.css`):
-   * the stack copies each next to the function's bundle (lib/openapi/assets.ts finds them).
+   * Files the handler reads at run time: package paths (`swagger-ui-dist/swagger-ui.css`) or
+   * files of the repository (`./openapi.json`). The stack copies each beside the function's
+   * bundle, where lib/openapi/read-asset.ts finds them.
    */
   assets?: readonly string[];
   /** The OpenAPI document's summary of the route (lib/openapi/document.ts). */
@@ -146,6 +147,7 @@ export const routes: readonly Route[] = [
     path: '/openapi.json',
     entry: 'functions/get-openapi-document.ts',
     tableActions: [],
+    assets: ['./openapi.json'],
     summary: 'This API description (OpenAPI 3.1)',
     description: 'No token needed, not rate limited. The same document as `openapi.json` in the repository.',
     tag: 'API description',

@@ -1,11 +1,11 @@
 /**
- * `cdk synth` with bundling, for the routes that read files at run time (the docs page's
- * assets): the function's asset folder holds its bundle and every file its route lists, and
- * that bundle, started in a fresh `node` from there, serves them. The stack tests skip
+ * `cdk synth` with bundling, for the routes that read files at run time (the API description
+ * and the docs page's assets): the function's asset folder holds its bundle and every file its
+ * route lists, and that bundle, started in a fresh `node` from there, serves them. The stack tests skip
  * bundling; this builds only the routes that have `assets`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WorkspaceServiceStack } from '../../infra/stack.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { DOCS_ASSETS } from '../../lib/openapi/assets.ts';
-import { routeKey, routes } from '../../lib/routes.ts';
+import { matchRoute, type Route, routeKey, routes } from '../../lib/routes.ts';
 import { functionOf, resource } from './template.ts';
 
 const withAssets = routes.filter((route) => route.assets?.length);
@@ -32,18 +32,21 @@ const codeFolder = (name: string) => {
   return join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
 };
 
-/** Invokes the bundled handler in one fresh node process, as Lambda would, once per path; reports each answer. */
-function invokeBundle(folder: string, paths: string[]) {
-  const events = paths.map((path) =>
-    buildHttpEvent({ method: 'GET', path, routeKey: 'GET /docs/{asset}', pathParameters: { asset: basename(path) } }),
-  );
+/** Invokes a route's bundled handler in one fresh node process, as Lambda would, once per path; reports each answer. */
+function invokeBundle(route: Route, paths: string[]) {
+  const folder = codeFolder(route.name);
+  const events = paths.map((path) => {
+    const { pathParameters } = matchRoute(route.method, path);
+    return buildHttpEvent({ method: route.method, path, routeKey: routeKey(route), ...(pathParameters ? { pathParameters } : {}) });
+  });
   const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(folder, 'index.mjs')).href)});
 for (const event of JSON.parse(process.env.EVENTS)) {
-  const result = await handler(event, { functionName: 'GetDocsAsset', awsRequestId: 'test', getRemainingTimeInMillis: () => 10000 });
-  console.log('RESULT ' + JSON.stringify({ status: result.statusCode, type: result.headers['Content-Type'], bytes: Buffer.from(result.body, 'base64').length }));
+  const result = await handler(event, { functionName: 'test', awsRequestId: 'test', getRemainingTimeInMillis: () => 10000 });
+  const body = Buffer.from(result.body, 'base64').toString('utf8');
+  console.log('RESULT ' + JSON.stringify({ status: result.statusCode, type: result.headers['Content-Type'], bytes: body.length, start: body.slice(0, 20) }));
 }`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'GetDocsAsset', EVENTS: JSON.stringify(events) },
+    env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: route.name, EVENTS: JSON.stringify(events) },
     encoding: 'utf8',
   });
   const answers = child.stdout
@@ -54,26 +57,46 @@ for (const event of JSON.parse(process.env.EVENTS)) {
   return answers;
 }
 
+const route = (name: string) => routes.find((candidate) => candidate.name === name)!;
+const fileOf = (folder: string, name: string) => readFileSync(join(folder, name), 'utf8');
+
 describe('routes with assets, bundled by cdk synth', () => {
-  it('are the docs assets route only', () => {
-    expect(withAssets.map(routeKey)).toEqual(['GET /docs/{asset}']);
+  it('are the API description and the docs assets', () => {
+    expect(withAssets.map(routeKey)).toEqual(['GET /openapi.json', 'GET /docs/{asset}']);
   });
 
-  it('copies each asset beside the bundle', () => {
-    expect(readdirSync(codeFolder('GetDocsAsset')).sort()).toEqual(
-      ['index.mjs', 'index.mjs.map', ...DOCS_ASSETS.map((asset) => asset.name)].sort(),
+  it.each(
+    withAssets.map((withAsset) => [withAsset.name, withAsset] as const),
+  )('%s: each asset lies beside the bundle', (name, withAsset) => {
+    expect(readdirSync(codeFolder(name)).sort()).toEqual(
+      ['index.mjs', 'index.mjs.map', ...(withAsset.assets ?? []).map((asset) => basename(asset))].sort(),
     );
   });
 
-  it('serves them from that folder, as Lambda runs it', () => {
+  it('GetDocsAsset serves its files from that folder, as Lambda runs it', () => {
     const folder = codeFolder('GetDocsAsset');
     const answers = invokeBundle(
-      folder,
+      route('GetDocsAsset'),
       DOCS_ASSETS.map((asset) => `/docs/${asset.name}`),
     );
 
     expect(answers).toEqual(
-      DOCS_ASSETS.map((asset) => ({ status: 200, type: asset.contentType, bytes: statSync(join(folder, asset.name)).size })),
+      DOCS_ASSETS.map((asset) => ({
+        status: 200,
+        type: asset.contentType,
+        bytes: fileOf(folder, asset.name).length,
+        start: fileOf(folder, asset.name).slice(0, 20),
+      })),
     );
+  });
+
+  it('GetOpenApiDocument serves the committed document, minified', () => {
+    const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
+    const minified = JSON.stringify(JSON.parse(committed));
+
+    expect(fileOf(codeFolder('GetOpenApiDocument'), 'openapi.json')).toBe(committed);
+    expect(invokeBundle(route('GetOpenApiDocument'), ['/openapi.json'])).toEqual([
+      { status: 200, type: 'application/json', bytes: minified.length, start: minified.slice(0, 20) },
+    ]);
   });
 });
