@@ -101,6 +101,25 @@ describe('routes', () => {
     );
   });
 
+  it('describes a route of any method under the methods its module names, and other success statuses without a body', () => {
+    const anyMethod: Route = { ...documented[0]!, name: 'Anything', method: 'ANY', path: '/anything', entry: 'functions/anything.ts' };
+    const described = new Map<string, RouteModule>([
+      ...modules,
+      ['Anything', { ...modules.get(documented[0]!.name)!, methods: ['POST'], otherResponses: { '202': 'accepted' } }],
+    ]);
+    const undescribed = new Map<string, RouteModule>([...modules, ['Anything', modules.get(documented[0]!.name)!]]);
+
+    const operation = buildDocument([...routes, anyMethod], described).paths['/anything'];
+    expect(Object.keys(operation)).toEqual(['post']);
+    expect(operation.post.responses['202']).toEqual({
+      description: 'accepted',
+      headers: expect.objectContaining({ 'x-request-id': expect.anything() }),
+    });
+    expect(() => buildDocument([...routes, anyMethod], undescribed)).toThrow(
+      'openapi: route Anything (functions/anything.ts) takes any method; its module names those to describe',
+    );
+  });
+
   it('lists for each status the codes of the error catalog it can carry', () => {
     expect(statuses('/social/{operation}', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '429', '500']);
     expect(codesAt('/social/{operation}', 'post', '400')).toEqual(['validation_failed', 'invalid_json', 'unsupported_api_version']);

@@ -30,6 +30,10 @@ export interface RouteModule {
   responseMediaTypes?: readonly string[];
   /** Headers of the 200 answer beyond those every answer carries (names of RESPONSE_HEADERS). */
   responseHeaders?: readonly string[];
+  /** Success statuses without a body besides 200 (a 202 for a notification, …), with what each means. */
+  otherResponses?: Readonly<Record<string, string>>;
+  /** For a route whose method is `ANY`: the methods the document describes it under. */
+  methods?: readonly string[];
 }
 
 export const OPENAPI_VERSION = '3.1.1';
@@ -233,8 +237,32 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
     tags: [route.tag],
     ...(endpoint ? {} : { security: [] }),
     ...requestParts(route, endpoint),
-    responses: { '200': okResponse(route, module), ...errorResponses(route, endpoint, shared) },
+    responses: {
+      '200': okResponse(route, module),
+      ...otherResponses(module),
+      ...errorResponses(route, endpoint, shared),
+    },
   };
+}
+
+function otherResponses(module: RouteModule): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(module.otherResponses ?? {}).map(([status, description]) => [
+      status,
+      { description, headers: responseHeaders(Number(status), module.handler.endpoint, []) },
+    ]),
+  );
+}
+
+/** The methods a route is described under: its own, or for an `ANY` route those its module names. */
+function methodsOf(route: Route, module: RouteModule): string[] {
+  if (route.method !== 'ANY') return [route.method.toLowerCase()];
+  if (!module.methods?.length) {
+    throw new Error(
+      `openapi: route ${route.name} (${route.entry}) takes any method; its module names those to describe (\`export const methods = ['POST']\`)`,
+    );
+  }
+  return module.methods.map((method) => method.toLowerCase());
 }
 
 /** The run route again, for one catalog operation: its own input and output schemas, example and cost. */
@@ -337,7 +365,13 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
     const module = modules.get(route.name);
     if (!module) throw new Error(`openapi: no module loaded for route ${route.name}`);
     addTag(route.tag);
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: routeOperation(route, module, shared) };
+    for (const method of methodsOf(route, module)) {
+      const operation = routeOperation(route, module, shared);
+      // One operation id per method when a route is described under several.
+      if (route.method === 'ANY' && (module.methods?.length ?? 0) > 1)
+        operation.operationId += method.charAt(0).toUpperCase() + method.slice(1);
+      paths[route.path] = { ...paths[route.path], [method]: operation };
+    }
     if (route.path === RUN_PATH) {
       for (const name of CATALOG.keys()) {
         const operation = catalogOperation(name, route, module, shared);

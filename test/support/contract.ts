@@ -116,7 +116,9 @@ export function assertDescribed(method: string, pathname: string, isDefaultRoute
   const problems: string[] = [];
   const mediaType = (answer.headers['content-type'] ?? '').split(';')[0]!.trim();
   const content = response.content?.[mediaType];
-  if (!content) {
+  if (!response.content) {
+    if (answer.body !== undefined && answer.body !== '') problems.push('a body is sent but the response is described without one');
+  } else if (!content) {
     problems.push(`media type ${mediaType || '(none)'} is not described (${Object.keys(response.content ?? {}).join(', ')})`);
   } else {
     checkValue('body', `${responsePointer}/content/${pointerSegment(mediaType)}/schema`, answer.body, problems);
