@@ -10,7 +10,11 @@ import { readAsset } from '../lib/openapi/read-asset.ts';
  */
 let body: StaticBody | undefined;
 const documentBody = () =>
-  (body ??= staticBody(JSON.stringify(JSON.parse(readAsset('./openapi.json').toString('utf8'))), 'application/json', 'public, max-age=300'));
+  (body ??= staticBody(
+    JSON.stringify(JSON.parse(readAsset('./openapi.json').toString('utf8'))),
+    'application/json',
+    'public, max-age=300',
+  ));
 
 /** GET /openapi.json — the API description (OpenAPI 3.1); no token, not rate limited. */
 export const handler = baseChain().handler(async (event) => staticReply(documentBody(), event));

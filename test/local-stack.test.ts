@@ -42,6 +42,10 @@ describe('local stack (npm start)', () => {
       expect(dev.baseUrl).toBe(`http://127.0.0.1:${port}`);
       expect(output).toContain(`Workspace Service running at http://127.0.0.1:${port}`);
       expect(output).toContain(dev.tokens.owner);
+      expect(output).toContain(`API reference at ${dev.baseUrl}/docs`);
+      const described = await fetch(`${dev.baseUrl}/openapi.json`, { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(described.status).toBe(200);
+      expect(((await described.json()) as { openapi: string }).openapi).toMatch(/^3\.1\./);
       expect(Object.values(dev.deleted).flat().length).toBeGreaterThan(0);
 
       const events = await fetch(`${dev.baseUrl}/organizations/${dev.organizationId}/billing/events`, {
