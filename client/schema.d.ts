@@ -1799,6 +1799,7 @@ export interface operations {
                 "Service-Api-Version"?: components["parameters"]["ServiceApiVersion"];
             };
             path: {
+                /** @description the resource id, a UUID (any case) */
                 asset_id: string;
             };
             cookie?: never;
@@ -1874,6 +1875,7 @@ export interface operations {
                 "Service-Api-Version"?: components["parameters"]["ServiceApiVersion"];
             };
             path: {
+                /** @description the resource id, a UUID (any case) */
                 skill_id: string;
             };
             cookie?: never;
@@ -1949,6 +1951,7 @@ export interface operations {
                 "Service-Api-Version"?: components["parameters"]["ServiceApiVersion"];
             };
             path: {
+                /** @description the resource id, a UUID (any case) */
                 conversation_id: string;
             };
             cookie?: never;
@@ -2019,6 +2022,7 @@ export interface operations {
                 "Service-Api-Version"?: components["parameters"]["ServiceApiVersion"];
             };
             path: {
+                /** @description the resource id, a UUID (any case) */
                 project_id: string;
             };
             cookie?: never;
@@ -2143,6 +2147,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -2156,6 +2164,10 @@ export interface operations {
                 "Service-Api-Version"?: components["parameters"]["ServiceApiVersion"];
             };
             path: {
+                /**
+                 * @description the operation to run, one of those `GET /social/operations` lists
+                 * @example instagram_profile
+                 */
                 operation: string;
             };
             cookie?: never;
@@ -2205,6 +2217,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -2290,6 +2306,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -2405,6 +2425,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -2520,6 +2544,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -2632,6 +2660,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -2707,6 +2739,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -2825,6 +2861,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -2934,6 +2974,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3024,6 +3068,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3109,6 +3157,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3233,6 +3285,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3344,6 +3400,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3434,6 +3494,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3564,6 +3628,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3681,6 +3749,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3796,6 +3868,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -3907,6 +3983,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4019,6 +4099,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4104,6 +4188,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4187,6 +4275,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4302,6 +4394,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4417,6 +4513,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4526,6 +4626,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4624,6 +4728,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4745,6 +4853,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4830,6 +4942,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -4951,6 +5067,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5031,6 +5151,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5153,6 +5277,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5262,6 +5390,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5401,6 +5533,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5528,6 +5664,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5613,6 +5753,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5728,6 +5872,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5843,6 +5991,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -5952,6 +6104,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6042,6 +6198,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6119,6 +6279,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6240,6 +6404,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6361,6 +6529,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6490,6 +6662,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6618,6 +6794,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6727,6 +6907,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6817,6 +7001,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -6944,6 +7132,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -7029,6 +7221,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -7149,6 +7345,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -7258,6 +7458,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -7353,6 +7557,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -7456,6 +7664,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -7595,6 +7807,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.
@@ -7680,6 +7896,10 @@ export interface operations {
                 organization_id: string;
             };
             header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.
+                 * @example 5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10
+                 */
                 "Idempotency-Key"?: string;
                 /**
                  * @description The major API version to serve, optionally with a minor (`1`, `1.4`); absent means the current one (1). Any other major answers 400 `unsupported_api_version`.

@@ -26,7 +26,9 @@ export const integerParam = (min: number, max: number, fallback: number) => {
 };
 
 /** A resource id in a path: a UUID, in any case (ids are stored lower-case). */
-export const resourceIdParam = z.pipe(
-  uuidParam,
-  z.transform((id: string) => id.toLowerCase()),
-);
+export const resourceIdParam = z
+  .pipe(
+    uuidParam,
+    z.transform((id: string) => id.toLowerCase()),
+  )
+  .register(z.globalRegistry, { description: 'the resource id, a UUID (any case)' });
