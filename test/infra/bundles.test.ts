@@ -44,6 +44,14 @@ describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, 
     expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
   });
 
+  it('carries neither the OpenAPI generator nor the document (GetOpenApiDocument reads it from beside its bundle)', () => {
+    const bundled = inputs(name);
+
+    expect(
+      bundled.filter((input) => input === 'lib/openapi/document.ts' || /openapi-typescript|@redocly|openapi\.json/.test(input)),
+    ).toEqual([]);
+  });
+
   it('loads in a fresh node process', () => {
     const file = pathToFileURL(built.get(name)!.file).href;
     const child = spawnSync(
@@ -65,6 +73,19 @@ describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, 
       stdout: 'function',
       stderr: '',
     });
+  });
+});
+
+describe('GetOpenApiDocument', () => {
+  it('carries no function, catalog or schema of the API it describes', () => {
+    const bundled = inputs('GetOpenApiDocument');
+
+    // lib/openapi/assets.ts: the docs assets' names, which the route table (in every function) lists.
+    expect(bundled.filter((input) => /^(functions|lib\/(social|openapi|resources|billing))\//.test(input)).sort()).toEqual([
+      'functions/get-openapi-document.ts',
+      'lib/openapi/assets.ts',
+      'lib/openapi/read-asset.ts',
+    ]);
   });
 });
 
