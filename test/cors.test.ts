@@ -80,8 +80,6 @@ describe('preflight', () => {
       const port = typeof address === 'object' && address ? address.port : 0;
       const answer = await fetch(`http://127.0.0.1:${port}/social/instagram_profile?organization_id=${orgId}`, {
         method: 'OPTIONS',
-        // A preflight is CORS protocol, answered before any route: the API description leaves it out.
-        contract: false,
         headers: preflightHeaders(ALLOWED),
       });
       expect(answer.status).toBe(204);
