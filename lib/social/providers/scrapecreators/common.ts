@@ -4,6 +4,7 @@
  * comment, media, pages). Output conventions: docs/social-operations.md ("Outputs").
  */
 import * as z from 'zod/mini';
+import { logger } from '../../../log.ts';
 import type { OperationName } from '../../catalog/names.ts';
 
 /** The operation's input, already validated by its catalog schema (defaults applied). */
@@ -31,27 +32,67 @@ interface MappingSpec<Response extends z.ZodMiniType> {
 }
 
 /**
- * Declares a mapping. The body is checked against `response` before `translate` reads it, so a
- * vendor shape change is refused with the path that changed (and the run refunded) instead of
- * failing on a property of undefined, or being read as something else.
+ * Declares a mapping. `translate` reads the body as `response` types it (see `readBody`), so a
+ * vendor shape change is reported with the path that changed, not met as a property of
+ * undefined in the middle of a translation.
  */
 export function mapping<Response extends z.ZodMiniType>(spec: MappingSpec<Response>): Mapping {
   return {
     path: spec.path,
     params: spec.params,
     translate(body, input) {
-      const parsed = spec.response.safeParse(body);
-      if (!parsed.success) {
-        throw new Error(
-          parsed.error.issues
-            .slice(0, 3)
-            .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`)
-            .join('; '),
-        );
+      const { data, unreadable } = readBody(spec.response, body);
+      if (unreadable.length > 0) {
+        logger.warn('ScrapeCreators answered values of an unexpected type: read as absent', { vendor_path: spec.path, unreadable });
       }
-      return spec.translate(parsed.data, input);
+      return spec.translate(data, input);
     },
   };
+}
+
+const issueText = (issue: z.core.$ZodIssue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`;
+
+/** Paths deepest and last first: removing an array element then shifts no other path's index. */
+const byPathDescending = (a: z.core.$ZodIssue, b: z.core.$ZodIssue) => {
+  for (let i = 0; i < Math.min(a.path.length, b.path.length); i++) {
+    const [x, y] = [a.path[i]!, b.path[i]!];
+    if (x !== y) return typeof x === 'number' && typeof y === 'number' ? y - x : String(y).localeCompare(String(x));
+  }
+  return b.path.length - a.path.length;
+};
+
+/** Removes the value at `path` (an array element is spliced out); false if there is none to remove. */
+function removeAt(root: unknown, path: readonly PropertyKey[]): boolean {
+  let parent = root;
+  for (const key of path.slice(0, -1)) parent = typeof parent === 'object' && parent !== null ? Reflect.get(parent, key) : undefined;
+  const key = path.at(-1);
+  if (key === undefined || typeof parent !== 'object' || parent === null || Reflect.get(parent, key) === undefined) return false;
+  if (Array.isArray(parent) && typeof key === 'number') parent.splice(key, 1);
+  else Reflect.deleteProperty(parent, key);
+  return true;
+}
+
+/**
+ * The body as `response` types it. A value of another type than recorded (text where a count
+ * was, a string where an object was) is read as absent, which is what the untyped translation
+ * made of it (null), and listed in `unreadable`; a missing required value, or a body that is not
+ * an object, is refused (the run is refunded). The common case, a body of the recorded shape,
+ * is one parse.
+ */
+export function readBody<Response extends z.ZodMiniType>(response: Response, body: unknown) {
+  const unreadable = new Map<string, z.core.$ZodIssue>();
+  let value = body;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const parsed = response.safeParse(value);
+    if (parsed.success) return { data: parsed.data, unreadable: [...unreadable.values()].map(issueText) };
+    if (attempt === 0) value = structuredClone(body);
+    const issues = [...new Map(parsed.error.issues.map((issue) => [issue.path.join('.'), issue])).values()].sort(byPathDescending);
+    const missing = issues.filter((issue) => !removeAt(value, issue.path));
+    // A required value read as absent is reported as what it was, not as missing.
+    if (missing.length > 0) throw new Error(missing.map((issue) => issueText(unreadable.get(issue.path.join('.')) ?? issue)).join('; '));
+    for (const issue of issues) unreadable.set(issue.path.join('.'), issue);
+  }
+  throw new Error(`values of an unexpected type at more than ${unreadable.size} places`);
 }
 
 // ------------------------------------------------------------------ the vendor's leaf values
