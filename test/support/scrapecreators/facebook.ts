@@ -79,3 +79,43 @@ export const facebook: Fixtures = {
   },
   '/v1/facebook/group/posts': { posts: [fbPost('g1')], cursor: null },
 };
+
+/** Variants for branches the defaults above do not reach. */
+export const variants = {
+  /** A video post as the post endpoint gives it. */
+  videoPost: {
+    post_id: '1234567891',
+    url: 'https://www.facebook.com/nasa/videos/1234567891',
+    description: 'Launch replay',
+    creation_time: '2024-05-01T10:00:00.000Z',
+    like_count: 300,
+    comment_count: 12,
+    share_count: 40,
+    view_count: 90000,
+    video: {
+      sd_url: 'https://video.xx.fbcdn.net/sd.mp4',
+      hd_url: 'https://video.xx.fbcdn.net/hd.mp4',
+      width: 1280,
+      height: 720,
+      length_in_second: 95.5,
+      thumbnail: 'https://scontent.xx.fbcdn.net/t.jpg',
+    },
+    author: { id: '100044561550831', name: 'NASA', url: 'https://www.facebook.com/nasa', image: 'https://scontent.xx.fbcdn.net/a.jpg' },
+  },
+  /** A page feed post with a video (camelCase feed shape), and a private group. */
+  videoFeed: {
+    posts: [
+      {
+        id: 'pfbid0vid',
+        text: 'Watch',
+        permalink: 'https://www.facebook.com/nasa/posts/pfbid0vid',
+        author: { id: '100044561550831', name: 'NASA' },
+        videoViewCount: 12000,
+        publishTime: 1717000000,
+        videoDetails: { sdUrl: 'https://video.xx.fbcdn.net/v-sd.mp4', thumbnailUrl: 'https://scontent.xx.fbcdn.net/vt.jpg' },
+      },
+    ],
+    cursor: null,
+  },
+  privateGroup: { id: '987654321', name: 'Beekeepers', url: 'https://www.facebook.com/groups/987654321', privacy: { label: 'Private' } },
+};

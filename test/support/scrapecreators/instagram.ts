@@ -93,3 +93,66 @@ export const instagram: Fixtures = {
     cursor: null,
   },
 };
+
+/** Variants for branches the defaults above do not reach. */
+export const variants = {
+  /** A carousel post: an image and a video, with the reel's music. */
+  carouselPost: {
+    data: {
+      xdt_shortcode_media: {
+        id: '3300000000000000006',
+        shortcode: 'C9aBc34DeFg',
+        is_video: false,
+        display_url: 'https://scontent.cdninstagram.com/cover.jpg',
+        product_type: 'carousel_container',
+        taken_at_timestamp: '1717000000',
+        edge_sidecar_to_children: {
+          edges: [
+            {
+              node: { is_video: false, display_url: 'https://scontent.cdninstagram.com/1.jpg', dimensions: { width: 1080, height: 1350 } },
+            },
+            {
+              node: {
+                is_video: true,
+                video_url: 'https://scontent.cdninstagram.com/2.mp4',
+                display_url: 'https://scontent.cdninstagram.com/2.jpg',
+                video_duration: 9.5,
+              },
+            },
+          ],
+        },
+        clips_music_attribution_info: { audio_id: '998877', song_name: 'Space Oddity', artist_name: 'David Bowie' },
+        owner: { id: '528817151', username: 'nasa' },
+      },
+    },
+  },
+  /** A feed of one image (media_type 1) and one carousel (8) with licensed music. */
+  imageAndCarouselFeed: {
+    items: [
+      {
+        pk: '3300000000000000007',
+        code: 'C9img',
+        taken_at: 1717000000,
+        media_type: 1,
+        caption: null,
+        original_width: 1080,
+        original_height: 1080,
+        image_versions2: { candidates: [{ url: 'https://scontent.cdninstagram.com/img.jpg' }] },
+        owner: { id: '528817151', username: 'nasa' },
+      },
+      {
+        pk: '3300000000000000008',
+        code: 'C9car',
+        taken_at: 1717000000,
+        media_type: 8,
+        display_uri: 'https://scontent.cdninstagram.com/car.jpg',
+        music_metadata: {
+          music_info: { music_asset_info: { audio_cluster_id: 123456, title: 'Clair de Lune', display_artist: 'Debussy' } },
+        },
+        user: { pk: '528817151', username: 'nasa' },
+      },
+    ],
+    more_available: false,
+    next_max_id: 'ignored-when-no-more',
+  },
+};

@@ -57,3 +57,15 @@ export const linkedin: Fixtures = {
     cursor: '2',
   },
 };
+
+/** Variants for branches the defaults above do not reach. */
+export const variants = {
+  /** A Pulse article: a headline, no separate title. */
+  article: {
+    url: 'https://www.linkedin.com/pulse/ai-age-satya-nadella',
+    headline: 'The age of AI',
+    description: 'Long read',
+    datePublished: '2024-05-03T10:00:00.000Z',
+    author: { name: 'Satya Nadella', url: 'https://www.linkedin.com/in/satyanadella' },
+  },
+};

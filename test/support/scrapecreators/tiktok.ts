@@ -60,3 +60,24 @@ export const tiktok: Fixtures = {
   '/v1/tiktok/song/videos': { aweme_list: [aweme('7301234567890123459')], cursor: 30, has_more: 0 },
   '/v1/tiktok/get-trending-feed': { aweme_list: [aweme('7301234567890123460')] },
 };
+
+/** Variants for branches the defaults above do not reach. */
+export const variants = {
+  /** A photo carousel, without SC's url or music, by a web-shaped author verified by custom_verify. */
+  photoPost: {
+    aweme_detail: {
+      aweme_id: '7301234567890123499',
+      desc: '',
+      create_time: 1717000000,
+      share_url: 'https://www.tiktok.com/share/7301234567890123499',
+      author: { id: '1', uniqueId: 'fan', nickname: 'Fan', avatarThumb: 'https://p16.tiktokcdn.com/f.jpg', custom_verify: 'Creator' },
+      image_post_info: {
+        images: [
+          { display_image: { url_list: ['https://p16.tiktokcdn.com/1.jpg'], width: 1080, height: 1440 } },
+          { display_image: { url_list: ['https://p16.tiktokcdn.com/2.jpg'], width: 1080, height: 1440 } },
+        ],
+      },
+      statistics: { play_count: '5000', digg_count: 50 },
+    },
+  },
+};

@@ -48,3 +48,32 @@ export const x: Fixtures = {
   '/v1/twitter/user-tweets': { tweets: [tweet('1834567890123456789'), tweet('1834567890123456790')] },
   '/v1/twitter/tweet': tweet('1834567890123456789'),
 };
+
+/** Variants for branches the defaults above do not reach. */
+export const variants = {
+  /** A tweet with a video (the last mp4 variant is taken) and no SC url. */
+  videoTweet: {
+    rest_id: '1834567890123456791',
+    legacy: {
+      full_text: 'Replay @NASA_SLS',
+      created_at: 'Fri Sep 13 10:00:00 +0000 2024',
+      extended_entities: {
+        media: [
+          {
+            type: 'video',
+            media_url_https: 'https://pbs.twimg.com/v.jpg',
+            video_info: {
+              duration_millis: 30500,
+              variants: [
+                { content_type: 'application/x-mpegURL', url: 'https://video.twimg.com/v.m3u8' },
+                { content_type: 'video/mp4', url: 'https://video.twimg.com/480.mp4' },
+                { content_type: 'video/mp4', url: 'https://video.twimg.com/1080.mp4' },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    core: { user_results: { result: { rest_id: '11348282', legacy: { screen_name: 'NASA', verified: false } } } },
+  },
+};
