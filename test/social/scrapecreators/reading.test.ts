@@ -1,11 +1,11 @@
 /**
- * How a ScrapeCreators answer is read (lib/social/providers/scrapecreators/common.ts): checked
+ * How a ScrapeCreators answer is read (lib/social/providers/scrapecreators/read-body.ts): checked
  * against the recorded response shape; a value of another type is read as absent, as the
  * untyped translation read it, and listed with its path; a missing required value is refused.
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { readBody } from '../../../lib/social/providers/scrapecreators/common.ts';
+import { readBody } from '../../../lib/social/providers/scrapecreators/read-body.ts';
 import { FIXTURES } from '../../support/scrapecreators/index.ts';
 import { runMapping } from '../../support/scrapecreators/run.ts';
 
