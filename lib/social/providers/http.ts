@@ -32,7 +32,7 @@ function describeFailure(status: number, body: unknown): string {
 
 export function httpProvider(options: HttpProviderOptions): SocialProvider {
   async function get(operation: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const mapping = await mappingFor(operation);
+    const mapping = mappingFor(operation);
     if (!mapping) throw new UpstreamError(`operation ${operation} is not served by ScrapeCreators`);
     const url = new URL(`${options.baseUrl}${mapping.path}`);
     for (const [name, value] of Object.entries(mapping.params(input))) {

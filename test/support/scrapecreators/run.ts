@@ -1,14 +1,8 @@
 /** The ScrapeCreators mappings run without HTTP, for the per-network translation tests. */
 import { CATALOG, type OperationName } from '../../../lib/social/catalog/index.ts';
-import { type Mapping, NETWORK_MAPPINGS } from '../../../lib/social/providers/scrapecreators/index.ts';
+import { MAPPINGS } from '../../../lib/social/providers/scrapecreators/index.ts';
 import { VALID_INPUTS } from '../social.ts';
 import { envelope, FIXTURES } from './index.ts';
-
-/** Every network's mappings, loaded. */
-export const MAPPINGS: Readonly<Record<string, Mapping | undefined>> = Object.assign(
-  {},
-  ...(await Promise.all(Object.values(NETWORK_MAPPINGS).map((load) => load()))),
-);
 
 /**
  * One operation's mapping as the http provider runs it: the input through the catalog's input

@@ -21,14 +21,17 @@ export interface Mapping {
   translate(body: unknown, input: Input): unknown;
 }
 
+/** What a vendor shape (a function building its schema) reads as. */
+export type Vendor<Shape extends () => z.ZodMiniType> = z.output<ReturnType<Shape>>;
+
 /** A network's mappings, by operation name. */
 export type Mappings = Readonly<Partial<Record<OperationName, Mapping>>>;
 
 interface MappingSpec<Response extends z.ZodMiniType> {
   path: string;
   params(input: Input): Params;
-  /** What the vendor answers (social-operations.md): the fields the translation reads, no more. */
-  response: Response;
+  /** What the vendor answers (social-operations.md): the fields the translation reads, no more. Built on first use. */
+  response: () => Response;
   translate(body: z.output<Response>, input: Input): unknown;
 }
 
@@ -38,11 +41,13 @@ interface MappingSpec<Response extends z.ZodMiniType> {
  * property of undefined in the middle of a translation.
  */
 export function mapping<Response extends z.ZodMiniType>(spec: MappingSpec<Response>): Mapping {
+  let response: Response | undefined;
   return {
     path: spec.path,
     params: spec.params,
     translate(body, input) {
-      const { data, unreadable } = readBody(spec.response, body);
+      response ??= spec.response();
+      const { data, unreadable } = readBody(response, body);
       if (unreadable.length > 0) {
         logger.warn('ScrapeCreators answered values of an unexpected type: read as absent', { vendor_path: spec.path, unreadable });
       }

@@ -28,20 +28,21 @@ export function verificationFor(match: MentionReference): { operation: Operation
   }
 }
 
-/** The fields of our profile and company outputs that resolve_mention reports. */
-const account = z.object({
-  id: z.nullish(z.string()),
-  display_name: z.nullish(z.string()),
-  name: z.nullish(z.string()),
-  avatar_url: z.nullish(z.string()),
-  logo_url: z.nullish(z.string()),
-  private: z.nullish(z.boolean()),
-  verified: z.nullish(z.boolean()),
-});
+/** The fields of our profile and company outputs that resolve_mention reports (built on first use). */
+const account = () =>
+  z.object({
+    id: z.nullish(z.string()),
+    display_name: z.nullish(z.string()),
+    name: z.nullish(z.string()),
+    avatar_url: z.nullish(z.string()),
+    logo_url: z.nullish(z.string()),
+    private: z.nullish(z.boolean()),
+    verified: z.nullish(z.boolean()),
+  });
 
 /** What the verifying operation's output says about the account (a profile, or a company). */
 export function verifiedAccount(output: unknown) {
-  const found = account.parse(output);
+  const found = account().parse(output);
   return {
     status: found.private === true ? ('private' as const) : ('found' as const),
     id: found.id ?? null,

@@ -4,32 +4,34 @@
  * shape and its translation into our normalized output), like the catalog's one file per
  * network. Operations without a mapping are not served by the `http` provider (served.ts).
  *
- * A network's module is imported on the first run of one of its operations, so that a cold start
- * builds only that network's response schemas (docs/social-operations.md, "Providers").
+ * Every network is imported here, statically: loading a network module builds no schema (each
+ * response schema is built on its operation's first run), and a dynamic import per network did
+ * not make the function's cold start cheaper (docs/social-operations.md, "Providers").
  */
-import type { Network } from '../../../db/organizations.ts';
 import { SCRAPECREATORS_OPERATIONS } from '../served.ts';
 import type { Mapping } from './common.ts';
+import { facebook } from './facebook.ts';
+import { instagram } from './instagram.ts';
+import { linkedin } from './linkedin.ts';
+import { reddit } from './reddit.ts';
+import { tiktok } from './tiktok.ts';
+import { x } from './x.ts';
+import { youtube } from './youtube.ts';
 
 export type { Mapping } from './common.ts';
 export { verificationFor, verifiedAccount } from './cross-network.ts';
 
-type Loaded = Readonly<Record<string, Mapping | undefined>>;
-
-/** Each network's mappings, loaded on first use (a module is evaluated once, then cached). */
-export const NETWORK_MAPPINGS: Readonly<Record<Network, () => Promise<Loaded>>> = {
-  instagram: async () => (await import('./instagram.ts')).instagram,
-  tiktok: async () => (await import('./tiktok.ts')).tiktok,
-  linkedin: async () => (await import('./linkedin.ts')).linkedin,
-  youtube: async () => (await import('./youtube.ts')).youtube,
-  facebook: async () => (await import('./facebook.ts')).facebook,
-  reddit: async () => (await import('./reddit.ts')).reddit,
-  x: async () => (await import('./x.ts')).x,
+/** Every mapping, by operation name, in catalog order. */
+export const MAPPINGS: Readonly<Record<string, Mapping | undefined>> = {
+  ...instagram,
+  ...tiktok,
+  ...linkedin,
+  ...youtube,
+  ...facebook,
+  ...reddit,
+  ...x,
 };
 
-/** The mapping of a served operation; undefined for any other name. Operation names start with their network. */
-export async function mappingFor(operation: string): Promise<Mapping | undefined> {
-  if (!SCRAPECREATORS_OPERATIONS.has(operation)) return undefined;
-  const network = Object.entries(NETWORK_MAPPINGS).find(([name]) => operation.startsWith(`${name}_`));
-  return (await network?.[1]())?.[operation];
-}
+/** The mapping of a served operation; undefined for any other name (even "constructor"). */
+export const mappingFor = (operation: string): Mapping | undefined =>
+  SCRAPECREATORS_OPERATIONS.has(operation) ? MAPPINGS[operation] : undefined;

@@ -26,79 +26,84 @@ import {
   str,
   text,
   time,
+  type Vendor,
 } from './common.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 
-const user = object({ pk: id, id, username: text, full_name: text, profile_pic_url: text, is_verified: flag });
+const user = () => object({ pk: id, id, username: text, full_name: text, profile_pic_url: text, is_verified: flag });
 
 /** An app feed item (v2 user posts, reels, story items): media_type 1 image, 2 video, 8 carousel. */
-const feedItem = z.object({
-  pk: id,
-  id,
-  code: text,
-  url: text,
-  taken_at: time,
-  expiring_at: time,
-  media_type: count,
-  product_type: text,
-  caption: object({ text }),
-  like_count: count,
-  comment_count: count,
-  play_count: count,
-  ig_play_count: count,
-  video_duration: count,
-  video_versions: list(z.object({ url: text })),
-  video_url: text,
-  image_versions2: object({ candidates: list(z.object({ url: text })) }),
-  display_uri: text,
-  original_width: count,
-  original_height: count,
-  user,
-  owner: user,
-  music_metadata: object({
-    music_info: object({ music_asset_info: object({ audio_cluster_id: id, title: text, display_artist: text }) }),
-  }),
-});
-type FeedItem = z.output<typeof feedItem>;
+const feedItem = () =>
+  z.object({
+    pk: id,
+    id,
+    code: text,
+    url: text,
+    taken_at: time,
+    expiring_at: time,
+    media_type: count,
+    product_type: text,
+    caption: object({ text }),
+    like_count: count,
+    comment_count: count,
+    play_count: count,
+    ig_play_count: count,
+    video_duration: count,
+    video_versions: list(z.object({ url: text })),
+    video_url: text,
+    image_versions2: object({ candidates: list(z.object({ url: text })) }),
+    display_uri: text,
+    original_width: count,
+    original_height: count,
+    user: user(),
+    owner: user(),
+    music_metadata: object({
+      music_info: object({ music_asset_info: object({ audio_cluster_id: id, title: text, display_artist: text }) }),
+    }),
+  });
+type FeedItem = Vendor<typeof feedItem>;
 /** Reels wrap each item in `media`; the other feeds do not. */
-const feedEntry = z.extend(feedItem, { media: z.nullish(feedItem) });
-const feed = list(feedEntry);
+const feedEntry = () => z.extend(feedItem(), { media: z.nullish(feedItem()) });
+const feed = () => list(feedEntry());
 
-const highlight = z.object({
-  id,
-  title: text,
-  media_count: count,
-  cover_media: object({ thumbnail_src: text, cropped_image_version: object({ url: text }) }),
-  cover_media_cropped_thumbnail: object({ url: text }),
-});
+const highlight = () =>
+  z.object({
+    id,
+    title: text,
+    media_count: count,
+    cover_media: object({ thumbnail_src: text, cropped_image_version: object({ url: text }) }),
+    cover_media_cropped_thumbnail: object({ url: text }),
+  });
 
 /** A node of a GraphQL post (the post itself, or one of its carousel children). */
-const postNode = z.object({
-  is_video: flag,
-  video_url: text,
-  display_url: text,
-  video_duration: count,
-  dimensions: object({ width: count, height: count }),
-});
-const shortcodeMedia = z.extend(postNode, {
-  id,
-  shortcode: text,
-  product_type: text,
-  owner: user,
-  taken_at_timestamp: time,
-  video_play_count: count,
-  video_view_count: count,
-  edge_sidecar_to_children: object({ edges: list(z.object({ node: postNode })) }),
-  edge_media_to_caption: object({ edges: list(z.object({ node: object({ text }) })) }),
-  edge_media_preview_like: object({ count }),
-  edge_media_to_parent_comment: object({ count }),
-  clips_music_attribution_info: object({ audio_id: id, song_name: text, artist_name: text }),
-});
+const postNode = () =>
+  z.object({
+    is_video: flag,
+    video_url: text,
+    display_url: text,
+    video_duration: count,
+    dimensions: object({ width: count, height: count }),
+  });
+const shortcodeMedia = () =>
+  z.extend(postNode(), {
+    id,
+    shortcode: text,
+    product_type: text,
+    owner: user(),
+    taken_at_timestamp: time,
+    video_play_count: count,
+    video_view_count: count,
+    edge_sidecar_to_children: object({ edges: list(z.object({ node: postNode() })) }),
+    edge_media_to_caption: object({ edges: list(z.object({ node: object({ text }) })) }),
+    edge_media_preview_like: object({ count }),
+    edge_media_to_parent_comment: object({ count }),
+    clips_music_attribution_info: object({ audio_id: id, song_name: text, artist_name: text }),
+  });
 
 // ------------------------------------------------------------------ translation
 
-const igUser = (u: z.output<typeof user>) =>
+const igUser = (u: Vendor<typeof user>) =>
   author({
     id: u?.pk ?? u?.id,
     username: u?.username,
@@ -134,9 +139,9 @@ const igItem = (node: FeedItem, story = false) => {
   };
 };
 
-const feedPost = (entry: z.output<typeof feedEntry>, story = false) => igItem(entry.media ?? entry, story);
+const feedPost = (entry: Vendor<typeof feedEntry>, story = false) => igItem(entry.media ?? entry, story);
 
-const igHighlight = (h: z.output<typeof highlight>) => ({
+const igHighlight = (h: Vendor<typeof highlight>) => ({
   network: 'instagram',
   id: str(h.id)?.replace(/^highlight:/, '') ?? '',
   title: str(h.title) ?? '',
@@ -144,7 +149,7 @@ const igHighlight = (h: z.output<typeof highlight>) => ({
   media_count: int(h.media_count),
 });
 
-const postMedia = (node: z.output<typeof postNode>) =>
+const postMedia = (node: Vendor<typeof postNode>) =>
   node.is_video
     ? media('video', node.video_url, { thumbnail: node.display_url, seconds: node.video_duration })
     : media('image', node.display_url, { width: node.dimensions?.width, height: node.dimensions?.height });
@@ -153,25 +158,26 @@ export const instagram = {
   instagram_profile: mapping({
     path: '/v1/instagram/profile',
     params: (input) => ({ handle: bareHandle(input.handle) }),
-    response: z.object({
-      data: z.object({
-        user: z.object({
-          id,
-          username: text,
-          full_name: text,
-          biography: text,
-          profile_pic_url: text,
-          profile_pic_url_hd: text,
-          external_url: text,
-          is_verified: flag,
-          is_private: flag,
-          category_name: text,
-          edge_followed_by: object({ count }),
-          edge_follow: object({ count }),
-          edge_owner_to_timeline_media: object({ count }),
+    response: () =>
+      z.object({
+        data: z.object({
+          user: z.object({
+            id,
+            username: text,
+            full_name: text,
+            biography: text,
+            profile_pic_url: text,
+            profile_pic_url_hd: text,
+            external_url: text,
+            is_verified: flag,
+            is_private: flag,
+            category_name: text,
+            edge_followed_by: object({ count }),
+            edge_follow: object({ count }),
+            edge_owner_to_timeline_media: object({ count }),
+          }),
         }),
       }),
-    }),
     translate: ({ data: { user: u } }) =>
       profile('instagram', {
         id: u.id,
@@ -192,7 +198,7 @@ export const instagram = {
   instagram_user_posts: mapping({
     path: '/v2/instagram/user/posts',
     params: (input) => ({ handle: bareHandle(input.handle), next_max_id: given(input.cursor) }),
-    response: z.object({ items: feed, next_max_id: id, more_available: flag }),
+    response: () => z.object({ items: feed(), next_max_id: id, more_available: flag }),
     translate: (body) =>
       page(
         (body.items ?? []).map((item) => feedPost(item)),
@@ -203,7 +209,7 @@ export const instagram = {
   instagram_user_reels: mapping({
     path: '/v1/instagram/user/reels',
     params: (input) => ({ handle: bareHandle(input.handle), max_id: given(input.cursor) }),
-    response: z.object({ items: feed, max_id: id, paging_info: object({ max_id: id, more_available: flag }) }),
+    response: () => z.object({ items: feed(), max_id: id, paging_info: object({ max_id: id, more_available: flag }) }),
     translate: (body) =>
       page(
         (body.items ?? []).map((item) => feedPost(item)),
@@ -214,19 +220,19 @@ export const instagram = {
   instagram_user_highlights: mapping({
     path: '/v1/instagram/user/highlights',
     params: (input) => ({ handle: bareHandle(input.handle) }),
-    response: z.object({ highlights: list(highlight) }),
+    response: () => z.object({ highlights: list(highlight()) }),
     translate: (body) => ({ items: (body.highlights ?? []).map(igHighlight) }),
   }),
   instagram_highlight_stories: mapping({
     path: '/v1/instagram/user/highlight/detail',
     params: (input) => ({ id: String(input.highlight_id).replace(/^highlight:/, '') }),
-    response: z.extend(highlight, { items: feed }),
+    response: () => z.extend(highlight(), { items: feed() }),
     translate: (body) => ({ ...igHighlight(body), items: (body.items ?? []).map((item) => feedPost(item, true)) }),
   }),
   instagram_post: mapping({
     path: '/v1/instagram/post',
     params: (input) => ({ url: given(input.url) }),
-    response: z.object({ data: z.object({ xdt_shortcode_media: shortcodeMedia }) }),
+    response: () => z.object({ data: z.object({ xdt_shortcode_media: shortcodeMedia() }) }),
     translate: ({ data: { xdt_shortcode_media: m } }) => {
       const children = (m.edge_sidecar_to_children?.edges ?? []).map((edge) => edge.node);
       const music = m.clips_music_attribution_info;
@@ -251,10 +257,11 @@ export const instagram = {
   instagram_post_comments: mapping({
     path: '/v2/instagram/post/comments',
     params: (input) => ({ url: given(input.url), cursor: given(input.cursor) }),
-    response: z.object({
-      comments: list(z.object({ id, text, created_at: time, comment_like_count: count, child_comment_count: count, user })),
-      cursor: id,
-    }),
+    response: () =>
+      z.object({
+        comments: list(z.object({ id, text, created_at: time, comment_like_count: count, child_comment_count: count, user: user() })),
+        cursor: id,
+      }),
     translate: (body) =>
       page(
         (body.comments ?? []).map((c) =>

@@ -36,7 +36,7 @@ export const linkedin = {
   linkedin_profile: mapping({
     path: '/v1/linkedin/profile',
     params: (input) => ({ url: given(input.url) }),
-    response: z.object({ id, name: text, about: text, image: text, location: text, followers: count }),
+    response: () => z.object({ id, name: text, about: text, image: text, location: text, followers: count }),
     translate: (body, input) => {
       const url = String(input.url);
       return profile('linkedin', {
@@ -56,20 +56,21 @@ export const linkedin = {
   linkedin_company: mapping({
     path: '/v1/linkedin/company',
     params: (input) => ({ url: given(input.url) }),
-    response: z.object({
-      id,
-      name: text,
-      slogan: text,
-      description: text,
-      website: text,
-      industry: text,
-      size: text,
-      employeeCount: count,
-      headquarters: text,
-      founded: count,
-      logo: text,
-      specialties: list(loose),
-    }),
+    response: () =>
+      z.object({
+        id,
+        name: text,
+        slogan: text,
+        description: text,
+        website: text,
+        industry: text,
+        size: text,
+        employeeCount: count,
+        headquarters: text,
+        founded: count,
+        logo: text,
+        specialties: list(loose),
+      }),
     translate: (body, input) => ({
       network: 'linkedin',
       id: str(body.id) ?? slugOf(String(input.url)) ?? '',
@@ -91,7 +92,7 @@ export const linkedin = {
   linkedin_company_posts: mapping({
     path: '/v1/linkedin/company/posts',
     params: (input) => ({ url: given(input.url), page: pageOf(input.cursor) }),
-    response: z.object({ posts: list(z.object({ id, url: text, text, datePublished: time })) }),
+    response: () => z.object({ posts: list(z.object({ id, url: text, text, datePublished: time })) }),
     translate: (body, input) => {
       const current = pageOf(input.cursor);
       const items = (body.posts ?? []).map((p) =>
@@ -103,16 +104,17 @@ export const linkedin = {
   linkedin_post: mapping({
     path: '/v1/linkedin/post',
     params: (input) => ({ url: given(input.url) }),
-    response: z.object({
-      url: text,
-      name: text,
-      headline: text,
-      description: text,
-      datePublished: time,
-      likeCount: count,
-      commentCount: count,
-      author: object({ name: text, url: text }),
-    }),
+    response: () =>
+      z.object({
+        url: text,
+        name: text,
+        headline: text,
+        description: text,
+        datePublished: time,
+        likeCount: count,
+        commentCount: count,
+        author: object({ name: text, url: text }),
+      }),
     translate: (body, input) => {
       const url = String(input.url);
       return post({
@@ -135,20 +137,21 @@ export const linkedin = {
       date_posted: input.date_posted === 'any-time' ? undefined : given(input.date_posted),
       cursor: given(input.cursor),
     }),
-    response: z.object({
-      posts: list(
-        z.object({
-          url: text,
-          description: text,
-          datePublished: time,
-          author: object({ name: text, url: text, image: text }),
-          images: list(loose),
-          likeCount: count,
-          commentCount: count,
-        }),
-      ),
-      cursor: id,
-    }),
+    response: () =>
+      z.object({
+        posts: list(
+          z.object({
+            url: text,
+            description: text,
+            datePublished: time,
+            author: object({ name: text, url: text, image: text }),
+            images: list(loose),
+            likeCount: count,
+            commentCount: count,
+          }),
+        ),
+        cursor: id,
+      }),
     translate: (body) =>
       page(
         (body.posts ?? []).map((p) =>

@@ -21,27 +21,29 @@ import {
   str,
   text,
   time,
+  type Vendor,
 } from './common.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 
-const t3 = z.object({
-  id,
-  permalink: text,
-  url: text,
-  is_video: flag,
-  is_self: flag,
-  author: text,
-  author_fullname: text,
-  title: text,
-  selftext: text,
-  created_utc: time,
-  created_at_iso: time,
-  thumbnail: text,
-  score: count,
-  ups: count,
-  num_comments: count,
-});
+const t3 = () =>
+  z.object({
+    id,
+    permalink: text,
+    url: text,
+    is_video: flag,
+    is_self: flag,
+    author: text,
+    author_fullname: text,
+    title: text,
+    selftext: text,
+    created_utc: time,
+    created_at_iso: time,
+    thumbnail: text,
+    score: count,
+    ups: count,
+    num_comments: count,
+  });
 
 /**
  * A comment, or Reddit's `{kind, data}` wrapper around one (kind "more" is a "load more" stub).
@@ -62,31 +64,34 @@ interface Comment {
   ups?: string | number | null | undefined;
   replies?: string | Comment[] | { data?: { children?: Comment[] | null } | null; items?: Comment[] | null } | null | undefined;
 }
-const commentShape: z.ZodMiniType<Comment> = z.object({
-  kind: text,
-  get data() {
-    return z.nullish(commentShape);
-  },
-  id,
-  author: text,
-  author_fullname: text,
-  body: text,
-  created_utc: time,
-  created_at_iso: time,
-  parent_id: text,
-  score: count,
-  ups: count,
-  get replies() {
-    const comments = list(commentShape);
-    return z.nullish(z.union([z.string(), z.array(commentShape), z.object({ data: object({ children: comments }), items: comments })]));
-  },
-});
+let commentSchema: z.ZodMiniType<Comment> | undefined;
+/** Built once, on first use: it refers to itself. */
+const commentShape = (): z.ZodMiniType<Comment> =>
+  (commentSchema ??= z.object({
+    kind: text,
+    get data() {
+      return z.nullish(commentShape());
+    },
+    id,
+    author: text,
+    author_fullname: text,
+    body: text,
+    created_utc: time,
+    created_at_iso: time,
+    parent_id: text,
+    score: count,
+    ups: count,
+    get replies() {
+      const comments = list(commentShape());
+      return z.nullish(z.union([z.string(), z.array(commentShape()), z.object({ data: object({ children: comments }), items: comments })]));
+    },
+  }));
 
 // ------------------------------------------------------------------ translation
 
 const profileUrl = (name: string | null | undefined) => (name ? `https://www.reddit.com/user/${name}` : null);
 
-const redditPost = (p: z.output<typeof t3>) =>
+const redditPost = (p: Vendor<typeof t3>) =>
   post({
     network: 'reddit',
     id: p.id,
@@ -138,7 +143,7 @@ export const reddit = {
       timeframe: timeframe(input.timeframe),
       after: given(input.cursor),
     }),
-    response: z.object({ posts: list(t3), after: id }),
+    response: () => z.object({ posts: list(t3()), after: id }),
     translate: (body) => page((body.posts ?? []).map(redditPost), body.after),
   }),
   reddit_subreddit_posts: mapping({
@@ -149,24 +154,25 @@ export const reddit = {
       timeframe: timeframe(input.timeframe),
       after: given(input.cursor),
     }),
-    response: z.object({ posts: list(t3), after: id }),
+    response: () => z.object({ posts: list(t3()), after: id }),
     translate: (body) => page((body.posts ?? []).map(redditPost), body.after),
   }),
   reddit_post: mapping({
     path: '/v1/reddit/post',
     params: (input) => ({ url: given(input.url) }),
     // The t3 at top level; some answers nest it under `post`.
-    response: z.extend(t3, { post: z.nullish(t3) }),
+    response: () => z.extend(t3(), { post: z.nullish(t3()) }),
     translate: (body) => redditPost(body.post ?? body),
   }),
   reddit_post_comments: mapping({
     path: '/v1/reddit/post/comments',
     params: (input) => ({ url: given(input.url), cursor: given(input.cursor) }),
-    response: z.object({
-      post: object({ id }),
-      comments: list(commentShape),
-      more: object({ cursor: id, has_more: flag }),
-    }),
+    response: () =>
+      z.object({
+        post: object({ id }),
+        comments: list(commentShape()),
+        more: object({ cursor: id, has_more: flag }),
+      }),
     translate: (body) => page(flattenComments(body.comments ?? [], str(body.post?.id)), body.more?.cursor, body.more?.has_more ?? false),
   }),
 } satisfies Mappings;

@@ -25,44 +25,47 @@ import {
   text,
   time,
   urlList,
+  type Vendor,
 } from './common.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 
 /** Authors come in two spellings: the app's (unique_id) and the web's (uniqueId). */
-const user = object({
-  uid: id,
-  id,
-  unique_id: text,
-  uniqueId: text,
-  nickname: text,
-  avatar_thumb: urlList,
-  avatarThumb: text,
-  verified: flag,
-  custom_verify: text,
-});
+const user = () =>
+  object({
+    uid: id,
+    id,
+    unique_id: text,
+    uniqueId: text,
+    nickname: text,
+    avatar_thumb: urlList,
+    avatarThumb: text,
+    verified: flag,
+    custom_verify: text,
+  });
 
 /** TikTok's "aweme" video object (video.duration is in milliseconds). */
-const awemeShape = z.object({
-  aweme_id: id,
-  url: text,
-  share_url: text,
-  desc: text,
-  create_time: time,
-  create_time_utc: time,
-  author: user,
-  image_post_info: object({
-    images: list(z.object({ display_image: object({ url_list: list(z.string()), width: count, height: count }) })),
-  }),
-  video: object({ play_addr: urlList, cover: urlList, width: count, height: count, duration: count }),
-  statistics: object({ play_count: count, digg_count: count, comment_count: count, share_count: count, collect_count: count }),
-  music: object({ id, id_str: id, title: text, author: text, play_url: urlList }),
-});
-const awemes = list(awemeShape);
+const awemeShape = () =>
+  z.object({
+    aweme_id: id,
+    url: text,
+    share_url: text,
+    desc: text,
+    create_time: time,
+    create_time_utc: time,
+    author: user(),
+    image_post_info: object({
+      images: list(z.object({ display_image: object({ url_list: list(z.string()), width: count, height: count }) })),
+    }),
+    video: object({ play_addr: urlList, cover: urlList, width: count, height: count, duration: count }),
+    statistics: object({ play_count: count, digg_count: count, comment_count: count, share_count: count, collect_count: count }),
+    music: object({ id, id_str: id, title: text, author: text, play_url: urlList }),
+  });
+const awemes = () => list(awemeShape());
 
 // ------------------------------------------------------------------ translation
 
-const ttAuthor = (a: z.output<typeof user>) => {
+const ttAuthor = (a: Vendor<typeof user>) => {
   const handle = a?.unique_id ?? a?.uniqueId;
   return author({
     id: a?.uid ?? a?.id,
@@ -74,7 +77,7 @@ const ttAuthor = (a: z.output<typeof user>) => {
   });
 };
 
-const aweme = (a: z.output<typeof awemeShape>) => {
+const aweme = (a: Vendor<typeof awemeShape>) => {
   const images = a.image_post_info?.images ?? [];
   const handle = a.author?.unique_id;
   return post({
@@ -120,22 +123,23 @@ export const tiktok = {
   tiktok_profile: mapping({
     path: '/v1/tiktok/profile',
     params: (input) => ({ handle: bareHandle(input.handle) }),
-    response: z.object({
-      user: z.object({
-        id,
-        // The profile's URL is made from it: a profile without one is not a usable answer.
-        uniqueId: z.string(),
-        nickname: text,
-        signature: text,
-        avatarLarger: text,
-        avatarMedium: text,
-        bioLink: object({ link: text }),
-        verified: flag,
-        privateAccount: flag,
-        createTime: time,
+    response: () =>
+      z.object({
+        user: z.object({
+          id,
+          // The profile's URL is made from it: a profile without one is not a usable answer.
+          uniqueId: z.string(),
+          nickname: text,
+          signature: text,
+          avatarLarger: text,
+          avatarMedium: text,
+          bioLink: object({ link: text }),
+          verified: flag,
+          privateAccount: flag,
+          createTime: time,
+        }),
+        stats: object({ followerCount: count, followingCount: count, videoCount: count, heartCount: count, heart: count }),
       }),
-      stats: object({ followerCount: count, followingCount: count, videoCount: count, heartCount: count, heart: count }),
-    }),
     translate: ({ user: u, stats }) =>
       profile('tiktok', {
         id: u.id,
@@ -162,23 +166,26 @@ export const tiktok = {
       max_cursor: given(input.cursor),
       region: given(input.region),
     }),
-    response: z.object({ aweme_list: awemes, max_cursor: id, has_more: flag }),
+    response: () => z.object({ aweme_list: awemes(), max_cursor: id, has_more: flag }),
     translate: (body) => page((body.aweme_list ?? []).map(aweme), body.max_cursor, body.has_more),
   }),
   tiktok_post: mapping({
     path: '/v2/tiktok/video',
     params: (input) => ({ url: given(input.url), region: given(input.region) }),
-    response: z.object({ aweme_detail: awemeShape }),
+    response: () => z.object({ aweme_detail: awemeShape() }),
     translate: (body) => aweme(body.aweme_detail),
   }),
   tiktok_post_comments: mapping({
     path: '/v1/tiktok/video/comments',
     params: (input) => ({ url: given(input.url), cursor: given(input.cursor) }),
-    response: z.object({
-      comments: list(z.object({ cid: id, aweme_id: id, text, create_time: time, digg_count: count, reply_comment_total: count, user })),
-      cursor: id,
-      has_more: flag,
-    }),
+    response: () =>
+      z.object({
+        comments: list(
+          z.object({ cid: id, aweme_id: id, text, create_time: time, digg_count: count, reply_comment_total: count, user: user() }),
+        ),
+        cursor: id,
+        has_more: flag,
+      }),
     translate: (body) =>
       page(
         (body.comments ?? []).map((c) =>
@@ -205,7 +212,7 @@ export const tiktok = {
       region: given(input.region),
       cursor: given(input.cursor),
     }),
-    response: z.object({ search_item_list: list(z.object({ aweme_info: awemeShape })), cursor: id }),
+    response: () => z.object({ search_item_list: list(z.object({ aweme_info: awemeShape() })), cursor: id }),
     translate: (body) =>
       page(
         (body.search_item_list ?? []).map((entry) => aweme(entry.aweme_info)),
@@ -215,19 +222,19 @@ export const tiktok = {
   tiktok_hashtag_posts: mapping({
     path: '/v1/tiktok/search/hashtag',
     params: (input) => ({ hashtag: String(input.hashtag).replace(/^#/, ''), region: given(input.region), cursor: given(input.cursor) }),
-    response: z.object({ aweme_list: awemes, cursor: id, has_more: flag }),
+    response: () => z.object({ aweme_list: awemes(), cursor: id, has_more: flag }),
     translate: (body) => page((body.aweme_list ?? []).map(aweme), body.cursor, body.has_more),
   }),
   tiktok_music_posts: mapping({
     path: '/v1/tiktok/song/videos',
     params: (input) => ({ clipId: given(input.music_id), cursor: given(input.cursor) }),
-    response: z.object({ aweme_list: awemes, cursor: id, has_more: flag }),
+    response: () => z.object({ aweme_list: awemes(), cursor: id, has_more: flag }),
     translate: (body) => page((body.aweme_list ?? []).map(aweme), body.cursor, body.has_more),
   }),
   tiktok_trending: mapping({
     path: '/v1/tiktok/get-trending-feed',
     params: (input) => ({ region: given(input.region) }),
-    response: z.object({ aweme_list: awemes }),
+    response: () => z.object({ aweme_list: awemes() }),
     translate: (body) => ({ items: (body.aweme_list ?? []).map(aweme) }),
   }),
 } satisfies Mappings;

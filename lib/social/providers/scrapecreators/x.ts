@@ -22,43 +22,47 @@ import {
   profile,
   text,
   time,
+  type Vendor,
 } from './common.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 
-const userShape = z.object({
-  rest_id: id,
-  is_blue_verified: flag,
-  legacy: object({ screen_name: text, name: text, profile_image_url_https: text, verified: flag }),
-});
+const userShape = () =>
+  z.object({
+    rest_id: id,
+    is_blue_verified: flag,
+    legacy: object({ screen_name: text, name: text, profile_image_url_https: text, verified: flag }),
+  });
 
-const mediaShape = z.object({
-  type: text,
-  media_url_https: text,
-  original_info: object({ width: count, height: count }),
-  video_info: object({ duration_millis: count, variants: list(z.object({ content_type: text, url: text })) }),
-});
+const mediaShape = () =>
+  z.object({
+    type: text,
+    media_url_https: text,
+    original_info: object({ width: count, height: count }),
+    video_info: object({ duration_millis: count, variants: list(z.object({ content_type: text, url: text })) }),
+  });
 
-const tweetShape = z.object({
-  rest_id: id,
-  url: text,
-  views: object({ count }),
-  core: object({ user_results: object({ result: z.nullish(userShape) }) }),
-  legacy: object({
-    full_text: text,
-    created_at: time,
-    favorite_count: count,
-    reply_count: count,
-    retweet_count: count,
-    bookmark_count: count,
-    quote_count: count,
-    extended_entities: object({ media: list(mediaShape) }),
-  }),
-});
+const tweetShape = () =>
+  z.object({
+    rest_id: id,
+    url: text,
+    views: object({ count }),
+    core: object({ user_results: object({ result: z.nullish(userShape()) }) }),
+    legacy: object({
+      full_text: text,
+      created_at: time,
+      favorite_count: count,
+      reply_count: count,
+      retweet_count: count,
+      bookmark_count: count,
+      quote_count: count,
+      extended_entities: object({ media: list(mediaShape()) }),
+    }),
+  });
 
 // ------------------------------------------------------------------ translation
 
-const xUser = (u: z.output<typeof userShape> | null | undefined) => {
+const xUser = (u: Vendor<typeof userShape> | null | undefined) => {
   const legacy = u?.legacy;
   return author({
     id: u?.rest_id,
@@ -70,7 +74,7 @@ const xUser = (u: z.output<typeof userShape> | null | undefined) => {
   });
 };
 
-const tweetMedia = (m: z.output<typeof mediaShape>) =>
+const tweetMedia = (m: Vendor<typeof mediaShape>) =>
   m.type === 'photo'
     ? media('image', m.media_url_https, { width: m.original_info?.width, height: m.original_info?.height })
     : media(
@@ -83,7 +87,7 @@ const tweetMedia = (m: z.output<typeof mediaShape>) =>
         },
       );
 
-const tweet = (t: z.output<typeof tweetShape>) => {
+const tweet = (t: Vendor<typeof tweetShape>) => {
   const legacy = t.legacy;
   const user = xUser(t.core?.user_results?.result);
   const mediaList = (legacy?.extended_entities?.media ?? []).map(tweetMedia);
@@ -117,26 +121,27 @@ export const x = {
   x_profile: mapping({
     path: '/v1/twitter/profile',
     params: (input) => ({ handle: bareHandle(input.handle) }),
-    response: z.object({
-      rest_id: id,
-      is_blue_verified: flag,
-      legacy: z.object({
-        // The profile's URL is made from it: a profile without one is not a usable answer.
-        screen_name: z.string(),
-        name: text,
-        description: text,
-        profile_image_url_https: text,
-        url: text,
-        verified: flag,
-        protected: flag,
-        location: text,
-        created_at: time,
-        followers_count: count,
-        friends_count: count,
-        statuses_count: count,
-        favourites_count: count,
+    response: () =>
+      z.object({
+        rest_id: id,
+        is_blue_verified: flag,
+        legacy: z.object({
+          // The profile's URL is made from it: a profile without one is not a usable answer.
+          screen_name: z.string(),
+          name: text,
+          description: text,
+          profile_image_url_https: text,
+          url: text,
+          verified: flag,
+          protected: flag,
+          location: text,
+          created_at: time,
+          followers_count: count,
+          friends_count: count,
+          statuses_count: count,
+          favourites_count: count,
+        }),
       }),
-    }),
     translate: ({ rest_id, is_blue_verified, legacy }) =>
       profile('x', {
         id: rest_id,
@@ -160,7 +165,7 @@ export const x = {
     // SC returns about 100 of the account's most popular posts in one piece: no paging.
     path: '/v1/twitter/user-tweets',
     params: (input) => ({ handle: bareHandle(input.handle) }),
-    response: z.object({ tweets: list(tweetShape) }),
+    response: () => z.object({ tweets: list(tweetShape()) }),
     translate: (body, input) =>
       page((body.tweets ?? []).slice(0, typeof input.count === 'number' ? input.count : undefined).map(tweet), null, false),
   }),

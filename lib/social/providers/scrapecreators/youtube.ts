@@ -23,27 +23,29 @@ import {
   str,
   text,
   time,
+  type Vendor,
 } from './common.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 
 /** A video or a short, as lists and the video endpoint give it. */
-const videoShape = z.object({
-  id,
-  url: text,
-  title: text,
-  description: text,
-  thumbnail: text,
-  channel: object({ id, handle: text, title: text, thumbnail: text, url: text }),
-  publishDate: time,
-  publishedTime: time,
-  lengthSeconds: count,
-  durationMs: count,
-  viewCountInt: count,
-  likeCountInt: count,
-  commentCountInt: count,
-});
-const videos = list(videoShape);
+const videoShape = () =>
+  z.object({
+    id,
+    url: text,
+    title: text,
+    description: text,
+    thumbnail: text,
+    channel: object({ id, handle: text, title: text, thumbnail: text, url: text }),
+    publishDate: time,
+    publishedTime: time,
+    lengthSeconds: count,
+    durationMs: count,
+    viewCountInt: count,
+    likeCountInt: count,
+    commentCountInt: count,
+  });
+const videos = () => list(videoShape());
 
 // ------------------------------------------------------------------ translation
 
@@ -57,7 +59,7 @@ const channelParams = (channel: unknown): Params => {
       : { handle: bareHandle(value) };
 };
 
-const video = (v: z.output<typeof videoShape>, type: 'video' | 'short') =>
+const video = (v: Vendor<typeof videoShape>, type: 'video' | 'short') =>
   post({
     network: 'youtube',
     id: v.id,
@@ -92,18 +94,19 @@ export const youtube = {
   youtube_channel: mapping({
     path: '/v1/youtube/channel',
     params: (input) => channelParams(input.channel),
-    response: z.object({
-      channelId: id,
-      channel: text,
-      handle: text,
-      name: text,
-      description: text,
-      avatar: object({ image: object({ sources: list(z.object({ url: text })) }) }),
-      links: list(loose),
-      country: text,
-      subscriberCount: count,
-      videoCountText: text,
-    }),
+    response: () =>
+      z.object({
+        channelId: id,
+        channel: text,
+        handle: text,
+        name: text,
+        description: text,
+        avatar: object({ image: object({ sources: list(z.object({ url: text })) }) }),
+        links: list(loose),
+        country: text,
+        subscriberCount: count,
+        videoCountText: text,
+      }),
     translate: (body) =>
       profile('youtube', {
         id: body.channelId,
@@ -121,7 +124,7 @@ export const youtube = {
   youtube_channel_videos: mapping({
     path: '/v1/youtube/channel-videos',
     params: (input) => ({ ...channelParams(input.channel), sort: given(input.sort), continuationToken: given(input.cursor) }),
-    response: z.object({ videos, continuationToken: id }),
+    response: () => z.object({ videos: videos(), continuationToken: id }),
     translate: (body) =>
       page(
         (body.videos ?? []).map((v) => video(v, 'video')),
@@ -131,10 +134,11 @@ export const youtube = {
   youtube_channel_playlists: mapping({
     path: '/v1/youtube/channel/playlists',
     params: (input) => ({ ...channelParams(input.channel), continuationToken: given(input.cursor) }),
-    response: z.object({
-      playlists: list(z.object({ id, title: text, playlistUrl: text, thumbnail: text, videoCount: count })),
-      continuationToken: id,
-    }),
+    response: () =>
+      z.object({
+        playlists: list(z.object({ id, title: text, playlistUrl: text, thumbnail: text, videoCount: count })),
+        continuationToken: id,
+      }),
     translate: (body) =>
       page(
         (body.playlists ?? []).map((p) => ({
@@ -155,7 +159,7 @@ export const youtube = {
       sort: input.sort === 'latest' ? 'newest' : 'popular',
       continuationToken: given(input.cursor),
     }),
-    response: z.object({ shorts: videos, continuationToken: id }),
+    response: () => z.object({ shorts: videos(), continuationToken: id }),
     translate: (body) =>
       page(
         (body.shorts ?? []).map((v) => video(v, 'short')),
@@ -165,7 +169,7 @@ export const youtube = {
   youtube_video: mapping({
     path: '/v1/youtube/video',
     params: (input) => ({ url: given(input.url) }),
-    response: z.extend(videoShape, { type: text }),
+    response: () => z.extend(videoShape(), { type: text }),
     translate: (body) => video(body, body.type === 'short' ? 'short' : 'video'),
   }),
   youtube_search: mapping({
@@ -179,7 +183,7 @@ export const youtube = {
       region: given(input.region),
       continuationToken: given(input.cursor),
     }),
-    response: z.object({ videos, shorts: videos, continuationToken: id }),
+    response: () => z.object({ videos: videos(), shorts: videos(), continuationToken: id }),
     translate: (body, input) =>
       page(
         input.type === 'shorts' ? (body.shorts ?? []).map((v) => video(v, 'short')) : (body.videos ?? []).map((v) => video(v, 'video')),
