@@ -9,6 +9,30 @@ import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.
 import { variants } from '../../support/scrapecreators/facebook.ts';
 import { runMapping } from '../../support/scrapecreators/run.ts';
 
+/** What the stub's `fbPost(id)` translates to. */
+const feedPost = (id: string) => ({
+  network: 'facebook',
+  id,
+  url: `https://www.facebook.com/nasa/posts/${id}`,
+  type: 'text',
+  author: {
+    id: '100044561550831',
+    username: null,
+    display_name: 'NASA',
+    avatar_url: null,
+    url: 'https://www.facebook.com/nasa',
+    verified: null,
+  },
+  title: null,
+  text: 'Launch day #artemis',
+  created_at: '2024-05-29T16:26:40.000Z',
+  media: [],
+  metrics: { views: null, likes: 3400, comments: 120, shares: null, saves: null, quotes: null },
+  hashtags: ['artemis'],
+  mentions: [],
+  music: null,
+});
+
 describe('Facebook on ScrapeCreators', () => {
   it('maps exactly the Facebook operations ScrapeCreators serves', () => {
     expect(Object.keys(facebook)).toEqual(
@@ -44,56 +68,7 @@ describe('Facebook on ScrapeCreators', () => {
   it('facebook_page_posts: a page’s posts', () => {
     const { path, params, output, issues } = runMapping('facebook_page_posts');
     expect({ path, params }).toEqual({ path: '/v1/facebook/profile/posts', params: { url: 'https://www.facebook.com/nasa' } });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'facebook',
-          id: 'pfbid0abc1',
-          url: 'https://www.facebook.com/nasa/posts/pfbid0abc1',
-          type: 'text',
-          author: {
-            id: '100044561550831',
-            username: null,
-            display_name: 'NASA',
-            avatar_url: null,
-            url: 'https://www.facebook.com/nasa',
-            verified: null,
-          },
-          title: null,
-          text: 'Launch day #artemis',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [],
-          metrics: { views: null, likes: 3400, comments: 120, shares: null, saves: null, quotes: null },
-          hashtags: ['artemis'],
-          mentions: [],
-          music: null,
-        },
-        {
-          network: 'facebook',
-          id: 'pfbid0abc2',
-          url: 'https://www.facebook.com/nasa/posts/pfbid0abc2',
-          type: 'text',
-          author: {
-            id: '100044561550831',
-            username: null,
-            display_name: 'NASA',
-            avatar_url: null,
-            url: 'https://www.facebook.com/nasa',
-            verified: null,
-          },
-          title: null,
-          text: 'Launch day #artemis',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [],
-          metrics: { views: null, likes: 3400, comments: 120, shares: null, saves: null, quotes: null },
-          hashtags: ['artemis'],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: 'fb-next',
-      has_more: true,
-    });
+    expect(output).toEqual({ items: [feedPost('pfbid0abc1'), feedPost('pfbid0abc2')], next_cursor: 'fb-next', has_more: true });
     expect(issues).toEqual([]);
   });
 
@@ -170,85 +145,23 @@ describe('Facebook on ScrapeCreators', () => {
   });
 
   it('facebook_page_reels: our cursor sends both paging values back', () => {
-    const { path, params, output, issues } = runMapping('facebook_page_reels', {
+    const { path, params } = runMapping('facebook_page_reels', {
       input: { url: 'https://www.facebook.com/nasa', cursor: 'eyJuZXh0X3BhZ2VfaWQiOiJwYWdlLTIiLCJjdXJzb3IiOiJyZWVsLWN1cnNvciJ9' },
     });
     expect({ path, params }).toEqual({
       path: '/v1/facebook/profile/reels',
       params: { url: 'https://www.facebook.com/nasa', next_page_id: 'page-2', cursor: 'reel-cursor' },
     });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'facebook',
-          id: '1234',
-          url: 'https://www.facebook.com/reel/1234',
-          type: 'reel',
-          author: { id: null, username: null, display_name: null, avatar_url: null, url: null, verified: null },
-          title: null,
-          text: 'Reel',
-          created_at: '2024-05-01T10:00:00.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://video.xx.fbcdn.net/r.mp4',
-              thumbnail_url: null,
-              width: null,
-              height: null,
-              duration_seconds: 15,
-            },
-          ],
-          metrics: { views: 1000, likes: null, comments: null, shares: null, saves: null, quotes: null },
-          hashtags: [],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: 'eyJuZXh0X3BhZ2VfaWQiOiJwYWdlLTIiLCJjdXJzb3IiOiJyZWVsLWN1cnNvciJ9',
-      has_more: true,
-    });
-    expect(issues).toEqual([]);
   });
 
   it('facebook_page_reels: a cursor that is not ours goes to the vendor as it is', () => {
-    const { path, params, output, issues } = runMapping('facebook_page_reels', {
+    const { path, params } = runMapping('facebook_page_reels', {
       input: { url: 'https://www.facebook.com/nasa', cursor: 'vendor-cursor' },
     });
     expect({ path, params }).toEqual({
       path: '/v1/facebook/profile/reels',
       params: { url: 'https://www.facebook.com/nasa', cursor: 'vendor-cursor' },
     });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'facebook',
-          id: '1234',
-          url: 'https://www.facebook.com/reel/1234',
-          type: 'reel',
-          author: { id: null, username: null, display_name: null, avatar_url: null, url: null, verified: null },
-          title: null,
-          text: 'Reel',
-          created_at: '2024-05-01T10:00:00.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://video.xx.fbcdn.net/r.mp4',
-              thumbnail_url: null,
-              width: null,
-              height: null,
-              duration_seconds: 15,
-            },
-          ],
-          metrics: { views: 1000, likes: null, comments: null, shares: null, saves: null, quotes: null },
-          hashtags: [],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: 'eyJuZXh0X3BhZ2VfaWQiOiJwYWdlLTIiLCJjdXJzb3IiOiJyZWVsLWN1cnNvciJ9',
-      has_more: true,
-    });
-    expect(issues).toEqual([]);
   });
 
   it('facebook_post: a post with an image', () => {
@@ -393,34 +306,7 @@ describe('Facebook on ScrapeCreators', () => {
       path: '/v1/facebook/group/posts',
       params: { url: 'https://www.facebook.com/groups/123456789', sort_by: 'TOP_POSTS' },
     });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'facebook',
-          id: 'g1',
-          url: 'https://www.facebook.com/nasa/posts/g1',
-          type: 'text',
-          author: {
-            id: '100044561550831',
-            username: null,
-            display_name: 'NASA',
-            avatar_url: null,
-            url: 'https://www.facebook.com/nasa',
-            verified: null,
-          },
-          title: null,
-          text: 'Launch day #artemis',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [],
-          metrics: { views: null, likes: 3400, comments: 120, shares: null, saves: null, quotes: null },
-          hashtags: ['artemis'],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: null,
-      has_more: false,
-    });
+    expect(output).toEqual({ items: [feedPost('g1')], next_cursor: null, has_more: false });
     expect(issues).toEqual([]);
   });
 });

@@ -9,6 +9,39 @@ import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.
 import { variants } from '../../support/scrapecreators/instagram.ts';
 import { runMapping } from '../../support/scrapecreators/run.ts';
 
+/** What the stub's `igItem(pk)` translates to. */
+const reel = (id: string) => ({
+  network: 'instagram',
+  id,
+  url: 'https://www.instagram.com/reel/C8xYz12AbCd/',
+  type: 'reel',
+  author: {
+    id: '528817151',
+    username: 'nasa',
+    display_name: 'NASA',
+    avatar_url: 'https://scontent.cdninstagram.com/p.jpg',
+    url: 'https://www.instagram.com/nasa/',
+    verified: true,
+  },
+  title: null,
+  text: 'Earthrise #space',
+  created_at: '2024-05-29T16:26:40.000Z',
+  media: [
+    {
+      type: 'video',
+      url: 'https://scontent.cdninstagram.com/v.mp4',
+      thumbnail_url: 'https://scontent.cdninstagram.com/i.jpg',
+      width: null,
+      height: null,
+      duration_seconds: 12.5,
+    },
+  ],
+  metrics: { views: 50000, likes: 1000, comments: 20, shares: null, saves: null, quotes: null },
+  hashtags: ['space'],
+  mentions: [],
+  music: null,
+});
+
 describe('Instagram on ScrapeCreators', () => {
   it('maps exactly the Instagram operations ScrapeCreators serves', () => {
     expect(Object.keys(instagram)).toEqual(
@@ -44,74 +77,7 @@ describe('Instagram on ScrapeCreators', () => {
   it('instagram_user_posts: next_max_id in and out, reels typed as reels', () => {
     const { path, params, output, issues } = runMapping('instagram_user_posts', { input: { handle: 'nasa', cursor: 'QVFE-prev' } });
     expect({ path, params }).toEqual({ path: '/v2/instagram/user/posts', params: { handle: 'nasa', next_max_id: 'QVFE-prev' } });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'instagram',
-          id: '3300000000000000001',
-          url: 'https://www.instagram.com/reel/C8xYz12AbCd/',
-          type: 'reel',
-          author: {
-            id: '528817151',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://scontent.cdninstagram.com/p.jpg',
-            url: 'https://www.instagram.com/nasa/',
-            verified: true,
-          },
-          title: null,
-          text: 'Earthrise #space',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://scontent.cdninstagram.com/v.mp4',
-              thumbnail_url: 'https://scontent.cdninstagram.com/i.jpg',
-              width: null,
-              height: null,
-              duration_seconds: 12.5,
-            },
-          ],
-          metrics: { views: 50000, likes: 1000, comments: 20, shares: null, saves: null, quotes: null },
-          hashtags: ['space'],
-          mentions: [],
-          music: null,
-        },
-        {
-          network: 'instagram',
-          id: '3300000000000000002',
-          url: 'https://www.instagram.com/reel/C8xYz12AbCd/',
-          type: 'reel',
-          author: {
-            id: '528817151',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://scontent.cdninstagram.com/p.jpg',
-            url: 'https://www.instagram.com/nasa/',
-            verified: true,
-          },
-          title: null,
-          text: 'Earthrise #space',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://scontent.cdninstagram.com/v.mp4',
-              thumbnail_url: 'https://scontent.cdninstagram.com/i.jpg',
-              width: null,
-              height: null,
-              duration_seconds: 12.5,
-            },
-          ],
-          metrics: { views: 50000, likes: 1000, comments: 20, shares: null, saves: null, quotes: null },
-          hashtags: ['space'],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: 'QVFE-next',
-      has_more: true,
-    });
+    expect(output).toEqual({ items: [reel('3300000000000000001'), reel('3300000000000000002')], next_cursor: 'QVFE-next', has_more: true });
     expect(issues).toEqual([]);
   });
 
@@ -192,43 +158,7 @@ describe('Instagram on ScrapeCreators', () => {
   it('instagram_user_reels: reels wrapped in `media`, paged by paging_info', () => {
     const { path, params, output, issues } = runMapping('instagram_user_reels', { input: { handle: 'nasa', cursor: 'reels-prev' } });
     expect({ path, params }).toEqual({ path: '/v1/instagram/user/reels', params: { handle: 'nasa', max_id: 'reels-prev' } });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'instagram',
-          id: '3300000000000000003',
-          url: 'https://www.instagram.com/reel/C8xYz12AbCd/',
-          type: 'reel',
-          author: {
-            id: '528817151',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://scontent.cdninstagram.com/p.jpg',
-            url: 'https://www.instagram.com/nasa/',
-            verified: true,
-          },
-          title: null,
-          text: 'Earthrise #space',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://scontent.cdninstagram.com/v.mp4',
-              thumbnail_url: 'https://scontent.cdninstagram.com/i.jpg',
-              width: null,
-              height: null,
-              duration_seconds: 12.5,
-            },
-          ],
-          metrics: { views: 50000, likes: 1000, comments: 20, shares: null, saves: null, quotes: null },
-          hashtags: ['space'],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: null,
-      has_more: false,
-    });
+    expect(output).toEqual({ items: [reel('3300000000000000003')], next_cursor: null, has_more: false });
     expect(issues).toEqual([]);
   });
 

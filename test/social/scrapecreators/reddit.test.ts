@@ -9,6 +9,30 @@ import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.
 import { variants } from '../../support/scrapecreators/reddit.ts';
 import { runMapping } from '../../support/scrapecreators/run.ts';
 
+/** What the stub's `t3(id)` translates to. */
+const textPost = (id: string) => ({
+  network: 'reddit',
+  id,
+  url: `https://www.reddit.com/r/aws/comments/${id}/single_table_design/`,
+  type: 'text',
+  author: {
+    id: 't2_abc',
+    username: 'dynamo_fan',
+    display_name: null,
+    avatar_url: null,
+    url: 'https://www.reddit.com/user/dynamo_fan',
+    verified: null,
+  },
+  title: 'Single-table design in practice',
+  text: 'How do you model…',
+  created_at: '2024-05-29T16:26:40.000Z',
+  media: [],
+  metrics: { views: null, likes: 412, comments: 57, shares: null, saves: null, quotes: null },
+  hashtags: [],
+  mentions: [],
+  music: null,
+});
+
 describe('Reddit on ScrapeCreators', () => {
   it('maps exactly the Reddit operations ScrapeCreators serves', () => {
     expect(Object.keys(reddit)).toEqual(
@@ -24,90 +48,14 @@ describe('Reddit on ScrapeCreators', () => {
       path: '/v1/reddit/search',
       params: { query: 'dynamodb single table subreddit:aws', sort: 'comment_count', timeframe: 'day', after: 't3_prev' },
     });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'reddit',
-          id: '1abcde',
-          url: 'https://www.reddit.com/r/aws/comments/1abcde/single_table_design/',
-          type: 'text',
-          author: {
-            id: 't2_abc',
-            username: 'dynamo_fan',
-            display_name: null,
-            avatar_url: null,
-            url: 'https://www.reddit.com/user/dynamo_fan',
-            verified: null,
-          },
-          title: 'Single-table design in practice',
-          text: 'How do you model…',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [],
-          metrics: { views: null, likes: 412, comments: 57, shares: null, saves: null, quotes: null },
-          hashtags: [],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: 't3_1abcde',
-      has_more: true,
-    });
+    expect(output).toEqual({ items: [textPost('1abcde')], next_cursor: 't3_1abcde', has_more: true });
     expect(issues).toEqual([]);
   });
 
   it('reddit_subreddit_posts: a subreddit’s posts; a null after ends the list', () => {
     const { path, params, output, issues } = runMapping('reddit_subreddit_posts');
     expect({ path, params }).toEqual({ path: '/v1/reddit/subreddit', params: { subreddit: 'aws', sort: 'top', timeframe: 'week' } });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'reddit',
-          id: '1abcdf',
-          url: 'https://www.reddit.com/r/aws/comments/1abcdf/single_table_design/',
-          type: 'text',
-          author: {
-            id: 't2_abc',
-            username: 'dynamo_fan',
-            display_name: null,
-            avatar_url: null,
-            url: 'https://www.reddit.com/user/dynamo_fan',
-            verified: null,
-          },
-          title: 'Single-table design in practice',
-          text: 'How do you model…',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [],
-          metrics: { views: null, likes: 412, comments: 57, shares: null, saves: null, quotes: null },
-          hashtags: [],
-          mentions: [],
-          music: null,
-        },
-        {
-          network: 'reddit',
-          id: '1abcdg',
-          url: 'https://www.reddit.com/r/aws/comments/1abcdg/single_table_design/',
-          type: 'text',
-          author: {
-            id: 't2_abc',
-            username: 'dynamo_fan',
-            display_name: null,
-            avatar_url: null,
-            url: 'https://www.reddit.com/user/dynamo_fan',
-            verified: null,
-          },
-          title: 'Single-table design in practice',
-          text: 'How do you model…',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [],
-          metrics: { views: null, likes: 412, comments: 57, shares: null, saves: null, quotes: null },
-          hashtags: [],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: null,
-      has_more: false,
-    });
+    expect(output).toEqual({ items: [textPost('1abcdf'), textPost('1abcdg')], next_cursor: null, has_more: false });
     expect(issues).toEqual([]);
   });
 
@@ -117,28 +65,7 @@ describe('Reddit on ScrapeCreators', () => {
       path: '/v1/reddit/post',
       params: { url: 'https://www.reddit.com/r/aws/comments/1abcde/single_table_design/' },
     });
-    expect(output).toEqual({
-      network: 'reddit',
-      id: '1abcde',
-      url: 'https://www.reddit.com/r/aws/comments/1abcde/single_table_design/',
-      type: 'text',
-      author: {
-        id: 't2_abc',
-        username: 'dynamo_fan',
-        display_name: null,
-        avatar_url: null,
-        url: 'https://www.reddit.com/user/dynamo_fan',
-        verified: null,
-      },
-      title: 'Single-table design in practice',
-      text: 'How do you model…',
-      created_at: '2024-05-29T16:26:40.000Z',
-      media: [],
-      metrics: { views: null, likes: 412, comments: 57, shares: null, saves: null, quotes: null },
-      hashtags: [],
-      mentions: [],
-      music: null,
-    });
+    expect(output).toEqual(textPost('1abcde'));
     expect(issues).toEqual([]);
   });
 

@@ -9,6 +9,39 @@ import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.
 import { runMapping } from '../../support/scrapecreators/run.ts';
 import { variants } from '../../support/scrapecreators/tiktok.ts';
 
+/** What the stub's `aweme(id)` translates to. */
+const video = (id: string) => ({
+  network: 'tiktok',
+  id,
+  url: `https://www.tiktok.com/@nasa/video/${id}`,
+  type: 'video',
+  author: {
+    id: '6770000000000000001',
+    username: 'nasa',
+    display_name: 'NASA',
+    avatar_url: 'https://p16.tiktokcdn.com/a.jpg',
+    url: 'https://www.tiktok.com/@nasa',
+    verified: null,
+  },
+  title: null,
+  text: 'Liftoff! #space @nasa',
+  created_at: '2024-05-29T16:26:40.000Z',
+  media: [
+    {
+      type: 'video',
+      url: 'https://v16.tiktokcdn.com/v.mp4',
+      thumbnail_url: 'https://p16.tiktokcdn.com/c.jpg',
+      width: 1080,
+      height: 1920,
+      duration_seconds: 15.3,
+    },
+  ],
+  metrics: { views: 120000, likes: 5400, comments: 210, shares: 88, saves: 40, quotes: null },
+  hashtags: ['space'],
+  mentions: ['nasa'],
+  music: { id: '7016547803243022337', title: 'original sound', artist: 'NASA', url: null },
+});
+
 describe('TikTok on ScrapeCreators', () => {
   it('maps exactly the TikTok operations ScrapeCreators serves', () => {
     expect(Object.keys(tiktok)).toEqual(
@@ -49,43 +82,7 @@ describe('TikTok on ScrapeCreators', () => {
       path: '/v3/tiktok/profile/videos',
       params: { handle: 'nasa', sort_by: 'popular', max_cursor: '1717000000000', region: 'US' },
     });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'tiktok',
-          id: '7301234567890123456',
-          url: 'https://www.tiktok.com/@nasa/video/7301234567890123456',
-          type: 'video',
-          author: {
-            id: '6770000000000000001',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://p16.tiktokcdn.com/a.jpg',
-            url: 'https://www.tiktok.com/@nasa',
-            verified: null,
-          },
-          title: null,
-          text: 'Liftoff! #space @nasa',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://v16.tiktokcdn.com/v.mp4',
-              thumbnail_url: 'https://p16.tiktokcdn.com/c.jpg',
-              width: 1080,
-              height: 1920,
-              duration_seconds: 15.3,
-            },
-          ],
-          metrics: { views: 120000, likes: 5400, comments: 210, shares: 88, saves: 40, quotes: null },
-          hashtags: ['space'],
-          mentions: ['nasa'],
-          music: { id: '7016547803243022337', title: 'original sound', artist: 'NASA', url: null },
-        },
-      ],
-      next_cursor: '1716000000000',
-      has_more: true,
-    });
+    expect(output).toEqual({ items: [video('7301234567890123456')], next_cursor: '1716000000000', has_more: true });
     expect(issues).toEqual([]);
   });
 
@@ -95,37 +92,7 @@ describe('TikTok on ScrapeCreators', () => {
       path: '/v2/tiktok/video',
       params: { url: 'https://www.tiktok.com/@nasa/video/7301234567890123456' },
     });
-    expect(output).toEqual({
-      network: 'tiktok',
-      id: '7301234567890123456',
-      url: 'https://www.tiktok.com/@nasa/video/7301234567890123456',
-      type: 'video',
-      author: {
-        id: '6770000000000000001',
-        username: 'nasa',
-        display_name: 'NASA',
-        avatar_url: 'https://p16.tiktokcdn.com/a.jpg',
-        url: 'https://www.tiktok.com/@nasa',
-        verified: null,
-      },
-      title: null,
-      text: 'Liftoff! #space @nasa',
-      created_at: '2024-05-29T16:26:40.000Z',
-      media: [
-        {
-          type: 'video',
-          url: 'https://v16.tiktokcdn.com/v.mp4',
-          thumbnail_url: 'https://p16.tiktokcdn.com/c.jpg',
-          width: 1080,
-          height: 1920,
-          duration_seconds: 15.3,
-        },
-      ],
-      metrics: { views: 120000, likes: 5400, comments: 210, shares: 88, saves: 40, quotes: null },
-      hashtags: ['space'],
-      mentions: ['nasa'],
-      music: { id: '7016547803243022337', title: 'original sound', artist: 'NASA', url: null },
-    });
+    expect(output).toEqual(video('7301234567890123456'));
     expect(issues).toEqual([]);
   });
 
@@ -197,170 +164,28 @@ describe('TikTok on ScrapeCreators', () => {
       path: '/v1/tiktok/search/keyword',
       params: { query: 'rocket launch', date_posted: 'this-week', sort_by: 'relevance' },
     });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'tiktok',
-          id: '7301234567890123457',
-          url: 'https://www.tiktok.com/@nasa/video/7301234567890123457',
-          type: 'video',
-          author: {
-            id: '6770000000000000001',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://p16.tiktokcdn.com/a.jpg',
-            url: 'https://www.tiktok.com/@nasa',
-            verified: null,
-          },
-          title: null,
-          text: 'Liftoff! #space @nasa',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://v16.tiktokcdn.com/v.mp4',
-              thumbnail_url: 'https://p16.tiktokcdn.com/c.jpg',
-              width: 1080,
-              height: 1920,
-              duration_seconds: 15.3,
-            },
-          ],
-          metrics: { views: 120000, likes: 5400, comments: 210, shares: 88, saves: 40, quotes: null },
-          hashtags: ['space'],
-          mentions: ['nasa'],
-          music: { id: '7016547803243022337', title: 'original sound', artist: 'NASA', url: null },
-        },
-      ],
-      next_cursor: '12',
-      has_more: true,
-    });
+    expect(output).toEqual({ items: [video('7301234567890123457')], next_cursor: '12', has_more: true });
     expect(issues).toEqual([]);
   });
 
   it('tiktok_hashtag_posts: a hashtag’s videos, the hashtag sent without "#"', () => {
     const { path, params, output, issues } = runMapping('tiktok_hashtag_posts');
     expect({ path, params }).toEqual({ path: '/v1/tiktok/search/hashtag', params: { hashtag: 'space' } });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'tiktok',
-          id: '7301234567890123458',
-          url: 'https://www.tiktok.com/@nasa/video/7301234567890123458',
-          type: 'video',
-          author: {
-            id: '6770000000000000001',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://p16.tiktokcdn.com/a.jpg',
-            url: 'https://www.tiktok.com/@nasa',
-            verified: null,
-          },
-          title: null,
-          text: 'Liftoff! #space @nasa',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://v16.tiktokcdn.com/v.mp4',
-              thumbnail_url: 'https://p16.tiktokcdn.com/c.jpg',
-              width: 1080,
-              height: 1920,
-              duration_seconds: 15.3,
-            },
-          ],
-          metrics: { views: 120000, likes: 5400, comments: 210, shares: 88, saves: 40, quotes: null },
-          hashtags: ['space'],
-          mentions: ['nasa'],
-          music: { id: '7016547803243022337', title: 'original sound', artist: 'NASA', url: null },
-        },
-      ],
-      next_cursor: '30',
-      has_more: true,
-    });
+    expect(output).toEqual({ items: [video('7301234567890123458')], next_cursor: '30', has_more: true });
     expect(issues).toEqual([]);
   });
 
   it('tiktok_music_posts: a sound’s videos by clipId; has_more 0 ends the list', () => {
     const { path, params, output, issues } = runMapping('tiktok_music_posts');
     expect({ path, params }).toEqual({ path: '/v1/tiktok/song/videos', params: { clipId: '7016547803243022337' } });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'tiktok',
-          id: '7301234567890123459',
-          url: 'https://www.tiktok.com/@nasa/video/7301234567890123459',
-          type: 'video',
-          author: {
-            id: '6770000000000000001',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://p16.tiktokcdn.com/a.jpg',
-            url: 'https://www.tiktok.com/@nasa',
-            verified: null,
-          },
-          title: null,
-          text: 'Liftoff! #space @nasa',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://v16.tiktokcdn.com/v.mp4',
-              thumbnail_url: 'https://p16.tiktokcdn.com/c.jpg',
-              width: 1080,
-              height: 1920,
-              duration_seconds: 15.3,
-            },
-          ],
-          metrics: { views: 120000, likes: 5400, comments: 210, shares: 88, saves: 40, quotes: null },
-          hashtags: ['space'],
-          mentions: ['nasa'],
-          music: { id: '7016547803243022337', title: 'original sound', artist: 'NASA', url: null },
-        },
-      ],
-      next_cursor: null,
-      has_more: false,
-    });
+    expect(output).toEqual({ items: [video('7301234567890123459')], next_cursor: null, has_more: false });
     expect(issues).toEqual([]);
   });
 
   it('tiktok_trending: the trending feed, in one piece', () => {
     const { path, params, output, issues } = runMapping('tiktok_trending');
     expect({ path, params }).toEqual({ path: '/v1/tiktok/get-trending-feed', params: { region: 'US' } });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'tiktok',
-          id: '7301234567890123460',
-          url: 'https://www.tiktok.com/@nasa/video/7301234567890123460',
-          type: 'video',
-          author: {
-            id: '6770000000000000001',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://p16.tiktokcdn.com/a.jpg',
-            url: 'https://www.tiktok.com/@nasa',
-            verified: null,
-          },
-          title: null,
-          text: 'Liftoff! #space @nasa',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://v16.tiktokcdn.com/v.mp4',
-              thumbnail_url: 'https://p16.tiktokcdn.com/c.jpg',
-              width: 1080,
-              height: 1920,
-              duration_seconds: 15.3,
-            },
-          ],
-          metrics: { views: 120000, likes: 5400, comments: 210, shares: 88, saves: 40, quotes: null },
-          hashtags: ['space'],
-          mentions: ['nasa'],
-          music: { id: '7016547803243022337', title: 'original sound', artist: 'NASA', url: null },
-        },
-      ],
-    });
+    expect(output).toEqual({ items: [video('7301234567890123460')] });
     expect(issues).toEqual([]);
   });
 });

@@ -9,6 +9,32 @@ import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.
 import { runMapping } from '../../support/scrapecreators/run.ts';
 import { variants } from '../../support/scrapecreators/x.ts';
 
+/** What the stub's `tweet(id)` translates to. */
+const photoTweet = (id: string) => ({
+  network: 'x',
+  id,
+  url: `https://x.com/NASA/status/${id}`,
+  type: 'image',
+  author: {
+    id: '11348282',
+    username: 'NASA',
+    display_name: 'NASA',
+    avatar_url: 'https://pbs.twimg.com/p.jpg',
+    url: 'https://x.com/NASA',
+    verified: true,
+  },
+  title: null,
+  text: 'We have liftoff #Artemis',
+  created_at: '2024-09-12T00:08:39.000Z',
+  media: [
+    { type: 'image', url: 'https://pbs.twimg.com/media/a.jpg', thumbnail_url: null, width: 1200, height: 800, duration_seconds: null },
+  ],
+  metrics: { views: 99000, likes: 5000, comments: 300, shares: 800, saves: 70, quotes: 50 },
+  hashtags: ['Artemis'],
+  mentions: [],
+  music: null,
+});
+
 describe('X on ScrapeCreators', () => {
   it('maps exactly the X operations ScrapeCreators serves', () => {
     expect(Object.keys(x)).toEqual(OPERATION_NAMES.filter((name) => name.startsWith('x_') && SCRAPECREATORS_OPERATIONS.has(name)));
@@ -42,73 +68,14 @@ describe('X on ScrapeCreators', () => {
   it('x_user_posts: popular posts in one piece, cut to `count`', () => {
     const { path, params, output, issues } = runMapping('x_user_posts', { input: { handle: 'nasa', count: 1 } });
     expect({ path, params }).toEqual({ path: '/v1/twitter/user-tweets', params: { handle: 'nasa' } });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'x',
-          id: '1834567890123456789',
-          url: 'https://x.com/NASA/status/1834567890123456789',
-          type: 'image',
-          author: {
-            id: '11348282',
-            username: 'NASA',
-            display_name: 'NASA',
-            avatar_url: 'https://pbs.twimg.com/p.jpg',
-            url: 'https://x.com/NASA',
-            verified: true,
-          },
-          title: null,
-          text: 'We have liftoff #Artemis',
-          created_at: '2024-09-12T00:08:39.000Z',
-          media: [
-            {
-              type: 'image',
-              url: 'https://pbs.twimg.com/media/a.jpg',
-              thumbnail_url: null,
-              width: 1200,
-              height: 800,
-              duration_seconds: null,
-            },
-          ],
-          metrics: { views: 99000, likes: 5000, comments: 300, shares: 800, saves: 70, quotes: 50 },
-          hashtags: ['Artemis'],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: null,
-      has_more: false,
-    });
+    expect(output).toEqual({ items: [photoTweet('1834567890123456789')], next_cursor: null, has_more: false });
     expect(issues).toEqual([]);
   });
 
   it('x_post: a post with a photo', () => {
     const { path, params, output, issues } = runMapping('x_post');
     expect({ path, params }).toEqual({ path: '/v1/twitter/tweet', params: { url: 'https://x.com/nasa/status/1834567890123456789' } });
-    expect(output).toEqual({
-      network: 'x',
-      id: '1834567890123456789',
-      url: 'https://x.com/NASA/status/1834567890123456789',
-      type: 'image',
-      author: {
-        id: '11348282',
-        username: 'NASA',
-        display_name: 'NASA',
-        avatar_url: 'https://pbs.twimg.com/p.jpg',
-        url: 'https://x.com/NASA',
-        verified: true,
-      },
-      title: null,
-      text: 'We have liftoff #Artemis',
-      created_at: '2024-09-12T00:08:39.000Z',
-      media: [
-        { type: 'image', url: 'https://pbs.twimg.com/media/a.jpg', thumbnail_url: null, width: 1200, height: 800, duration_seconds: null },
-      ],
-      metrics: { views: 99000, likes: 5000, comments: 300, shares: 800, saves: 70, quotes: 50 },
-      hashtags: ['Artemis'],
-      mentions: [],
-      music: null,
-    });
+    expect(output).toEqual(photoTweet('1834567890123456789'));
     expect(issues).toEqual([]);
   });
 

@@ -8,6 +8,39 @@ import { youtube } from '../../../lib/social/providers/scrapecreators/youtube.ts
 import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.ts';
 import { runMapping } from '../../support/scrapecreators/run.ts';
 
+/** What the stub's `ytVideo(id)` translates to. */
+const video = (id: string) => ({
+  network: 'youtube',
+  id,
+  url: `https://www.youtube.com/watch?v=${id}`,
+  type: 'video',
+  author: {
+    id: 'UCLA_DiR1FfKNvjuUpBHmylQ',
+    username: '@NASA',
+    display_name: 'NASA',
+    avatar_url: null,
+    url: 'https://www.youtube.com/@NASA',
+    verified: null,
+  },
+  title: 'Artemis II update',
+  text: 'Mission briefing',
+  created_at: '2024-05-01T00:00:00.000Z',
+  media: [
+    {
+      type: 'video',
+      url: `https://www.youtube.com/watch?v=${id}`,
+      thumbnail_url: 'https://i.ytimg.com/vi/x/hq.jpg',
+      width: null,
+      height: null,
+      duration_seconds: 312,
+    },
+  ],
+  metrics: { views: 1800000, likes: null, comments: null, shares: null, saves: null, quotes: null },
+  hashtags: [],
+  mentions: [],
+  music: null,
+});
+
 describe('YouTube on ScrapeCreators', () => {
   it('maps exactly the YouTube operations ScrapeCreators serves', () => {
     expect(Object.keys(youtube)).toEqual(
@@ -46,43 +79,7 @@ describe('YouTube on ScrapeCreators', () => {
       path: '/v1/youtube/channel-videos',
       params: { channelId: 'UCLA_DiR1FfKNvjuUpBHmylQ', sort: 'latest' },
     });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'youtube',
-          id: 'dQw4w9WgXcQ',
-          url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-          type: 'video',
-          author: {
-            id: 'UCLA_DiR1FfKNvjuUpBHmylQ',
-            username: '@NASA',
-            display_name: 'NASA',
-            avatar_url: null,
-            url: 'https://www.youtube.com/@NASA',
-            verified: null,
-          },
-          title: 'Artemis II update',
-          text: 'Mission briefing',
-          created_at: '2024-05-01T00:00:00.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-              thumbnail_url: 'https://i.ytimg.com/vi/x/hq.jpg',
-              width: null,
-              height: null,
-              duration_seconds: 312,
-            },
-          ],
-          metrics: { views: 1800000, likes: null, comments: null, shares: null, saves: null, quotes: null },
-          hashtags: [],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: 'yt-next',
-      has_more: true,
-    });
+    expect(output).toEqual({ items: [video('dQw4w9WgXcQ')], next_cursor: 'yt-next', has_more: true });
     expect(issues).toEqual([]);
   });
 
@@ -201,43 +198,7 @@ describe('YouTube on ScrapeCreators', () => {
         continuationToken: 'yt-prev',
       },
     });
-    expect(output).toEqual({
-      items: [
-        {
-          network: 'youtube',
-          id: 'dQw4w9WgXcQ',
-          url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-          type: 'video',
-          author: {
-            id: 'UCLA_DiR1FfKNvjuUpBHmylQ',
-            username: '@NASA',
-            display_name: 'NASA',
-            avatar_url: null,
-            url: 'https://www.youtube.com/@NASA',
-            verified: null,
-          },
-          title: 'Artemis II update',
-          text: 'Mission briefing',
-          created_at: '2024-05-01T00:00:00.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-              thumbnail_url: 'https://i.ytimg.com/vi/x/hq.jpg',
-              width: null,
-              height: null,
-              duration_seconds: 312,
-            },
-          ],
-          metrics: { views: 1800000, likes: null, comments: null, shares: null, saves: null, quotes: null },
-          hashtags: [],
-          mentions: [],
-          music: null,
-        },
-      ],
-      next_cursor: 'yt-search-next',
-      has_more: true,
-    });
+    expect(output).toEqual({ items: [video('dQw4w9WgXcQ')], next_cursor: 'yt-search-next', has_more: true });
     expect(issues).toEqual([]);
   });
 
