@@ -28,7 +28,7 @@ export function verificationFor(match: MentionReference): { operation: Operation
   }
 }
 
-/** The fields of our profile and company outputs that resolve_mention reports (built on first use). */
+/** The fields of our profile and company outputs that resolve_mention reports (a small schema, built when a mention is verified). */
 const account = () =>
   z.object({
     id: z.nullish(z.string()),
