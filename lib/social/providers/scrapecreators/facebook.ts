@@ -30,33 +30,33 @@ import {
 
 // ------------------------------------------------------------------ the vendor's shapes
 
-const person = () => object({ id, name: text, image: text, profile_picture_url: text, url: text, is_verified: flag });
+const person = () => object({ id: id(), name: text(), image: text(), profile_picture_url: text(), url: text(), is_verified: flag() });
 
 /** A post of a page or group feed (camelCase), of the post endpoint (snake_case), or a reel. */
 const postShape = () =>
   z.object({
-    id,
-    post_id: id,
-    url: text,
-    permalink: text,
-    text,
-    description: text,
-    publishTime: time,
-    creation_time: time,
+    id: id(),
+    post_id: id(),
+    url: text(),
+    permalink: text(),
+    text: text(),
+    description: text(),
+    publishTime: time(),
+    creation_time: time(),
     author: person(),
-    reactionCount: count,
-    like_count: count,
-    commentCount: count,
-    comment_count: count,
-    share_count: count,
-    videoViewCount: count,
-    view_count: count,
-    image_url: text,
-    videoDetails: object({ hdUrl: text, sdUrl: text, thumbnailUrl: text }),
-    video: object({ hd_url: text, sd_url: text, thumbnail: text, width: count, height: count, length_in_second: count }),
-    video_url: text,
-    thumbnail: text,
-    play_time_in_ms: count,
+    reactionCount: count(),
+    like_count: count(),
+    commentCount: count(),
+    comment_count: count(),
+    share_count: count(),
+    videoViewCount: count(),
+    view_count: count(),
+    image_url: text(),
+    videoDetails: object({ hdUrl: text(), sdUrl: text(), thumbnailUrl: text() }),
+    video: object({ hd_url: text(), sd_url: text(), thumbnail: text(), width: count(), height: count(), length_in_second: count() }),
+    video_url: text(),
+    thumbnail: text(),
+    play_time_in_ms: count(),
   });
 type Post = Vendor<typeof postShape>;
 
@@ -109,7 +109,7 @@ const fbPost = (p: Post, type?: 'reel') =>
 /** facebook_page_reels pages with two values; our cursor carries both. */
 const reelsCursor = (nextPageId: unknown, cursor: unknown) =>
   str(cursor) ? Buffer.from(JSON.stringify({ next_page_id: str(nextPageId), cursor: str(cursor) })).toString('base64url') : null;
-const reelsCursorShape = () => z.object({ next_page_id: text, cursor: text });
+const reelsCursorShape = () => z.object({ next_page_id: text(), cursor: text() });
 const readReelsCursor = (cursor: string | undefined): Params => {
   if (!cursor) return {};
   let parsed: unknown;
@@ -135,18 +135,18 @@ export const facebook = {
     params: (input) => ({ url: given(input.url) }),
     response: () =>
       z.object({
-        id,
+        id: id(),
         url: z.string(),
-        name: text,
-        pageIntro: text,
-        profilePicLarge: text,
-        profilePicMedium: text,
-        website: text,
-        isPrivate: flag,
-        category: text,
-        address: text,
-        followerCount: count,
-        likeCount: count,
+        name: text(),
+        pageIntro: text(),
+        profilePicLarge: text(),
+        profilePicMedium: text(),
+        website: text(),
+        isPrivate: flag(),
+        category: text(),
+        address: text(),
+        followerCount: count(),
+        likeCount: count(),
       }),
     translate: (body) =>
       profile('facebook', {
@@ -167,7 +167,7 @@ export const facebook = {
   facebook_page_posts: mapping({
     path: '/v1/facebook/profile/posts',
     params: (input) => ({ url: given(input.url), cursor: given(input.cursor) }),
-    response: () => z.object({ posts: list(postShape()), cursor: id }),
+    response: () => z.object({ posts: list(postShape()), cursor: id() }),
     translate: (body) =>
       page(
         (body.posts ?? []).map((p) => fbPost(p)),
@@ -177,7 +177,7 @@ export const facebook = {
   facebook_page_reels: mapping({
     path: '/v1/facebook/profile/reels',
     params: (input) => ({ url: given(input.url), ...readReelsCursor(given(input.cursor)) }),
-    response: () => z.object({ reels: list(postShape()), next_page_id: id, cursor: id }),
+    response: () => z.object({ reels: list(postShape()), next_page_id: id(), cursor: id() }),
     translate: (body) =>
       page(
         (body.reels ?? []).map((p) => fbPost(p, 'reel')),
@@ -195,9 +195,11 @@ export const facebook = {
     params: (input) => ({ url: given(input.url), cursor: given(input.cursor) }),
     response: () =>
       z.object({
-        comments: list(z.object({ id, text, created_at: time, reaction_count: count, reply_count: count, author: person() })),
-        cursor: id,
-        has_next_page: flag,
+        comments: list(
+          z.object({ id: id(), text: text(), created_at: time(), reaction_count: count(), reply_count: count(), author: person() }),
+        ),
+        cursor: id(),
+        has_next_page: flag(),
       }),
     translate: (body) =>
       page(
@@ -220,14 +222,14 @@ export const facebook = {
     params: (input) => ({ url: given(input.url) }),
     response: () =>
       z.object({
-        id,
-        name: text,
-        url: text,
-        description: text,
-        privacy: object({ label: text }),
-        member_count: count,
-        created_at: time,
-        activity: object({ posts_last_month: count }),
+        id: id(),
+        name: text(),
+        url: text(),
+        description: text(),
+        privacy: object({ label: text() }),
+        member_count: count(),
+        created_at: time(),
+        activity: object({ posts_last_month: count() }),
       }),
     translate: (body) => {
       const privacy = body.privacy?.label ?? '';
@@ -247,7 +249,7 @@ export const facebook = {
   facebook_group_posts: mapping({
     path: '/v1/facebook/group/posts',
     params: (input) => ({ url: given(input.url), sort_by: GROUP_SORT[String(input.sort)], cursor: given(input.cursor) }),
-    response: () => z.object({ posts: list(postShape()), cursor: id }),
+    response: () => z.object({ posts: list(postShape()), cursor: id() }),
     translate: (body) =>
       page(
         (body.posts ?? []).map((p) => fbPost(p)),

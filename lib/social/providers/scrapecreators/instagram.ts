@@ -31,35 +31,35 @@ import {
 
 // ------------------------------------------------------------------ the vendor's shapes
 
-const user = () => object({ pk: id, id, username: text, full_name: text, profile_pic_url: text, is_verified: flag });
+const user = () => object({ pk: id(), id: id(), username: text(), full_name: text(), profile_pic_url: text(), is_verified: flag() });
 
 /** An app feed item (v2 user posts, reels, story items): media_type 1 image, 2 video, 8 carousel. */
 const feedItem = () =>
   z.object({
-    pk: id,
-    id,
-    code: text,
-    url: text,
-    taken_at: time,
-    expiring_at: time,
-    media_type: count,
-    product_type: text,
-    caption: object({ text }),
-    like_count: count,
-    comment_count: count,
-    play_count: count,
-    ig_play_count: count,
-    video_duration: count,
-    video_versions: list(z.object({ url: text })),
-    video_url: text,
-    image_versions2: object({ candidates: list(z.object({ url: text })) }),
-    display_uri: text,
-    original_width: count,
-    original_height: count,
+    pk: id(),
+    id: id(),
+    code: text(),
+    url: text(),
+    taken_at: time(),
+    expiring_at: time(),
+    media_type: count(),
+    product_type: text(),
+    caption: object({ text: text() }),
+    like_count: count(),
+    comment_count: count(),
+    play_count: count(),
+    ig_play_count: count(),
+    video_duration: count(),
+    video_versions: list(z.object({ url: text() })),
+    video_url: text(),
+    image_versions2: object({ candidates: list(z.object({ url: text() })) }),
+    display_uri: text(),
+    original_width: count(),
+    original_height: count(),
     user: user(),
     owner: user(),
     music_metadata: object({
-      music_info: object({ music_asset_info: object({ audio_cluster_id: id, title: text, display_artist: text }) }),
+      music_info: object({ music_asset_info: object({ audio_cluster_id: id(), title: text(), display_artist: text() }) }),
     }),
   });
 type FeedItem = Vendor<typeof feedItem>;
@@ -69,36 +69,36 @@ const feed = () => list(feedEntry());
 
 const highlight = () =>
   z.object({
-    id,
-    title: text,
-    media_count: count,
-    cover_media: object({ thumbnail_src: text, cropped_image_version: object({ url: text }) }),
-    cover_media_cropped_thumbnail: object({ url: text }),
+    id: id(),
+    title: text(),
+    media_count: count(),
+    cover_media: object({ thumbnail_src: text(), cropped_image_version: object({ url: text() }) }),
+    cover_media_cropped_thumbnail: object({ url: text() }),
   });
 
 /** A node of a GraphQL post (the post itself, or one of its carousel children). */
 const postNode = () =>
   z.object({
-    is_video: flag,
-    video_url: text,
-    display_url: text,
-    video_duration: count,
-    dimensions: object({ width: count, height: count }),
+    is_video: flag(),
+    video_url: text(),
+    display_url: text(),
+    video_duration: count(),
+    dimensions: object({ width: count(), height: count() }),
   });
 const shortcodeMedia = () =>
   z.extend(postNode(), {
-    id,
-    shortcode: text,
-    product_type: text,
+    id: id(),
+    shortcode: text(),
+    product_type: text(),
     owner: user(),
-    taken_at_timestamp: time,
-    video_play_count: count,
-    video_view_count: count,
+    taken_at_timestamp: time(),
+    video_play_count: count(),
+    video_view_count: count(),
     edge_sidecar_to_children: object({ edges: list(z.object({ node: postNode() })) }),
-    edge_media_to_caption: object({ edges: list(z.object({ node: object({ text }) })) }),
-    edge_media_preview_like: object({ count }),
-    edge_media_to_parent_comment: object({ count }),
-    clips_music_attribution_info: object({ audio_id: id, song_name: text, artist_name: text }),
+    edge_media_to_caption: object({ edges: list(z.object({ node: object({ text: text() }) })) }),
+    edge_media_preview_like: object({ count: count() }),
+    edge_media_to_parent_comment: object({ count: count() }),
+    clips_music_attribution_info: object({ audio_id: id(), song_name: text(), artist_name: text() }),
   });
 
 // ------------------------------------------------------------------ translation
@@ -162,19 +162,19 @@ export const instagram = {
       z.object({
         data: z.object({
           user: z.object({
-            id,
-            username: text,
-            full_name: text,
-            biography: text,
-            profile_pic_url: text,
-            profile_pic_url_hd: text,
-            external_url: text,
-            is_verified: flag,
-            is_private: flag,
-            category_name: text,
-            edge_followed_by: object({ count }),
-            edge_follow: object({ count }),
-            edge_owner_to_timeline_media: object({ count }),
+            id: id(),
+            username: text(),
+            full_name: text(),
+            biography: text(),
+            profile_pic_url: text(),
+            profile_pic_url_hd: text(),
+            external_url: text(),
+            is_verified: flag(),
+            is_private: flag(),
+            category_name: text(),
+            edge_followed_by: object({ count: count() }),
+            edge_follow: object({ count: count() }),
+            edge_owner_to_timeline_media: object({ count: count() }),
           }),
         }),
       }),
@@ -198,7 +198,7 @@ export const instagram = {
   instagram_user_posts: mapping({
     path: '/v2/instagram/user/posts',
     params: (input) => ({ handle: bareHandle(input.handle), next_max_id: given(input.cursor) }),
-    response: () => z.object({ items: feed(), next_max_id: id, more_available: flag }),
+    response: () => z.object({ items: feed(), next_max_id: id(), more_available: flag() }),
     translate: (body) =>
       page(
         (body.items ?? []).map((item) => feedPost(item)),
@@ -209,7 +209,7 @@ export const instagram = {
   instagram_user_reels: mapping({
     path: '/v1/instagram/user/reels',
     params: (input) => ({ handle: bareHandle(input.handle), max_id: given(input.cursor) }),
-    response: () => z.object({ items: feed(), max_id: id, paging_info: object({ max_id: id, more_available: flag }) }),
+    response: () => z.object({ items: feed(), max_id: id(), paging_info: object({ max_id: id(), more_available: flag() }) }),
     translate: (body) =>
       page(
         (body.items ?? []).map((item) => feedPost(item)),
@@ -259,8 +259,10 @@ export const instagram = {
     params: (input) => ({ url: given(input.url), cursor: given(input.cursor) }),
     response: () =>
       z.object({
-        comments: list(z.object({ id, text, created_at: time, comment_like_count: count, child_comment_count: count, user: user() })),
-        cursor: id,
+        comments: list(
+          z.object({ id: id(), text: text(), created_at: time(), comment_like_count: count(), child_comment_count: count(), user: user() }),
+        ),
+        cursor: id(),
       }),
     translate: (body) =>
       page(

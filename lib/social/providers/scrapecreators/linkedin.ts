@@ -36,7 +36,7 @@ export const linkedin = {
   linkedin_profile: mapping({
     path: '/v1/linkedin/profile',
     params: (input) => ({ url: given(input.url) }),
-    response: () => z.object({ id, name: text, about: text, image: text, location: text, followers: count }),
+    response: () => z.object({ id: id(), name: text(), about: text(), image: text(), location: text(), followers: count() }),
     translate: (body, input) => {
       const url = String(input.url);
       return profile('linkedin', {
@@ -58,18 +58,18 @@ export const linkedin = {
     params: (input) => ({ url: given(input.url) }),
     response: () =>
       z.object({
-        id,
-        name: text,
-        slogan: text,
-        description: text,
-        website: text,
-        industry: text,
-        size: text,
-        employeeCount: count,
-        headquarters: text,
-        founded: count,
-        logo: text,
-        specialties: list(loose),
+        id: id(),
+        name: text(),
+        slogan: text(),
+        description: text(),
+        website: text(),
+        industry: text(),
+        size: text(),
+        employeeCount: count(),
+        headquarters: text(),
+        founded: count(),
+        logo: text(),
+        specialties: list(loose()),
       }),
     translate: (body, input) => ({
       network: 'linkedin',
@@ -92,7 +92,7 @@ export const linkedin = {
   linkedin_company_posts: mapping({
     path: '/v1/linkedin/company/posts',
     params: (input) => ({ url: given(input.url), page: pageOf(input.cursor) }),
-    response: () => z.object({ posts: list(z.object({ id, url: text, text, datePublished: time })) }),
+    response: () => z.object({ posts: list(z.object({ id: id(), url: text(), text: text(), datePublished: time() })) }),
     translate: (body, input) => {
       const current = pageOf(input.cursor);
       const items = (body.posts ?? []).map((p) =>
@@ -106,14 +106,14 @@ export const linkedin = {
     params: (input) => ({ url: given(input.url) }),
     response: () =>
       z.object({
-        url: text,
-        name: text,
-        headline: text,
-        description: text,
-        datePublished: time,
-        likeCount: count,
-        commentCount: count,
-        author: object({ name: text, url: text }),
+        url: text(),
+        name: text(),
+        headline: text(),
+        description: text(),
+        datePublished: time(),
+        likeCount: count(),
+        commentCount: count(),
+        author: object({ name: text(), url: text() }),
       }),
     translate: (body, input) => {
       const url = String(input.url);
@@ -141,16 +141,16 @@ export const linkedin = {
       z.object({
         posts: list(
           z.object({
-            url: text,
-            description: text,
-            datePublished: time,
-            author: object({ name: text, url: text, image: text }),
-            images: list(loose),
-            likeCount: count,
-            commentCount: count,
+            url: text(),
+            description: text(),
+            datePublished: time(),
+            author: object({ name: text(), url: text(), image: text() }),
+            images: list(loose()),
+            likeCount: count(),
+            commentCount: count(),
           }),
         ),
-        cursor: id,
+        cursor: id(),
       }),
     translate: (body) =>
       page(

@@ -28,21 +28,21 @@ import {
 
 const t3 = () =>
   z.object({
-    id,
-    permalink: text,
-    url: text,
-    is_video: flag,
-    is_self: flag,
-    author: text,
-    author_fullname: text,
-    title: text,
-    selftext: text,
-    created_utc: time,
-    created_at_iso: time,
-    thumbnail: text,
-    score: count,
-    ups: count,
-    num_comments: count,
+    id: id(),
+    permalink: text(),
+    url: text(),
+    is_video: flag(),
+    is_self: flag(),
+    author: text(),
+    author_fullname: text(),
+    title: text(),
+    selftext: text(),
+    created_utc: time(),
+    created_at_iso: time(),
+    thumbnail: text(),
+    score: count(),
+    ups: count(),
+    num_comments: count(),
   });
 
 /**
@@ -68,19 +68,19 @@ let commentSchema: z.ZodMiniType<Comment> | undefined;
 /** Built once, on first use: it refers to itself. */
 const commentShape = (): z.ZodMiniType<Comment> =>
   (commentSchema ??= z.object({
-    kind: text,
+    kind: text(),
     get data() {
       return z.nullish(commentShape());
     },
-    id,
-    author: text,
-    author_fullname: text,
-    body: text,
-    created_utc: time,
-    created_at_iso: time,
-    parent_id: text,
-    score: count,
-    ups: count,
+    id: id(),
+    author: text(),
+    author_fullname: text(),
+    body: text(),
+    created_utc: time(),
+    created_at_iso: time(),
+    parent_id: text(),
+    score: count(),
+    ups: count(),
     get replies() {
       const comments = list(commentShape());
       return z.nullish(z.union([z.string(), z.array(commentShape()), z.object({ data: object({ children: comments }), items: comments })]));
@@ -143,7 +143,7 @@ export const reddit = {
       timeframe: timeframe(input.timeframe),
       after: given(input.cursor),
     }),
-    response: () => z.object({ posts: list(t3()), after: id }),
+    response: () => z.object({ posts: list(t3()), after: id() }),
     translate: (body) => page((body.posts ?? []).map(redditPost), body.after),
   }),
   reddit_subreddit_posts: mapping({
@@ -154,7 +154,7 @@ export const reddit = {
       timeframe: timeframe(input.timeframe),
       after: given(input.cursor),
     }),
-    response: () => z.object({ posts: list(t3()), after: id }),
+    response: () => z.object({ posts: list(t3()), after: id() }),
     translate: (body) => page((body.posts ?? []).map(redditPost), body.after),
   }),
   reddit_post: mapping({
@@ -169,9 +169,9 @@ export const reddit = {
     params: (input) => ({ url: given(input.url), cursor: given(input.cursor) }),
     response: () =>
       z.object({
-        post: object({ id }),
+        post: object({ id: id() }),
         comments: list(commentShape()),
-        more: object({ cursor: id, has_more: flag }),
+        more: object({ cursor: id(), has_more: flag() }),
       }),
     translate: (body) => page(flattenComments(body.comments ?? [], str(body.post?.id)), body.more?.cursor, body.more?.has_more ?? false),
   }),

@@ -33,33 +33,33 @@ import {
 /** Authors come in two spellings: the app's (unique_id) and the web's (uniqueId). */
 const user = () =>
   object({
-    uid: id,
-    id,
-    unique_id: text,
-    uniqueId: text,
-    nickname: text,
-    avatar_thumb: urlList,
-    avatarThumb: text,
-    verified: flag,
-    custom_verify: text,
+    uid: id(),
+    id: id(),
+    unique_id: text(),
+    uniqueId: text(),
+    nickname: text(),
+    avatar_thumb: urlList(),
+    avatarThumb: text(),
+    verified: flag(),
+    custom_verify: text(),
   });
 
 /** TikTok's "aweme" video object (video.duration is in milliseconds). */
 const awemeShape = () =>
   z.object({
-    aweme_id: id,
-    url: text,
-    share_url: text,
-    desc: text,
-    create_time: time,
-    create_time_utc: time,
+    aweme_id: id(),
+    url: text(),
+    share_url: text(),
+    desc: text(),
+    create_time: time(),
+    create_time_utc: time(),
     author: user(),
     image_post_info: object({
-      images: list(z.object({ display_image: object({ url_list: list(z.string()), width: count, height: count }) })),
+      images: list(z.object({ display_image: object({ url_list: list(z.string()), width: count(), height: count() }) })),
     }),
-    video: object({ play_addr: urlList, cover: urlList, width: count, height: count, duration: count }),
-    statistics: object({ play_count: count, digg_count: count, comment_count: count, share_count: count, collect_count: count }),
-    music: object({ id, id_str: id, title: text, author: text, play_url: urlList }),
+    video: object({ play_addr: urlList(), cover: urlList(), width: count(), height: count(), duration: count() }),
+    statistics: object({ play_count: count(), digg_count: count(), comment_count: count(), share_count: count(), collect_count: count() }),
+    music: object({ id: id(), id_str: id(), title: text(), author: text(), play_url: urlList() }),
   });
 const awemes = () => list(awemeShape());
 
@@ -126,19 +126,19 @@ export const tiktok = {
     response: () =>
       z.object({
         user: z.object({
-          id,
+          id: id(),
           // The profile's URL is made from it: a profile without one is not a usable answer.
           uniqueId: z.string(),
-          nickname: text,
-          signature: text,
-          avatarLarger: text,
-          avatarMedium: text,
-          bioLink: object({ link: text }),
-          verified: flag,
-          privateAccount: flag,
-          createTime: time,
+          nickname: text(),
+          signature: text(),
+          avatarLarger: text(),
+          avatarMedium: text(),
+          bioLink: object({ link: text() }),
+          verified: flag(),
+          privateAccount: flag(),
+          createTime: time(),
         }),
-        stats: object({ followerCount: count, followingCount: count, videoCount: count, heartCount: count, heart: count }),
+        stats: object({ followerCount: count(), followingCount: count(), videoCount: count(), heartCount: count(), heart: count() }),
       }),
     translate: ({ user: u, stats }) =>
       profile('tiktok', {
@@ -166,7 +166,7 @@ export const tiktok = {
       max_cursor: given(input.cursor),
       region: given(input.region),
     }),
-    response: () => z.object({ aweme_list: awemes(), max_cursor: id, has_more: flag }),
+    response: () => z.object({ aweme_list: awemes(), max_cursor: id(), has_more: flag() }),
     translate: (body) => page((body.aweme_list ?? []).map(aweme), body.max_cursor, body.has_more),
   }),
   tiktok_post: mapping({
@@ -181,10 +181,18 @@ export const tiktok = {
     response: () =>
       z.object({
         comments: list(
-          z.object({ cid: id, aweme_id: id, text, create_time: time, digg_count: count, reply_comment_total: count, user: user() }),
+          z.object({
+            cid: id(),
+            aweme_id: id(),
+            text: text(),
+            create_time: time(),
+            digg_count: count(),
+            reply_comment_total: count(),
+            user: user(),
+          }),
         ),
-        cursor: id,
-        has_more: flag,
+        cursor: id(),
+        has_more: flag(),
       }),
     translate: (body) =>
       page(
@@ -212,7 +220,7 @@ export const tiktok = {
       region: given(input.region),
       cursor: given(input.cursor),
     }),
-    response: () => z.object({ search_item_list: list(z.object({ aweme_info: awemeShape() })), cursor: id }),
+    response: () => z.object({ search_item_list: list(z.object({ aweme_info: awemeShape() })), cursor: id() }),
     translate: (body) =>
       page(
         (body.search_item_list ?? []).map((entry) => aweme(entry.aweme_info)),
@@ -222,13 +230,13 @@ export const tiktok = {
   tiktok_hashtag_posts: mapping({
     path: '/v1/tiktok/search/hashtag',
     params: (input) => ({ hashtag: String(input.hashtag).replace(/^#/, ''), region: given(input.region), cursor: given(input.cursor) }),
-    response: () => z.object({ aweme_list: awemes(), cursor: id, has_more: flag }),
+    response: () => z.object({ aweme_list: awemes(), cursor: id(), has_more: flag() }),
     translate: (body) => page((body.aweme_list ?? []).map(aweme), body.cursor, body.has_more),
   }),
   tiktok_music_posts: mapping({
     path: '/v1/tiktok/song/videos',
     params: (input) => ({ clipId: given(input.music_id), cursor: given(input.cursor) }),
-    response: () => z.object({ aweme_list: awemes(), cursor: id, has_more: flag }),
+    response: () => z.object({ aweme_list: awemes(), cursor: id(), has_more: flag() }),
     translate: (body) => page((body.aweme_list ?? []).map(aweme), body.cursor, body.has_more),
   }),
   tiktok_trending: mapping({

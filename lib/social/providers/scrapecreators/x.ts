@@ -29,33 +29,33 @@ import {
 
 const userShape = () =>
   z.object({
-    rest_id: id,
-    is_blue_verified: flag,
-    legacy: object({ screen_name: text, name: text, profile_image_url_https: text, verified: flag }),
+    rest_id: id(),
+    is_blue_verified: flag(),
+    legacy: object({ screen_name: text(), name: text(), profile_image_url_https: text(), verified: flag() }),
   });
 
 const mediaShape = () =>
   z.object({
-    type: text,
-    media_url_https: text,
-    original_info: object({ width: count, height: count }),
-    video_info: object({ duration_millis: count, variants: list(z.object({ content_type: text, url: text })) }),
+    type: text(),
+    media_url_https: text(),
+    original_info: object({ width: count(), height: count() }),
+    video_info: object({ duration_millis: count(), variants: list(z.object({ content_type: text(), url: text() })) }),
   });
 
 const tweetShape = () =>
   z.object({
-    rest_id: id,
-    url: text,
-    views: object({ count }),
+    rest_id: id(),
+    url: text(),
+    views: object({ count: count() }),
     core: object({ user_results: object({ result: z.nullish(userShape()) }) }),
     legacy: object({
-      full_text: text,
-      created_at: time,
-      favorite_count: count,
-      reply_count: count,
-      retweet_count: count,
-      bookmark_count: count,
-      quote_count: count,
+      full_text: text(),
+      created_at: time(),
+      favorite_count: count(),
+      reply_count: count(),
+      retweet_count: count(),
+      bookmark_count: count(),
+      quote_count: count(),
       extended_entities: object({ media: list(mediaShape()) }),
     }),
   });
@@ -123,23 +123,23 @@ export const x = {
     params: (input) => ({ handle: bareHandle(input.handle) }),
     response: () =>
       z.object({
-        rest_id: id,
-        is_blue_verified: flag,
+        rest_id: id(),
+        is_blue_verified: flag(),
         legacy: z.object({
           // The profile's URL is made from it: a profile without one is not a usable answer.
           screen_name: z.string(),
-          name: text,
-          description: text,
-          profile_image_url_https: text,
-          url: text,
-          verified: flag,
-          protected: flag,
-          location: text,
-          created_at: time,
-          followers_count: count,
-          friends_count: count,
-          statuses_count: count,
-          favourites_count: count,
+          name: text(),
+          description: text(),
+          profile_image_url_https: text(),
+          url: text(),
+          verified: flag(),
+          protected: flag(),
+          location: text(),
+          created_at: time(),
+          followers_count: count(),
+          friends_count: count(),
+          statuses_count: count(),
+          favourites_count: count(),
         }),
       }),
     translate: ({ rest_id, is_blue_verified, legacy }) =>

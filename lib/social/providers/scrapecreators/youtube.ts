@@ -31,19 +31,19 @@ import {
 /** A video or a short, as lists and the video endpoint give it. */
 const videoShape = () =>
   z.object({
-    id,
-    url: text,
-    title: text,
-    description: text,
-    thumbnail: text,
-    channel: object({ id, handle: text, title: text, thumbnail: text, url: text }),
-    publishDate: time,
-    publishedTime: time,
-    lengthSeconds: count,
-    durationMs: count,
-    viewCountInt: count,
-    likeCountInt: count,
-    commentCountInt: count,
+    id: id(),
+    url: text(),
+    title: text(),
+    description: text(),
+    thumbnail: text(),
+    channel: object({ id: id(), handle: text(), title: text(), thumbnail: text(), url: text() }),
+    publishDate: time(),
+    publishedTime: time(),
+    lengthSeconds: count(),
+    durationMs: count(),
+    viewCountInt: count(),
+    likeCountInt: count(),
+    commentCountInt: count(),
   });
 const videos = () => list(videoShape());
 
@@ -96,16 +96,16 @@ export const youtube = {
     params: (input) => channelParams(input.channel),
     response: () =>
       z.object({
-        channelId: id,
-        channel: text,
-        handle: text,
-        name: text,
-        description: text,
-        avatar: object({ image: object({ sources: list(z.object({ url: text })) }) }),
-        links: list(loose),
-        country: text,
-        subscriberCount: count,
-        videoCountText: text,
+        channelId: id(),
+        channel: text(),
+        handle: text(),
+        name: text(),
+        description: text(),
+        avatar: object({ image: object({ sources: list(z.object({ url: text() })) }) }),
+        links: list(loose()),
+        country: text(),
+        subscriberCount: count(),
+        videoCountText: text(),
       }),
     translate: (body) =>
       profile('youtube', {
@@ -124,7 +124,7 @@ export const youtube = {
   youtube_channel_videos: mapping({
     path: '/v1/youtube/channel-videos',
     params: (input) => ({ ...channelParams(input.channel), sort: given(input.sort), continuationToken: given(input.cursor) }),
-    response: () => z.object({ videos: videos(), continuationToken: id }),
+    response: () => z.object({ videos: videos(), continuationToken: id() }),
     translate: (body) =>
       page(
         (body.videos ?? []).map((v) => video(v, 'video')),
@@ -136,8 +136,8 @@ export const youtube = {
     params: (input) => ({ ...channelParams(input.channel), continuationToken: given(input.cursor) }),
     response: () =>
       z.object({
-        playlists: list(z.object({ id, title: text, playlistUrl: text, thumbnail: text, videoCount: count })),
-        continuationToken: id,
+        playlists: list(z.object({ id: id(), title: text(), playlistUrl: text(), thumbnail: text(), videoCount: count() })),
+        continuationToken: id(),
       }),
     translate: (body) =>
       page(
@@ -159,7 +159,7 @@ export const youtube = {
       sort: input.sort === 'latest' ? 'newest' : 'popular',
       continuationToken: given(input.cursor),
     }),
-    response: () => z.object({ shorts: videos(), continuationToken: id }),
+    response: () => z.object({ shorts: videos(), continuationToken: id() }),
     translate: (body) =>
       page(
         (body.shorts ?? []).map((v) => video(v, 'short')),
@@ -169,7 +169,7 @@ export const youtube = {
   youtube_video: mapping({
     path: '/v1/youtube/video',
     params: (input) => ({ url: given(input.url) }),
-    response: () => z.extend(videoShape(), { type: text }),
+    response: () => z.extend(videoShape(), { type: text() }),
     translate: (body) => video(body, body.type === 'short' ? 'short' : 'video'),
   }),
   youtube_search: mapping({
@@ -183,7 +183,7 @@ export const youtube = {
       region: given(input.region),
       continuationToken: given(input.cursor),
     }),
-    response: () => z.object({ videos: videos(), shorts: videos(), continuationToken: id }),
+    response: () => z.object({ videos: videos(), shorts: videos(), continuationToken: id() }),
     translate: (body, input) =>
       page(
         input.type === 'shorts' ? (body.shorts ?? []).map((v) => video(v, 'short')) : (body.videos ?? []).map((v) => video(v, 'video')),
