@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CATALOG } from '../lib/social/catalog/index.ts';
 import type { OperationDefinition } from '../lib/social/catalog/shapes.ts';
 

@@ -6,7 +6,7 @@
  *
  * Only the two social functions import this module (it is large; see docs/social-operations.md).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { crossNetwork } from './cross-network.ts';
 import { facebook } from './facebook.ts';
 import { instagram } from './instagram.ts';
@@ -38,7 +38,7 @@ export interface OperationDescriptor {
   output_schema: Record<string, unknown>;
 }
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+const jsonSchema = (schema: z.core.$ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Record<string, unknown>;
 
 const descriptorCache = new Map<string, OperationDescriptor>();
