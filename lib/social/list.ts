@@ -4,7 +4,7 @@ import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { alongsideRateLimit } from '../http/rate-limit.ts';
 import type { ServiceContext } from '../http/types.ts';
-import { descriptor, type OperationDescriptor, operationsOfNetworks } from './catalog/index.ts';
+import { descriptorsOfNetworks, type OperationDescriptor } from './catalog/descriptors.ts';
 import { serves } from './providers/served.ts';
 
 /**
@@ -20,9 +20,5 @@ export async function listSocialOperations(context: ServiceContext, orgId: strin
   if (!org || !membership) throw notAMember();
   // Not socialProvider(): the listing needs only the served names, not a provider's code.
   const provider = socialConfig().provider;
-  return {
-    operations: operationsOfNetworks(org.networks)
-      .filter((operation) => serves(provider, operation.name))
-      .map(descriptor),
-  };
+  return { operations: descriptorsOfNetworks(org.networks).filter((operation) => serves(provider, operation.name)) };
 }
