@@ -14,8 +14,9 @@ import type { Network } from '../../db/organizations.ts';
 export type { Network };
 
 // The messages of issues without a message of ours (too_big, invalid_type, …) are part of the
-// 400 bodies of a run. Classic zod registered English on its first schema; zod/mini registers no
-// locale (its messages would all be "Invalid input"). Only English: `z.locales` would bundle all.
+// 400 bodies of a run. Classic zod registered English (process-wide) on its first schema; zod/mini
+// registers no locale, and every message would be "Invalid input". Only English: `z.locales`
+// would bundle every locale.
 z.config(en());
 
 /**
