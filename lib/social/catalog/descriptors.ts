@@ -19,9 +19,9 @@ export interface OperationDescriptor {
 let all: ReadonlyMap<string, OperationDescriptor> | undefined;
 
 /**
- * Every operation's descriptor by name, in catalog order. Unpacked on first use (about 2 ms for
- * 168 KB of JSON) and kept for the life of the instance: module load does not pay for it, and
- * the run function, which never lists, never unpacks it.
+ * Every operation's descriptor by name, in catalog order. Unpacked on first use (a few ms for
+ * 168 KB of JSON, docs/deployment.md) and kept for the life of the instance: module load does
+ * not pay for it.
  */
 export function allDescriptors(): ReadonlyMap<string, OperationDescriptor> {
   if (!all) {
