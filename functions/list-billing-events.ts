@@ -1,10 +1,9 @@
 import * as z from 'zod/mini';
 import { listBillingEvents } from '../lib/db/billing-events.ts';
 import { getMembership } from '../lib/db/memberships.ts';
-import { forbidden, notFound } from '../lib/errors.ts';
+import { notFound, onlyOwnersListEvents } from '../lib/errors.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { integerParam, organizationId } from '../lib/http/params.ts';
-import { alongsideRateLimit } from '../lib/http/rate-limit.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -18,9 +17,9 @@ export const handler = endpoint(
   },
   async ({ path, query }, context) => {
     const orgId = path.organization_id;
-    const membership = await alongsideRateLimit(context, getMembership(orgId, context.caller.userId));
+    const membership = await getMembership(orgId, context.caller.userId);
     if (!membership) throw notFound();
-    if (membership.role !== 'owner') throw forbidden('only owners of the organization can list its billing events');
+    if (membership.role !== 'owner') throw onlyOwnersListEvents();
     const since = new Date(Date.now() - query.days * DAY_MS);
     return { events: await listBillingEvents(orgId, since, query.limit) };
   },

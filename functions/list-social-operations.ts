@@ -5,5 +5,5 @@ import { listSocialOperations } from '../lib/social/list.ts';
 
 /** GET /social/operations?organization_id= — any member; the operations this workspace can run. */
 export const handler = endpoint({ schemas: { query: z.object({ organization_id: organizationId }) } }, async ({ query }, context) =>
-  listSocialOperations(context, query.organization_id),
+  listSocialOperations(context.caller, query.organization_id),
 );

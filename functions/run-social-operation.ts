@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { endpoint } from '../lib/http/endpoint.ts';
+import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 
@@ -23,12 +23,19 @@ export const handler = endpoint(
     },
     jsonBody: true,
   },
-  async ({ path, query, headers, body }, context) =>
-    runSocialOperation({
-      context,
+  async ({ path, query, headers, body }, context) => {
+    const result = await runSocialOperation({
+      caller: context.caller,
       orgId: query.organization_id,
       operationName: path.operation,
-      body,
+      input: body,
       idempotencyKey: headers['idempotency-key'],
-    }),
+      deadlineMs: Date.now() + (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY),
+    });
+    return new Reply(result.output, {
+      'Credits-Charged': String(result.charged),
+      ...(result.remaining === undefined ? {} : { 'Credits-Remaining': String(result.remaining) }),
+      ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
+    });
+  },
 );

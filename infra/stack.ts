@@ -11,6 +11,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { DEFAULTS, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
@@ -89,7 +90,7 @@ export class WorkspaceServiceStack extends Stack {
       SOCIAL_PROVIDER: param.socialProvider.valueAsString,
       SCRAPECREATORS_BASE_URL: param.scrapeCreatorsBaseUrl.valueAsString,
       PROVIDER_TIMEOUT_MS: param.providerTimeoutMs.valueAsString,
-      POWERTOOLS_SERVICE_NAME: 'workspace-service',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: 'WorkspaceService',
       POWERTOOLS_LOG_LEVEL: param.logLevel.valueAsString,
     };
@@ -251,13 +252,23 @@ export class WorkspaceServiceStack extends Stack {
       providerTimeoutMs: number(
         'ProviderTimeoutMs',
         `Timeout of one upstream provider call, in ms (below the ${FUNCTION_TIMEOUT_SECONDS} s function timeout)`,
-        10000,
+        DEFAULTS.providerTimeoutMs,
         100,
         PROVIDER_TIMEOUT_MAX_MS,
       ),
-      rateLimitRequests: number('RateLimitRequests', 'Requests per caller per window', 300, 1),
-      rateLimitWindowSeconds: number('RateLimitWindowSeconds', 'Length of the per-caller rate-limit window, in seconds', 60, 1),
-      restoreWindowDays: number('RestoreWindowDays', 'Days a deleted resource can be restored before it is purged', 30, 1),
+      rateLimitRequests: number('RateLimitRequests', 'Requests per caller per window', DEFAULTS.rateLimitRequests, 1),
+      rateLimitWindowSeconds: number(
+        'RateLimitWindowSeconds',
+        'Length of the per-caller rate-limit window, in seconds',
+        DEFAULTS.rateLimitWindowSeconds,
+        1,
+      ),
+      restoreWindowDays: number(
+        'RestoreWindowDays',
+        'Days a deleted resource can be restored before it is purged',
+        DEFAULTS.restoreWindowDays,
+        1,
+      ),
       throttleRateLimit: number('ApiThrottleRateLimit', 'Stage-wide steady-state limit, requests per second (all callers)', 200, 1),
       throttleBurstLimit: number('ApiThrottleBurstLimit', 'Stage-wide burst limit, requests (all callers)', 400, 1),
       logRetentionDays: new CfnParameter(this, 'LogRetentionDays', {

@@ -3,6 +3,23 @@
  * Every knob the service has is listed here, so docs/configuration.md has one place to mirror.
  */
 
+/** The service's name in logs, metrics and traces (POWERTOOLS_SERVICE_NAME overrides it). */
+export const SERVICE_NAME = 'workspace-service';
+export const serviceName = (): string => process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
+
+/**
+ * Every default, once: the local stack and the CDK stack's parameters both start from these.
+ * The provider timeout stays well under API Gateway's 30 s so that a refund is written in time.
+ */
+export const DEFAULTS = {
+  rateLimitRequests: 300,
+  rateLimitWindowSeconds: 60,
+  restoreWindowDays: 30,
+  providerTimeoutMs: 10_000,
+  /** One DynamoDB call, SDK retries included; a hung table answers a JSON 500 within this. */
+  dynamodbCallTimeoutMs: 4_000,
+} as const;
+
 function integer(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -31,6 +48,8 @@ export interface Config {
   region: string;
   rateLimit: { requests: number; windowSeconds: number };
   restoreWindowDays: number;
+  /** How long one DynamoDB call may be waited for, retries included (also capped by the request's deadline). */
+  dynamodbCallTimeoutMs: number;
 }
 
 let cached: Config | undefined;
@@ -41,10 +60,11 @@ export function config(): Config {
     dynamodbEndpoint: optional('DYNAMODB_ENDPOINT'),
     region: optional('AWS_REGION') ?? 'us-east-1',
     rateLimit: {
-      requests: integer('RATE_LIMIT_REQUESTS', 300),
-      windowSeconds: integer('RATE_LIMIT_WINDOW_SECONDS', 60),
+      requests: integer('RATE_LIMIT_REQUESTS', DEFAULTS.rateLimitRequests),
+      windowSeconds: integer('RATE_LIMIT_WINDOW_SECONDS', DEFAULTS.rateLimitWindowSeconds),
     },
-    restoreWindowDays: integer('RESTORE_WINDOW_DAYS', 30),
+    restoreWindowDays: integer('RESTORE_WINDOW_DAYS', DEFAULTS.restoreWindowDays),
+    dynamodbCallTimeoutMs: integer('DYNAMODB_CALL_TIMEOUT_MS', DEFAULTS.dynamodbCallTimeoutMs, 100),
   };
   return cached;
 }
@@ -78,7 +98,7 @@ let cachedSocial: SocialConfig | undefined;
 /**
  * Separate from config(): only the social functions need it. SOCIAL_PROVIDER must be set
  * (`npm start` sets `sample`; the stack sets `http`), so a deployment never serves sample data
- * by accident. PROVIDER_TIMEOUT_MS defaults to 20 s, under API Gateway's 30 s limit.
+ * by accident. PROVIDER_TIMEOUT_MS defaults to DEFAULTS.providerTimeoutMs, locally and deployed.
  */
 export function socialConfig(): SocialConfig {
   if (!cachedSocial) {
@@ -91,7 +111,7 @@ export function socialConfig(): SocialConfig {
     }
     cachedSocial = {
       provider,
-      providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', 20_000),
+      providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', DEFAULTS.providerTimeoutMs),
       scrapeCreators: {
         baseUrl: (optional('SCRAPECREATORS_BASE_URL') ?? 'https://api.scrapecreators.com').replace(/\/+$/, ''),
         apiKey,

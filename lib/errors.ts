@@ -1,7 +1,34 @@
 /**
- * The one error family of the service. Domain and storage code throw these; the error mapper
- * (lib/http/error-mapper.ts) turns them, and anything else, into the documented error body.
+ * The error catalog: every code the service answers with, its HTTP status and its default
+ * message, and the one error class made from it. Domain and storage code throw these by code;
+ * only the error mapper (lib/http/error-mapper.ts) turns them into responses, and nothing else
+ * decides a status. docs/api-conventions.md lists the same table (a test keeps them equal).
  */
+import type * as z from 'zod/mini';
+
+export const ERROR_CATALOG = {
+  validation_failed: { status: 400, message: 'the request is invalid' },
+  bad_request: { status: 400, message: 'the request is not valid HTTP' },
+  invalid_json: { status: 400, message: 'body: must be a JSON document' },
+  unsupported_api_version: { status: 400, message: 'this API version cannot be served' },
+  unauthenticated: { status: 401, message: 'a bearer token is required' },
+  insufficient_credits: { status: 402, message: 'the organization has too few credits for this operation' },
+  spending_limit_exceeded: { status: 402, message: 'this run would exceed a monthly spending limit' },
+  forbidden: { status: 403, message: 'your role does not allow this' },
+  operation_not_enabled: { status: 403, message: 'this operation is not enabled for this organization' },
+  not_found: { status: 404, message: 'no such resource' },
+  route_not_found: { status: 404, message: 'no such route' },
+  slug_taken: { status: 409, message: 'the slug is taken by a live project' },
+  name_taken: { status: 409, message: 'the name is taken by a live custom skill' },
+  parent_deleted: { status: 409, message: "the conversation's project is deleted" },
+  idempotency_key_reused: { status: 409, message: 'this Idempotency-Key was used with another operation or body' },
+  rate_limited: { status: 429, message: 'rate limit exceeded' },
+  headers_too_large: { status: 431, message: 'the request line and headers are too large' },
+  internal_error: { status: 500, message: 'the request failed on the service side; retry with backoff' },
+  upstream_failed: { status: 500, message: 'the social data provider failed; the charge was refunded, retry with backoff' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 export interface Issue {
   path: (string | number)[];
@@ -9,64 +36,181 @@ export interface Issue {
   message: string;
 }
 
-export type ErrorCode =
-  | 'validation_failed'
-  | 'invalid_json'
-  | 'unsupported_api_version'
-  | 'unauthenticated'
-  | 'insufficient_credits'
-  | 'spending_limit_exceeded'
-  | 'forbidden'
-  | 'operation_not_enabled'
-  | 'not_found'
-  | 'route_not_found'
-  | 'slug_taken'
-  | 'name_taken'
-  | 'parent_deleted'
-  | 'idempotency_key_reused'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'upstream_failed';
+export interface ErrorDetails {
+  /** Validation problems (400): the body's `data.issues`. */
+  issues?: Issue[];
+  /** Facts a client can act on (a 402's balance and cost, …): merged into the body's `data`. */
+  data?: Record<string, unknown>;
+  /** When to come back (429, a key still in progress): the `Retry-After` header. */
+  retryAfterSeconds?: number;
+  /** Protocol headers of the HTTP layer itself (`WWW-Authenticate`); domain code never sets them. */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
 
-export class ApiError extends Error {
+/** The one error family. Its status comes from the catalog, never from the thrower. */
+export class ServiceError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
     readonly code: ErrorCode,
-    message: string,
-    readonly options: { issues?: Issue[]; headers?: Record<string, string>; cause?: unknown } = {},
+    message: string = ERROR_CATALOG[code].message,
+    readonly details: ErrorDetails = {},
   ) {
-    super(message, { cause: options.cause });
-    this.name = 'ApiError';
+    super(message, { cause: details.cause });
+    this.name = 'ServiceError';
+    this.status = ERROR_CATALOG[code].status;
   }
 }
 
-export const validationFailed = (issues: Issue[]): ApiError => {
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+// ---------------------------------------------------------------- 400
+
+/** An error body stays small whatever was sent: at most this many issues, each of bounded size. */
+export const MAX_ISSUES = 20;
+const MAX_MESSAGE_CHARS = 200;
+const MAX_PATH_KEY_CHARS = 64;
+
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+export const validationFailed = (issues: Issue[]): ServiceError => {
   const first = issues[0];
-  const message = first ? `${first.path.join('.')}: ${first.message}` : 'request is invalid';
-  return new ApiError(400, 'validation_failed', message, { issues });
+  const message = first
+    ? clip(`${first.path.join('.')}: ${first.message}`, 2 * MAX_MESSAGE_CHARS)
+    : ERROR_CATALOG.validation_failed.message;
+  const kept = issues.slice(0, MAX_ISSUES);
+  return new ServiceError('validation_failed', message, {
+    issues: kept,
+    ...(issues.length > kept.length ? { data: { more_issues: issues.length - kept.length } } : {}),
+  });
 };
 
-export const invalidJson = (detail: string): ApiError =>
-  new ApiError(400, 'invalid_json', `body: ${detail}`, {
-    issues: [{ path: ['body'], code: 'invalid_json', message: detail }],
-  });
+export const invalidJson = (detail: string): ServiceError =>
+  new ServiceError('invalid_json', `body: ${detail}`, { issues: [{ path: ['body'], code: 'invalid_json', message: detail }] });
 
-export const unauthenticated = (tokenSent: boolean): ApiError =>
-  new ApiError(401, 'unauthenticated', tokenSent ? 'the bearer token is not valid' : 'a bearer token is required', {
+export const unsupportedApiVersion = (message: string): ServiceError => new ServiceError('unsupported_api_version', message);
+
+/** A request API Gateway itself would refuse (a target that is no path, a bad method): the local server's edge. */
+export const badRequest = (message: string): ServiceError => new ServiceError('bad_request', message);
+
+/** The request line and headers over API Gateway's 10 KB quota: the local server's edge. */
+export const headersTooLarge = (limitBytes: number): ServiceError =>
+  new ServiceError('headers_too_large', `the request line and headers exceed ${limitBytes} bytes`);
+
+/** zod issues → documented issues, with the location (`path`, `query`, `header`, `body`) in front. */
+export function issuesOf(location: string, error: z.core.$ZodError, input: unknown): Issue[] {
+  return error.issues.map((issue) => {
+    const path = issue.path
+      .filter((key): key is string | number => typeof key !== 'symbol')
+      .map((key) => (typeof key === 'string' ? clip(key, MAX_PATH_KEY_CHARS) : key));
+    const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
+    return {
+      path: [location, ...path],
+      code: missing ? 'required' : issue.code,
+      message: missing ? 'is required' : clip(messageOf(issue), MAX_MESSAGE_CHARS),
+    };
+  });
+}
+
+/** zod's message, except where it would echo the input back: unknown keys are counted, a few named. */
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'unrecognized_keys') return issue.message;
+  const named = issue.keys.slice(0, 3).map((key) => `"${clip(key, 32)}"`);
+  const more = issue.keys.length - named.length;
+  const noun = issue.keys.length === 1 ? 'unknown key' : 'unknown keys';
+  return `${noun} ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}: remove ${issue.keys.length === 1 ? 'it' : 'them'}`;
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------- 401
+
+export const unauthenticated = (tokenSent: boolean): ServiceError =>
+  new ServiceError('unauthenticated', tokenSent ? 'the bearer token is not valid' : ERROR_CATALOG.unauthenticated.message, {
     headers: { 'WWW-Authenticate': tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' },
   });
 
-export const unsupportedApiVersion = (message: string): ApiError => new ApiError(400, 'unsupported_api_version', message);
+// ---------------------------------------------------------------- 402
 
-export const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden', message);
+export const insufficientCredits = (cost: number): ServiceError =>
+  new ServiceError('insufficient_credits', `the organization has fewer than the ${plural(cost, 'credit')} this operation costs`);
+
+export type LimitScope = 'organization' | 'member';
+
+export const spendingLimitExceeded = (scope: LimitScope): ServiceError =>
+  new ServiceError(
+    'spending_limit_exceeded',
+    scope === 'organization'
+      ? "this run would exceed the organization's monthly spending limit"
+      : 'this run would exceed your monthly spending limit in this organization',
+  );
+
+// ---------------------------------------------------------------- 403
+
+export const forbidden = (message: string): ServiceError => new ServiceError('forbidden', message);
+export const notAMember = (): ServiceError => forbidden('you are not a member of this organization');
+export const mayNotRun = (): ServiceError => forbidden('only editors and owners can run social operations');
+export const mayNotRestore = (): ServiceError => forbidden('viewers cannot restore resources; an editor or owner can');
+export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
+
+export const operationNotEnabled = (operation: string): ServiceError =>
+  new ServiceError('operation_not_enabled', `operation ${operation} is not enabled for this organization`);
+
+// ---------------------------------------------------------------- 404
 
 /** Same body whatever the reason, so an id cannot be probed. */
-export const notFound = (): ApiError => new ApiError(404, 'not_found', 'no such resource');
+export const notFound = (): ServiceError => new ServiceError('not_found');
 
-export const rateLimited = (retryAfterSeconds: number): ApiError =>
-  new ApiError(429, 'rate_limited', `rate limit exceeded, retry in ${retryAfterSeconds} s`, {
-    headers: { 'Retry-After': String(retryAfterSeconds) },
+/** The upstream says the account or item does not exist (the run was refunded). */
+export const notFoundUpstream = (message: string): ServiceError => new ServiceError('not_found', message);
+
+export const routeNotFound = (method: string, path: string): ServiceError =>
+  new ServiceError('route_not_found', `no route for ${method} ${path}`);
+
+// ---------------------------------------------------------------- 409
+
+export const conflict = (code: 'slug_taken' | 'name_taken' | 'parent_deleted', message: string): ServiceError =>
+  new ServiceError(code, message);
+
+export const idempotencyKeyReused = (): ServiceError => new ServiceError('idempotency_key_reused');
+
+export const idempotencyKeyInProgress = (): ServiceError =>
+  new ServiceError('idempotency_key_reused', 'a request with this Idempotency-Key is still in progress; retry shortly', {
+    retryAfterSeconds: 1,
   });
 
-export const conflict = (code: 'slug_taken' | 'name_taken' | 'parent_deleted' | 'idempotency_key_reused', message: string): ApiError =>
-  new ApiError(409, code, message);
+export const idempotencyResponseTooLarge = (): ServiceError =>
+  new ServiceError('idempotency_key_reused', 'the response to this Idempotency-Key was too large to store for replay; use a new key');
+
+// ---------------------------------------------------------------- 429
+
+export const rateLimited = (retryAfterSeconds: number): ServiceError =>
+  new ServiceError('rate_limited', `rate limit exceeded, retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+
+// ---------------------------------------------------------------- 500
+
+export const internalError = (message: string = ERROR_CATALOG.internal_error.message): ServiceError =>
+  new ServiceError('internal_error', message);
+
+export const upstreamFailed = (): ServiceError => new ServiceError('upstream_failed');
+
+/** The refund write failed too (logged as REFUND FAILED for an operator): say so rather than claim it. */
+export const upstreamFailedRefundPending = (): ServiceError =>
+  new ServiceError(
+    'upstream_failed',
+    'the social data provider failed; the refund of its charge is delayed, do not retry before your balance is back',
+  );
+
+// ---------------------------------------------------------------- admin paths (CLI, seed)
+
+/** Not API answers: refusals of the operator tools, which print them and exit 1. */
+export class AlreadyExistsError extends Error {}
+export class NoSuchOrganizationError extends Error {}

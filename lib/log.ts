@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { serviceName } from './config.ts';
 
 /**
  * The one logger: Powertools Logger, one JSON object per line. Per request it carries the
@@ -10,7 +11,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
  * function's Lambda log level (advanced logging controls) takes precedence over both.
  */
 export const logger = new Logger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'workspace-service',
+  serviceName: serviceName(),
   logLevel: (process.env.POWERTOOLS_LOG_LEVEL || process.env.LOG_LEVEL || 'INFO').toUpperCase() as 'INFO',
 });
 

@@ -16,6 +16,8 @@ export interface Route {
   indexes?: readonly string[];
   /** Secrets the handler reads (IAM read on that secret, and its ARN in the environment). */
   secrets?: readonly RouteSecret[];
+  /** Served without a token and not rate limited (the API description, the docs page). */
+  public?: boolean;
 }
 
 /** `providerApiKey`: the social provider's API key (env SCRAPECREATORS_API_KEY_SECRET_ARN). */
@@ -83,6 +85,7 @@ export const routes: readonly Route[] = [
     path: '$default',
     entry: 'functions/route-not-found.ts',
     tableActions: [],
+    public: true,
   },
 ];
 

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { assertLocalStackRunning } from '../lib/local/stack-state.ts';
 import { useLocalTable } from './local-env.ts';
 
 class UsageError extends Error {}
@@ -110,6 +111,7 @@ function connect(flags: Flags): { local: boolean; dev: DevInfo | null } {
   }
   const dev = readDevInfo();
   if (!dev) throw new UsageError('no local stack found (.local/dev.json): start one with `npm start`, or pass --table');
+  assertLocalStackRunning(dev);
   useLocalTable(dev.dynamodbEndpoint, dev.tableName);
   return { local: true, dev };
 }
@@ -140,15 +142,16 @@ async function run(argv: string[]): Promise<unknown> {
   const members = await import('../lib/db/memberships.ts');
   const resources = await import('../lib/db/resources.ts');
   const model = await import('../lib/resources/model.ts');
+  const vocabulary = await import('../lib/model.ts');
   const { buildResource } = await import('../lib/resources/factory.ts');
 
-  const networks = (raw: string) => raw.split(',').map((network) => oneOf(network.trim(), orgs.NETWORKS, `network "${network}"`));
-  const kind = () => oneOf(sub, model.RESOURCE_KINDS, 'resource kind');
+  const networks = (raw: string) => raw.split(',').map((network) => oneOf(network.trim(), vocabulary.NETWORKS, `network "${network}"`));
+  const kind = () => oneOf(sub, vocabulary.RESOURCE_KINDS, 'resource kind');
   const resourceId = () => {
     if (!id) throw new UsageError('a resource id is required');
     return id;
   };
-  const present = (k: (typeof model.RESOURCE_KINDS)[number], record: Parameters<typeof model.presentResource>[1]) =>
+  const present = (k: (typeof vocabulary.RESOURCE_KINDS)[number], record: Parameters<typeof model.presentResource>[1]) =>
     model.presentResource(k, record, 'owner');
 
   switch (`${command} ${sub ?? ''}`.trim()) {
@@ -169,7 +172,7 @@ async function run(argv: string[]): Promise<unknown> {
       return members.putMembership({
         orgId: need(flags, 'org'),
         userId: need(flags, 'user'),
-        role: oneOf(optional(flags, 'role'), members.ROLES, '--role'),
+        role: oneOf(optional(flags, 'role'), vocabulary.ROLES, '--role'),
         spendingLimit: integer(flags, 'spending-limit') ?? null,
       });
     case 'member set-spending-limit': {

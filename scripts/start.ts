@@ -3,27 +3,61 @@
  * DATA_DIR), the table, a dev signing key, the demo workspace, and the real handlers behind a
  * small API Gateway stand-in on http://127.0.0.1:${PORT:-3000}. Ctrl-C stops all of it.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// First: the local server's per-request log context must exist before any AWS SDK call.
+import '../lib/local/invocations.ts';
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
-import { createLocalServer, loadHandlers } from '../lib/local/server.ts';
+import { createLocalServer, type LambdaHandler, loadHandlers } from '../lib/local/server.ts';
 import { jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
+import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
 import { useLocalTable } from './local-env.ts';
 
 const LOCAL_DIR = resolve('.local');
 const TABLE_NAME = 'workspace-service-local';
 const TOKEN_TTL_SECONDS = 24 * 3600;
 
+/** A message for the person who ran `npm start`, printed without a stack trace. */
+class StartError extends Error {}
+
+function portFromEnv(): number {
+  const raw = process.env.PORT ?? '3000';
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new StartError(`PORT must be a port number from 1 to 65535, not "${raw}".`);
+  return port;
+}
+
+/** Listens on 127.0.0.1:port, or says which port is the problem (before anything slow starts). */
+async function listen(server: Server, port: number): Promise<void> {
+  await new Promise<void>((done, fail) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      fail(
+        error.code === 'EADDRINUSE'
+          ? new StartError(
+              `PORT ${port} is in use: another process listens on 127.0.0.1:${port}.\n` +
+                `Stop it, or start on another port: PORT=${port === 65535 ? 3001 : port + 1} npm start`,
+            )
+          : error.code === 'EACCES'
+            ? new StartError(`PORT ${port} needs privileges this user does not have: pick a port above 1023 (PORT=3000 npm start).`)
+            : error,
+      ),
+    );
+    server.listen(port, '127.0.0.1', done);
+  });
+}
+
 async function main() {
-  const port = Number(process.env.PORT ?? 3000);
+  const port = portFromEnv();
+  const baseUrl = `http://127.0.0.1:${port}`;
   const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   mkdirSync(LOCAL_DIR, { recursive: true });
 
+  let state: LocalState | undefined;
   let dynamo: RunningDynamo | undefined;
   let server: Server | undefined;
   let stopping = false;
@@ -32,7 +66,7 @@ async function main() {
     stopping = true;
     server?.close();
     await dynamo?.stop();
-    rmSync(resolve(LOCAL_DIR, 'dev.json'), { force: true });
+    state?.release();
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0));
@@ -42,61 +76,77 @@ async function main() {
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && void stop(0), 500).unref();
 
-  dynamo = await startDynamoDbLocal(dataDir ? { dataDir } : {});
-  const baseUrl = `http://127.0.0.1:${port}`;
-  useLocalTable(dynamo.endpoint, TABLE_NAME);
-  process.env.JWT_ISSUER = LOCAL_ISSUER;
-  process.env.JWT_AUDIENCE = LOCAL_AUDIENCE;
-  process.env.JWT_JWKS_URI = `${baseUrl}/.well-known/jwks.json`;
-  process.env.SOCIAL_PROVIDER ??= 'sample';
+  try {
+    state = claimLocalState(LOCAL_DIR, { baseUrl });
+  } catch (error) {
+    throw new StartError((error as Error).message);
+  }
+  try {
+    const key = loadOrCreateSigningKey(resolve(LOCAL_DIR, 'signing-key.json'));
+    let handlersLoaded: (handlers: Map<string, LambdaHandler>) => void = () => undefined;
+    const handlers = new Promise<Map<string, LambdaHandler>>((done) => (handlersLoaded = done));
+    const listening = createLocalServer(handlers, { jwks: jwksOf(key) });
+    await listen(listening, port);
+    server = listening;
 
-  const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
-  await ensureTable(admin, TABLE_NAME);
-  admin.destroy();
-  const demo = await seedDemoWorkspace();
+    try {
+      dynamo = await startDynamoDbLocal(dataDir ? { dataDir } : {});
+    } catch (error) {
+      throw new StartError((error as Error).message);
+    }
+    useLocalTable(dynamo.endpoint, TABLE_NAME);
+    process.env.JWT_ISSUER = LOCAL_ISSUER;
+    process.env.JWT_AUDIENCE = LOCAL_AUDIENCE;
+    process.env.JWT_JWKS_URI = `${baseUrl}/.well-known/jwks.json`;
+    process.env.SOCIAL_PROVIDER ??= 'sample';
 
-  const key = loadOrCreateSigningKey(resolve(LOCAL_DIR, 'signing-key.json'));
-  const listening = createLocalServer(await loadHandlers(), { jwks: jwksOf(key) });
-  await new Promise<void>((done, fail) => {
-    listening.once('error', fail);
-    listening.listen(port, '127.0.0.1', done);
-  });
-  server = listening;
+    const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    await ensureTable(admin, TABLE_NAME);
+    admin.destroy();
+    const demo = await seedDemoWorkspace();
+    // Handler modules read their configuration when imported: after the variables above.
+    handlersLoaded(await loadHandlers());
 
-  const tokens = Object.fromEntries(
-    Object.entries(DEMO.users).map(([role, sub]) => [
-      role,
-      signToken(key, { sub, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, ttlSeconds: TOKEN_TTL_SECONDS }),
-    ]),
-  );
-  const devInfo = {
-    baseUrl,
-    dynamodbEndpoint: dynamo.endpoint,
-    tableName: TABLE_NAME,
-    region: 'us-east-1',
-    signingKeyFile: resolve(LOCAL_DIR, 'signing-key.json'),
-    issuer: LOCAL_ISSUER,
-    audience: LOCAL_AUDIENCE,
-    organizationId: DEMO.orgId,
-    users: DEMO.users,
-    tokens,
-    ...(demo ? { deleted: demo.deleted, live: demo.live } : {}),
-  };
-  writeFileSync(resolve(LOCAL_DIR, 'dev.json'), `${JSON.stringify(devInfo, null, 2)}\n`);
+    const tokens = Object.fromEntries(
+      Object.entries(DEMO.users).map(([role, sub]) => [
+        role,
+        signToken(key, { sub, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, ttlSeconds: TOKEN_TTL_SECONDS }),
+      ]),
+    );
+    state.publish({
+      baseUrl,
+      port,
+      dynamodbEndpoint: dynamo.endpoint,
+      tableName: TABLE_NAME,
+      region: 'us-east-1',
+      dataDir: dataDir ?? null,
+      signingKeyFile: resolve(LOCAL_DIR, 'signing-key.json'),
+      issuer: LOCAL_ISSUER,
+      audience: LOCAL_AUDIENCE,
+      organizationId: DEMO.orgId,
+      users: DEMO.users,
+      tokens,
+      deleted: demo.deleted,
+      live: demo.live,
+    });
 
-  console.log(`Workspace Service running at ${baseUrl}`);
-  console.log(`DynamoDB Local at ${dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'}), table ${TABLE_NAME}`);
-  console.log(demo ? `Seeded demo workspace ${DEMO.orgId}` : `Demo workspace ${DEMO.orgId} already present in ${dataDir}`);
-  console.log(`Demo tokens (valid ${TOKEN_TTL_SECONDS / 3600} h; ids, tokens and deleted resources in .local/dev.json):`);
-  for (const [role, token] of Object.entries(tokens))
-    console.log(`  ${role.padEnd(6)} ${DEMO.users[role as keyof typeof DEMO.users]}: ${token}`);
-  console.log(
-    `Try:\n  curl -s -H "Authorization: Bearer $(node -p "require('./.local/dev.json').tokens.owner")" ${baseUrl}/organizations/${DEMO.orgId}/billing/events`,
-  );
-  console.log('Ctrl-C stops the server and DynamoDB Local.');
+    console.log(`Workspace Service running at ${baseUrl}`);
+    console.log(`DynamoDB Local at ${dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'}), table ${TABLE_NAME}`);
+    console.log(demo.seeded ? `Seeded demo workspace ${DEMO.orgId}` : `Demo workspace ${DEMO.orgId} already present in ${dataDir}`);
+    console.log(`Demo tokens (valid ${TOKEN_TTL_SECONDS / 3600} h; ids, tokens and deleted resources in .local/dev.json):`);
+    for (const [role, token] of Object.entries(tokens))
+      console.log(`  ${role.padEnd(6)} ${DEMO.users[role as keyof typeof DEMO.users]}: ${token}`);
+    console.log(
+      `Try:\n  curl -s -H "Authorization: Bearer $(node -p "require('./.local/dev.json').tokens.owner")" ${baseUrl}/organizations/${DEMO.orgId}/billing/events`,
+    );
+    console.log('Ctrl-C stops the server and DynamoDB Local.');
+  } catch (error) {
+    console.error(error instanceof StartError ? error.message : error);
+    await stop(1);
+  }
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(error instanceof StartError ? error.message : error);
   process.exit(1);
 });

@@ -135,7 +135,7 @@ describe('admin CLI', () => {
     await admin('delete', 'project', project.json.id, '--by', 'u1');
     const conversation = await admin('create', 'conversation', '--org', orgId, '--by', 'u1', '--project', project.json.id);
     expect(conversation.code).toBe(1);
-    expect(conversation.stderr).toContain('is deleted or does not exist');
+    expect(conversation.stderr).toContain('is deleted (restore it first) or no longer exists');
   });
 
   it.each([

@@ -12,6 +12,7 @@ import { tokenFor } from './support/tokens.ts';
 // Endpoints defined here exercise the shared middleware chain with behaviours no production
 // route has yet (a JSON body, a crash); they use the same endpoint() as every real handler.
 const echo = endpoint({ jsonBody: true, schemas: { body: z.object({ count: z.number().int().min(1) }) } }, async ({ body }) => body);
+const list = endpoint({ jsonBody: true, schemas: { body: z.strictObject({ values: z.array(z.number()) }) } }, async ({ body }) => body);
 const crash = endpoint({ schemas: {} }, async () => {
   await db().send(new ScanCommand({ TableName: 'no-such-table-secret-name' }));
 });
@@ -83,5 +84,47 @@ describe('error bodies', () => {
     const result = (await echo(event, localContext('echo') as ServiceContext)) as HttpResult;
     expect(result.headers?.['x-request-id']).toBe('Xyz1AbCdIAMEL2g=');
     expect(JSON.parse(result.body ?? '{}').request_id).toBe('Xyz1AbCdIAMEL2g=');
+  });
+
+  it('keeps at most 20 issues and says how many more there were', async () => {
+    const answer = await call(list, {
+      method: 'POST',
+      url: '/list',
+      token,
+      body: { values: Array.from({ length: 50 }, (_, i) => `v${i}`) },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toBe('body.values.0: Invalid input: expected number, received string');
+    expect(answer.body.data.issues).toHaveLength(20);
+    expect(answer.body.data.issues[19]).toEqual({
+      path: ['body', 'values', 19],
+      code: 'invalid_type',
+      message: 'Invalid input: expected number, received string',
+    });
+    expect(answer.body.data.more_issues).toBe(30);
+  });
+
+  it('answers 100,000 unknown keys with a small body that names three of them', async () => {
+    const body: Record<string, unknown> = { values: [] };
+    for (let i = 0; i < 100_000; i += 1) body[`key_${i}_${'x'.repeat(20)}`] = i;
+    const answer = await call(list, { method: 'POST', url: '/list', token, body });
+    expect(answer.status).toBe(400);
+    expect(answer.raw.length).toBeLessThan(1_000);
+    expect(answer.body.data.issues).toEqual([
+      {
+        path: ['body'],
+        code: 'unrecognized_keys',
+        message: `unknown keys "key_0_${'x'.repeat(20)}", "key_1_${'x'.repeat(20)}", "key_2_${'x'.repeat(20)}" and 99997 more: remove them`,
+      },
+    ]);
+  });
+
+  it('clips a huge key in an issue path', async () => {
+    const key = 'k'.repeat(10_000);
+    const counts = endpoint({ jsonBody: true, schemas: { body: z.record(z.string(), z.number()) } }, async ({ body }) => body);
+    const answer = await call(counts, { method: 'POST', url: '/counts', token, body: { [key]: 'one' } });
+    expect(answer.status).toBe(400);
+    expect(answer.body.data.issues[0].path).toEqual(['body', `${'k'.repeat(63)}…`]);
+    expect(answer.raw.length).toBeLessThan(1_000);
   });
 });

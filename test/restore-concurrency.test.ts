@@ -9,14 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../lib/db/client.ts';
 import { projectSlugKey, skillNameKey } from '../lib/db/keys.ts';
 import { createResource, getResource, softDeleteResource } from '../lib/db/resources.ts';
-import { ApiError } from '../lib/errors.ts';
+import { ServiceError } from '../lib/errors.ts';
+import { RESOURCE_KINDS } from '../lib/model.ts';
 import { buildResource } from '../lib/resources/factory.ts';
-import { type ProjectRecord, RESOURCE_KINDS } from '../lib/resources/model.ts';
+import type { ProjectRecord } from '../lib/resources/model.ts';
 import { restoreResource } from '../lib/resources/restore.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { withoutRequestId } from './support/http.ts';
 import { deleted, live, resourceOf, restore } from './support/resources.ts';
-import { countRoundTrips } from './support/round-trips.ts';
 
 const ROUNDS = 8;
 
@@ -92,8 +92,8 @@ describe('a restore racing a create of the same slug (admin CLI path)', () => {
       const answer = (restored as PromiseFulfilledResult<Awaited<ReturnType<typeof restore>>>).value;
       if (answer.status === 200) {
         expect(created.status).toBe('rejected');
-        const error = (created as PromiseRejectedResult).reason as ApiError;
-        expect(error).toBeInstanceOf(ApiError);
+        const error = (created as PromiseRejectedResult).reason as ServiceError;
+        expect(error).toBeInstanceOf(ServiceError);
         expect([error.status, error.code]).toEqual([409, 'slug_taken']);
         expect(await getResource('project', fresh.id)).toBeNull();
         expect(await claimOwner(projectSlugKey(orgId, slug))).toBe(old.id);
@@ -125,26 +125,50 @@ describe('a custom skill name contested by two deleted skills', () => {
   });
 });
 
+/**
+ * Runs `action` (another request's restore, a deletion) just before the first write of the
+ * code under test goes out, that is between its reads and its write; `onOwnCommand` then sees
+ * every command the code under test sends from that write on.
+ */
+function beforeFirstWrite(action: () => Promise<void>, onOwnCommand: (command: string) => void = () => {}): () => void {
+  const name = `before-first-write-${Math.random()}`;
+  let state: 'waiting' | 'acting' | 'after' = 'waiting';
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = String(context.commandName);
+      if (state === 'waiting' && !['GetItemCommand', 'QueryCommand'].includes(command)) {
+        state = 'acting';
+        await action();
+        state = 'after';
+      }
+      if (state === 'after') onOwnCommand(command);
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return () => db().middlewareStack.remove(name);
+}
+
 describe('a write that finds the resource changed since it was read', () => {
   it('answers with the state a concurrent restore wrote, without reading again', async () => {
     // Prepare: the other restore lands between our reads and our write.
     const { orgId, users } = await workspace();
     const before = await deleted('project', { orgId, by: users.owner });
     let theirs: Awaited<ReturnType<typeof restore>> | undefined;
-    let counter: ReturnType<typeof countRoundTrips> | undefined;
+    const ours: string[] = [];
+    const stop = beforeFirstWrite(
+      async () => {
+        theirs = await restore('project', before.id, users.editor);
+      },
+      (command) => ours.push(command),
+    );
 
     // Act
-    const mine = await restoreResource('project', before.id, users.owner, async (reads) => {
-      const result = await reads;
-      theirs = await restore('project', before.id, users.editor);
-      counter = countRoundTrips(db());
-      return result;
-    });
-    counter!.stop();
+    const mine = await restoreResource('project', before.id, { userId: users.owner }).finally(stop);
 
     // Assess: our one write failed its condition and carried back the state theirs wrote
     expect(theirs!.status).toBe(200);
-    expect(counter!.log.commands).toEqual(['TransactWriteItemsCommand']);
+    expect(ours).toEqual(['TransactWriteItemsCommand']);
     expect(mine.record).toMatchObject({ deleted_at: null, updated_at: theirs!.body.updated_at });
     expect(mine.role).toBe('owner');
   });
@@ -152,12 +176,11 @@ describe('a write that finds the resource changed since it was read', () => {
   it('restores again when the resource was restored and deleted again in between', async () => {
     const { orgId, users } = await workspace();
     const before = await deleted('asset', { orgId, by: users.owner });
-    const mine = await restoreResource('asset', before.id, users.owner, async (reads) => {
-      const result = await reads;
+    const stop = beforeFirstWrite(async () => {
       await restore('asset', before.id, users.owner);
       await softDeleteResource('asset', before.id, users.editor, new Date(Date.now() + 5));
-      return result;
     });
+    const mine = await restoreResource('asset', before.id, { userId: users.owner }).finally(stop);
     const stored = await getResource('asset', before.id);
     expect(mine.record).toMatchObject({ deleted_at: null, deleted_by_id: null, updated_at: stored!.updated_at });
     expect(stored!.deleted_at).toBeNull();

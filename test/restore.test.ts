@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../lib/db/client.ts';
 import { projectSlugKey, resourceKey } from '../lib/db/keys.ts';
 import { archiveProject, getResource, softDeleteResource } from '../lib/db/resources.ts';
-import { RESOURCE_KINDS, type ResourceKind } from '../lib/resources/model.ts';
+import { RESOURCE_KINDS, type ResourceKind } from '../lib/model.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
 import { deleted, expectAfter, ISO, live, resourceOf, restore, restoredBody, restoreHandlers, restoreUrl } from './support/resources.ts';

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
@@ -14,15 +15,78 @@ export function db(): DynamoDBDocumentClient {
       new DynamoDBClient({
         region,
         ...(dynamodbEndpoint ? { endpoint: dynamodbEndpoint } : {}),
-        // A request path must fail fast rather than hang a Lambda on a stuck socket.
+        // A request path must fail fast rather than hang a Lambda on a stuck socket: sockets
+        // are bounded here, and each call as a whole by the middleware below.
         maxAttempts: 3,
+        requestHandler: { connectionTimeout: 1_000, requestTimeout: config().dynamodbCallTimeoutMs },
       }),
     );
     client = DynamoDBDocumentClient.from(base, {
       marshallOptions: { removeUndefinedValues: true },
     });
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = String(context.commandName);
+        const scope = requestScope.getStore();
+        if (scope?.barrier && !READ_COMMANDS.has(command)) await scope.barrier();
+        const budgetMs = Math.min(config().dynamodbCallTimeoutMs, (scope?.deadlineMs ?? Number.POSITIVE_INFINITY) - Date.now());
+        return withinBudget(next(args), budgetMs, command);
+      },
+      { step: 'initialize', name: 'requestScope' },
+    );
   }
   return client;
+}
+
+const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'BatchGetItemCommand', 'ScanCommand']);
+
+/** What one request may spend on the table: until its deadline, and writes only past its barrier. */
+interface RequestScope {
+  /** Epoch ms after which no call may still be waited for (the function's own deadline, less a margin). */
+  deadlineMs?: number;
+  barrier?: () => Promise<void>;
+}
+
+const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/** Runs `work` so that no DynamoDB call it makes is waited for past `deadlineMs`. */
+export const withDeadline = <T>(deadlineMs: number, work: () => Promise<T>): Promise<T> =>
+  requestScope.run({ ...requestScope.getStore(), deadlineMs }, work);
+
+/**
+ * Runs `work` so that every write it sends to the table first awaits `barrier`, while its
+ * reads go out at once. The HTTP chain passes the rate-limit check as the barrier: a request
+ * over its limit can read (alongside the counter, in the same round trip) but never write, and
+ * no handler can forget to ask.
+ */
+export const withWriteBarrier = <T>(barrier: () => Promise<void>, work: () => Promise<T>): Promise<T> =>
+  requestScope.run({ ...requestScope.getStore(), barrier }, work);
+
+/** A DynamoDB call that was not answered within its budget (the database hangs or the deadline is near). */
+export class StorageTimeoutError extends Error {
+  constructor(command: string, budgetMs: number) {
+    super(`DynamoDB did not answer ${command} within ${Math.max(0, Math.round(budgetMs))} ms`);
+    this.name = 'StorageTimeoutError';
+  }
+}
+
+/**
+ * Stops waiting for a call after `budgetMs`. The SDK's own socket timeout ends the request
+ * itself; this bounds the whole call, retries included, so that a hung database costs a
+ * request its budget and not the function's whole timeout.
+ */
+function withinBudget<T>(call: Promise<T>, budgetMs: number, command: string): Promise<T> {
+  if (!Number.isFinite(budgetMs)) return call;
+  if (budgetMs <= 0) {
+    call.catch(() => undefined);
+    return Promise.reject(new StorageTimeoutError(command, budgetMs));
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StorageTimeoutError(command, budgetMs)), budgetMs);
+  });
+  call.catch(() => undefined);
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
 }
 
 export const tableName = (): string => config().tableName;

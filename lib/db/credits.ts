@@ -8,12 +8,16 @@
  * DynamoDB conditions cannot do arithmetic, so a limit is checked as `spent <= limit - cost`
  * with `limit` read beforehand; the charge also requires the limit attribute to still hold the
  * value read, so a limit lowered in between makes the charge re-read instead of overspending.
+ *
+ * This module reports what a cancelled charge found (ChargeCancelled); deciding what that means
+ * for the caller is the domain's (lib/billing/charge.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiError, forbidden } from '../errors.ts';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { logError } from '../log.ts';
+import { RUNNER_ROLES } from '../model.ts';
 import { recordCreditsCharged, recordCreditsRefunded } from '../observability/metrics.ts';
 import { billingEventPut, newBillingEvent } from './billing-events.ts';
 import { type CancellationReason, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
@@ -22,38 +26,8 @@ import type { TableKey } from './table.ts';
 
 /** Spend counters are kept for reporting a little over a year after their month. */
 const SPEND_RETENTION_SECONDS = 400 * 86_400;
-/** Attempts of a transaction that loses to concurrent ones (TransactionConflict) or reads a stale limit. */
+/** Attempts of a transaction that loses to concurrent ones (TransactionConflict). */
 export const MAX_ATTEMPTS = 8;
-
-export const insufficientCredits = (cost: number) =>
-  new ApiError(
-    402,
-    'insufficient_credits',
-    `the organization has fewer than the ${cost} credit${cost === 1 ? '' : 's'} this operation costs`,
-  );
-
-export const spendingLimitExceeded = (whose: 'organization' | 'member') =>
-  new ApiError(
-    402,
-    'spending_limit_exceeded',
-    whose === 'organization'
-      ? "this run would exceed the organization's monthly spending limit"
-      : 'this run would exceed your monthly spending limit in this organization',
-  );
-
-export const operationNotEnabled = (operation: string) =>
-  new ApiError(403, 'operation_not_enabled', `operation ${operation} is not enabled for this organization`);
-
-export const notAMember = () => forbidden('you are not a member of this organization');
-export const mayNotRun = () => forbidden('only editors and owners can run social operations');
-
-/** What the caller's first read saw; the charge re-checks each of these in its conditions. */
-export interface ChargeBasis {
-  /** The balance read; a balance below the cost is refused without a transaction. */
-  credits: number;
-  orgLimit: number | null;
-  memberLimit: number | null;
-}
 
 export interface ChargeRequest {
   orgId: string;
@@ -62,10 +36,11 @@ export interface ChargeRequest {
   /** Undefined for cross-network operations, which every organization may run. */
   network: string | undefined;
   cost: number;
-  basis: ChargeBasis;
-  now?: Date;
-  /** An extra item that must succeed with the charge (the Idempotency-Key claim), and its failure. */
-  claim?: { item: TransactItem; onConflict: () => Error };
+  /** The spending limits as read; the charge requires them unchanged. */
+  limits: { org: number | null; member: number | null };
+  now: Date;
+  /** An extra item that must succeed with the charge (the Idempotency-Key claim). */
+  claim?: TransactItem;
 }
 
 /** A charge that went through: what a refund needs to undo it exactly. */
@@ -78,10 +53,32 @@ export interface Charge {
   eventId: string;
 }
 
-/** The charge's view of a stale read: the caller re-reads the limits and tries again. */
-export class StaleLimitError extends Error {}
+/**
+ * A charge transaction that DynamoDB cancelled, with what it found: for the organization and
+ * the membership, the stored item when its condition failed (null if the item is missing;
+ * `undefined` when its condition held), and which of the other items failed.
+ */
+export class ChargeCancelled extends Error {
+  constructor(
+    readonly found: {
+      org: Record<string, unknown> | null | undefined;
+      member: Record<string, unknown> | null | undefined;
+      orgSpendOverLimit: boolean;
+      memberSpendOverLimit: boolean;
+      claimTaken: boolean;
+    },
+  ) {
+    super('charge transaction cancelled');
+    this.name = 'ChargeCancelled';
+  }
+}
 
-const nullCondition = (attribute: string) => `(attribute_not_exists(${attribute}) OR attribute_type(${attribute}, :null))`;
+/** The condition that a spending-limit attribute still holds the value read (or is still unset). */
+function limitUnchanged(limit: number | null): { condition: string; values: Record<string, unknown> } {
+  return limit === null
+    ? { condition: '(attribute_not_exists(spending_limit) OR attribute_type(spending_limit, :null))', values: { ':null': 'NULL' } }
+    : { condition: 'spending_limit = :limit', values: { ':limit': limit } };
+}
 
 const counterUpdate = (key: TableKey, amount: number, month: string, max: number | null): TransactItem => {
   const expires = Math.floor(Date.parse(`${month}-01T00:00:00Z`) / 1000) + SPEND_RETENTION_SECONDS;
@@ -97,32 +94,20 @@ const counterUpdate = (key: TableKey, amount: number, month: string, max: number
   };
 };
 
-/** Builds the charge transaction (pure: tested without DynamoDB). */
-export function chargeTransaction(request: ChargeRequest, eventId: string, now: Date): TransactItem[] {
-  const { orgId, userId, cost, basis } = request;
+/** Builds the charge transaction (pure; test/credits-transactions.test.ts checks it without DynamoDB). */
+export function chargeTransaction(request: ChargeRequest, eventId: string): TransactItem[] {
+  const { orgId, userId, cost, limits, now } = request;
   const month = spendMonth(now);
-  const orgConditions = ['attribute_exists(PK)', 'credits >= :cost'];
-  const orgValues: Record<string, unknown> = { ':cost': cost };
+  const orgLimit = limitUnchanged(limits.org);
+  const orgConditions = ['attribute_exists(PK)', 'credits >= :cost', orgLimit.condition];
+  const orgValues: Record<string, unknown> = { ':cost': cost, ...orgLimit.values };
   if (request.network !== undefined) {
     orgConditions.push('contains(networks, :network)');
     orgValues[':network'] = request.network;
   }
-  if (basis.orgLimit === null) {
-    orgConditions.push(nullCondition('spending_limit'));
-    orgValues[':null'] = 'NULL';
-  } else {
-    orgConditions.push('spending_limit = :limit');
-    orgValues[':limit'] = basis.orgLimit;
-  }
-  const memberValues: Record<string, unknown> = { ':editor': 'editor', ':owner': 'owner' };
-  const memberConditions = ['attribute_exists(PK)', '#role IN (:editor, :owner)'];
-  if (basis.memberLimit === null) {
-    memberConditions.push(nullCondition('spending_limit'));
-    memberValues[':null'] = 'NULL';
-  } else {
-    memberConditions.push('spending_limit = :limit');
-    memberValues[':limit'] = basis.memberLimit;
-  }
+  const memberLimit = limitUnchanged(limits.member);
+  const roleValues = Object.fromEntries(RUNNER_ROLES.map((role, i) => [`:role${i}`, role]));
+  const memberConditions = ['attribute_exists(PK)', `#role IN (${Object.keys(roleValues).join(', ')})`, memberLimit.condition];
   const event = newBillingEvent({
     id: eventId,
     type: 'social_operation.charged',
@@ -148,43 +133,35 @@ export function chargeTransaction(request: ChargeRequest, eventId: string, now: 
         Key: membershipKey(orgId, userId),
         ConditionExpression: memberConditions.join(' AND '),
         ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: memberValues,
+        ExpressionAttributeValues: { ...roleValues, ...memberLimit.values },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    counterUpdate(orgSpendKey(orgId, month), cost, month, basis.orgLimit === null ? null : basis.orgLimit - cost),
-    counterUpdate(memberSpendKey(orgId, userId, month), cost, month, basis.memberLimit === null ? null : basis.memberLimit - cost),
+    counterUpdate(orgSpendKey(orgId, month), cost, month, limits.org === null ? null : limits.org - cost),
+    counterUpdate(memberSpendKey(orgId, userId, month), cost, month, limits.member === null ? null : limits.member - cost),
     billingEventPut(orgId, event),
   ];
-  if (request.claim) items.push(request.claim.item);
+  if (request.claim) items.push(request.claim);
   return items;
 }
 
 const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
-const numberOf = (value: AttributeValue | undefined) => (value?.N === undefined ? null : Number(value.N));
-const stringsOf = (value: AttributeValue | undefined) => [...(value?.L ?? []).map((entry) => entry.S), ...(value?.SS ?? [])];
+const foundItem = (reason: CancellationReason | undefined): Record<string, unknown> | null | undefined => {
+  if (!failed(reason)) return undefined;
+  return reason?.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : null;
+};
 
-/**
- * Why a charge was refused, from the cancellation reasons, in the documented order of checks:
- * 403 (membership, role, network) → 409 (the idempotency claim) → 402 (balance, then limits).
- * A condition that failed only because a limit changed since it was read → StaleLimitError.
- */
-function refusal(request: ChargeRequest, reasons: CancellationReason[]): Error | null {
+/** What a cancelled charge found, from its cancellation reasons (pure). */
+export function chargeCancellation(reasons: CancellationReason[]): ChargeCancelled | null {
   const [org, member, orgSpend, memberSpend, , claim] = reasons;
-  const orgItem = org?.Item;
-  const memberItem = member?.Item;
-  if (failed(org) && !orgItem) return notAMember();
-  if (failed(member) && !memberItem) return notAMember();
-  if (failed(member) && !['editor', 'owner'].includes(memberItem?.role?.S ?? '')) return mayNotRun();
-  if (failed(org) && request.network !== undefined && !stringsOf(orgItem?.networks).includes(request.network)) {
-    return operationNotEnabled(request.operation);
-  }
-  if (failed(claim) && request.claim) return request.claim.onConflict();
-  if (failed(org) && (numberOf(orgItem?.credits) ?? 0) < request.cost) return insufficientCredits(request.cost);
-  if (failed(org) || failed(member)) return new StaleLimitError('a spending limit changed since it was read');
-  if (failed(orgSpend)) return spendingLimitExceeded('organization');
-  if (failed(memberSpend)) return spendingLimitExceeded('member');
-  return null;
+  if (![org, member, orgSpend, memberSpend, claim].some(failed)) return null;
+  return new ChargeCancelled({
+    org: foundItem(org),
+    member: foundItem(member),
+    orgSpendOverLimit: failed(orgSpend),
+    memberSpendOverLimit: failed(memberSpend),
+    claimTaken: failed(claim),
+  });
 }
 
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
@@ -208,27 +185,17 @@ async function transact(items: TransactItem[], onCancelled: (reasons: Cancellati
   }
 }
 
-/**
- * Charges the cost of one run. Throws 403/409/402 ApiErrors as described in `refusal`, or
- * StaleLimitError when a limit changed since `basis` was read (the caller re-reads and retries).
- */
+/** Charges the cost of one run, or throws ChargeCancelled with what the transaction found. */
 export async function chargeOperation(request: ChargeRequest): Promise<Charge> {
-  if (request.basis.credits < request.cost) throw insufficientCredits(request.cost);
-  // `spent <= limit - cost` cannot refuse a first charge of the month (no counter yet), so a
-  // limit below the cost is refused here.
-  if (request.basis.orgLimit !== null && request.basis.orgLimit < request.cost) throw spendingLimitExceeded('organization');
-  if (request.basis.memberLimit !== null && request.basis.memberLimit < request.cost) throw spendingLimitExceeded('member');
-  const now = request.now ?? new Date();
   const eventId = `evt_${randomUUID()}`;
-  const items = chargeTransaction(request, eventId, now);
-  await transact(items, (reasons) => refusal(request, reasons));
+  await transact(chargeTransaction(request, eventId), chargeCancellation);
   recordCreditsCharged(request.cost);
   return {
     orgId: request.orgId,
     userId: request.userId,
     operation: request.operation,
     cost: request.cost,
-    month: spendMonth(now),
+    month: spendMonth(request.now),
     eventId,
   };
 }

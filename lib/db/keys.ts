@@ -12,9 +12,8 @@
  *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month (TTL)
  *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
  */
+import type { ResourceKind } from '../model.ts';
 import type { TableKey } from './table.ts';
-
-export type ResourceKind = 'asset' | 'skill' | 'conversation' | 'project';
 
 export const orgKey = (orgId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: 'ORG' });
 

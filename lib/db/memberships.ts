@@ -1,10 +1,8 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NoSuchOrganizationError } from '../errors.ts';
+import type { Role } from '../model.ts';
 import { cancellationCodes, db, tableName } from './client.ts';
-import { NoSuchOrganizationError } from './errors.ts';
 import { membershipIndexKey, membershipKey, orgKey, userMembershipsPrefix } from './keys.ts';
-
-export const ROLES = ['viewer', 'editor', 'owner'] as const;
-export type Role = (typeof ROLES)[number];
 
 export interface Membership {
   organization_id: string;

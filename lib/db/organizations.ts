@@ -1,11 +1,9 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AlreadyExistsError, NoSuchOrganizationError } from '../errors.ts';
+import { NETWORKS, type Network } from '../model.ts';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
 import { cancellationCodes, db, type TransactItem, tableName } from './client.ts';
-import { AlreadyExistsError, NoSuchOrganizationError } from './errors.ts';
 import { orgKey } from './keys.ts';
-
-export const NETWORKS = ['instagram', 'x', 'tiktok', 'youtube', 'facebook', 'linkedin', 'reddit'] as const;
-export type Network = (typeof NETWORKS)[number];
 
 export interface Organization {
   id: string;

@@ -4,7 +4,8 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
 import { conflict, notFound } from '../errors.ts';
-import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, ResourceKind, SkillRecord } from '../resources/model.ts';
+import type { ResourceKind } from '../model.ts';
+import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, SkillRecord } from '../resources/model.ts';
 import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
 import { projectSlugKey, resourceKey, skillNameKey } from './keys.ts';
 import type { TableKey } from './table.ts';
@@ -88,7 +89,7 @@ export async function getResource<K extends ResourceKind>(kind: K, id: string): 
  * a check that the project is live), in one transaction: a taken slug or name gives 409.
  */
 export async function createResource<K extends ResourceKind>(kind: K, record: RecordOf[K]): Promise<RecordOf[K]> {
-  const claims = claimsOf(kind, record);
+  const needs = dependencies(kind, record);
   const items: TransactItem[] = [
     {
       Put: {
@@ -97,25 +98,39 @@ export async function createResource<K extends ResourceKind>(kind: K, record: Re
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
-    ...claims.map((claim) => takeClaim(claim, record.id)),
+    ...needs.items,
   ];
-  const conversation = kind === 'conversation' ? (record as ConversationRecord) : null;
-  if (conversation?.project_id) items.push(liveParentCheck(conversation.project_id, conversation.organization_id));
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
     const codes = cancellationCodes(error);
     if (!codes) throw error;
     if (codes[0] === 'ConditionalCheckFailed') throw new Error(`${kind} ${record.id} already exists`);
-    claims.forEach((claim, i) => {
-      if (codes[i + 1] === 'ConditionalCheckFailed') throw conflict(claim.conflictCode, claim.message);
-    });
-    if (conversation && codes[claims.length + 1] === 'ConditionalCheckFailed') {
-      throw conflict('parent_deleted', `project ${conversation.project_id} is deleted or does not exist`);
-    }
+    needs.refuse(codes.slice(1));
     throw error;
   }
   return record;
+}
+
+/**
+ * What a live resource needs besides its own item: its slug or name claims, and for a
+ * conversation in a project, that project live. `items` join the resource's write in one
+ * transaction; `refuse` throws the 409 their cancellation codes (in the same order) mean.
+ */
+function dependencies(kind: ResourceKind, record: AnyRecord) {
+  const claims = claimsOf(kind, record);
+  const projectId = kind === 'conversation' ? (record as ConversationRecord).project_id : null;
+  const items: TransactItem[] = claims.map((claim) => takeClaim(claim, record.id));
+  if (projectId) items.push(liveParentCheck(projectId, record.organization_id!));
+  const refuse = (codes: (string | undefined)[]): void => {
+    claims.forEach((claim, i) => {
+      if (codes[i] === 'ConditionalCheckFailed') throw conflict(claim.conflictCode, claim.message);
+    });
+    if (projectId && codes[claims.length] === 'ConditionalCheckFailed') {
+      throw conflict('parent_deleted', `project ${projectId} is deleted (restore it first) or no longer exists`);
+    }
+  };
+  return { items, refuse };
 }
 
 /**
@@ -207,12 +222,9 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
     ExpressionAttributeValues: { ':null': null, ':now': updatedAt, ':deleted': read.deleted_at, ':read': read.updated_at },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
-  const claims = claimsOf(kind, read);
-  const conversation = kind === 'conversation' ? (read as ConversationRecord) : null;
-  const extra: TransactItem[] = claims.map((claim) => takeClaim(claim, read.id));
-  if (conversation?.project_id) extra.push(liveParentCheck(conversation.project_id, conversation.organization_id));
+  const needs = dependencies(kind, read);
 
-  if (extra.length === 0) {
+  if (needs.items.length === 0) {
     try {
       await db().send(new UpdateCommand(update));
       return { outcome: 'restored', record: restored };
@@ -226,7 +238,7 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
   }
 
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...extra] }));
+    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...needs.items] }));
     return { outcome: 'restored', record: restored };
   } catch (error) {
     const codes = cancellationCodes(error);
@@ -236,12 +248,7 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
       const reasons = cancellationReasons(error) ?? [];
       return { outcome: 'stale', current: oldItem<K>(reasons[0]?.Item) };
     }
-    claims.forEach((claim, i) => {
-      if (codes[i + 1] === 'ConditionalCheckFailed') throw conflict(claim.conflictCode, claim.message);
-    });
-    if (conversation?.project_id && codes[claims.length + 1] === 'ConditionalCheckFailed') {
-      throw conflict('parent_deleted', `project ${conversation.project_id} is deleted (restore it first) or no longer exists`);
-    }
+    needs.refuse(codes.slice(1));
     if (codes.includes('TransactionConflict')) return { outcome: 'contended' };
     throw error;
   }

@@ -6,7 +6,7 @@ const SERVED_MAJOR = 1;
 const VERSION = /^(\d+)(?:\.(\d+))?$/;
 
 /** "1" and "1.0" name the same version; anything that is not MAJOR[.MINOR] is null. */
-function parse(value: string): { major: number; minor: number } | null {
+export function parseVersion(value: string): { major: number; minor: number } | null {
   const match = VERSION.exec(value.trim());
   if (!match) return null;
   return { major: Number(match[1]), minor: Number(match[2] ?? 0) };
@@ -23,7 +23,7 @@ export const apiVersion = (): MiddlewareObj<HttpEvent, HttpResult, Error, Servic
       ['Endless-Api-Version', headers['endless-api-version']],
       ['Service-Api-Version', headers['service-api-version']],
     ].filter((entry): entry is [string, string] => entry[1] !== undefined);
-    const parsed = given.map(([name, value]) => ({ name, value, version: parse(value) }));
+    const parsed = given.map(([name, value]) => ({ name, value, version: parseVersion(value) }));
     for (const { name, value, version } of parsed) {
       if (!version || version.major !== SERVED_MAJOR) {
         throw unsupportedApiVersion(`${name}: "${value}" cannot be served; this deployment serves major version ${SERVED_MAJOR}`);

@@ -1,7 +1,9 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { withDeadline, withWriteBarrier } from '../db/client.ts';
 import { logIdentity, powertools, requestLog } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { authenticate } from './authenticate.ts';
@@ -35,27 +37,36 @@ export interface EndpointOptions<S extends InputSchemas> {
 }
 
 /**
- * The middleware chain every endpoint shares, in the documented order of checks:
- * 401 authentication → 400 API version → 429 rate limit (counted now, enforced alongside the
- * handler's first reads) → 400 JSON / validation → the handler (404/403/409/402 and the work).
+ * The outer half of every chain, the `$default` route's included: request id and the headers
+ * every answer carries, the request log line and metrics, and the one error mapper.
  *
- * `.use()` order matters twice: before-middlewares run top to bottom, onError bottom to top,
- * so errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
+ * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
+ * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
  * requestContext stamps headers, and the Powertools middlewares (outermost) publish metrics.
+ */
+export const baseChain = () =>
+  middy<HttpEvent, HttpResult, Error, ServiceContext>()
+    .use(powertools())
+    .use(requestContext())
+    .use(requestLog())
+    .use(httpErrorHandler({ logger: false }))
+    .use(errorMapper());
+
+/**
+ * The middleware chain every endpoint shares, in the documented order of checks:
+ * 401 authentication → 400 API version → 429 rate limit → 400 JSON / validation → the handler
+ * (404/403/409/402 and the work).
+ *
+ * The rate limit belongs to the chain, not to handlers: its counter is started before
+ * validation and the handler runs at once, its reads alongside the counter (one round trip
+ * for both), but every write the handler sends waits for the verdict (withWriteBarrier), and
+ * no answer leaves before it: a caller over its limit gets 429 whatever the handler did.
  */
 export function endpoint<S extends InputSchemas>(
   options: EndpointOptions<S>,
   handler: (input: EndpointInput<S>, context: ServiceContext) => Promise<unknown>,
 ) {
-  const chain = middy<HttpEvent, HttpResult, Error, ServiceContext>()
-    .use(powertools())
-    .use(requestContext())
-    .use(requestLog())
-    .use(httpErrorHandler({ logger: false }))
-    .use(errorMapper())
-    .use(authenticate())
-    .use(apiVersion())
-    .use(rateLimit());
+  const chain = baseChain().use(authenticate()).use(apiVersion()).use(rateLimit());
   if (options.jsonBody) {
     // An absent or empty body is an empty object: operations without required inputs need none.
     chain.use({
@@ -67,11 +78,14 @@ export function endpoint<S extends InputSchemas>(
     // runtime in middy 6 but is missing from its type declarations.
     chain.use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]));
   }
-  return chain
+  const handled = chain
     .use(validateInput(options.schemas))
     .use(logIdentity())
     .handler(async (_event, context): Promise<HttpResult> => {
-      const result = await handler(context.input as EndpointInput<S>, context);
+      const limit = context.rateLimit;
+      const run = () => handler(context.input as EndpointInput<S>, context);
+      const result = limit ? await withWriteBarrier(() => limit.check(), run) : await run();
+      await limit?.check();
       const reply = result instanceof Reply ? result : new Reply(result);
       return {
         statusCode: reply.status,
@@ -79,4 +93,14 @@ export function endpoint<S extends InputSchemas>(
         body: JSON.stringify(reply.body),
       };
     });
+  // The whole invocation, middlewares included (the rate-limit counter is sent by one), runs
+  // under the request's deadline: no DynamoDB call is waited for past it (lib/db/client.ts).
+  return (event: HttpEvent, context: Context): Promise<HttpResult> =>
+    withDeadline(deadlineOf(context), () => handled(event, context as ServiceContext));
 }
+
+/** Time kept to write the answer after the last DynamoDB call the request waits for. */
+const ANSWER_MARGIN_MS = 500;
+
+const deadlineOf = (context: Context): number =>
+  Date.now() + (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY) - ANSWER_MARGIN_MS;

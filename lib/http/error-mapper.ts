@@ -1,12 +1,12 @@
 import type { MiddlewareObj } from '@middy/core';
-import { ApiError, invalidJson } from '../errors.ts';
+import { type Issue, internalError, invalidJson, ServiceError } from '../errors.ts';
 import { logError } from '../log.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
 export interface ErrorBody {
   code: string;
   message: string;
-  data?: { issues: ApiError['options']['issues'] };
+  data?: { issues?: Issue[]; [fact: string]: unknown };
   request_id: string;
 }
 
@@ -16,23 +16,30 @@ function isBodyParserError(error: unknown): boolean {
   return cause?.package === '@middy/http-json-body-parser';
 }
 
-function toApiError(error: unknown, context: ServiceContext): ApiError {
-  if (error instanceof ApiError) return error;
+function toServiceError(error: unknown, context: ServiceContext): ServiceError {
+  if (error instanceof ServiceError) return error;
   if (isBodyParserError(error)) return invalidJson('must be a JSON document');
   // Anything else is a bug or an outage: log the details, answer with nothing internal.
   logError('unhandled error', error, { request_id: context.requestId });
-  return new ApiError(500, 'internal_error', 'the request failed on the service side; retry with backoff');
+  return internalError();
 }
 
-export function errorBody(error: ApiError, requestId: string): ErrorBody {
-  const issues = error.options.issues;
+export function errorBody(error: ServiceError, requestId: string): ErrorBody {
+  const { issues, data } = error.details;
+  const hasIssues = issues !== undefined && issues.length > 0;
   return {
     code: error.code,
     message: error.message,
-    ...(issues && issues.length > 0 ? { data: { issues } } : {}),
+    ...(hasIssues || data ? { data: { ...data, ...(hasIssues ? { issues } : {}) } } : {}),
     request_id: requestId,
   };
 }
+
+/** The headers an error implies: its protocol headers, and `Retry-After` when it says when to come back. */
+export const errorHeaders = (error: ServiceError): Record<string, string> => ({
+  ...error.details.headers,
+  ...(error.details.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.details.retryAfterSeconds) }),
+});
 
 /**
  * The one error mapper. Runs before @middy/http-error-handler (it is registered after it, and
@@ -40,19 +47,19 @@ export function errorBody(error: ApiError, requestId: string): ErrorBody {
  */
 export const errorMapper = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
   onError: async (request) => {
-    let error = toApiError(request.error, request.context);
+    let error = toServiceError(request.error, request.context);
     // The counter was started before this error surfaced: 429 ranks above 400/403/404/409/402.
     if (error.status !== 429 && request.context.rateLimit) {
       try {
         await request.context.rateLimit.check();
       } catch (limited) {
-        error = limited as ApiError;
+        error = limited as ServiceError;
       }
     }
     request.error = Object.assign(new Error(JSON.stringify(errorBody(error, request.context.requestId))), {
       statusCode: error.status,
       expose: true,
-      headers: error.options.headers ?? {},
+      headers: errorHeaders(error),
     });
   },
 });

@@ -1,6 +1,6 @@
-// zod/mini: the request-path schemas of every function. Its functional API tree-shakes to
-// ~14 KB where classic zod bundles ~85 KB (docs/deployment.md, "Bundling"); classic and mini
-// schemas are the same zod 4 core types, so validate.ts checks both.
+// zod/mini: the request-path schemas of every function, because its functional API
+// tree-shakes where classic zod does not (figures in docs/deployment.md, "Bundling"); classic
+// and mini schemas are the same zod 4 core types, so validate.ts checks both.
 import * as z from 'zod/mini';
 
 /** Organization ids: the spec's only rule is the `org_` prefix; we also bound the length. */
@@ -19,3 +19,9 @@ export const integerParam = (min: number, max: number, fallback: number) => {
   const digits = z.pipe(z.string().check(z.regex(/^[0-9]{1,9}$/, rule)), z.transform(Number));
   return z._default(z.pipe(digits, z.number().check(z.gte(min, rule), z.lte(max, rule))), fallback);
 };
+
+/** A resource id in a path: a UUID, in any case (ids are stored lower-case). */
+export const resourceIdParam = z.pipe(
+  uuidParam,
+  z.transform((id: string) => id.toLowerCase()),
+);

@@ -14,9 +14,10 @@ export interface RateLimitState {
 }
 
 /**
- * The caller's counter increment, started early and awaited late: handlers run their own
- * first reads alongside it (one round trip for both) and consult it before acting, so the
- * documented order of checks (429 before 400/404/403) holds without a sequential round trip.
+ * The caller's counter increment, started early and awaited late: the handler's first reads go
+ * out alongside it (one round trip for both), its writes and its answer wait for it (see
+ * endpoint()), so the documented order of checks (429 before 400/404/403) holds without a
+ * sequential round trip.
  */
 export class RateLimitGate {
   private readonly state: Promise<RateLimitState | undefined>;
@@ -38,14 +39,6 @@ export class RateLimitGate {
     const state = await this.state;
     if (state?.exceeded) throw rateLimited(state.resetSeconds);
   }
-
-  /** Awaits `work` together with the counter; a 429 wins over whatever `work` did. */
-  async alongside<T>(work: Promise<T>): Promise<T> {
-    const [, result] = await Promise.allSettled([this.state, work]);
-    await this.check();
-    if (result.status === 'rejected') throw result.reason;
-    return result.value;
-  }
 }
 
 export const rateLimit = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
@@ -61,7 +54,3 @@ export const rateLimit = (): MiddlewareObj<HttpEvent, HttpResult, Error, Service
     request.context.rateLimit = new RateLimitGate(pending);
   },
 });
-
-/** For handlers: run `work` alongside the rate-limit counter (see RateLimitGate.alongside). */
-export const alongsideRateLimit = <T>(context: ServiceContext, work: Promise<T>): Promise<T> =>
-  context.rateLimit ? context.rateLimit.alongside(work) : work;

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import * as z from 'zod/mini';
-import { type Issue, validationFailed } from '../errors.ts';
+import { type Issue, issuesOf, validationFailed } from '../errors.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
 export interface InputSchemas {
@@ -33,28 +33,6 @@ function readQuery(event: HttpEvent): { values: Record<string, string>; issues: 
 const lowerCaseHeaders = (headers: HttpEvent['headers'] | undefined): Record<string, string> =>
   Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));
 
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-/** zod issues → documented issues, with the location (`path`, `query`, `body`) in front. */
-export function toIssues(location: string, error: z.core.$ZodError, input: unknown): Issue[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');
-    const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
-    return {
-      path: [location, ...path],
-      code: missing ? 'required' : issue.code,
-      message: missing ? 'is required' : issue.message,
-    };
-  });
-}
-
 /** Validates path, query and body before any I/O; handlers read `context.input`. */
 export const validateInput = (schemas: InputSchemas): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
   before: async (request) => {
@@ -64,7 +42,7 @@ export const validateInput = (schemas: InputSchemas): MiddlewareObj<HttpEvent, H
       if (!schema) return undefined;
       const result = z.safeParse(schema, input);
       if (result.success) return result.data;
-      issues.push(...toIssues(location, result.error, input));
+      issues.push(...issuesOf(location, result.error, input));
       return undefined;
     };
     const input = {

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { newBillingEvent } from '../db/billing-events.ts';
 import { putMembership } from '../db/memberships.ts';
 import { applyBillingEvent, createOrganization, getOrganization } from '../db/organizations.ts';
-import { createResource, softDeleteResource } from '../db/resources.ts';
+import { createResource, getResource, softDeleteResource } from '../db/resources.ts';
+import type { ResourceKind } from '../model.ts';
 import { buildResource, type NewResource } from '../resources/factory.ts';
-import type { ResourceKind } from '../resources/model.ts';
 
 export const DEMO = {
   orgId: 'org_demo',
@@ -13,6 +14,8 @@ export const DEMO = {
 export interface DemoWorkspace {
   orgId: string;
   users: typeof DEMO.users;
+  /** False when the workspace was already there (a kept DATA_DIR): nothing was written. */
+  seeded: boolean;
   /** Soft-deleted resources a demo caller can restore, by kind. */
   deleted: Record<ResourceKind, string[]>;
   /** Live resources (restoring them is a no-op that answers 200). */
@@ -21,14 +24,90 @@ export interface DemoWorkspace {
 
 const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
 
+const DEMO_ID_NAMESPACE = Buffer.from('6f1c2a4e9b3d4c8a8e2f5a7b1d0c3e9f', 'hex');
+
+/**
+ * The id of a demo resource: a name-based UUID (version 5, RFC 9562), the same at every seed,
+ * so that a restart on a kept DATA_DIR finds the demo's resources again by reading them.
+ */
+export function demoResourceId(name: string): string {
+  const hash = createHash('sha1').update(DEMO_ID_NAMESPACE).update(name).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+type Role = keyof typeof DEMO.users;
+interface DemoResource {
+  kind: ResourceKind;
+  name: string;
+  by: Role;
+  fields: Omit<NewResource, 'orgId' | 'by' | 'projectId'> & { project?: string };
+  /** Soft-deleted by the owner three days ago. */
+  deleted?: true;
+}
+
+/** In creation order (a conversation's project first); deletions follow, children first. */
+const DEMO_RESOURCES: DemoResource[] = [
+  {
+    kind: 'project',
+    name: 'spring-launch',
+    by: 'editor',
+    fields: { slug: 'spring-launch', title: 'Spring launch', visibility: 'workspace' },
+  },
+  {
+    kind: 'project',
+    name: 'research-archive',
+    by: 'owner',
+    fields: { slug: 'research-archive', title: 'Research archive', visibility: 'private' },
+    deleted: true,
+  },
+  { kind: 'conversation', name: 'launch-brief', by: 'editor', fields: { title: 'Launch brief', project: 'spring-launch' } },
+  { kind: 'asset', name: 'brand-guidelines', by: 'editor', fields: { title: 'Brand guidelines' } },
+  { kind: 'skill', name: 'summarize-thread', by: 'owner', fields: { name: 'Summarize thread' } },
+  { kind: 'asset', name: 'old-moodboard', by: 'editor', fields: { title: 'Old moodboard', visibility: 'workspace' }, deleted: true },
+  { kind: 'asset', name: 'private-notes', by: 'owner', fields: { title: 'Private notes', visibility: 'private' }, deleted: true },
+  { kind: 'skill', name: 'competitor-digest', by: 'editor', fields: { name: 'Competitor digest', visibility: 'workspace' }, deleted: true },
+  {
+    kind: 'conversation',
+    name: 'draft-captions',
+    by: 'editor',
+    fields: { title: 'Draft captions', project: 'spring-launch' },
+    deleted: true,
+  },
+  { kind: 'conversation', name: 'archive-qa', by: 'owner', fields: { title: 'Archive Q&A', project: 'research-archive' }, deleted: true },
+];
+
+const idOf = (resource: Pick<DemoResource, 'kind' | 'name'>) => demoResourceId(`${DEMO.orgId}/${resource.kind}/${resource.name}`);
+const noneByKind = (): Record<ResourceKind, string[]> => ({ asset: [], skill: [], conversation: [], project: [] });
+
+/**
+ * The demo's resources as they are now, read from the table: the deleted ones still there to
+ * restore (not restored since), and the live ones. Resources of a workspace seeded before the
+ * ids were fixed are not found.
+ */
+async function demoResourcesNow(): Promise<Pick<DemoWorkspace, 'deleted' | 'live'>> {
+  const deleted = noneByKind();
+  const live = noneByKind();
+  const found = await Promise.all(
+    DEMO_RESOURCES.map(async (resource) => ({ resource, record: await getResource(resource.kind, idOf(resource)) })),
+  );
+  for (const { resource, record } of found) {
+    if (record) (record.deleted_at ? deleted : live)[resource.kind].push(record.id);
+  }
+  return { deleted, live };
+}
+
 /**
  * The demo workspace of `npm start`: an owner, an editor and a viewer; live and deleted
  * resources of all four kinds; credits and a few weeks of billing events.
- * Idempotent: if the organization exists (a kept DATA_DIR), nothing is written.
+ * Idempotent: if the organization exists (a kept DATA_DIR), nothing is written and the demo's
+ * resources are read back.
  */
-export async function seedDemoWorkspace(): Promise<DemoWorkspace | null> {
-  if (await getOrganization(DEMO.orgId)) return null;
+export async function seedDemoWorkspace(): Promise<DemoWorkspace> {
   const { orgId, users } = DEMO;
+  if (await getOrganization(orgId)) return { orgId, users, seeded: false, ...(await demoResourcesNow()) };
   await createOrganization({ id: orgId, name: 'Demo Workspace', credits: 1000, now: daysAgo(20) });
   await putMembership({ orgId, userId: users.owner, role: 'owner' });
   await putMembership({ orgId, userId: users.editor, role: 'editor', spendingLimit: 200 });
@@ -63,29 +142,18 @@ export async function seedDemoWorkspace(): Promise<DemoWorkspace | null> {
     await applyBillingEvent(orgId, newBillingEvent({ ...entry, now: daysAgo(entry.days) }));
   }
 
-  const deleted: DemoWorkspace['deleted'] = { asset: [], skill: [], conversation: [], project: [] };
-  const live: DemoWorkspace['live'] = { asset: [], skill: [], conversation: [], project: [] };
-  const make = async (kind: ResourceKind, by: string, fields: Omit<NewResource, 'orgId' | 'by'>) =>
-    (await createResource(kind, buildResource(kind, { orgId, by, ...fields }))).id;
-
-  const launch = await make('project', users.editor, { slug: 'spring-launch', title: 'Spring launch', visibility: 'workspace' });
-  const archive = await make('project', users.owner, { slug: 'research-archive', title: 'Research archive', visibility: 'private' });
-  live.project.push(launch);
-  live.conversation.push(await make('conversation', users.editor, { title: 'Launch brief', projectId: launch }));
-  live.asset.push(await make('asset', users.editor, { title: 'Brand guidelines' }));
-  live.skill.push(await make('skill', users.owner, { name: 'Summarize thread' }));
-
-  const toDelete: [ResourceKind, string][] = [
-    ['asset', await make('asset', users.editor, { title: 'Old moodboard', visibility: 'workspace' })],
-    ['asset', await make('asset', users.owner, { title: 'Private notes', visibility: 'private' })],
-    ['skill', await make('skill', users.editor, { name: 'Competitor digest', visibility: 'workspace' })],
-    ['conversation', await make('conversation', users.editor, { title: 'Draft captions', projectId: launch })],
-    ['conversation', await make('conversation', users.owner, { title: 'Archive Q&A', projectId: archive })],
-    ['project', archive],
-  ];
-  for (const [kind, id] of toDelete) {
-    await softDeleteResource(kind, id, users.owner, daysAgo(3));
-    deleted[kind].push(id);
+  for (const resource of DEMO_RESOURCES) {
+    const { project, ...fields } = resource.fields;
+    const record = buildResource(resource.kind, {
+      orgId,
+      by: users[resource.by],
+      ...fields,
+      ...(project ? { projectId: idOf({ kind: 'project', name: project }) } : {}),
+    });
+    await createResource(resource.kind, { ...record, id: idOf(resource) });
   }
-  return { orgId, users, deleted, live };
+  for (const resource of DEMO_RESOURCES.filter((each) => each.deleted).reverse()) {
+    await softDeleteResource(resource.kind, idOf(resource), users.owner, daysAgo(3));
+  }
+  return { orgId, users, seeded: true, ...(await demoResourcesNow()) };
 }

@@ -1,8 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
+import { badRequest, headersTooLarge, type ServiceError } from '../errors.ts';
+import { errorBody } from '../http/error-mapper.ts';
+import { API_VERSION } from '../http/request-context.ts';
 import type { HttpEvent, HttpResult } from '../http/types.ts';
 import { matchRoute, routeKey, routes } from '../routes.ts';
 import { buildHttpEvent, localContext } from './apigw-event.ts';
+import { invoke } from './invocations.ts';
 
 export type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
@@ -16,6 +22,92 @@ export async function loadHandlers(): Promise<Map<string, LambdaHandler>> {
   return handlers;
 }
 
+/** API Gateway HTTP API quota: "total combined size of request line and header values". */
+export const HEADER_LIMIT_BYTES = 10_240;
+/**
+ * Node's own parser limit, above API Gateway's so that most oversize requests are parsed and
+ * measured like API Gateway measures them; beyond it Node refuses them (clientError, below).
+ */
+const PARSER_HEADER_LIMIT_BYTES = 64 * 1024;
+
+/** Request line plus header values, as API Gateway counts them. */
+function headerBytes(request: IncomingMessage): number {
+  let total = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
+  for (let i = 1; i < request.rawHeaders.length; i += 2) total += Buffer.byteLength(request.rawHeaders[i]!);
+  return total;
+}
+
+/**
+ * The path and query of a request target: origin form (`/path?query`) or absolute form
+ * (`http://host/path`, which proxies send). Anything else API Gateway cannot route.
+ */
+function parseTarget(target: string): URL | ServiceError {
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+  if (!absolute && !target.startsWith('/')) return badRequest('the request target must be a path starting with /');
+  try {
+    // A fixed origin, so that `//host/path` stays a path, as it is for API Gateway.
+    return new URL(absolute ? target : `http://local${target}`);
+  } catch {
+    return badRequest('the request target is not a valid URL');
+  }
+}
+
+/**
+ * API Gateway joins a header sent more than once with commas (payload 2.0). Node would keep only
+ * the first Authorization, so a valid token followed by garbage would pass here and fail there.
+ */
+function joinedHeaders(request: IncomingMessage): Record<string, string> {
+  return Object.fromEntries(Object.entries(request.headersDistinct).map(([name, values]) => [name, (values ?? []).join(',')]));
+}
+
+const errorHeaders = (requestId: string) => ({
+  'Content-Type': 'application/json',
+  'x-request-id': requestId,
+  'Endless-Api-Version': API_VERSION,
+});
+
+function answerError(response: ServerResponse, error: ServiceError): void {
+  const requestId = randomUUID();
+  response.writeHead(error.status, errorHeaders(requestId)).end(JSON.stringify(errorBody(error, requestId)));
+}
+
+/** Writes an error answer on a socket Node does not answer through a ServerResponse, and closes it. */
+function answerOnSocket(socket: Duplex, error: ServiceError): void {
+  const requestId = randomUUID();
+  const body = JSON.stringify(errorBody(error, requestId));
+  const headers = { ...errorHeaders(requestId), 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
+  const head = [`HTTP/1.1 ${error.status} ${error.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`];
+  for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
+  // Read what the client still sends: closing on unread input would reset the connection and
+  // could discard the answer before the client reads it.
+  socket.resume();
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * What Node's HTTP parser refuses (an invalid method or target, headers over its limit) never
+ * becomes a request: answer it here in the documented error shape, as API Gateway answers
+ * before any function runs, instead of Node's empty 400 or a reset connection.
+ */
+function answerParseError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // A client gone, or one too slow to send its request (Node's request timeout): no one to answer.
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  answerOnSocket(
+    socket,
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? headersTooLarge(HEADER_LIMIT_BYTES)
+      : error.code === 'HPE_INVALID_URL'
+        ? badRequest('the request target must be a path starting with /')
+        : error.code === 'HPE_INVALID_METHOD'
+          ? badRequest('the request method is not valid')
+          : badRequest('the request is not valid HTTP/1.1'),
+  );
+}
+
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -24,32 +116,37 @@ async function readBody(request: IncomingMessage): Promise<string> {
 
 /**
  * A small stand-in for API Gateway: matches the route table, builds a payload 2.0 event,
- * invokes the real handler and writes its result. Also serves the local JWKS.
+ * invokes the real handler and writes its result. Also serves the local JWKS. `handlers` may
+ * still be loading: the server can listen (and a busy port show) before the stack is ready;
+ * requests that arrive meanwhile wait.
  */
-export function createLocalServer(handlers: Map<string, LambdaHandler>, options: { jwks?: unknown } = {}): Server {
-  return createServer(async (request: IncomingMessage, response: ServerResponse) => {
+export function createLocalServer(
+  handlers: Map<string, LambdaHandler> | Promise<Map<string, LambdaHandler>>,
+  options: { jwks?: unknown } = {},
+): Server {
+  const server = createServer({ maxHeaderSize: PARSER_HEADER_LIMIT_BYTES }, async (request: IncomingMessage, response: ServerResponse) => {
     try {
-      const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+      const url = parseTarget(request.url ?? '');
+      if (!(url instanceof URL)) return answerError(response, url);
+      if (headerBytes(request) > HEADER_LIMIT_BYTES) return answerError(response, headersTooLarge(HEADER_LIMIT_BYTES));
       if (options.jwks && request.method === 'GET' && url.pathname === '/.well-known/jwks.json') {
         response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(options.jwks));
         return;
       }
       const method = request.method ?? 'GET';
       const { route, pathParameters } = matchRoute(method, url.pathname);
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-      }
       const event = buildHttpEvent({
         method,
         path: url.pathname,
         routeKey: routeKey(route),
         rawQueryString: url.search.slice(1),
-        headers,
+        headers: joinedHeaders(request),
         body: await readBody(request),
         ...(pathParameters ? { pathParameters } : {}),
       });
-      const result = await handlers.get(route.name)!(event, localContext(route.name));
+      const handler = (await handlers).get(route.name)!;
+      const context = localContext(route.name);
+      const result = await invoke(context.awsRequestId, () => handler(event, context));
       const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
       response.writeHead(result.statusCode ?? 200, outHeaders).end(result.body ?? '');
     } catch (error) {
@@ -58,4 +155,10 @@ export function createLocalServer(handlers: Map<string, LambdaHandler>, options:
       response.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
     }
   });
+  server.on('clientError', answerParseError);
+  // Node hands these over as raw sockets (and without a listener drops or stalls them); an HTTP
+  // API has no tunnels and no WebSocket upgrades.
+  server.on('connect', (_request, socket: Duplex) => answerOnSocket(socket, badRequest('the request method is not supported')));
+  server.on('upgrade', (_request, socket: Duplex) => answerOnSocket(socket, badRequest('protocol upgrades are not supported')));
+  return server;
 }

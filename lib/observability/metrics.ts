@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { serviceName } from '../config.ts';
 
 /**
  * CloudWatch metrics in Embedded Metric Format: written to the function's log as JSON and
@@ -14,7 +15,7 @@ if (process.env.POWERTOOLS_METRICS_DISABLED === undefined && !process.env.AWS_LA
 
 export const metrics = new Metrics({
   namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'WorkspaceService',
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'workspace-service',
+  serviceName: serviceName(),
 });
 
 /**

@@ -1,5 +1,6 @@
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { MiddlewareObj } from '@middy/core';
+import { serviceName } from '../config.ts';
 
 /**
  * Powertools Tracer is a build-time choice, because its X-Ray SDK costs every cold start
@@ -14,9 +15,7 @@ const powertools =
     ? await Promise.all([import('@aws-lambda-powertools/tracer'), import('@aws-lambda-powertools/tracer/middleware')])
     : undefined;
 
-const tracer: Tracer | undefined = powertools
-  ? new powertools[0].Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'workspace-service' })
-  : undefined;
+const tracer: Tracer | undefined = powertools ? new powertools[0].Tracer({ serviceName: serviceName() }) : undefined;
 
 /** The handler's subsegment (cold start, errors); responses are not recorded: they carry customer data. */
 export const tracingMiddleware = (): MiddlewareObj[] =>

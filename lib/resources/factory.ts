@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AnyRecord, ResourceKind, SkillSource, Visibility } from './model.ts';
+import type { ResourceKind } from '../model.ts';
+import type { AnyRecord, SkillSource, Visibility } from './model.ts';
 
 export interface NewResource {
   orgId: string;

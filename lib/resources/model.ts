@@ -2,11 +2,7 @@
  * The four restorable resource kinds, as stored and as returned. A stored record holds every
  * API field except `workspace_role`, which depends on who asks (see presentResource).
  */
-import type { ResourceKind } from '../db/keys.ts';
-import type { Role } from '../db/memberships.ts';
-
-export type { ResourceKind };
-export const RESOURCE_KINDS: ResourceKind[] = ['asset', 'skill', 'conversation', 'project'];
+import type { ResourceKind, Role } from '../model.ts';
 
 export const VISIBILITIES = ['private', 'workspace', 'public'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];

@@ -3,21 +3,14 @@
  * project). Two sequential DynamoDB round trips: the resource and the caller's memberships are
  * read together (alongside the rate-limit counter), then one conditional write or transaction.
  */
-import * as z from 'zod/mini';
 import { config } from '../config.ts';
-import type { Membership, Role } from '../db/memberships.ts';
+import type { Membership } from '../db/memberships.ts';
 import { listMembershipsOfUser } from '../db/memberships.ts';
 import { getResource, restoreResourceWrite } from '../db/resources.ts';
-import { ApiError, forbidden, notFound } from '../errors.ts';
-import { uuidParam } from '../http/params.ts';
+import { internalError, mayNotRestore, notFound } from '../errors.ts';
 import { logger } from '../log.ts';
-import { type AnyRecord, type RecordOf, type ResourceKind, workspaceRole } from './model.ts';
-
-/** A resource id in a path: a UUID, in any case (ids are stored lower-case). */
-export const resourceIdParam = z.pipe(
-  uuidParam,
-  z.transform((id: string) => id.toLowerCase()),
-);
+import type { Caller, ResourceKind, Role } from '../model.ts';
+import { type AnyRecord, type RecordOf, workspaceRole } from './model.ts';
 
 /** What the caller may do with a resource, decided from the stored item alone. */
 export type Access = { allowed: true; role: Role } | { allowed: false; status: 403 | 404 };
@@ -68,33 +61,28 @@ export interface Restored<K extends ResourceKind> {
 }
 
 /**
- * Restores resource `id` of `kind` for `userId`. `firstReads` wraps the first wave of reads
- * (the handler passes alongsideRateLimit, so a 429 still ranks first).
+ * Restores resource `id` of `kind` for `caller`.
  *
  * A resource that is not deleted is returned unchanged (retries are safe). When the write
  * finds the item changed since it was read (a concurrent restore, a new deletion), the checks
  * run again on the state the failed write returned, without another read: concurrent restores
  * all answer 200 with the state the winner wrote.
  */
-export async function restoreResource<K extends ResourceKind>(
-  kind: K,
-  id: string,
-  userId: string,
-  firstReads: <T>(reads: Promise<T>) => Promise<T> = (reads) => reads,
-): Promise<Restored<K>> {
-  const [read, memberships] = await firstReads(Promise.all([getResource(kind, id), listMembershipsOfUser(userId)]));
+export async function restoreResource<K extends ResourceKind>(kind: K, id: string, caller: Caller): Promise<Restored<K>> {
+  const { userId } = caller;
+  const [read, memberships] = await Promise.all([getResource(kind, id), listMembershipsOfUser(userId)]);
   // The organization is known only now: on this request's later log lines, its `request` line included.
   if (read?.organization_id) logger.appendKeys({ organization_id: read.organization_id });
   let record: RecordOf[K] | null = read;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
     const now = new Date();
     const access = restoreAccess(kind, record, userId, memberships, now);
-    if (!access.allowed) throw access.status === 404 ? notFound() : forbidden('viewers cannot restore resources; an editor or owner can');
+    if (!access.allowed) throw access.status === 404 ? notFound() : mayNotRestore();
     if (!record!.deleted_at) return { record: record!, role: access.role };
     const write = await restoreResourceWrite(kind, record!, now);
     if (write.outcome === 'restored') return { record: write.record, role: access.role };
     if (write.outcome === 'stale') record = write.current;
     else await pause(attempt);
   }
-  throw new ApiError(500, 'internal_error', 'the resource is being changed by other requests; retry with backoff');
+  throw internalError('the resource is being changed by other requests; retry with backoff');
 }

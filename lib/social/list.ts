@@ -1,24 +1,25 @@
 import { socialConfig } from '../config.ts';
-import { notAMember } from '../db/credits.ts';
 import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
-import { alongsideRateLimit } from '../http/rate-limit.ts';
-import type { ServiceContext } from '../http/types.ts';
-import { descriptorsOfNetworks, type OperationDescriptor } from './catalog/descriptors.ts';
+import { notAMember } from '../errors.ts';
+import type { Caller } from '../model.ts';
+import { allDescriptors, type OperationDescriptor } from './catalog/descriptors.ts';
+import { isEnabled } from './enabled.ts';
 import { serves } from './providers/served.ts';
 
 /**
  * The operations this organization can run: those of its enabled networks (and the
  * cross-network ones) that the configured provider serves, in catalog order. Any member may
- * list; one round trip (organization and membership read alongside the rate-limit counter).
+ * list; one round trip (organization and membership, read together).
  */
-export async function listSocialOperations(context: ServiceContext, orgId: string): Promise<{ operations: OperationDescriptor[] }> {
-  const [org, membership] = await alongsideRateLimit(
-    context,
-    Promise.all([getOrganization(orgId), getMembership(orgId, context.caller.userId)]),
-  );
+export async function listSocialOperations(caller: Caller, orgId: string): Promise<{ operations: OperationDescriptor[] }> {
+  const [org, membership] = await Promise.all([getOrganization(orgId), getMembership(orgId, caller.userId)]);
   if (!org || !membership) throw notAMember();
   // Not socialProvider(): the listing needs only the served names, not a provider's code.
   const provider = socialConfig().provider;
-  return { operations: descriptorsOfNetworks(org.networks).filter((operation) => serves(provider, operation.name)) };
+  // The descriptors generated at build time, not the catalog's definitions: this function
+  // bundles no zod schema (docs/social-operations.md, "Descriptors are generated at build time").
+  return {
+    operations: [...allDescriptors().values()].filter((operation) => isEnabled(operation, org.networks, (name) => serves(provider, name))),
+  };
 }

@@ -3,7 +3,7 @@
  * "https://www.youtube.com/@Nike", "r/aws", "linkedin.com/company/microsoft", … Pure and local:
  * no upstream is needed to say which network and account a mention points to.
  */
-import type { Network } from '../db/organizations.ts';
+import { NETWORKS, type Network } from '../model.ts';
 
 export type MentionKind = 'user' | 'company' | 'page' | 'channel' | 'subreddit' | 'group';
 
@@ -42,6 +42,35 @@ const bare = (network: Network, raw: string): MentionReference => {
   return { network, kind: KIND_OF_BARE[network], handle, url: PROFILE_URL[network](handle) };
 };
 
+/** What a handle may be once decoded: letters, digits, `.`, `_`, `-` (no `/`, `%`, spaces or controls). */
+const HANDLE = /^[\p{L}\p{N}._-]{1,100}$/u;
+
+/**
+ * A path segment as a handle: percent-decoded, without a leading `@`, or null when it cannot
+ * be decoded (`%`, `%E0%A4`) or is not a handle once decoded. A mention that names no valid
+ * handle resolves to no match; it never reaches the output as garbage (or as a 500).
+ */
+function handleOf(segment: string): string | null {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+  const handle = decoded.replace(/^@/, '');
+  return HANDLE.test(handle) ? handle : null;
+}
+
+const kindOf = (network: Network, kind: MentionKind, segment: string, url: (handle: string) => string): MentionReference | null => {
+  const handle = handleOf(segment);
+  return handle === null ? null : { network, kind, handle, url: url(handle) };
+};
+
+const bareOf = (network: Network, segment: string): MentionReference | null => {
+  const handle = handleOf(segment);
+  return handle === null ? null : bare(network, handle);
+};
+
 function fromUrl(text: string): MentionReference | null {
   let url: URL;
   try {
@@ -52,38 +81,33 @@ function fromUrl(text: string): MentionReference | null {
   const host = url.hostname.toLowerCase().replace(/^(www|m|mobile)\./, '');
   const segments = url.pathname.split('/').filter(Boolean);
   const [first = '', second = ''] = segments;
-  const name = (value: string) => decodeURIComponent(value).replace(/^@/, '');
   if (!first) return null;
   switch (host) {
     case 'instagram.com':
-      return bare('instagram', name(first));
+      return bareOf('instagram', first);
     case 'tiktok.com':
-      return first.startsWith('@') ? bare('tiktok', name(first)) : null;
+      return first.startsWith('@') ? bareOf('tiktok', first) : null;
     case 'youtube.com':
-      if (first.startsWith('@')) return bare('youtube', name(first));
+      if (first.startsWith('@')) return bareOf('youtube', first);
       if ((first === 'channel' || first === 'c' || first === 'user') && second) {
-        return { network: 'youtube', kind: 'channel', handle: second, url: `https://www.youtube.com/${first}/${second}` };
+        return kindOf('youtube', 'channel', second, (handle) => `https://www.youtube.com/${first}/${handle}`);
       }
       return null;
     case 'x.com':
     case 'twitter.com':
-      return bare('x', name(first));
+      return bareOf('x', first);
     case 'facebook.com':
     case 'fb.com':
-      if (first === 'groups' && second) {
-        return { network: 'facebook', kind: 'group', handle: second, url: `https://www.facebook.com/groups/${second}` };
-      }
-      return bare('facebook', name(first));
+      if (first === 'groups' && second) return kindOf('facebook', 'group', second, (handle) => `https://www.facebook.com/groups/${handle}`);
+      return bareOf('facebook', first);
     case 'linkedin.com':
       if (first === 'company' && second) {
-        return { network: 'linkedin', kind: 'company', handle: second, url: `https://www.linkedin.com/company/${second}` };
+        return kindOf('linkedin', 'company', second, (handle) => `https://www.linkedin.com/company/${handle}`);
       }
-      return first === 'in' && second ? bare('linkedin', second) : null;
+      return first === 'in' && second ? bareOf('linkedin', second) : null;
     case 'reddit.com':
-      if (first === 'r' && second) {
-        return { network: 'reddit', kind: 'subreddit', handle: second, url: `https://www.reddit.com/r/${second}` };
-      }
-      return (first === 'u' || first === 'user') && second ? bare('reddit', second) : null;
+      if (first === 'r' && second) return kindOf('reddit', 'subreddit', second, (handle) => `https://www.reddit.com/r/${handle}`);
+      return (first === 'u' || first === 'user') && second ? bareOf('reddit', second) : null;
     default:
       return null;
   }
@@ -113,6 +137,6 @@ export function parseMention(mention: string, hint?: Network): ParsedMention {
   const handle = /^@?([A-Za-z0-9._-]{1,100})$/.exec(text)?.[1];
   if (!handle) return { match: null, candidates: [] };
   if (hint) return { match: bare(hint, handle), candidates: [] };
-  const networks: Network[] = ['instagram', 'tiktok', 'x', 'youtube', 'facebook', 'linkedin', 'reddit'];
+  const networks = NETWORKS;
   return { match: null, candidates: networks.map((network) => bare(network, handle)) };
 }

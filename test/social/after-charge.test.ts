@@ -34,7 +34,7 @@ function failCommands(matches: (commandName: string) => boolean) {
 
 describe('after the charge', () => {
   it('a function close to its own timeout cuts the provider call short and still refunds before it ends', async () => {
-    // Prepare: 3.5 s left in the invocation; the provider never answers (PROVIDER_TIMEOUT_MS is 20 s).
+    // Prepare: 3.5 s left in the invocation; the provider never answers (PROVIDER_TIMEOUT_MS is 10 s by default).
     const { orgId, users } = await workspace({ credits: 5 });
     const deadline = Date.now() + 3_500;
     const nearTimeout: typeof handler = ((event: unknown, context: object) =>

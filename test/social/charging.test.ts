@@ -112,7 +112,7 @@ describe('charging under concurrency (DynamoDB Local)', () => {
       operation: 'instagram_profile',
       network: 'instagram',
       cost: 1,
-      basis: { credits: 10, orgLimit: 5, memberLimit: null },
+      limits: { org: 5, member: null },
       now: new Date('2025-01-31T23:59:59.900Z'),
     });
     expect(await refundCharge(charge, 'the upstream call failed', new Date('2025-02-01T00:00:00.100Z'))).toBe(true);

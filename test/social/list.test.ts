@@ -113,9 +113,9 @@ describe('GET /social/operations', () => {
 
   it('serves the descriptors computed once, on first use, not per request', async () => {
     const { orgId, users } = await workspace({ networks: ['x'] });
-    const context = { caller: { userId: users.viewer }, rateLimit: undefined } as Parameters<typeof listSocialOperations>[0];
-    const first = await listSocialOperations(context, orgId);
-    const second = await listSocialOperations(context, orgId);
+    const caller = { userId: users.viewer };
+    const first = await listSocialOperations(caller, orgId);
+    const second = await listSocialOperations(caller, orgId);
     expect(first.operations[0]).toBe(descriptors().get('x_search'));
     expect(second.operations[0]).toBe(first.operations[0]);
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { putMembership, type Role } from '../../lib/db/memberships.ts';
-import { createOrganization, type Network } from '../../lib/db/organizations.ts';
+import { putMembership } from '../../lib/db/memberships.ts';
+import { createOrganization } from '../../lib/db/organizations.ts';
+import type { Network, Role } from '../../lib/model.ts';
 
 export const uniqueId = (prefix: string) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 

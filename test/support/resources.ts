@@ -2,10 +2,10 @@ import { handler as restoreAsset } from '../../functions/restore-asset.ts';
 import { handler as restoreConversation } from '../../functions/restore-conversation.ts';
 import { handler as restoreProject } from '../../functions/restore-project.ts';
 import { handler as restoreSkill } from '../../functions/restore-skill.ts';
-import type { Role } from '../../lib/db/memberships.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
+import type { ResourceKind, Role } from '../../lib/model.ts';
 import { buildResource, type NewResource } from '../../lib/resources/factory.ts';
-import { type AnyRecord, presentResource, type RecordOf, type ResourceKind } from '../../lib/resources/model.ts';
+import { type AnyRecord, presentResource, type RecordOf } from '../../lib/resources/model.ts';
 import { call } from './http.ts';
 import { tokenFor } from './tokens.ts';
 

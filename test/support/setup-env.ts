@@ -22,6 +22,9 @@ Object.assign(process.env, {
   JWT_AUDIENCE: TEST_AUDIENCE,
   JWT_JWKS_URI: inject('jwksUri'),
   LOG_LEVEL: 'silent',
+  // Generous, so that a busy machine's DynamoDB Local cannot fail a test by timing out; the
+  // bound itself is tested with a short one (test/hung-database.test.ts).
+  DYNAMODB_CALL_TIMEOUT_MS: '30000',
 });
 
 const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });

@@ -32,7 +32,3 @@ export function allDescriptors(): ReadonlyMap<string, OperationDescriptor> {
   }
   return all;
 }
-
-/** The descriptors of the operations of these networks and of the cross-network ones, in catalog order. */
-export const descriptorsOfNetworks = (networks: readonly string[]): OperationDescriptor[] =>
-  [...allDescriptors().values()].filter((descriptor) => descriptor.network === undefined || networks.includes(descriptor.network));

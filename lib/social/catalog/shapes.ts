@@ -9,7 +9,7 @@
  */
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import type { Network } from '../../db/organizations.ts';
+import type { Network } from '../../model.ts';
 
 export type { Network };
 

@@ -4,7 +4,7 @@
  * our caller refunds and the client decides whether to retry). The run's AbortSignal enforces
  * the timeout on the socket as well.
  */
-import type { Network } from '../../db/organizations.ts';
+import type { Network } from '../../model.ts';
 import { parseMention } from '../mention.ts';
 import { MAPPINGS, verificationFor } from './scrapecreators.ts';
 import { serves } from './served.ts';

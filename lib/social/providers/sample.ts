@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { Network } from '../../db/organizations.ts';
+import type { Network } from '../../model.ts';
 import type { OperationDefinition } from '../catalog/shapes.ts';
 import { PROFILE_URL, parseMention } from '../mention.ts';
 import { serves } from './served.ts';

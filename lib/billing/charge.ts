@@ -1,0 +1,82 @@
+/**
+ * Charging a run: the domain side of lib/db/credits.ts. Refuses from what was read when it can
+ * (no transaction spent on a certain 402), sends the charge, and turns a cancelled charge into
+ * the caller's answer with the same rules (lib/billing/charge-rules.ts).
+ */
+
+import type { TransactItem } from '../db/client.ts';
+import { type Charge, ChargeCancelled, chargeOperation } from '../db/credits.ts';
+import { insufficientCredits, spendingLimitExceeded } from '../errors.ts';
+import { accessRefusal, type ChargeAsk, creditRefusal, type Payer } from './charge-rules.ts';
+
+export type { Charge } from '../db/credits.ts';
+
+/** The charge found state other than what was read (a limit changed): read again and decide afresh. */
+export class StaleRead extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'StaleRead';
+  }
+}
+
+/** The Idempotency-Key was claimed by a concurrent request: read again (a replay or a 409 follows). */
+export class KeyClaimed extends StaleRead {}
+
+export interface RunCharge extends ChargeAsk {
+  orgId: string;
+  userId: string;
+  now: Date;
+  /** The Idempotency-Key claim, taken in the same transaction as the charge. */
+  claim?: TransactItem;
+}
+
+const orgOf = (item: Record<string, unknown>): Payer['org'] => ({
+  credits: Number(item.credits ?? 0),
+  // A string set unmarshalls to a Set, a list to an array.
+  networks: Array.from((item.networks as Iterable<string> | undefined) ?? []),
+  spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
+});
+
+const memberOf = (item: Record<string, unknown>): Payer['member'] => ({
+  role: String(item.role ?? ''),
+  spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
+});
+
+/**
+ * Why a charge was cancelled, in the documented order of checks: 403 (membership, role,
+ * network) → 409 (the idempotency claim) → 402 (balance, then limits). A condition that failed
+ * only because a limit changed since it was read → StaleRead. Pure.
+ */
+export function refusalOf(found: ChargeCancelled['found'], payer: Payer, ask: ChargeAsk): Error {
+  const org = found.org === undefined ? payer.org : found.org && orgOf(found.org);
+  const member = found.member === undefined ? payer.member : found.member && memberOf(found.member);
+  const access = accessRefusal(org, member, ask);
+  if (access) return access;
+  if (found.claimTaken) return new KeyClaimed('the Idempotency-Key was claimed concurrently');
+  if (found.org !== undefined && org!.credits < ask.cost) return insufficientCredits(ask.cost);
+  if (found.org !== undefined || found.member !== undefined) return new StaleRead('a spending limit changed since it was read');
+  if (found.orgSpendOverLimit) return spendingLimitExceeded('organization');
+  if (found.memberSpendOverLimit) return spendingLimitExceeded('member');
+  return new StaleRead('the charge was cancelled for no reason it names');
+}
+
+/** Charges one run for `payer` (as read), or throws a 403/402 ServiceError, StaleRead or KeyClaimed. */
+export async function chargeRun(payer: Payer, request: RunCharge): Promise<Charge> {
+  const refused = creditRefusal(payer, request.cost);
+  if (refused) throw refused;
+  try {
+    return await chargeOperation({
+      orgId: request.orgId,
+      userId: request.userId,
+      operation: request.operation,
+      network: request.network,
+      cost: request.cost,
+      limits: { org: payer.org.spending_limit, member: payer.member.spending_limit },
+      now: request.now,
+      ...(request.claim ? { claim: request.claim } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ChargeCancelled) throw refusalOf(error.found, payer, request);
+    throw error;
+  }
+}

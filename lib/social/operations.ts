@@ -1,0 +1,21 @@
+/**
+ * Finding and validating an operation, and whether an organization may run it: shared by the
+ * listing, the run path and the MCP tools, so that what is listed is exactly what runs.
+ */
+import { issuesOf, notFound, validationFailed } from '../errors.ts';
+import { CATALOG, type OperationDefinition } from './catalog/index.ts';
+
+export { isEnabled } from './enabled.ts';
+
+export function findOperation(name: string): OperationDefinition {
+  const operation = CATALOG.get(name);
+  if (!operation) throw notFound();
+  return operation;
+}
+
+/** The operation's input, validated and with its defaults applied; 400 naming each bad field otherwise. */
+export function validateOperationInput(operation: OperationDefinition, body: unknown): Record<string, unknown> {
+  const parsed = operation.input.safeParse(body);
+  if (!parsed.success) throw validationFailed(issuesOf('body', parsed.error, body));
+  return parsed.data as Record<string, unknown>;
+}

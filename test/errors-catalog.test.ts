@@ -1,0 +1,112 @@
+/**
+ * The error catalog is the one place a code gets its status. It must hold every code DESIGN.md
+ * lists under the status DESIGN.md gives it, and docs/api-conventions.md must show it as it is.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as errors from '../lib/errors.ts';
+import { ERROR_CATALOG, ServiceError } from '../lib/errors.ts';
+import { errorBody, errorHeaders } from '../lib/http/error-mapper.ts';
+import { errorCatalogTable } from '../scripts/error-catalog-table.ts';
+
+/** DESIGN.md, "Error body": the codes, by status (copied here: CI has only this repository). */
+const DESIGN_CODES: Record<number, string[]> = {
+  400: ['validation_failed', 'invalid_json', 'unsupported_api_version'],
+  401: ['unauthenticated'],
+  402: ['insufficient_credits', 'spending_limit_exceeded'],
+  403: ['forbidden', 'operation_not_enabled'],
+  404: ['not_found', 'route_not_found'],
+  409: ['slug_taken', 'name_taken', 'parent_deleted', 'idempotency_key_reused'],
+  429: ['rate_limited'],
+  500: ['internal_error', 'upstream_failed'],
+};
+
+/** Codes beyond DESIGN.md, each for an answer DESIGN.md does not cover (see docs/api-conventions.md). */
+const ADDED_CODES: Record<string, number> = {
+  // The local server's edges, where API Gateway answers on its own when deployed.
+  bad_request: 400,
+  headers_too_large: 431,
+};
+
+describe('the error catalog', () => {
+  it.each(
+    Object.entries(DESIGN_CODES).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)] as const)),
+  )('holds %s with status %i', (code, status) => {
+    expect(ERROR_CATALOG[code as errors.ErrorCode]?.status).toBe(status);
+  });
+
+  it('holds no code but those DESIGN.md lists and the documented additions', () => {
+    expect(Object.keys(ERROR_CATALOG).sort()).toEqual([...Object.values(DESIGN_CODES).flat(), ...Object.keys(ADDED_CODES)].sort());
+    for (const [code, status] of Object.entries(ADDED_CODES)) expect(ERROR_CATALOG[code as errors.ErrorCode].status).toBe(status);
+  });
+
+  it('is the table docs/api-conventions.md shows', () => {
+    const docs = readFileSync(resolve(import.meta.dirname, '../docs/api-conventions.md'), 'utf8');
+    const table = /<!-- error-catalog:start -->\n([\s\S]*?)\n<!-- error-catalog:end -->/.exec(docs)?.[1];
+    expect(table, 'regenerate with: npm run --silent docs:errors').toBe(errorCatalogTable());
+  });
+
+  it('gives every error made by a factory the status of its code', () => {
+    const made: ServiceError[] = [
+      errors.validationFailed([{ path: ['query', 'days'], code: 'too_big', message: 'must be at most 30' }]),
+      errors.invalidJson('must be a JSON document'),
+      errors.unsupportedApiVersion('no'),
+      errors.badRequest('no'),
+      errors.headersTooLarge(10_240),
+      errors.unauthenticated(true),
+      errors.insufficientCredits(2),
+      errors.spendingLimitExceeded('member'),
+      errors.notAMember(),
+      errors.mayNotRun(),
+      errors.mayNotRestore(),
+      errors.onlyOwnersListEvents(),
+      errors.operationNotEnabled('x_search'),
+      errors.notFound(),
+      errors.notFoundUpstream('no such account'),
+      errors.routeNotFound('GET', '/nope'),
+      errors.conflict('slug_taken', 'taken'),
+      errors.idempotencyKeyReused(),
+      errors.idempotencyKeyInProgress(),
+      errors.idempotencyResponseTooLarge(),
+      errors.rateLimited(3),
+      errors.internalError(),
+      errors.upstreamFailed(),
+      errors.upstreamFailedRefundPending(),
+    ];
+    for (const error of made) expect(error.status).toBe(ERROR_CATALOG[error.code].status);
+  });
+});
+
+describe('error bodies and headers (pure)', () => {
+  it('lists issues under data, with the first one as the message', () => {
+    const error = errors.validationFailed([
+      { path: ['query', 'days'], code: 'too_big', message: 'must be an integer from 1 to 30' },
+      { path: ['query', 'limit'], code: 'too_big', message: 'must be an integer from 1 to 100' },
+    ]);
+    expect(errorBody(error, 'req-1')).toEqual({
+      code: 'validation_failed',
+      message: 'query.days: must be an integer from 1 to 30',
+      data: { issues: error.details.issues },
+      request_id: 'req-1',
+    });
+  });
+
+  it('merges facts and issues into data, and leaves data out when there is neither', () => {
+    const withFacts = new ServiceError('insufficient_credits', 'too few', { data: { balance: 0, cost: 1 } });
+    expect(errorBody(withFacts, 'r')).toEqual({
+      code: 'insufficient_credits',
+      message: 'too few',
+      data: { balance: 0, cost: 1 },
+      request_id: 'r',
+    });
+    expect(errorBody(errors.notFound(), 'r')).toEqual({ code: 'not_found', message: 'no such resource', request_id: 'r' });
+  });
+
+  it('turns retryAfterSeconds into Retry-After and keeps protocol headers', () => {
+    expect(errorHeaders(errors.rateLimited(7))).toEqual({ 'Retry-After': '7' });
+    expect(errorHeaders(errors.idempotencyKeyInProgress())).toEqual({ 'Retry-After': '1' });
+    expect(errorHeaders(errors.unauthenticated(false))).toEqual({ 'WWW-Authenticate': 'Bearer' });
+    expect(errorHeaders(errors.notFound())).toEqual({});
+  });
+});

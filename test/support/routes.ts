@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import { type Route, routes } from '../../lib/routes.ts';
+import type { Handler } from './http.ts';
+
+/** The routes that need a token (all but the public ones), as `[name, route]` rows for `it.each`. */
+export const tokenRoutes = (): (readonly [string, Route])[] =>
+  routes.filter((route) => !route.public).map((route) => [route.name, route] as const);
+
+/** A request URL for `route` with every path parameter filled in: an organization, an operation, or a fresh UUID. */
+export function sampleUrl(route: Route, orgId: string): string {
+  const filled = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    name === 'organization_id' ? orgId : name === 'operation' ? 'instagram_profile' : randomUUID(),
+  );
+  return `${filled}?organization_id=${orgId}`;
+}
+
+/** The route's handler, imported as the local server and the stack do. */
+export const handlerOf = async (route: Route): Promise<Handler> =>
+  ((await import(new URL(`../../${route.entry}`, import.meta.url).href)) as { handler: Handler }).handler;
+
+/** A valid body for the route's sample request (the operation `sampleUrl` names takes a handle). */
+export const sampleBody = (route: Route): unknown => (route.path === '/social/{operation}' ? { handle: 'nike' } : {});
