@@ -4,6 +4,7 @@
  * Figures are for comparing changes on one machine, not absolute promises.
  */
 
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/db/create-table.ts';
@@ -29,6 +30,7 @@ async function main() {
       JWT_AUDIENCE: LOCAL_AUDIENCE,
       JWT_JWKS_URI: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/.well-known/jwks.json`,
       RATE_LIMIT_REQUESTS: String(ITERATIONS * 10),
+      CURSOR_SIGNING_KEY: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'silent',
     });
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
@@ -36,14 +38,14 @@ async function main() {
     admin.destroy();
 
     const { createOrganization, applyBillingEvent } = await import('../lib/db/organizations.ts');
-    const { putMembership } = await import('../lib/db/memberships.ts');
+    const { addMembership } = await import('../lib/db/memberships.ts');
     const { newBillingEvent } = await import('../lib/db/billing-events.ts');
     const { db } = await import('../lib/db/client.ts');
     const { buildHttpEvent, localContext } = await import('../lib/local/apigw-event.ts');
     const { handler } = await import('../functions/list-billing-events.ts');
 
     await createOrganization({ id: 'org_bench', credits: 0 });
-    await putMembership({ orgId: 'org_bench', userId: 'bench_owner', role: 'owner' });
+    await addMembership({ orgId: 'org_bench', userId: 'bench_owner', role: 'owner' });
     for (let i = 0; i < 200; i += 1) {
       await applyBillingEvent(
         'org_bench',

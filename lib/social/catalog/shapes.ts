@@ -13,10 +13,11 @@ import type { Network } from '../../model.ts';
 
 export type { Network };
 
-// The messages of issues without a message of ours (too_big, invalid_type, …) are part of the
-// 400 bodies of a run. Classic zod registered English (process-wide) on its first schema; zod/mini
-// registers no locale, and every message would be "Invalid input". Only English: `z.locales`
-// would bundle every locale.
+// Classic zod registered English (process-wide) on its first schema; zod/mini registers no
+// locale, and every default message would be "Invalid input". The 400 bodies reword zod's
+// defaults anyway (lib/issue-messages.ts), but the output issues logged when a provider breaks
+// an output schema (provider-call.ts) keep zod's own, which should say what was wrong. Only
+// English: `z.locales` would bundle every locale.
 z.config(en());
 
 /**
@@ -37,7 +38,7 @@ export const handle = (network: string) =>
     .check(
       z.minLength(1),
       z.maxLength(100),
-      z.regex(/^@?[A-Za-z0-9._-]{1,100}$/, `must be a ${network} handle (letters, digits, ".", "_" or "-", with or without "@")`),
+      z.regex(/^@?[A-Za-z0-9._-]{1,100}$/, `must be a handle on ${network} (letters, digits, ".", "_" or "-", with or without "@")`),
       z.describe(`${network} handle, with or without the leading "@"`),
     );
 
