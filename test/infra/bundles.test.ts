@@ -96,6 +96,17 @@ describe('ListSocialOperations', () => {
     expect(bundled.filter((input) => input.startsWith('lib/social/providers/'))).toEqual(['lib/social/providers/served.ts']);
     expect(bundled.filter((input) => input.includes('client-secrets-manager'))).toEqual([]);
   });
+
+  it('bundles the descriptors generated at build time, not the zod schemas of the catalog nor the JSON Schema generator', () => {
+    const bundled = inputs('ListSocialOperations');
+
+    expect(bundled.filter((input) => input.startsWith('lib/social/catalog/')).sort()).toEqual([
+      'lib/social/catalog/descriptors.packed.ts',
+      'lib/social/catalog/descriptors.ts',
+      'lib/social/catalog/names.ts',
+    ]);
+    expect(bundled.filter((input) => /zod\/v4\/(classic\/|core\/(to-json-schema|json-schema))/.test(input))).toEqual([]);
+  });
 });
 
 describe('with the Tracer asked for (`-c tracer=true`)', () => {
