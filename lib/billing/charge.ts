@@ -5,11 +5,10 @@
  */
 
 import type { TransactItem } from '../db/client.ts';
-import { type Charge, ChargeCancelled, chargeOperation } from '../db/credits.ts';
+import { ChargeCancelled, type ChargeRequest, chargeOperation } from '../db/credits.ts';
+import type { PendingRun } from '../db/pending-runs.ts';
 import { insufficientCredits, spendingLimitExceeded } from '../errors.ts';
 import { accessRefusal, type ChargeAsk, creditRefusal, type Payer } from './charge-rules.ts';
-
-export type { Charge } from '../db/credits.ts';
 
 /** The charge found state other than what was read (a limit changed): read again and decide afresh. */
 export class StaleRead extends Error {
@@ -28,6 +27,8 @@ export interface RunCharge extends ChargeAsk {
   now: Date;
   /** The Idempotency-Key claim, taken in the same transaction as the charge. */
   claim?: TransactItem;
+  /** The run paid for (recorded pending with the charge). */
+  run: ChargeRequest['run'];
 }
 
 const orgOf = (item: Record<string, unknown>): Payer['org'] => ({
@@ -61,7 +62,7 @@ export function refusalOf(found: ChargeCancelled['found'], payer: Payer, ask: Ch
 }
 
 /** Charges one run for `payer` (as read), or throws a 403/402 ServiceError, StaleRead or KeyClaimed. */
-export async function chargeRun(payer: Payer, request: RunCharge): Promise<Charge> {
+export async function chargeRun(payer: Payer, request: RunCharge): Promise<PendingRun> {
   const refused = creditRefusal(payer, request.cost);
   if (refused) throw refused;
   try {
@@ -73,6 +74,7 @@ export async function chargeRun(payer: Payer, request: RunCharge): Promise<Charg
       cost: request.cost,
       limits: { org: payer.org.spending_limit, member: payer.member.spending_limit },
       now: request.now,
+      run: request.run,
       ...(request.claim ? { claim: request.claim } : {}),
     });
   } catch (error) {

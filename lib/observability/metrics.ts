@@ -51,3 +51,14 @@ export const recordUpstreamLatency = (milliseconds: number): void =>
 
 /** `UpstreamFailures` (Count): a provider call that failed or returned output breaking its schema. */
 export const recordUpstreamFailure = (): void => single('UpstreamFailures', MetricUnit.Count, 1);
+
+/**
+ * One sweep of the charge sweeper: `SweptRefunds` (Count), runs it refunded (each a charge that
+ * would have been lost), and `PendingRunOverdueSeconds` (Seconds), how long past its due time
+ * the oldest run it could not refund is (0 when it left none). Both alarm (infra/sweeper.ts).
+ */
+export function recordSweep(refunded: number, overdueSeconds: number): void {
+  const record = metrics.singleMetric();
+  record.addMetric('SweptRefunds', MetricUnit.Count, refunded);
+  record.addMetric('PendingRunOverdueSeconds', MetricUnit.Seconds, overdueSeconds);
+}
