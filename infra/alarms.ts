@@ -7,7 +7,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 
-const PERIOD = Duration.minutes(5);
+export const PERIOD = Duration.minutes(5);
 
 export interface AlarmsProps {
   api: HttpApi;
@@ -101,7 +101,8 @@ export class Alarms extends Construct {
     });
   }
 
-  private add(
+  /** An alarm on the topic; by default it fires at or above the threshold, and missing data is fine. */
+  add(
     id: string,
     options: {
       metric: Metric | MathExpression;
@@ -109,6 +110,8 @@ export class Alarms extends Construct {
       evaluationPeriods: number;
       datapointsToAlarm?: number;
       description: string;
+      comparisonOperator?: ComparisonOperator;
+      treatMissingData?: TreatMissingData;
     },
   ): void {
     const alarm = new Alarm(this, id, {
@@ -116,8 +119,8 @@ export class Alarms extends Construct {
       threshold: options.threshold,
       evaluationPeriods: options.evaluationPeriods,
       ...(options.datapointsToAlarm ? { datapointsToAlarm: options.datapointsToAlarm } : {}),
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      comparisonOperator: options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: options.treatMissingData ?? TreatMissingData.NOT_BREACHING,
       alarmDescription: options.description,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));
