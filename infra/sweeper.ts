@@ -12,7 +12,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { SERVICE_NAME } from '../lib/config.ts';
+import { DEFAULTS, SERVICE_NAME } from '../lib/config.ts';
 import { SWEEP_INDEX } from '../lib/db/table.ts';
 import { type Alarms, PERIOD } from './alarms.ts';
 import { bundledFunction, functionRole } from './function.ts';
@@ -21,7 +21,7 @@ import { bundledFunction, functionRole } from './function.ts';
 export const SWEEPER_ENTRY = 'functions/sweep-charges.ts';
 
 /** How often the sweeper runs; a run is refunded at most this long after it became due. */
-export const SWEEP_INTERVAL = Duration.minutes(1);
+export const SWEEP_INTERVAL = Duration.seconds(DEFAULTS.sweepIntervalSeconds);
 /** Room for a long sweep (it stops starting refunds 10 s before this); runs may overlap safely. */
 export const SWEEPER_TIMEOUT = Duration.seconds(50);
 

@@ -16,6 +16,8 @@ export const DEFAULTS = {
   rateLimitWindowSeconds: 60,
   restoreWindowDays: 30,
   providerTimeoutMs: 10_000,
+  /** The charge sweeper's period: the deployed schedule, and `npm start`'s (SWEEP_INTERVAL_SECONDS). */
+  sweepIntervalSeconds: 60,
 } as const;
 
 function integer(name: string, fallback: number, min = 1): number {

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CHARGES_USAGE, chargesCommand, isChargesCommand } from './admin-charges.ts';
 import { useLocalTable } from './local-env.ts';
 
 class UsageError extends Error {}
@@ -22,7 +23,8 @@ const USAGE = `usage: npm run --silent admin -- <command> [options] [--table T -
          [--slug S] [--name N] [--title T] [--source custom|built-in|community]
   delete asset|skill|conversation|project ID --by USER [--at ISO-8601]
   archive project ID --by USER
-  get asset|skill|conversation|project ID`;
+  get asset|skill|conversation|project ID
+${CHARGES_USAGE}`;
 
 const OPTIONS = {
   id: { type: 'string' },
@@ -67,6 +69,12 @@ function integer(flags: Flags, name: keyof typeof OPTIONS, { min = 0 } = {}): nu
   if (raw === undefined) return undefined;
   if (!/^-?[0-9]+$/.test(raw) || Number(raw) < min) throw new UsageError(`--${name} must be an integer >= ${min}`);
   return Number(raw);
+}
+
+function instant(flags: Flags, name: keyof typeof OPTIONS): Date | undefined {
+  const raw = optional(flags, name);
+  if (raw !== undefined && Number.isNaN(Date.parse(raw))) throw new UsageError(`--${name} must be an ISO 8601 date-time`);
+  return raw === undefined ? undefined : new Date(raw);
 }
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T {
@@ -217,9 +225,7 @@ async function run(argv: string[]): Promise<unknown> {
     }
     case `delete ${sub}`: {
       const k = kind();
-      const at = optional(flags, 'at');
-      if (at !== undefined && Number.isNaN(Date.parse(at))) throw new UsageError('--at must be an ISO 8601 date-time');
-      return present(k, await resources.softDeleteResource(k, resourceId(), need(flags, 'by'), at ? new Date(at) : new Date()));
+      return present(k, await resources.softDeleteResource(k, resourceId(), need(flags, 'by'), instant(flags, 'at') ?? new Date()));
     }
     case 'archive project':
       return present('project', await resources.archiveProject(resourceId(), need(flags, 'by')));
@@ -229,6 +235,9 @@ async function run(argv: string[]): Promise<unknown> {
       if (!record) throw new Error(`${k} ${resourceId()} does not exist`);
       return present(k, record);
     }
+    case `charges ${sub}`:
+      if (!isChargesCommand(sub)) throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+      return chargesCommand(sub, { orgId: optional(flags, 'org'), now: instant(flags, 'at') });
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }

@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/db/create-table.ts';
+import { startChargeSweeper } from '../lib/local/charge-sweeper.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../lib/local/server.ts';
@@ -62,6 +63,8 @@ async function main() {
     listening.listen(port, '127.0.0.1', done);
   });
   server = listening;
+  // The deployed stack's scheduled sweeper, on an interval: refunds runs that can no longer finish.
+  startChargeSweeper();
 
   const tokens = Object.fromEntries(
     Object.entries(DEMO.users).map(([role, sub]) => [
