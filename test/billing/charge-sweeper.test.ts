@@ -46,7 +46,7 @@ async function lostCharge(orgId: string, userId: string, dueAgoMs = 1000): Promi
   });
 }
 
-const after = (run: PendingRun) => new Date(run.sweepAfterMs + 1);
+const dueTime = (run: PendingRun) => new Date(run.sweepAfterMs + 1);
 
 describe('pending runs', () => {
   it.each([
@@ -145,8 +145,8 @@ describe('the sweeper', () => {
 
     // Act: a sweep before the run is due, then sweeps after it.
     const early = await sweepPendingRuns();
-    const due = await sweepPendingRuns({ now: after(pending!) });
-    const again = await sweepPendingRuns({ now: after(pending!) });
+    const due = await sweepPendingRuns({ now: dueTime(pending!) });
+    const again = await sweepPendingRuns({ now: dueTime(pending!) });
 
     // Assess
     expect(early).toMatchObject({ refunded: 0, failed: 0 });
