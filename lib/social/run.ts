@@ -214,8 +214,11 @@ async function refundAfterFailure(run: HeldCharge, error: unknown): Promise<Erro
   logError('social operation failed upstream; refunding', error, { operation: run.operation });
   const outcome = await refundRun(run, notFoundUpstreamToo ? 'not found upstream' : 'the upstream call failed');
   if (outcome === 'failed') return upstreamFailedRefundPending();
-  // `gone`: this attempt outlived its deadline and the sweeper refunded the run, or a retry
-  // with the key took it over and settles it: either way nobody pays for this failure.
+  if (outcome === 'gone') {
+    // This attempt outlived its deadline and the sweeper refunded the run, or a retry with the
+    // key took it over and settles it: either way nobody pays for this failure.
+    logger.warn('the run to refund was no longer this attempt's', { charge: run.eventId });
+  }
   return notFoundUpstreamToo ? notFoundUpstream(error.message) : upstreamFailed();
 }
 
