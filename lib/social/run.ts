@@ -217,7 +217,7 @@ async function refundAfterFailure(run: HeldCharge, error: unknown): Promise<Erro
   if (outcome === 'gone') {
     // This attempt outlived its deadline and the sweeper refunded the run, or a retry with the
     // key took it over and settles it: either way nobody pays for this failure.
-    logger.warn('the run to refund was no longer this attempt's', { charge: run.eventId });
+    logger.warn('the run to refund is no longer held by this attempt', { charge: run.eventId });
   }
   return notFoundUpstreamToo ? notFoundUpstream(error.message) : upstreamFailed();
 }
