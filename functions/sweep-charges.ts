@@ -15,7 +15,7 @@ export const handler = async (_event: unknown, context: Context): Promise<{ refu
   const result = await sweepPendingRuns({ stopByMs: Date.now() + context.getRemainingTimeInMillis() - FINISH_RESERVE_MS });
   if (result.failed > 0) {
     logger.error('charge sweep: refunds failed', { ...result });
-    throw new Error(`${result.failed} pending charges could not be refunded; the next sweep tries again`);
+    throw new Error(`refunds failed: ${result.failed} (refunded ${result.refunded}); the next sweep tries again`);
   }
   logger.info('charge sweep', { ...result });
   return { refunded: result.refunded };

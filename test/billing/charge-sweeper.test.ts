@@ -217,6 +217,26 @@ describe('the sweeper', () => {
     ]);
   });
 
+  it('the scheduled function answers {refunded}, and fails (for its error alarm) when a refund cannot be written', async () => {
+    const { handler: sweep } = await import('../../functions/sweep-charges.ts');
+    const { orgId, users } = await workspace({ credits: 10 });
+    const context = { getRemainingTimeInMillis: () => 50_000 } as Parameters<typeof sweep>[1];
+    await lostCharge(orgId, users.editor);
+
+    const stop = failCommands((command) => command === 'TransactWriteItemsCommand');
+    let failing: unknown;
+    try {
+      failing = await sweep({}, context).catch((error: unknown) => error);
+    } finally {
+      stop();
+    }
+    const working = await sweep({}, context);
+
+    expect(failing).toEqual(new Error('refunds failed: 1 (refunded 0); the next sweep tries again'));
+    expect(working).toEqual({ refunded: 1 });
+    expect((await getOrganization(orgId))!.credits).toBe(10);
+  });
+
   it("npm start's interval sweeper sweeps at once and then on its period, until stopped", async () => {
     const { orgId, users } = await workspace({ credits: 10 });
     await lostCharge(orgId, users.editor);
