@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
 
@@ -125,3 +126,33 @@ export function cancellationReasons(error: unknown): CancellationReason[] | null
 /** The cancellation code of each transaction item, or null if `error` is not a cancellation. */
 export const cancellationCodes = (error: unknown): (string | undefined)[] | null =>
   cancellationReasons(error)?.map((reason) => reason.Code) ?? null;
+
+/** Attempts of a transaction that loses to concurrent ones (TransactionConflict). */
+export const MAX_ATTEMPTS = 8;
+
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
+
+/**
+ * Runs a transaction, retrying (with jitter) when it loses to a concurrent one. `onCancelled`
+ * turns the cancellation reasons into the error to throw at once (a refusal), or null.
+ */
+export async function transact(items: TransactItem[], onCancelled: (reasons: CancellationReason[]) => Error | null): Promise<void> {
+  // One token for all attempts: an SDK-level resend of a committed transaction is a no-op.
+  const token = randomUUID();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const refused = reasons ? onCancelled(reasons) : null;
+      if (refused) throw refused;
+      const conflict = reasons?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
+      if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
+      await pause(attempt);
+    }
+  }
+}
+
+/** Whether item `index` of a cancelled transaction failed its condition. */
+export const conditionFailed = (reasons: CancellationReason[], index: number): boolean => reasons[index]?.Code === 'ConditionalCheckFailed';
