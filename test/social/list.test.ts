@@ -7,7 +7,7 @@ const { handler } = await import('../../functions/list-social-operations.ts');
 const { listSocialOperations } = await import('../../lib/social/list.ts');
 const { uniqueId, workspace } = await import('../support/fixtures.ts');
 const { call, withoutRequestId } = await import('../support/http.ts');
-const { countRoundTrips } = await import('../support/round-trips.ts');
+const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 
 const listUrl = (orgId: string) => `/social/operations?organization_id=${orgId}`;

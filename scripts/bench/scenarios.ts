@@ -1,0 +1,230 @@
+/**
+ * One or more bench scenarios per route of lib/routes.ts: what state a request needs (prepared
+ * before anything is timed) and the request itself. The bench refuses to run while a route has
+ * none (see missingScenarios), so a new route cannot be left out.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { newBillingEvent } from '../../lib/db/billing-events.ts';
+import { tableName } from '../../lib/db/client.ts';
+import { resourceKey } from '../../lib/db/keys.ts';
+import { putMembership } from '../../lib/db/memberships.ts';
+import { applyBillingEvent, createOrganization } from '../../lib/db/organizations.ts';
+import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
+import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
+import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
+import type { ResourceKind, Role } from '../../lib/model.ts';
+import { buildResource } from '../../lib/resources/factory.ts';
+import type { ProjectRecord, RecordOf } from '../../lib/resources/model.ts';
+import { type Route, routeKey, routes } from '../../lib/routes.ts';
+import { substitute } from './floor.ts';
+import { forEachIndex } from './pool.ts';
+
+export interface BenchContext {
+  /** A valid bearer token for `userId`. */
+  tokenFor(userId: string): string;
+  /** The floor's bare client (scenarios use it to copy state for the floor). */
+  floor: DynamoDBDocumentClient;
+  /** The highest concurrency of the run: requests i and j run at the same time only if i ≠ j modulo this. */
+  slots: number;
+}
+
+export interface PreparedScenario {
+  /** The event of request `i` (built before it is timed). */
+  event(i: number): HttpEvent;
+  /** Values of request `i` to replace in its floor, when the floor needs its own state (a restore needs its own deleted copy). */
+  floorReplacements?(i: number): Record<string, string>;
+  /** Why `result` is not the expected answer, or undefined when it is. */
+  check(result: HttpResult): string | undefined;
+}
+
+export interface Scenario {
+  /** The route's name in lib/routes.ts. */
+  route: string;
+  /** The row's label. */
+  label: string;
+  /** Prepares the state of `count` requests (indexes 0 … count-1). */
+  prepare(context: BenchContext, count: number): Promise<PreparedScenario>;
+}
+
+const hex = () => randomBytes(6).toString('hex');
+
+const routeNamed = (name: string): Route => {
+  const route = routes.find((candidate) => candidate.name === name);
+  if (!route) throw new Error(`no route ${name} in lib/routes.ts`);
+  return route;
+};
+
+/** The event API Gateway sends for a request to `route`. */
+function request(
+  route: Route,
+  options: { path?: Record<string, string>; query?: string; token?: string; body?: unknown; method?: string; rawPath?: string } = {},
+): HttpEvent {
+  const path = options.rawPath ?? route.path.replace(/\{(\w+)\}/g, (_match, name: string) => options.path?.[name] ?? '');
+  return buildHttpEvent({
+    method: options.method ?? (route.method === 'ANY' ? 'POST' : route.method),
+    path,
+    routeKey: routeKey(route),
+    ...(options.query ? { rawQueryString: options.query } : {}),
+    headers: {
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(options.path ? { pathParameters: options.path } : {}),
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+  });
+}
+
+const status =
+  (expected: number) =>
+  (result: HttpResult): string | undefined =>
+    result.statusCode === expected ? undefined : `status ${result.statusCode} (expected ${expected}): ${String(result.body).slice(0, 300)}`;
+
+/** An organization with one member of `role` per slot (user `users[i % slots]` makes request i). */
+async function workspace(context: BenchContext, options: { role: Role; credits?: number }) {
+  const orgId = `org_bench_${hex()}`;
+  await createOrganization({ id: orgId, credits: options.credits ?? 0 });
+  const users = Array.from({ length: context.slots }, () => `user_bench_${hex()}`);
+  await forEachIndex(users.length, context.slots, (i) => putMembership({ orgId, userId: users[i]!, role: options.role }));
+  return { orgId, users, userOf: (i: number) => users[i % users.length]! };
+}
+
+/** One organization per slot, so that concurrent paid runs never touch the same balance (bench:hot does). */
+async function workspacePerSlot(context: BenchContext, role: Role) {
+  const slots = await Promise.all(
+    Array.from({ length: context.slots }, async () => {
+      const orgId = `org_bench_${hex()}`;
+      const userId = `user_bench_${hex()}`;
+      // Enough for every run of the route and of its floor (which charges again).
+      await createOrganization({ id: orgId, credits: 1_000_000 });
+      await putMembership({ orgId, userId, role });
+      return { orgId, userId };
+    }),
+  );
+  return (i: number) => slots[i % slots.length]!;
+}
+
+const listBillingEvents: Scenario = {
+  route: 'ListBillingEvents',
+  label: 'GET billing/events (100 of 100)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context, { role: 'owner' });
+    const hour = 3_600_000;
+    await forEachIndex(100, context.slots, (i) =>
+      applyBillingEvent(
+        orgId,
+        newBillingEvent({
+          type: 'credits.granted',
+          title: 'Bench',
+          description: 'bench',
+          amount: 1,
+          now: new Date(Date.now() - (i + 1) * hour),
+        }),
+      ),
+    );
+    const route = routeNamed('ListBillingEvents');
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId }, query: 'days=30&limit=100', token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
+  },
+};
+
+const listSocialOperations: Scenario = {
+  route: 'ListSocialOperations',
+  label: 'GET social/operations (all networks)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context, { role: 'viewer' });
+    const route = routeNamed('ListSocialOperations');
+    return { event: (i) => request(route, { query: `organization_id=${orgId}`, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+const runSocialOperation: Scenario = {
+  route: 'RunSocialOperation',
+  label: 'POST social/x_profile (sample provider)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const route = routeNamed('RunSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${slotOf(i).orgId}`,
+          token: context.tokenFor(slotOf(i).userId),
+          body: { handle: 'nasa' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
+const RESTORE_ROUTES: Record<ResourceKind, string> = {
+  asset: 'RestoreAsset',
+  skill: 'RestoreSkill',
+  conversation: 'RestoreConversation',
+  project: 'RestoreProject',
+};
+
+/**
+ * A restore needs a deleted resource per request, and the floor its own: the route's copy is
+ * made through the service's own create and delete, the floor's is the same item under
+ * another id (and slug or name, so that its claim is its own).
+ */
+const restore = (kind: ResourceKind): Scenario => ({
+  route: RESTORE_ROUTES[kind],
+  label: `POST ${kind}s/{id}/restore`,
+  async prepare(context, count) {
+    const { orgId, userOf } = await workspace(context, { role: 'owner' });
+    const project =
+      kind === 'conversation'
+        ? await createResource('project', buildResource('project', { orgId, by: userOf(0), slug: `bench${hex()}` }) as ProjectRecord)
+        : undefined;
+    const prepared: { id: string; replacements: Record<string, string> }[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      const unique = `bench${hex()}`;
+      const by = userOf(i);
+      const fields = { orgId, by, slug: unique, name: unique, title: unique, ...(project ? { projectId: project.id } : {}) };
+      const { id } = await createResource(kind, buildResource(kind, fields) as RecordOf[typeof kind]);
+      await softDeleteResource(kind, id, by);
+      const replacements = { [id]: randomUUID(), [unique]: `bench${hex()}` };
+      const stored = await context.floor.send(new GetCommand({ TableName: tableName(), Key: resourceKey(kind, id), ConsistentRead: true }));
+      await context.floor.send(
+        new PutCommand({ TableName: tableName(), Item: substitute(stored.Item!, new Map(Object.entries(replacements))) }),
+      );
+      prepared[i] = { id, replacements };
+    });
+    const route = routeNamed(RESTORE_ROUTES[kind]);
+    const parameter = route.path.match(/\{(\w+)\}/)![1]!;
+    return {
+      event: (i) => request(route, { path: { [parameter]: prepared[i]!.id }, token: context.tokenFor(userOf(i)) }),
+      floorReplacements: (i) => prepared[i]!.replacements,
+      check: status(200),
+    };
+  },
+});
+
+const routeNotFound: Scenario = {
+  route: 'RouteNotFound',
+  label: 'GET /nowhere (404, no DynamoDB)',
+  async prepare() {
+    const route = routeNamed('RouteNotFound');
+    return { event: () => request(route, { method: 'GET', rawPath: '/nowhere' }), check: status(404) };
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [
+  listBillingEvents,
+  listSocialOperations,
+  runSocialOperation,
+  restore('asset'),
+  restore('skill'),
+  restore('conversation'),
+  restore('project'),
+  routeNotFound,
+];
+
+/** Routes of lib/routes.ts without a scenario. */
+export const missingScenarios = (scenarios: readonly Scenario[] = SCENARIOS): string[] =>
+  routes.filter((route) => !scenarios.some((scenario) => scenario.route === route.name)).map((route) => route.name);
