@@ -85,9 +85,10 @@ export async function runBench(options: BenchOptions): Promise<Omit<BenchResults
   const floorRecorder = options.recordFloor ? recordRequests(floor) : undefined;
   const routeRecorder = recordRequests(db());
   const stopTracking = trackMadeUpIds();
-  const slots = Math.max(...options.concurrencies);
-  const context: BenchContext = { tokenFor: options.tokenFor, floor, slots };
   const perRun = options.warmup + options.iterations * options.concurrencies.length;
+  // As many users as requests can be in flight at once, and no more than the requests (a short run prepares less).
+  const slots = Math.min(Math.max(...options.concurrencies), perRun * options.repeats);
+  const context: BenchContext = { tokenFor: options.tokenFor, floor, slots };
 
   try {
     const prepared: { scenario: Scenario; handler: Handler; state: PreparedScenario }[] = [];
