@@ -28,6 +28,8 @@ export interface RunCharge extends ChargeAsk {
   now: Date;
   /** The Idempotency-Key claim, taken in the same transaction as the charge. */
   claim?: TransactItem;
+  /** No attempt of the charge starts after this instant (epoch ms): a charge that lost to concurrent ones retries until then. */
+  retryUntilMs?: number;
 }
 
 const orgOf = (item: Record<string, unknown>): Payer['org'] => ({
@@ -74,6 +76,7 @@ export async function chargeRun(payer: Payer, request: RunCharge): Promise<Charg
       limits: { org: payer.org.spending_limit, member: payer.member.spending_limit },
       now: request.now,
       ...(request.claim ? { claim: request.claim } : {}),
+      ...(request.retryUntilMs === undefined ? {} : { retryUntilMs: request.retryUntilMs }),
     });
   } catch (error) {
     if (error instanceof ChargeCancelled) throw refusalOf(error.found, payer, request);

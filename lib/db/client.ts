@@ -49,6 +49,9 @@ interface RequestScope {
 
 const requestScope = new AsyncLocalStorage<RequestScope>();
 
+/** The epoch ms past which the current request waits for no DynamoDB call (Infinity outside a request). */
+export const requestDeadlineMs = (): number => requestScope.getStore()?.deadlineMs ?? Number.POSITIVE_INFINITY;
+
 /** Runs `work` so that no DynamoDB call it makes is waited for past `deadlineMs`. */
 export const withDeadline = <T>(deadlineMs: number, work: () => Promise<T>): Promise<T> =>
   requestScope.run({ ...requestScope.getStore(), deadlineMs }, work);

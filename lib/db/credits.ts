@@ -20,14 +20,13 @@ import { logError } from '../log.ts';
 import { RUNNER_ROLES } from '../model.ts';
 import { recordCreditsCharged, recordCreditsRefunded } from '../observability/metrics.ts';
 import { billingEventPut, newBillingEvent } from './billing-events.ts';
-import { type CancellationReason, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
+import { type CancellationReason, cancellationReasons, db, requestDeadlineMs, type TransactItem, tableName } from './client.ts';
+import { conflictPauseMs, mayRetryConflict } from './conflict-retry.ts';
 import { memberSpendKey, membershipKey, orgKey, orgSpendKey, spendMonth } from './keys.ts';
 import type { TableKey } from './table.ts';
 
 /** Spend counters are kept for reporting a little over a year after their month. */
 const SPEND_RETENTION_SECONDS = 400 * 86_400;
-/** Attempts of a transaction that loses to concurrent ones (TransactionConflict). */
-export const MAX_ATTEMPTS = 8;
 
 export interface ChargeRequest {
   orgId: string;
@@ -41,6 +40,8 @@ export interface ChargeRequest {
   now: Date;
   /** An extra item that must succeed with the charge (the Idempotency-Key claim). */
   claim?: TransactItem;
+  /** No attempt of the charge starts after this instant (epoch ms; lib/db/conflict-retry.ts). */
+  retryUntilMs?: number;
 }
 
 /** A charge that went through: what a refund needs to undo it exactly. */
@@ -164,10 +165,16 @@ export function chargeCancellation(reasons: CancellationReason[]): ChargeCancell
   });
 }
 
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
-
-/** Runs a transaction, retrying (with jitter) when it loses to a concurrent one. */
-async function transact(items: TransactItem[], onCancelled: (reasons: CancellationReason[]) => Error | null): Promise<void> {
+/**
+ * Runs a transaction, retrying when it loses to a concurrent one (lib/db/conflict-retry.ts):
+ * no attempt starts after `retryUntilMs` or the request's deadline.
+ */
+async function transact(
+  items: TransactItem[],
+  onCancelled: (reasons: CancellationReason[]) => Error | null,
+  retryUntilMs = Number.POSITIVE_INFINITY,
+): Promise<void> {
+  const untilMs = Math.min(retryUntilMs, requestDeadlineMs());
   // One token for all attempts: an SDK-level resend of a committed transaction is a no-op.
   const token = randomUUID();
   for (let attempt = 1; ; attempt += 1) {
@@ -179,8 +186,9 @@ async function transact(items: TransactItem[], onCancelled: (reasons: Cancellati
       const refused = reasons ? onCancelled(reasons) : null;
       if (refused) throw refused;
       const conflict = reasons?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
-      if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
-      await pause(attempt);
+      const pauseMs = conflictPauseMs(attempt);
+      if (!conflict || !mayRetryConflict(attempt, Date.now() + pauseMs, untilMs)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
 }
@@ -188,7 +196,7 @@ async function transact(items: TransactItem[], onCancelled: (reasons: Cancellati
 /** Charges the cost of one run, or throws ChargeCancelled with what the transaction found. */
 export async function chargeOperation(request: ChargeRequest): Promise<Charge> {
   const eventId = `evt_${randomUUID()}`;
-  await transact(chargeTransaction(request, eventId), chargeCancellation);
+  await transact(chargeTransaction(request, eventId), chargeCancellation, request.retryUntilMs);
   recordCreditsCharged(request.cost);
   return {
     orgId: request.orgId,

@@ -21,7 +21,7 @@ import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
 import { answerFromRecord, claimFor, type Idempotency, idempotencyOf } from './idempotency.ts';
 import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
-import { callProvider, providerBudgetMs } from './provider-call.ts';
+import { callProvider, providerBudgetMs, REFUND_RESERVE_MS } from './provider-call.ts';
 import { socialProvider } from './providers/index.ts';
 import { type SocialProvider, UpstreamNotFoundError } from './providers/types.ts';
 
@@ -100,7 +100,14 @@ async function charge(
     try {
       const claim = idempotency ? claimFor(idempotency, now(), socialConfig().providerTimeoutMs) : undefined;
       return {
-        charge: await chargeRun(payer, { ...ask, orgId, userId: caller.userId, now: new Date(now()), ...(claim ? { claim } : {}) }),
+        charge: await chargeRun(payer, {
+          ...ask,
+          orgId,
+          userId: caller.userId,
+          now: new Date(now()),
+          retryUntilMs: chargeRetryUntilMs(request.deadlineMs),
+          ...(claim ? { claim } : {}),
+        }),
       };
     } catch (error) {
       // A limit changed, or a concurrent request with the same key won the claim: read again
@@ -110,6 +117,14 @@ async function charge(
     }
   }
 }
+
+/**
+ * A charge that loses to concurrent ones on a busy organization retries (lib/db/conflict-retry.ts)
+ * only while the provider call would still get its whole timeout and the refund its reserve
+ * after it; past that, the run fails unpaid rather than paid with too little time to deliver.
+ */
+const chargeRetryUntilMs = (deadlineMs: number | undefined): number =>
+  (deadlineMs ?? Number.POSITIVE_INFINITY) - socialConfig().providerTimeoutMs - REFUND_RESERVE_MS;
 
 /** The provider failed: refund the charge and release the key, then say which happened. */
 async function refundAfterFailure(charge: Charge, error: unknown, idempotency: Idempotency | undefined): Promise<Error> {
