@@ -1,5 +1,5 @@
 import { routeNotFound } from '../lib/errors.ts';
-import { baseChain } from '../lib/http/endpoint.ts';
+import { baseChain } from '../lib/http/base-chain.ts';
 
 /**
  * API Gateway's $default route: any method and path the route table does not name. It answers

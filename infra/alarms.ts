@@ -1,21 +1,26 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-
-const PERIOD = Duration.minutes(5);
+import { PERIOD, type ServiceMetrics } from './metrics.ts';
 
 export interface AlarmsProps {
   api: HttpApi;
-  table: Table;
-  /** The table's global secondary indexes (their write throttles throttle the table's writes). */
-  indexNames: readonly string[];
   functions: NodejsFunction[];
+  metrics: ServiceMetrics;
 }
+
+/** Where a rate starts to page, and the traffic below which a rate means nothing (per 5 minutes). */
+export const THRESHOLDS = {
+  minimumRequests: 50,
+  unauthorizedPercent: 25,
+  rateLimitedPercent: 10,
+  providerMinimumCalls: 10,
+  providerFailurePercent: 20,
+} as const;
 
 /**
  * What pages on-call (thresholds and the reasoning in docs/observability.md). Every alarm
@@ -27,6 +32,7 @@ export class Alarms extends Construct {
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
+    const { metrics } = props;
     this.topic = new Topic(this, 'Topic', { displayName: 'Workspace Service alarms', enforceSSL: true });
     Validations.of(this.topic).acknowledge({
       id: 'AwsSolutions-SNS2',
@@ -35,7 +41,7 @@ export class Alarms extends Construct {
     });
 
     // 5xx rate of the API, as a percentage, once there is enough traffic to mean something.
-    const requests = props.api.metricCount({ period: PERIOD, statistic: 'Sum' });
+    const requests = metrics.requests();
     const errors = props.api.metricServerError({ period: PERIOD, statistic: 'Sum' });
     this.add('Api5xxRate', {
       metric: new MathExpression({
@@ -68,36 +74,45 @@ export class Alarms extends Construct {
       });
     }
 
-    // On-demand tables still throttle (a hot partition, a sudden multiple of the previous peak,
-    // a GSI that cannot keep up). The SDK retries, so a few are invisible to callers.
-    const throttleMetric = (metricName: string, indexName?: string) =>
-      new Metric({
-        namespace: 'AWS/DynamoDB',
-        metricName,
-        dimensionsMap: { TableName: props.table.tableName, ...(indexName ? { GlobalSecondaryIndexName: indexName } : {}) },
-        period: PERIOD,
-        statistic: 'Sum',
-      });
-    const usingMetrics: Record<string, Metric> = {
-      read: throttleMetric('ReadThrottleEvents'),
-      write: throttleMetric('WriteThrottleEvents'),
-    };
-    props.indexNames.forEach((indexName, i) => {
-      usingMetrics[`gsiRead${i}`] = throttleMetric('ReadThrottleEvents', indexName);
-      usingMetrics[`gsiWrite${i}`] = throttleMetric('WriteThrottleEvents', indexName);
-    });
+    // The SDK retries, so a few throttles are invisible to callers.
     this.add('DynamoDbThrottles', {
-      metric: new MathExpression({
-        expression: Object.keys(usingMetrics)
-          .map((name) => `FILL(${name}, 0)`)
-          .join(' + '),
-        usingMetrics,
-        period: PERIOD,
-        label: 'DynamoDB throttle events',
-      }),
+      metric: metrics.tableThrottles(),
       threshold: 5,
       evaluationPeriods: 1,
       description: 'DynamoDB throttled at least 5 requests in 5 minutes (table or GSI).',
+    });
+
+    // What costs money. A refund that could not be written is credits a customer is owed: one is
+    // enough to page (docs/operations.md says how to settle it).
+    this.add('RefundFailures', {
+      metric: metrics.service('RefundFailures'),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description: 'A refund could not be written (REFUND FAILED in the function log): an organization is owed credits.',
+    });
+    this.add('ProviderFailureRate', {
+      metric: metrics.providerFailureRate(THRESHOLDS.providerMinimumCalls),
+      threshold: THRESHOLDS.providerFailurePercent,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `At least ${THRESHOLDS.providerFailurePercent}% of provider calls failed (each refunded) in 2 of the last 3 five-minute periods (at least ${THRESHOLDS.providerMinimumCalls} calls each).`,
+    });
+
+    // Spikes of refusals: 401s (a broken identity provider or JWKS, expired tokens everywhere,
+    // someone trying tokens) and 429s (a runaway client, or the stage's own throttle).
+    this.add('UnauthorizedSpike', {
+      metric: metrics.accessLogRate('Unauthorized', THRESHOLDS.minimumRequests),
+      threshold: THRESHOLDS.unauthorizedPercent,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `At least ${THRESHOLDS.unauthorizedPercent}% of requests answered 401 in 2 of the last 3 five-minute periods (at least ${THRESHOLDS.minimumRequests} requests each).`,
+    });
+    this.add('RateLimitedSpike', {
+      metric: metrics.accessLogRate('RateLimited', THRESHOLDS.minimumRequests),
+      threshold: THRESHOLDS.rateLimitedPercent,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `At least ${THRESHOLDS.rateLimitedPercent}% of requests answered 429 in 2 of the last 3 five-minute periods (at least ${THRESHOLDS.minimumRequests} requests each).`,
     });
   }
 

@@ -11,11 +11,13 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { DEFAULTS, SERVICE_NAME } from '../lib/config.ts';
+import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
-import { bundling, defines } from './bundling.ts';
+import { aliases, bundling, defines } from './bundling.ts';
+import { ServiceDashboard } from './dashboard.ts';
+import { ServiceMetrics } from './metrics.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -91,7 +93,7 @@ export class WorkspaceServiceStack extends Stack {
       SCRAPECREATORS_BASE_URL: param.scrapeCreatorsBaseUrl.valueAsString,
       PROVIDER_TIMEOUT_MS: param.providerTimeoutMs.valueAsString,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_METRICS_NAMESPACE: 'WorkspaceService',
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       POWERTOOLS_LOG_LEVEL: param.logLevel.valueAsString,
     };
     const retention = param.logRetentionDays.valueAsNumber as RetentionDays;
@@ -127,17 +129,21 @@ export class WorkspaceServiceStack extends Stack {
       });
     }
 
-    const alarms = new Alarms(this, 'Alarms', {
+    const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,
       table: this.table,
       indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
       functions: [...this.functions.values()],
+      accessLogs,
     });
+    const alarms = new Alarms(this, 'Alarms', { api: this.api, functions: [...this.functions.values()], metrics });
+    const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'For the admin CLI: --table' });
     new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn, description: 'Subscribe on-call here' });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName, description: 'The CloudWatch dashboard of the service' });
   }
 
   private routeFunction(
@@ -199,6 +205,7 @@ export class WorkspaceServiceStack extends Stack {
         externalModules: [...bundling.external],
         banner: bundling.banner,
         define: defines(options.tracer),
+        esbuildArgs: { '--alias': Object.entries(aliases).map(([name, stub]) => `${name}=${stub}`) },
         logLevel: LogLevel.WARNING,
       },
     });

@@ -7,6 +7,9 @@
 export const SERVICE_NAME = 'workspace-service';
 export const serviceName = (): string => process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
 
+/** The CloudWatch namespace of the service's own metrics (the stack's alarms and dashboard read it). */
+export const METRICS_NAMESPACE = 'WorkspaceService';
+
 /**
  * Every default, once: the local stack and the CDK stack's parameters both start from these.
  * The provider timeout stays well under API Gateway's 30 s so that a refund is written in time.

@@ -18,6 +18,7 @@ export const ERROR_CATALOG = {
   operation_not_enabled: { status: 403, message: 'this operation is not enabled for this organization' },
   not_found: { status: 404, message: 'no such resource' },
   route_not_found: { status: 404, message: 'no such route' },
+  method_not_allowed: { status: 405, message: 'this route does not answer this method' },
   slug_taken: { status: 409, message: 'the slug is taken by a live project' },
   name_taken: { status: 409, message: 'the name is taken by a live custom skill' },
   parent_deleted: { status: 409, message: "the conversation's project is deleted" },
@@ -175,6 +176,14 @@ export const notFoundUpstream = (message: string): ServiceError => new ServiceEr
 export const routeNotFound = (method: string, path: string): ServiceError =>
   new ServiceError('route_not_found', `no route for ${method} ${path}`);
 
+// ---------------------------------------------------------------- 405
+
+/** A route that exists for other methods (`/mcp` answers POST only); `Allow` lists them (RFC 9110 §15.5.6). */
+export const methodNotAllowed = (method: string, path: string, allowed: readonly string[]): ServiceError =>
+  new ServiceError('method_not_allowed', `${path} answers ${allowed.join(', ')}, not ${method}`, {
+    headers: { Allow: allowed.join(', ') },
+  });
+
 // ---------------------------------------------------------------- 409
 
 export const conflict = (code: 'slug_taken' | 'name_taken' | 'parent_deleted', message: string): ServiceError =>
@@ -211,6 +220,37 @@ export const upstreamFailedRefundPending = (): ServiceError =>
 
 // ---------------------------------------------------------------- admin paths (CLI, seed)
 
-/** Not API answers: refusals of the operator tools, which print them and exit 1. */
-export class AlreadyExistsError extends Error {}
-export class NoSuchOrganizationError extends Error {}
+/**
+ * Not API answers: refusals of the operator tools (admin CLI, seed), which print the message and
+ * exit 1. A refusal means nothing was written; the message says why and what to do instead.
+ */
+export class Refusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+export class AlreadyExistsError extends Refusal {}
+export class NoSuchOrganizationError extends Refusal {}
+export class NoSuchMemberError extends Refusal {}
+export class NoSuchResourceError extends Refusal {}
+
+/** A membership exists already; `member` is the stored one (role, limit), unchanged. */
+export class AlreadyMemberError extends Refusal {
+  constructor(
+    message: string,
+    readonly member: { role: string; spending_limit: number | null },
+  ) {
+    super(message);
+  }
+}
+
+/** A deduction larger than the balance: balances never go below zero. */
+export class InsufficientBalanceError extends Refusal {
+  constructor(
+    message: string,
+    readonly balance: number,
+  ) {
+    super(message);
+  }
+}

@@ -19,3 +19,9 @@ export const logger = new Logger({
 export function logError(message: string, error: unknown, fields: Record<string, unknown> = {}): void {
   logger.error(message, { ...fields, error: error instanceof Error ? error : String(error) });
 }
+
+/**
+ * Keys for every later line of the current request, its `request` line included (the chain
+ * drops them when the request ends): what a paid run names there (operation, credits).
+ */
+export const logKeys = (keys: Record<string, string | number | boolean>): void => logger.appendKeys(keys);

@@ -4,8 +4,22 @@
  * the docs read it from here. No imports: this module is a leaf.
  */
 
+/** Organization ids: the spec's only rule is the `org_` prefix; the length is bounded too. */
+export const ORGANIZATION_ID_PATTERN = /^org_[A-Za-z0-9_-]{1,64}$/;
+
 export const NETWORKS = ['instagram', 'x', 'tiktok', 'youtube', 'facebook', 'linkedin', 'reddit'] as const;
 export type Network = (typeof NETWORKS)[number];
+
+/** How each network writes its own name (tool titles, docs). */
+export const NETWORK_LABELS: Record<Network, string> = {
+  instagram: 'Instagram',
+  x: 'X',
+  tiktok: 'TikTok',
+  youtube: 'YouTube',
+  facebook: 'Facebook',
+  linkedin: 'LinkedIn',
+  reddit: 'Reddit',
+};
 
 export const ROLES = ['viewer', 'editor', 'owner'] as const;
 export type Role = (typeof ROLES)[number];

@@ -7,7 +7,10 @@ export interface Route {
   /** Logical name; also the CDK construct id. */
   name: string;
   method: 'GET' | 'POST' | 'ANY';
-  /** API Gateway path template; `$default` catches every request no other route matches. */
+  /**
+   * API Gateway path template; `$default` catches every request no other route matches. A
+   * path with method `ANY` takes every method (API Gateway prefers a route naming the method).
+   */
   path: string;
   /** Module under functions/ exporting `handler`. */
   entry: string;
@@ -80,6 +83,24 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey'],
   },
   {
+    // One function for every method: POST speaks MCP (the run path's table actions, plus the
+    // listing's); any other method answers 405 (see functions/mcp.ts).
+    name: 'Mcp',
+    method: 'ANY',
+    path: '/mcp',
+    entry: 'functions/mcp.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+    secrets: ['providerApiKey'],
+  },
+  {
+    name: 'OAuthProtectedResource',
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource',
+    entry: 'functions/oauth-protected-resource.ts',
+    tableActions: [],
+    public: true,
+  },
+  {
     name: 'RouteNotFound',
     method: 'ANY',
     path: '$default',
@@ -107,7 +128,11 @@ function decodeOrKeep(value: string): string {
   }
 }
 
-const compiled = routes.filter((route) => route.path !== '$default').map((route) => ({ route, pattern: routePattern(route.path) }));
+// Routes naming their method first: API Gateway prefers them to an `ANY` route of the same path.
+const compiled = routes
+  .filter((route) => route.path !== '$default')
+  .sort((a, b) => Number(a.method === 'ANY') - Number(b.method === 'ANY'))
+  .map((route) => ({ route, pattern: routePattern(route.path) }));
 
 /**
  * The route API Gateway would pick for a request, with its path parameters (decoded), or the
@@ -115,7 +140,7 @@ const compiled = routes.filter((route) => route.path !== '$default').map((route)
  */
 export function matchRoute(method: string, pathname: string): { route: Route; pathParameters?: Record<string, string> } {
   for (const { route, pattern } of compiled) {
-    const match = route.method === method ? pattern.exec(pathname) : null;
+    const match = route.method === method || route.method === 'ANY' ? pattern.exec(pathname) : null;
     if (match) {
       const pathParameters = Object.fromEntries(Object.entries(match.groups ?? {}).map(([name, value]) => [name, decodeOrKeep(value)]));
       return { route, pathParameters };

@@ -4,14 +4,17 @@
  * small API Gateway stand-in on http://127.0.0.1:${PORT:-3000}. Ctrl-C stops all of it.
  */
 // First: the local server's per-request log context must exist before any AWS SDK call.
-import '../lib/local/invocations.ts';
+
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
-import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
+import { assertInvocationsKeptApart, invoke } from '../lib/local/invocations.ts';
+
+assertInvocationsKeptApart();
+
 import { createLocalServer, type LambdaHandler, loadHandlers } from '../lib/local/server.ts';
 import { jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
@@ -103,7 +106,11 @@ async function main() {
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
     await ensureTable(admin, TABLE_NAME);
     admin.destroy();
-    const demo = await seedDemoWorkspace();
+    // The seed charges and refunds through the service's own code, whose metrics need the
+    // per-invocation store of this many-invocations process (lib/local/invocations.ts): it is
+    // imported, like the handlers, only once that store is ready, and runs as an invocation.
+    const { DEMO, seedDemoWorkspace } = await import('../lib/local/seed.ts');
+    const demo = await invoke('seed', () => seedDemoWorkspace());
     // Handler modules read their configuration when imported: after the variables above.
     handlersLoaded(await loadHandlers());
 
@@ -139,6 +146,7 @@ async function main() {
     console.log(
       `Try:\n  curl -s -H "Authorization: Bearer $(node -p "require('./.local/dev.json').tokens.owner")" ${baseUrl}/organizations/${DEMO.orgId}/billing/events`,
     );
+    console.log(`MCP server for AI agents (README, "Use from an AI agent"): ${baseUrl}/mcp?organization_id=${DEMO.orgId}`);
     console.log('Ctrl-C stops the server and DynamoDB Local.');
   } catch (error) {
     console.error(error instanceof StartError ? error.message : error);

@@ -1,20 +1,40 @@
+/**
+ * The admin CLI as an operator uses it: each command's JSON document, exit code and message.
+ * Most cases run the CLI's own `main` in this process against this file's table (fast); a
+ * handful run `npm run admin`'s real entry (the cached build) in a child process, for what only
+ * a process shows: exit codes, stdout versus stderr, the local stack's .local/dev.json.
+ */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handler } from '../functions/list-billing-events.ts';
+import { db } from '../lib/db/client.ts';
+import { chargeOperation, refundCharge } from '../lib/db/credits.ts';
 import { getMembership } from '../lib/db/memberships.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
-import { uniqueId } from './support/fixtures.ts';
+import { countRoundTrips } from '../lib/db/round-trips.ts';
+import { main } from '../scripts/admin/main.ts';
+import { uniqueId, workspace } from './support/fixtures.ts';
 import { call } from './support/http.ts';
-import { runScript } from './support/processes.ts';
-import { TEST_AUDIENCE, TEST_ISSUER, trustedKey } from './support/tokens.ts';
+import { runAdmin } from './support/processes.ts';
+import { TEST_AUDIENCE, TEST_ISSUER, tokenFor, trustedKey } from './support/tokens.ts';
 
 const table = ['--table', process.env.TABLE_NAME!, '--endpoint', process.env.DYNAMODB_ENDPOINT!, '--region', 'us-east-1'];
 
+/** One CLI call in this process: its exit code, what it printed, and the JSON document on success. */
 async function admin(...args: string[]) {
-  const result = await runScript('scripts/admin.ts', [...args, ...table]);
-  return { ...result, json: result.code === 0 ? JSON.parse(result.stdout) : undefined };
+  let stdout = '';
+  let stderr = '';
+  const code = await main([...args, ...table], { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+  return { code, stdout, stderr, json: code === 0 && stdout.startsWith('{') ? JSON.parse(stdout) : undefined };
+}
+
+/** A charge of `cost` by `userId` now, through the service's own charge transaction (limits as stored). */
+async function charge(orgId: string, userId: string, cost: number) {
+  const [org, member] = await Promise.all([getOrganization(orgId), getMembership(orgId, userId)]);
+  const limits = { org: org!.spending_limit, member: member!.spending_limit };
+  return chargeOperation({ orgId, userId, operation: 'tiktok_profile', network: 'tiktok', cost, limits, now: new Date() });
 }
 
 /** A working directory whose .local/dev.json describes "the local stack": this test's table and key. */
@@ -36,10 +56,15 @@ function localStackDir(): string {
   return dir;
 }
 
-describe('admin CLI', () => {
-  it('creates an organization, adds members and grants credits; the API then shows the grants', async () => {
+const month = new Date().toISOString().slice(0, 7);
+const period = {
+  start: `${month}-01T00:00:00.000Z`,
+  end: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/),
+};
+
+describe('org', () => {
+  it('create: the organization with its opening balance, then show and grant', async () => {
     const orgId = uniqueId('org_');
-    const owner = uniqueId('u_');
 
     const created = await admin(
       'org',
@@ -55,7 +80,6 @@ describe('admin CLI', () => {
       '--spending-limit',
       '50',
     );
-    const member = await admin('member', 'add', '--org', orgId, '--user', owner, '--role', 'owner', '--spending-limit', '10');
     const granted = await admin('credits', 'grant', '--org', orgId, '--amount', '25');
 
     expect(created.code).toBe(0);
@@ -67,23 +91,290 @@ describe('admin CLI', () => {
       spending_limit: 50,
       created_at: expect.any(String),
     });
-    expect(member.json).toMatchObject({ organization_id: orgId, user_id: owner, role: 'owner', spending_limit: 10 });
     expect(granted.json.organization.credits).toBe(125);
     expect(granted.json.event).toMatchObject({ type: 'credits.granted', amount: 25, currency: 'credits' });
     expect(await getOrganization(orgId)).toMatchObject({ credits: 125 });
-    expect(await getMembership(orgId, owner)).toMatchObject({ role: 'owner' });
   });
 
-  it('creates, deletes at a given time, archives and gets resources', async () => {
-    const orgId = uniqueId('org_');
-    await admin('org', 'create', '--id', orgId);
+  it('show: balance, networks, spending limit and what was spent this month (charges less refunds)', async () => {
+    const { orgId, users } = await workspace({ credits: 100, spendingLimit: 80, networks: ['tiktok'] });
+    await charge(orgId, users.editor, 7);
+    await refundCharge(await charge(orgId, users.owner, 3), 'test');
+
+    const shown = await admin('org', 'show', '--org', orgId);
+
+    expect(shown.code).toBe(0);
+    expect(shown.json).toEqual({
+      id: orgId,
+      name: orgId,
+      networks: ['tiktok'],
+      credits: 93,
+      spending_limit: 80,
+      created_at: expect.any(String),
+      period,
+      spent: 7,
+    });
+  });
+
+  it('show: an organization that spent nothing this month has spent 0; an unknown one is refused', async () => {
+    const { orgId } = await workspace({ credits: 5 });
+
+    expect((await admin('org', 'show', '--org', orgId)).json).toMatchObject({ credits: 5, spending_limit: null, spent: 0 });
+    const unknown = await admin('org', 'show', '--org', 'org_nobody_here');
+    expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: 'admin: organization org_nobody_here does not exist\n' });
+  });
+
+  it('list: every organization once, in id order, a page at a time, with its balance', async () => {
+    const prefix = uniqueId('org_list_');
+    const ids = [`${prefix}_a`, `${prefix}_b`, `${prefix}_c`];
+    for (const [i, id] of ids.entries()) await admin('org', 'create', '--id', id, '--credits', String(i + 1));
+
+    const seen: { id: string; credits: number }[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const page = await admin('org', 'list', '--limit', '2', ...(after ? ['--after', after] : []));
+      expect(page.code).toBe(0);
+      expect(page.json.organizations.length).toBeLessThanOrEqual(2);
+      seen.push(...page.json.organizations);
+      after = page.json.next;
+      pages += 1;
+    } while (after && pages < 100);
+
+    const listedIds = seen.map((org) => org.id);
+    expect(listedIds).toEqual([...listedIds].sort());
+    expect(new Set(listedIds).size).toBe(listedIds.length);
+    expect(seen.filter((org) => org.id.startsWith(prefix))).toEqual(
+      ids.map((id, i) => ({
+        id,
+        name: id,
+        networks: expect.any(Array),
+        credits: i + 1,
+        spending_limit: null,
+        created_at: expect.any(String),
+      })),
+    );
+  });
+
+  it('list: reads the organization directory with one Query and one BatchGet, never a Scan', async () => {
+    const counter = countRoundTrips(db());
+    try {
+      await admin('org', 'list', '--limit', '5');
+    } finally {
+      counter.stop();
+    }
+    expect(counter.log.commands).toEqual(['QueryCommand', 'BatchGetItemCommand']);
+  });
+});
+
+describe('member', () => {
+  it('list: role, spending limit and what each member spent this month', async () => {
+    const { orgId, users } = await workspace({ credits: 50 });
+    await admin('member', 'set-spending-limit', '--org', orgId, '--user', users.editor, '--limit', '20');
+    await charge(orgId, users.editor, 4);
+    await charge(orgId, users.editor, 2);
+
+    const listed = await admin('member', 'list', '--org', orgId);
+
+    expect(listed.code).toBe(0);
+    expect(listed.json.organization_id).toBe(orgId);
+    expect(listed.json.period).toEqual(period);
+    const byUser = Object.fromEntries(listed.json.members.map((member: { user_id: string }) => [member.user_id, member]));
+    expect(byUser).toEqual({
+      [users.owner]: {
+        organization_id: orgId,
+        user_id: users.owner,
+        role: 'owner',
+        spending_limit: null,
+        spent: 0,
+        created_at: expect.any(String),
+      },
+      [users.editor]: {
+        organization_id: orgId,
+        user_id: users.editor,
+        role: 'editor',
+        spending_limit: 20,
+        spent: 6,
+        created_at: expect.any(String),
+      },
+      [users.viewer]: {
+        organization_id: orgId,
+        user_id: users.viewer,
+        role: 'viewer',
+        spending_limit: null,
+        spent: 0,
+        created_at: expect.any(String),
+      },
+    });
+  });
+
+  it('add: a new member; an existing one is refused, names the commands that change one, and is left as it was', async () => {
+    const { orgId, users } = await workspace({ roles: ['owner', 'editor'] });
+    const added = await admin('member', 'add', '--org', orgId, '--user', 'u_new', '--role', 'viewer', '--spending-limit', '10');
+    await admin('member', 'set-spending-limit', '--org', orgId, '--user', users.editor, '--limit', '30');
+    const before = await getMembership(orgId, users.editor);
+
+    const again = await admin('member', 'add', '--org', orgId, '--user', users.editor, '--role', 'owner');
+
+    expect(added.json).toEqual({
+      organization_id: orgId,
+      user_id: 'u_new',
+      role: 'viewer',
+      spending_limit: 10,
+      created_at: expect.any(String),
+    });
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toBe(
+      `admin: ${users.editor} is already a member of ${orgId} (role editor, spending limit 30); change a member with \`member set-role\`, \`member set-spending-limit\` or \`member remove\`\n`,
+    );
+    expect(await getMembership(orgId, users.editor)).toEqual(before);
+  });
+
+  it('add: of two concurrent adds of one user, exactly one succeeds (a conditional put)', async () => {
+    const { orgId } = await workspace({ roles: ['owner'] });
+
+    const results = await Promise.all([
+      admin('member', 'add', '--org', orgId, '--user', 'u_race', '--role', 'viewer'),
+      admin('member', 'add', '--org', orgId, '--user', 'u_race', '--role', 'owner'),
+    ]);
+
+    expect(results.map((result) => result.code).sort()).toEqual([0, 1]);
+  });
+
+  it('add: to an organization that does not exist is refused', async () => {
+    const result = await admin('member', 'add', '--org', 'org_missing_x', '--user', 'u1', '--role', 'owner');
+    expect(result).toMatchObject({ code: 1, stderr: 'admin: organization org_missing_x does not exist\n' });
+  });
+
+  it('set-role: changes the role and keeps the spending limit and created_at', async () => {
+    const { orgId, users } = await workspace({ roles: ['editor'] });
+    await admin('member', 'set-spending-limit', '--org', orgId, '--user', users.editor, '--limit', '15');
+    const before = (await getMembership(orgId, users.editor))!;
+
+    const changed = await admin('member', 'set-role', '--org', orgId, '--user', users.editor, '--role', 'viewer');
+
+    expect(changed.json).toEqual({ ...before, role: 'viewer' });
+    expect(await getMembership(orgId, users.editor)).toEqual({ ...before, role: 'viewer' });
+  });
+
+  it('set-spending-limit: a number, then none', async () => {
+    const { orgId, users } = await workspace({ roles: ['editor'] });
+
+    const set = await admin('member', 'set-spending-limit', '--org', orgId, '--user', users.editor, '--limit', '5');
+    const lifted = await admin('member', 'set-spending-limit', '--org', orgId, '--user', users.editor, '--limit', 'none');
+
+    expect(set.json).toMatchObject({ role: 'editor', spending_limit: 5 });
+    expect(lifted.json).toMatchObject({ role: 'editor', spending_limit: null });
+  });
+
+  it('remove: removes and shows the membership as it was; removing again is refused', async () => {
+    const { orgId, users } = await workspace({ roles: ['owner', 'viewer'] });
+    const before = await getMembership(orgId, users.viewer);
+
+    const removed = await admin('member', 'remove', '--org', orgId, '--user', users.viewer);
+    const again = await admin('member', 'remove', '--org', orgId, '--user', users.viewer);
+
+    expect(removed.json).toEqual({ removed: before });
+    expect(await getMembership(orgId, users.viewer)).toBeNull();
+    expect(again).toMatchObject({ code: 1, stderr: `admin: ${users.viewer} is not a member of ${orgId}\n` });
+  });
+
+  it.each([
+    ['set-role', '--role', 'owner'],
+    ['set-spending-limit', '--limit', '3'],
+  ])('%s: of someone who is not a member is refused, and creates no membership', async (command, option, value) => {
+    const { orgId } = await workspace({ roles: ['owner'] });
+
+    const result = await admin('member', command, '--org', orgId, '--user', 'u_stranger', option, value);
+
+    expect(result).toMatchObject({ code: 1, stderr: `admin: u_stranger is not a member of ${orgId}\n` });
+    expect(await getMembership(orgId, 'u_stranger')).toBeNull();
+  });
+});
+
+describe('credits deduct', () => {
+  it('takes the credits off with a credits.deducted event whose description is the reason', async () => {
+    const { orgId } = await workspace({ credits: 100 });
+
+    const deducted = await admin('credits', 'deduct', '--org', orgId, '--amount', '30', '--reason', 'chargeback on invoice 1042');
+    const events = await admin('events', 'list', '--org', orgId);
+
+    expect(deducted.code).toBe(0);
+    expect(deducted.json.organization).toMatchObject({ id: orgId, credits: 70 });
+    expect(deducted.json.event).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'credits.deducted',
+      title: 'Credits deducted',
+      description: 'chargeback on invoice 1042',
+      created_at: expect.any(String),
+      amount: -30,
+      currency: 'credits',
+    });
+    expect(events.json.events[0]).toEqual(deducted.json.event);
+  });
+
+  it('is refused when the balance would go below zero, and writes nothing', async () => {
+    const { orgId } = await workspace({ credits: 10 });
+
+    const refused = await admin('credits', 'deduct', '--org', orgId, '--amount', '11', '--reason', 'too much');
+
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toBe(`admin: organization ${orgId} has 10 credits: deducting 11 would take the balance below zero\n`);
+    expect(await getOrganization(orgId)).toMatchObject({ credits: 10 });
+    expect((await admin('events', 'list', '--org', orgId)).json.events.map((event: { type: string }) => event.type)).toEqual([
+      'credits.granted',
+    ]);
+  });
+
+  it('of two concurrent deductions that together exceed the balance, one is refused (a condition, not a read)', async () => {
+    const { orgId } = await workspace({ credits: 100 });
+
+    const results = await Promise.all([
+      admin('credits', 'deduct', '--org', orgId, '--amount', '60', '--reason', 'a'),
+      admin('credits', 'deduct', '--org', orgId, '--amount', '60', '--reason', 'b'),
+    ]);
+
+    expect(results.map((result) => result.code).sort()).toEqual([0, 1]);
+    expect(await getOrganization(orgId)).toMatchObject({ credits: 40 });
+  });
+
+  it('of an organization that does not exist is refused', async () => {
+    const result = await admin('credits', 'deduct', '--org', 'org_missing_y', '--amount', '1', '--reason', 'r');
+    expect(result).toMatchObject({ code: 1, stderr: 'admin: organization org_missing_y does not exist\n' });
+  });
+});
+
+describe('events list', () => {
+  it('lists newest first, within --days, at most --limit', async () => {
+    const { orgId } = await workspace({ credits: 10 });
+    await admin('credits', 'grant', '--org', orgId, '--amount', '1');
+    await admin('credits', 'deduct', '--org', orgId, '--amount', '2', '--reason', 'r');
+
+    const all = await admin('events', 'list', '--org', orgId, '--days', '1');
+    const two = await admin('events', 'list', '--org', orgId, '--limit', '2');
+
+    expect(all.json).toEqual({ organization_id: orgId, since: expect.any(String), events: expect.any(Array) });
+    expect(all.json.events.map((event: { amount: number }) => event.amount)).toEqual([-2, 1, 10]);
+    expect(two.json.events.map((event: { amount: number }) => event.amount)).toEqual([-2, 1]);
+  });
+
+  it('refuses an organization that does not exist rather than showing no events', async () => {
+    const result = await admin('events', 'list', '--org', 'org_missing_z');
+    expect(result).toMatchObject({ code: 1, stderr: 'admin: organization org_missing_z does not exist\n' });
+  });
+});
+
+describe('resources', () => {
+  it('creates, deletes at a given time, archives and gets a project on behalf of members', async () => {
+    const { orgId, users } = await workspace({ roles: ['owner', 'editor'] });
+
     const project = await admin(
       'create',
       'project',
       '--org',
       orgId,
       '--by',
-      'u1',
+      users.owner,
       '--slug',
       'launch',
       '--title',
@@ -91,6 +382,12 @@ describe('admin CLI', () => {
       '--visibility',
       'private',
     );
+    const taken = await admin('create', 'project', '--org', orgId, '--by', users.editor, '--slug', 'launch');
+    const archived = await admin('archive', 'project', project.json.id, '--by', users.owner);
+    const deleted = await admin('delete', 'project', project.json.id, '--by', users.owner, '--at', '2026-01-02T03:04:05.000Z');
+    const fetched = await admin('get', 'project', project.json.id);
+    const again = await admin('create', 'project', '--org', orgId, '--by', users.editor, '--slug', 'launch');
+
     expect(project.json).toMatchObject({
       organization_id: orgId,
       slug: 'launch',
@@ -98,27 +395,18 @@ describe('admin CLI', () => {
       visibility: 'private',
       workspace_role: 'owner',
     });
-
-    const taken = await admin('create', 'project', '--org', orgId, '--by', 'u2', '--slug', 'launch');
-    expect(taken.code).toBe(1);
+    expect(taken).toMatchObject({ code: 1 });
     expect(taken.stderr).toContain('slug "launch" is taken by a live project');
-
-    const archived = await admin('archive', 'project', project.json.id, '--by', 'u1');
-    expect(archived.json).toMatchObject({ archived_by_id: 'u1', archived_at: expect.any(String) });
-    const deleted = await admin('delete', 'project', project.json.id, '--by', 'u1', '--at', '2026-01-02T03:04:05.000Z');
-    expect(deleted.json).toMatchObject({ deleted_at: '2026-01-02T03:04:05.000Z', deleted_by_id: 'u1', archived_by_id: 'u1' });
-    const fetched = await admin('get', 'project', project.json.id);
+    expect(archived.json).toMatchObject({ archived_by_id: users.owner, archived_at: expect.any(String) });
+    expect(deleted.json).toMatchObject({ deleted_at: '2026-01-02T03:04:05.000Z', deleted_by_id: users.owner, archived_by_id: users.owner });
     expect(fetched.json).toEqual(deleted.json);
-
     // The slug is free again once its project is deleted.
-    const again = await admin('create', 'project', '--org', orgId, '--by', 'u2', '--slug', 'launch');
     expect(again.code).toBe(0);
   });
 
   it.each(['asset', 'skill', 'conversation'])('creates a %s with every API field', async (kind) => {
-    const orgId = uniqueId('org_');
-    await admin('org', 'create', '--id', orgId);
-    const created = await admin('create', kind, '--org', orgId, '--by', 'u1', '--title', 'T', '--name', `N ${kind}`);
+    const { orgId, users } = await workspace({ roles: ['owner'] });
+    const created = await admin('create', kind, '--org', orgId, '--by', users.owner, '--title', 'T', '--name', `N ${kind}`);
     expect(created.code).toBe(0);
     expect(created.json).toMatchObject({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -129,79 +417,207 @@ describe('admin CLI', () => {
   });
 
   it('refuses a conversation in a deleted project', async () => {
-    const orgId = uniqueId('org_');
-    await admin('org', 'create', '--id', orgId);
-    const project = await admin('create', 'project', '--org', orgId, '--by', 'u1', '--slug', 'gone');
-    await admin('delete', 'project', project.json.id, '--by', 'u1');
-    const conversation = await admin('create', 'conversation', '--org', orgId, '--by', 'u1', '--project', project.json.id);
+    const { orgId, users } = await workspace({ roles: ['owner'] });
+    const project = await admin('create', 'project', '--org', orgId, '--by', users.owner, '--slug', 'gone');
+    await admin('delete', 'project', project.json.id, '--by', users.owner);
+
+    const conversation = await admin('create', 'conversation', '--org', orgId, '--by', users.owner, '--project', project.json.id);
+
     expect(conversation.code).toBe(1);
     expect(conversation.stderr).toContain('is deleted (restore it first) or no longer exists');
   });
 
+  it('refuses --by someone who is not a member of the organization, before writing anything', async () => {
+    const { orgId, users } = await workspace({ roles: ['owner'] });
+    const asset = await admin('create', 'asset', '--org', orgId, '--by', users.owner);
+
+    const created = await admin('create', 'asset', '--org', orgId, '--by', 'u_outsider');
+    const deleted = await admin('delete', 'asset', asset.json.id, '--by', 'u_outsider');
+    const archived = await admin(
+      'archive',
+      'project',
+      (await admin('create', 'project', '--org', orgId, '--by', users.owner)).json.id,
+      '--by',
+      'u_outsider',
+    );
+
+    for (const result of [created, deleted, archived])
+      expect(result).toMatchObject({ code: 1, stderr: `admin: u_outsider is not a member of ${orgId}\n` });
+    expect((await admin('get', 'asset', asset.json.id)).json.deleted_at).toBeNull();
+  });
+
+  it('refuses an unknown resource by name', async () => {
+    const result = await admin('get', 'asset', '00000000-0000-4000-8000-000000000000');
+    expect(result).toMatchObject({ code: 1, stderr: 'admin: asset 00000000-0000-4000-8000-000000000000 does not exist\n' });
+  });
+});
+
+describe('bad usage', () => {
   it.each([
-    [['org', 'create', '--id', 'acme'], '--id must look like org_'],
-    [['org', 'create'], '--id is required'],
-    [['member', 'add', '--org', 'org_x', '--user', 'u', '--role', 'admin'], '--role must be one of viewer, editor, owner'],
-    [['credits', 'grant', '--org', 'org_x', '--amount', '0'], '--amount must be an integer >= 1'],
-    [['credits', 'grant', '--org', 'org_x', '--amount', 'ten'], '--amount must be an integer >= 1'],
-    [['create', 'widget', '--org', 'org_x', '--by', 'u'], 'resource kind must be one of asset, skill, conversation, project'],
-    [['delete', 'asset', '--by', 'u'], 'a resource id is required'],
-    [['delete', 'asset', 'x', '--by', 'u', '--at', 'yesterday'], '--at must be an ISO 8601 date-time'],
+    [['org', 'create', '--id', 'acme'], 'org create: --id must look like org_<letters, digits, _ or ->, got "acme" (org create --help)'],
+    [['org', 'create'], 'org create: --id is required (org create --help)'],
+    [['org', 'show'], 'org show: --org is required (org show --help)'],
+    [['org', 'list', '--limit', '101'], 'org list: --limit must be a whole number from 1 to 100, got "101" (org list --help)'],
+    [
+      ['org', 'set-networks', '--org', 'org_x', '--networks', 'instagram,myspace'],
+      'org set-networks: network "myspace" in --networks must be one of',
+    ],
+    [
+      ['member', 'add', '--org', 'org_x', '--user', 'u', '--role', 'admin'],
+      'member add: --role must be one of viewer, editor, owner, got "admin"',
+    ],
+    [['member', 'set-role', '--org', 'org_x', '--user', 'u'], 'member set-role: --role is required'],
+    [
+      ['member', 'set-spending-limit', '--org', 'org_x', '--user', 'u', '--limit', '-1'],
+      'member set-spending-limit: --limit must be a whole number from 0',
+    ],
+    [['member', 'add', '--org', 'org_x', '--user', 'x'.repeat(256), '--role', 'owner'], 'member add: --user must be 1 to 255 characters'],
+    [
+      ['credits', 'grant', '--org', 'org_x', '--amount', '0'],
+      'credits grant: --amount must be a whole number from 1 to 9007199254740991, got "0"',
+    ],
+    [['credits', 'grant', '--org', 'org_x', '--amount', 'ten'], 'credits grant: --amount must be a whole number from 1'],
+    [['credits', 'grant', '--org', 'org_x', '--amount', '1e3'], 'credits grant: --amount must be a whole number from 1'],
+    [
+      ['credits', 'grant', '--org', 'org_x', '--amount', '9007199254740992'],
+      'credits grant: --amount must be a whole number from 1 to 9007199254740991',
+    ],
+    [
+      ['credits', 'deduct', '--org', 'org_x', '--amount', '99999999999999999999', '--reason', 'r'],
+      'credits deduct: --amount must be a whole number',
+    ],
+    [['credits', 'deduct', '--org', 'org_x', '--amount', '5'], 'credits deduct: --reason is required'],
+    [
+      ['credits', 'deduct', '--org', 'org_x', '--amount', '5', '--reason', 'x'.repeat(501)],
+      'credits deduct: --reason must be at most 500 characters',
+    ],
+    [['events', 'list', '--org', 'org_x', '--days', '0'], 'events list: --days must be a whole number from 1 to 400'],
+    [['events', 'list', '--org', 'org_x', '--limit', '1001'], 'events list: --limit must be a whole number from 1 to 1000'],
+    [
+      ['create', 'project', '--org', 'org_x', '--by', 'u', '--slug', 'Bad Slug!'],
+      'create project: --slug must be lowercase letters and digits',
+    ],
+    [['create', 'project', '--org', 'org_x', '--by', 'u', '--slug', 'a--b'], 'create project: --slug must be lowercase letters and digits'],
+    [
+      ['create', 'project', '--org', 'org_x', '--by', 'u', '--slug', 'a'.repeat(61)],
+      'create project: --slug must be lowercase letters and digits',
+    ],
+    [
+      ['create', 'widget', '--org', 'org_x', '--by', 'u'],
+      'unknown command "create widget": create takes asset, skill, conversation, project',
+    ],
+    [['create', 'asset', '--org', 'org_x'], 'create asset: --by is required'],
+    [['delete', 'asset', '--by', 'u'], 'delete asset: a resource id is required'],
+    [['delete', 'asset', 'x', 'y', '--by', 'u'], 'delete asset: unexpected argument "y"'],
+    [['delete', 'asset', 'x', '--by', 'u', '--at', 'yesterday'], 'delete asset: --at must be an ISO 8601 date-time'],
     [['frobnicate'], 'unknown command "frobnicate"'],
-    [['org', 'create', '--bogus'], "Unknown option '--bogus'"],
-  ])('exits 2 on bad usage: %j', async (args, message) => {
-    const result = await admin(...args);
+    [['org'], 'org: a command is required: create, show, list, set-networks'],
+    [['org', 'create', '--bogus'], 'org create: unknown option --bogus (org create --help)'],
+    [['org', 'show', '--org'], 'org show: --org needs a value (org show --help)'],
+  ])('exits 2 with one line, before any read or write: %j', async (args, message) => {
+    const counter = countRoundTrips(db());
+    let result: Awaited<ReturnType<typeof admin>>;
+    try {
+      result = await admin(...args);
+    } finally {
+      counter.stop();
+    }
+
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain(`admin: ${message}`);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(counter.log.commands).toEqual([]);
   });
 
-  it('exits 1 with a message when the organization does not exist', async () => {
-    const result = await admin('credits', 'grant', '--org', uniqueId('org_'), '--amount', '5');
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/organization org_\w+ does not exist/);
+  it('--help prints the command list, a group or a command to stdout and exits 0', async () => {
+    const overview = await admin('--help');
+    const group = await admin('member', '--help');
+    const command = await admin('credits', 'deduct', '--help');
+
+    for (const result of [overview, group, command]) expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(overview.stdout).toContain('credits deduct --org ID --amount N --reason TEXT');
+    expect(overview.stdout).toContain('org list [--limit N] [--after ID]');
+    expect(group.stdout).toContain('member set-role --org ID --user SUB --role ROLE');
+    expect(command.stdout).toMatch(/^usage: npm run --silent admin -- credits deduct --org ID --amount N --reason TEXT/);
+    expect(command.stdout).toContain('--reason TEXT');
+  });
+});
+
+describe('as a process (npm run admin)', () => {
+  it('prints one JSON document on stdout and exits 0; a refusal exits 1; bad usage exits 2; --help exits 0 on stdout', async () => {
+    const { orgId } = await workspace({ credits: 3 });
+
+    const [shown, refused, bad, help] = await Promise.all([
+      runAdmin(['org', 'show', '--org', orgId, ...table]),
+      runAdmin(['credits', 'deduct', '--org', orgId, '--amount', '4', '--reason', 'r', ...table]),
+      runAdmin(['credits', 'deduct', '--org', orgId, '--amount', '99999999999999999999', '--reason', 'r', ...table]),
+      runAdmin(['org', 'show', '--help']),
+    ]);
+
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: orgId, credits: 3, spent: 0 });
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toBe(`admin: organization ${orgId} has 3 credits: deducting 4 would take the balance below zero\n`);
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('usage: npm run --silent admin -- org show --org ID');
   });
 
-  describe('token', () => {
-    it('signs a token for the local stack that the API accepts', async () => {
-      const orgId = uniqueId('org_');
-      const user = uniqueId('u_');
-      await admin('org', 'create', '--id', orgId);
-      await admin('member', 'add', '--org', orgId, '--user', user, '--role', 'owner');
-      const result = await runScript('scripts/admin.ts', ['token', '--user', user], { cwd: localStackDir() });
-      expect(result.code).toBe(0);
-      const { token } = JSON.parse(result.stdout);
-      const answer = await call(handler, { url: `/organizations/${orgId}/billing/events`, token });
-      expect(answer.status).toBe(200);
-    });
+  it('works on the local stack without --table; signs tokens the API accepts, and an expired one for a negative ttl', async () => {
+    const { orgId, users } = await workspace({ roles: ['owner'], credits: 7 });
+    const cwd = localStackDir();
 
-    it('gives an expired token for a negative ttl', async () => {
-      const result = await runScript('scripts/admin.ts', ['token', '--user', 'u1', '--ttl', '-30'], { cwd: localStackDir() });
-      const { token } = JSON.parse(result.stdout);
-      const answer = await call(handler, { url: `/organizations/org_any/billing/events`, token });
-      expect(answer.status).toBe(401);
-    });
+    const [shown, valid, expired] = await Promise.all([
+      runAdmin(['org', 'show', '--org', orgId], { cwd }),
+      runAdmin(['token', '--user', users.owner], { cwd }),
+      runAdmin(['token', '--user', users.owner, '--ttl', '-30'], { cwd }),
+    ]);
 
-    it('refuses to run against a non-local table', async () => {
-      const result = await runScript('scripts/admin.ts', ['token', '--user', 'u1', '--table', 'prod', '--region', 'eu-west-1'], {
-        cwd: localStackDir(),
-      });
-      expect(result.code).toBe(2);
-      expect(result.stderr).toContain('refuses to run against a non-local table');
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: orgId, credits: 7 });
+
+    expect(valid.code).toBe(0);
+    const url = `/organizations/${orgId}/billing/events`;
+    expect((await call(handler, { url, token: JSON.parse(valid.stdout).token })).status).toBe(200);
+    expect((await call(handler, { url, token: JSON.parse(expired.stdout).token })).status).toBe(401);
+    expect((await call(handler, { url, token: tokenFor(users.owner) })).status).toBe(200);
+  });
+
+  it('token refuses a non-local table; a real table needs a region; no local stack says how to start one', async () => {
+    const [token, region, none] = await Promise.all([
+      runAdmin(['token', '--user', 'u1', '--table', 'prod', '--region', 'eu-west-1'], { cwd: localStackDir() }),
+      runAdmin(['get', 'asset', 'x', '--table', 'prod'], { env: { AWS_REGION: '', AWS_DEFAULT_REGION: '' } }),
+      runAdmin(['get', 'asset', 'x'], { cwd: mkdtempSync(join(tmpdir(), 'empty-')) }),
+    ]);
+
+    expect(token).toMatchObject({
+      code: 2,
+      stderr: "admin: token signs with the local stack's key and refuses to run against a non-local table\n",
+    });
+    expect(region).toMatchObject({ code: 2, stderr: 'admin: --region is required with --table (or set AWS_REGION)\n' });
+    expect(none).toMatchObject({
+      code: 2,
+      stderr: 'admin: no local stack found (.local/dev.json): start one with `npm start`, or pass --table\n',
     });
   });
 
-  it('asks for a region rather than guessing one for a real table', async () => {
-    const result = await runScript('scripts/admin.ts', ['get', 'asset', 'x', '--table', 'prod'], {
-      env: { AWS_REGION: '', AWS_DEFAULT_REGION: '' },
-    });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--region is required with --table (or set AWS_REGION)');
-  });
+  it('exits 3 when the table cannot be reached', async () => {
+    const result = await runAdmin([
+      'org',
+      'show',
+      '--org',
+      'org_x',
+      '--table',
+      'nowhere',
+      '--endpoint',
+      'http://127.0.0.1:9',
+      '--region',
+      'us-east-1',
+    ]);
 
-  it('says how to start the local stack when there is none', async () => {
-    const result = await runScript('scripts/admin.ts', ['get', 'asset', 'x'], { cwd: mkdtempSync(join(tmpdir(), 'empty-')) });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('start one with `npm start`, or pass --table');
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^admin: failed: /);
   });
 });

@@ -19,7 +19,7 @@ const { routes } = await import('../lib/routes.ts');
 
 type Results = Awaited<ReturnType<typeof runBench>>;
 
-/** What each route sends, wave by wave (| = one more sequential round trip): its floor. */
+/** What each route (and variant) sends, wave by wave (| = one more sequential round trip): its floor. */
 const EXPECTED_COMMANDS: Record<string, string> = {
   ListBillingEvents: 'UpdateItem+GetItem | Query',
   ListSocialOperations: 'UpdateItem+GetItem+GetItem',
@@ -29,6 +29,9 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreConversation: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreProject: 'UpdateItem+GetItem+Query | TransactWriteItems',
+  'Mcp tools/list': 'UpdateItem+GetItem+GetItem',
+  'Mcp tools/call': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem',
+  OAuthProtectedResource: '',
   RouteNotFound: '',
 };
 
@@ -87,7 +90,7 @@ describe('the bench', () => {
         expect(otherSignatures).toBe(0);
         expect(roundTrips).toBe(signature === '' ? 0 : signature.split(' | ').length);
         expect(commands).toBe(signature === '' ? 0 : signature.split(/[+|]/).length);
-        return [scenario.route, signature];
+        return [scenario.variant ? `${scenario.route} ${scenario.variant}` : scenario.route, signature];
       }),
     );
     expect(seen).toEqual(EXPECTED_COMMANDS);

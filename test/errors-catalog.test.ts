@@ -27,6 +27,8 @@ const ADDED_CODES: Record<string, number> = {
   // The local server's edges, where API Gateway answers on its own when deployed.
   bad_request: 400,
   headers_too_large: 431,
+  // A known path asked with a method it does not answer (GET or DELETE /mcp).
+  method_not_allowed: 405,
 };
 
 describe('the error catalog', () => {
@@ -54,6 +56,7 @@ describe('the error catalog', () => {
       errors.unsupportedApiVersion('no'),
       errors.badRequest('no'),
       errors.headersTooLarge(10_240),
+      errors.methodNotAllowed('GET', '/mcp', ['POST']),
       errors.unauthenticated(true),
       errors.insufficientCredits(2),
       errors.spendingLimitExceeded('member'),

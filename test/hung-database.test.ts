@@ -21,7 +21,7 @@ const { db } = await import('../lib/db/client.ts');
 const { getOrganization } = await import('../lib/db/organizations.ts');
 const { workspace } = await import('./support/fixtures.ts');
 const { call } = await import('./support/http.ts');
-const { handlerOf, sampleBody, sampleUrl, tokenRoutes } = await import('./support/routes.ts');
+const { handlerOf, sampleRequest, tokenRoutes } = await import('./support/routes.ts');
 const { tokenFor } = await import('./support/tokens.ts');
 const { runUrl } = await import('./support/social.ts');
 
@@ -56,22 +56,23 @@ describe('with DynamoDB hung', () => {
 
     // Act
     const started = performance.now();
-    const answer = await call(handler, {
-      method: route.method,
-      url: sampleUrl(route, orgId),
-      token: tokenFor(users.owner),
-      body: sampleBody(route),
-    });
+    const answer = await call(handler, sampleRequest(route, orgId, tokenFor(users.owner)));
     const elapsedMs = performance.now() - started;
 
-    // Assess: the counter and the first reads give up together, after one call's budget
-    expect(answer.status).toBe(500);
+    // Assess: the counter and the first reads give up together, after one call's budget. MCP
+    // answers protocol errors inside a JSON-RPC response, as the protocol wants.
     expect(answer.headers['content-type']).toBe('application/json');
-    expect(answer.body).toEqual({
-      code: 'internal_error',
-      message: 'the request failed on the service side; retry with backoff',
-      request_id: answer.headers['x-request-id'],
-    });
+    if (route.path === '/mcp') {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { message: expect.stringContaining('retry with backoff') } });
+    } else {
+      expect(answer.status).toBe(500);
+      expect(answer.body).toEqual({
+        code: 'internal_error',
+        message: 'the request failed on the service side; retry with backoff',
+        request_id: answer.headers['x-request-id'],
+      });
+    }
     expect(elapsedMs).toBeLessThan(CALL_TIMEOUT_MS * 2 + 2_000);
   });
 

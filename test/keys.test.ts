@@ -1,15 +1,26 @@
 import { describe, expect, it } from 'vitest';
+import { spendPeriod } from '../lib/billing/period.ts';
 import { createTableInput } from '../lib/db/create-table.ts';
 import {
   billingEventKey,
   billingEventRange,
+  memberSpendKey,
+  membershipIndexKey,
   membershipKey,
+  monthSpendPrefix,
+  orgDirectoryKey,
+  orgIdOfDirectoryKey,
   orgKey,
+  orgMembersIndexQuery,
+  orgSpendKey,
   projectSlugKey,
   rateLimitKey,
   resourceKey,
   skillNameKey,
+  spendMemberOf,
 } from '../lib/db/keys.ts';
+import { slugify } from '../lib/resources/factory.ts';
+import { isValidSlug } from '../lib/resources/model.ts';
 import { matchRoute, routePattern } from '../lib/routes.ts';
 
 describe('key builders', () => {
@@ -39,6 +50,56 @@ describe('key builders', () => {
   });
 });
 
+describe('operator access patterns', () => {
+  it('list organizations from one directory partition, in id order', () => {
+    expect(orgDirectoryKey('org_a')).toEqual({ PK: 'ORGS', SK: 'ORG#org_a' });
+    expect(orgIdOfDirectoryKey(orgDirectoryKey('org_a_b#c').SK)).toBe('org_a_b#c');
+    expect(orgDirectoryKey('org_a').SK < orgDirectoryKey('org_b').SK).toBe(true);
+  });
+
+  it("query an organization's members on GSI1, where each membership puts its index key", () => {
+    const query = orgMembersIndexQuery('org_a');
+    const entry = membershipIndexKey('org_a', 'u1');
+
+    expect(query.indexName).toBe('GSI1');
+    expect(entry.GSI1PK).toBe(query.GSI1PK);
+    expect(entry.GSI1SK.startsWith(query.skPrefix)).toBe(true);
+    expect(membershipIndexKey('org_ab', 'u1').GSI1PK).not.toBe(query.GSI1PK);
+  });
+
+  it("read a month's spend counters with one prefix, telling the organization's from each member's", () => {
+    const { PK, skPrefix } = monthSpendPrefix('org_a', '2026-11');
+    const org = orgSpendKey('org_a', '2026-11');
+    const member = memberSpendKey('org_a', 'u#1', '2026-11');
+
+    for (const key of [org, member]) expect(key.PK === PK && key.SK.startsWith(skPrefix)).toBe(true);
+    expect(orgSpendKey('org_a', '2026-12').SK.startsWith(skPrefix)).toBe(false);
+    expect(spendMemberOf(org.SK, '2026-11')).toBeNull();
+    expect(spendMemberOf(member.SK, '2026-11')).toBe('u#1');
+  });
+
+  it('bound the spend period by UTC calendar month, across a year end', () => {
+    expect(spendPeriod(new Date('2026-12-31T23:59:59.999Z'))).toEqual({
+      month: '2026-12',
+      start: '2026-12-01T00:00:00.000Z',
+      end: '2027-01-01T00:00:00.000Z',
+    });
+  });
+});
+
+describe('the slug rule', () => {
+  it.each(['launch', 'spring-launch-2026', 'a', 'a'.repeat(60)])('accepts %s', (slug) => expect(isValidSlug(slug)).toBe(true));
+
+  it.each(['Bad Slug!', 'Launch', 'a--b', '-a', 'a-', '', 'a'.repeat(61), 'café', 'a_b'])('refuses %j', (slug) =>
+    expect(isValidSlug(slug)).toBe(false));
+
+  it('is what any title slugifies into, including at the length cut', () => {
+    for (const title of ['Spring launch!', '   ', `${'a'.repeat(59)} b`, '--Über--Café--', 'x'.repeat(100)]) {
+      expect(isValidSlug(slugify(title)), title).toBe(true);
+    }
+  });
+});
+
 describe('table definition', () => {
   it('gives DynamoDB Local the key schema and index of the shared definition', () => {
     const input = createTableInput('t');
@@ -63,5 +124,15 @@ describe('route table matching', () => {
   it('falls back to $default for an unknown path or method', () => {
     expect(matchRoute('GET', '/nope').route.name).toBe('RouteNotFound');
     expect(matchRoute('POST', '/organizations/org_a/billing/events').route.name).toBe('RouteNotFound');
+  });
+
+  it('routes every method of a path to its ANY route', () => {
+    expect(['POST', 'GET', 'DELETE', 'OPTIONS'].map((method) => matchRoute(method, '/mcp').route.name)).toEqual([
+      'Mcp',
+      'Mcp',
+      'Mcp',
+      'Mcp',
+    ]);
+    expect(matchRoute('POST', '/mcp/extra').route.name).toBe('RouteNotFound');
   });
 });

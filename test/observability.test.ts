@@ -16,6 +16,7 @@ Object.assign(process.env, {
   SOCIAL_PROVIDER: 'sample',
 });
 const { handler: listBillingEvents } = await import('../functions/list-billing-events.ts');
+const { handler: mcp } = await import('../functions/mcp.ts');
 const { handler: routeNotFound } = await import('../functions/route-not-found.ts');
 const { handler: runSocialOperation } = await import('../functions/run-social-operation.ts');
 const { db } = await import('../lib/db/client.ts');
@@ -24,6 +25,7 @@ const { sampleProvider } = await import('../lib/social/providers/sample.ts');
 const { UpstreamError, UpstreamNotFoundError } = await import('../lib/social/providers/types.ts');
 const { deleted, restore } = await import('./support/resources.ts');
 const { runUrl } = await import('./support/social.ts');
+const { failCommands } = await import('./support/faults.ts');
 
 let written: string[] = [];
 const originals = { stdout: process.stdout.write, stderr: process.stderr.write };
@@ -92,6 +94,29 @@ describe('the request log line', () => {
 
     expect(answer.status).toBe(200);
     expect(requestLine()).toMatchObject({ route: 'RestoreAsset', status: 200, caller: users.editor, organization_id: orgId });
+  });
+
+  it('names the MCP method, the tool and the code of a refused tool call, answered 200', async () => {
+    const { orgId, users } = await workspace({ credits: 0, roles: ['editor'] });
+
+    const answer = await call(mcp, {
+      method: 'POST',
+      url: `/mcp?organization_id=${orgId}`,
+      token: tokenFor(users.editor),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x_profile', arguments: { handle: 'nasa' } } },
+    });
+
+    expect(answer.status).toBe(200);
+    expect(requestLine()).toMatchObject({
+      route: 'Mcp',
+      status: 200,
+      caller: users.editor,
+      organization_id: orgId,
+      mcp_method: 'tools/call',
+      tool: 'x_profile',
+      tool_error: 'insufficient_credits',
+    });
   });
 
   it('is written for an unknown route too', async () => {
@@ -184,6 +209,7 @@ describe('metrics', () => {
       expect(emf('UpstreamLatency')?._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: 'UpstreamLatency', Unit: 'Milliseconds' }]);
       expect(values('UpstreamFailures')).toEqual([]);
       expect(values('CreditsRefunded')).toEqual([]);
+      expect(requestLine()).toMatchObject({ status: 200, operation: 'tiktok_trend_scan', credits_charged: 5, credits_refunded: 0 });
     });
 
     it.each([
@@ -200,7 +226,29 @@ describe('metrics', () => {
         expect(values('CreditsRefunded')).toEqual([5]);
         expect(values('UpstreamLatency')).toEqual([expect.any(Number)]);
         expect(values('UpstreamFailures')).toEqual(failures);
+        expect(requestLine()).toMatchObject({ status, operation: 'tiktok_trend_scan', credits_charged: 5, credits_refunded: 5 });
       } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('counts a refund that could not be written, and names it on the request line as still owed', async () => {
+      const { orgId, users } = await workspace({ credits: 10 });
+      const spy = vi.spyOn(sampleProvider, 'run').mockRejectedValue(new UpstreamError('upstream answered 502'));
+      let transactions = 0;
+      // The first transaction is the charge; the second, the refund, fails.
+      const stop = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions === 2);
+      try {
+        const answer = await run(orgId, users.editor);
+
+        expect(answer.status).toBe(500);
+        expect(values('RefundFailures')).toEqual([1]);
+        expect(values('CreditsRefunded')).toEqual([]);
+        expect(records().find((record) => record.message === 'REFUND FAILED: credits owed to the organization')).toBeDefined();
+        expect(requestLine()).toMatchObject({ operation: 'tiktok_trend_scan', credits_charged: 5, credits_refund_pending: 5 });
+        expect(requestLine()).not.toHaveProperty('credits_refunded', 5);
+      } finally {
+        stop();
         spy.mockRestore();
       }
     });
@@ -226,6 +274,8 @@ describe('metrics', () => {
 
       expect(answer.status).toBe(402);
       expect([...values('CreditsCharged'), ...values('UpstreamLatency'), ...values('CreditsRefunded')]).toEqual([]);
+      expect(requestLine()).toMatchObject({ status: 402, operation: 'tiktok_trend_scan' });
+      expect(requestLine()).not.toHaveProperty('credits_charged');
     });
   });
 });

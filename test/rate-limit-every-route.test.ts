@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { workspace } from './support/fixtures.ts';
 import { call } from './support/http.ts';
-import { handlerOf, sampleUrl, tokenRoutes } from './support/routes.ts';
+import { handlerOf, sampleRequest, tokenRoutes } from './support/routes.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const LIMIT = 2;
@@ -26,7 +26,7 @@ describe('every route that needs a token answers 429 at the limit + 1', () => {
     // Prepare
     const { orgId, users } = await workspace({ credits: 100 });
     const handler = await handlerOf(route);
-    const request = { method: route.method, url: sampleUrl(route, orgId), token: tokenFor(users.owner), body: {} };
+    const request = sampleRequest(route, orgId, tokenFor(users.owner));
 
     // Act
     const answers = [];

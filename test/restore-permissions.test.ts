@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { putMembership } from '../lib/db/memberships.ts';
+import { addMembership } from '../lib/db/memberships.ts';
 import { getResource } from '../lib/db/resources.ts';
 import { RESOURCE_KINDS, type ResourceKind } from '../lib/model.ts';
 import { VISIBILITIES, type Visibility } from '../lib/resources/model.ts';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const mine = await workspace();
   const theirs = await workspace({ roles: ['owner'] });
   const otherEditor = uniqueId('editor2_');
-  await putMembership({ orgId: mine.orgId, userId: otherEditor, role: 'editor' });
+  await addMembership({ orgId: mine.orgId, userId: otherEditor, role: 'editor' });
   org = {
     orgId: mine.orgId,
     users: {
@@ -124,7 +124,7 @@ describe('creators who are not editors', () => {
   it.each(RESOURCE_KINDS)('a creator who left the organization gets 404 on their %s', async (kind) => {
     const leaver = uniqueId('leaver_');
     const other = await workspace({ roles: [] });
-    await putMembership({ orgId: other.orgId, userId: leaver, role: 'owner' });
+    await addMembership({ orgId: other.orgId, userId: leaver, role: 'owner' });
     const record = await deleted(kind, { orgId: org.orgId, by: leaver, visibility: 'private' }, org.users.owner);
     expect((await restore(kind, record.id, leaver)).status).toBe(404);
   });

@@ -72,8 +72,8 @@ describe.each(RESOURCE_KINDS)('POST …/%s/restore', (kind) => {
   ] as const)('gives workspace_role as seen by %s', async (_who, caller, role) => {
     const { orgId, users } = await workspace();
     const other = uniqueId('editor2_');
-    const { putMembership } = await import('../lib/db/memberships.ts');
-    await putMembership({ orgId, userId: other, role: 'editor' });
+    const { addMembership } = await import('../lib/db/memberships.ts');
+    await addMembership({ orgId, userId: other, role: 'editor' });
     const before = await deleted(kind, { orgId, by: users.editor, visibility: 'public' });
     const answer = await restore(kind, before.id, caller === 'other' ? other : users[caller]);
     expect(resourceOf(kind, answer.body).workspace_role).toBe(role);

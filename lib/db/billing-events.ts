@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
 import { billingEventKey, billingEventRange } from './keys.ts';
 
-export type BillingEventType = 'credits.granted' | 'social_operation.charged' | 'social_operation.refunded';
+export type BillingEventType = 'credits.granted' | 'credits.deducted' | 'social_operation.charged' | 'social_operation.refunded';
 
 /** A billing event exactly as the API returns it. */
 export interface BillingEvent {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
 
@@ -93,6 +93,18 @@ function withinBudget<T>(call: Promise<T>, budgetMs: number, command: string): P
 }
 
 export const tableName = (): string => config().tableName;
+
+/** Every item a Query matches, following its pages (for partitions read whole: a user's memberships, a month's counters). */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
 
 /** One item of a TransactWriteItems request (Put, Update, Delete or ConditionCheck). */
 export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];

@@ -18,7 +18,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { logError } from '../log.ts';
 import { RUNNER_ROLES } from '../model.ts';
-import { recordCreditsCharged, recordCreditsRefunded } from '../observability/metrics.ts';
+import { recordCreditsCharged, recordCreditsRefunded, recordRefundFailure } from '../observability/metrics.ts';
 import { billingEventPut, newBillingEvent } from './billing-events.ts';
 import { type CancellationReason, cancellationReasons, db, requestDeadlineMs, type TransactItem, tableName } from './client.ts';
 import { conflictPauseMs, mayRetryConflict } from './conflict-retry.ts';
@@ -245,6 +245,7 @@ export async function refundCharge(charge: Charge, reason: string, now = new Dat
     return true;
   } catch (error) {
     logError('REFUND FAILED: credits owed to the organization', error, { charge });
+    recordRefundFailure();
     return false;
   }
 }

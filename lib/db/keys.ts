@@ -2,6 +2,7 @@
  * Pure key builders: every PK/SK format of the table is here and nowhere else.
  *
  *   ORG#<org>         ORG                       organization (name, networks, balance, limits)
+ *   ORGS              ORG#<org>                 directory entry of an organization (id, name, created_at): `org list`
  *   ORG#<org>         EVENT#<created_at>#<id>   billing event (sorted by time)
  *   ORG#<org>         SLUG#<slug>               claim on a project slug by a live project
  *   ORG#<org>         SKILLNAME#<name>          claim on a custom skill name by a live skill
@@ -13,9 +14,23 @@
  *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
  */
 import type { ResourceKind } from '../model.ts';
-import type { TableKey } from './table.ts';
+import { type TableKey, table } from './table.ts';
+
+/** The index of memberships by organization (GSI1 in lib/db/table.ts). */
+const MEMBERS_INDEX = table.globalSecondaryIndexes[0].indexName;
 
 export const orgKey = (orgId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: 'ORG' });
+
+/**
+ * Every organization has an entry in one fixed partition, written with the organization (once):
+ * listing them is a Query, never a Scan. Not a GSI on the organization item: that item changes
+ * with every charge, and a GSI projecting it would funnel every charge of the service through one
+ * index partition.
+ */
+export const ORG_DIRECTORY_PK = 'ORGS';
+export const orgDirectoryKey = (orgId: string): TableKey => ({ PK: ORG_DIRECTORY_PK, SK: `ORG#${orgId}` });
+/** The organization id of a directory entry's sort key. */
+export const orgIdOfDirectoryKey = (sk: string): string => sk.slice('ORG#'.length);
 
 export const membershipKey = (orgId: string, userId: string): TableKey => ({
   PK: `USER#${userId}`,
@@ -25,6 +40,13 @@ export const membershipKey = (orgId: string, userId: string): TableKey => ({
 export const membershipIndexKey = (orgId: string, userId: string) => ({
   GSI1PK: `ORG#${orgId}`,
   GSI1SK: `MEMBER#${userId}`,
+});
+
+/** The members of an organization: a Query on GSI1 (admin only; eventually consistent). */
+export const orgMembersIndexQuery = (orgId: string) => ({
+  indexName: MEMBERS_INDEX,
+  GSI1PK: `ORG#${orgId}`,
+  skPrefix: 'MEMBER#',
 });
 
 export const userMembershipsPrefix = (userId: string) => ({ PK: `USER#${userId}`, skPrefix: 'MEMBER#' });
@@ -77,6 +99,15 @@ export const memberSpendKey = (orgId: string, userId: string, month: string): Ta
   PK: `ORG#${orgId}`,
   SK: `SPEND#${month}#USER#${userId}`,
 });
+
+/** Every spend counter of one month (the organization's and each member's): one Query. */
+export const monthSpendPrefix = (orgId: string, month: string) => ({ PK: `ORG#${orgId}`, skPrefix: `SPEND#${month}` });
+
+/** Whose counter a month-spend sort key is: the member's id, or null for the organization's own. */
+export function spendMemberOf(sk: string, month: string): string | null {
+  const memberPrefix = `SPEND#${month}#USER#`;
+  return sk.startsWith(memberPrefix) ? sk.slice(memberPrefix.length) : null;
+}
 
 /** Scoped per organization and caller: two callers may use the same key without colliding. */
 export const idempotencyRecordKey = (orgId: string, userId: string, keyHash: string): TableKey => ({

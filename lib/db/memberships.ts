@@ -1,8 +1,10 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { NoSuchOrganizationError } from '../errors.ts';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { AlreadyMemberError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
 import type { Role } from '../model.ts';
-import { cancellationCodes, db, tableName } from './client.ts';
-import { membershipIndexKey, membershipKey, orgKey, userMembershipsPrefix } from './keys.ts';
+import { cancellationReasons, db, queryAll, tableName } from './client.ts';
+import { membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
 
 export interface Membership {
   organization_id: string;
@@ -22,21 +24,23 @@ const toMembership = (item: Record<string, unknown>): Membership => ({
 });
 
 /**
- * Adds a member or changes an existing member's role and limit. The organization must exist:
- * the put is a transaction with a condition check on the organization item.
+ * Adds a member. Refuses an existing membership (AlreadyMemberError, nothing changed): changing
+ * a member's role or limit has its own writes, so that adding can never reset either. One
+ * transaction: the organization must exist, the membership must not (conditions, not reads).
  */
-export async function putMembership(input: {
+export async function addMembership(input: {
   orgId: string;
   userId: string;
   role: Role;
   spendingLimit?: number | null;
+  now?: Date;
 }): Promise<Membership> {
   const membership: Membership = {
     organization_id: input.orgId,
     user_id: input.userId,
     role: input.role,
     spending_limit: input.spendingLimit ?? null,
-    created_at: new Date().toISOString(),
+    created_at: (input.now ?? new Date()).toISOString(),
   };
   try {
     await db().send(
@@ -52,14 +56,22 @@ export async function putMembership(input: {
                 entity: 'membership',
                 ...membership,
               },
+              ConditionExpression: 'attribute_not_exists(PK)',
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
         ],
       }),
     );
   } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-      throw new NoSuchOrganizationError(`organization ${input.orgId} does not exist`);
+    const [org, member] = cancellationReasons(error) ?? [];
+    if (org?.Code === 'ConditionalCheckFailed') throw new NoSuchOrganizationError(`organization ${input.orgId} does not exist`);
+    if (member?.Code === 'ConditionalCheckFailed') {
+      const existing = toMembership(unmarshall((member.Item ?? {}) as Record<string, AttributeValue>));
+      throw new AlreadyMemberError(
+        `${input.userId} is already a member of ${input.orgId} (role ${existing.role}, spending limit ${existing.spending_limit ?? 'none'})`,
+        { role: existing.role, spending_limit: existing.spending_limit },
+      );
     }
     throw error;
   }
@@ -75,39 +87,73 @@ export async function getMembership(orgId: string, userId: string): Promise<Memb
 /** Every organization the user belongs to, with the role in each (one Query on the user's partition). */
 export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {
   const { PK, skPrefix } = userMembershipsPrefix(userId);
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
+    ConsistentRead: true,
+  });
   return items.map(toMembership);
 }
 
-export async function setMemberSpendingLimit(orgId: string, userId: string, limit: number | null): Promise<Membership | null> {
+/** Sets a member's monthly spending limit (null: none); role and created_at stay. */
+export const setMemberSpendingLimit = (orgId: string, userId: string, limit: number | null): Promise<Membership> =>
+  updateMembership(orgId, userId, 'SET spending_limit = :value', limit);
+
+/** Changes a member's role; spending limit and created_at stay. */
+export const setMemberRole = (orgId: string, userId: string, role: Role): Promise<Membership> =>
+  updateMembership(orgId, userId, 'SET #role = :value', role);
+
+/** One attribute of an existing membership, or NoSuchMemberError (conditional: never creates one). */
+async function updateMembership(orgId: string, userId: string, update: string, value: unknown): Promise<Membership> {
   try {
     const result = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: membershipKey(orgId, userId),
-        UpdateExpression: 'SET spending_limit = :limit',
+        UpdateExpression: update,
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':limit': limit },
+        ...(update.includes('#role') ? { ExpressionAttributeNames: { '#role': 'role' } } : {}),
+        ExpressionAttributeValues: { ':value': value },
         ReturnValues: 'ALL_NEW',
       }),
     );
     return toMembership(result.Attributes!);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw noSuchMember(orgId, userId);
     throw error;
   }
 }
+
+/** Removes a membership and returns it as it was; NoSuchMemberError if there was none. */
+export async function removeMembership(orgId: string, userId: string): Promise<Membership> {
+  try {
+    const result = await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: membershipKey(orgId, userId),
+        ConditionExpression: 'attribute_exists(PK)',
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return toMembership(result.Attributes!);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw noSuchMember(orgId, userId);
+    throw error;
+  }
+}
+
+/**
+ * Every member of an organization, by user id: a Query on GSI1 (operators only; an index read
+ * is eventually consistent, so a membership written a moment ago may be missing).
+ */
+export async function listMembers(orgId: string): Promise<Membership[]> {
+  const query = orgMembersIndexQuery(orgId);
+  const items = await queryAll({
+    IndexName: query.indexName,
+    KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': query.GSI1PK, ':prefix': query.skPrefix },
+  });
+  return items.map(toMembership);
+}
+
+const noSuchMember = (orgId: string, userId: string) => new NoSuchMemberError(`${userId} is not a member of ${orgId}`);

@@ -1,9 +1,11 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AlreadyExistsError, NoSuchOrganizationError } from '../errors.ts';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { AlreadyExistsError, InsufficientBalanceError, NoSuchOrganizationError } from '../errors.ts';
 import { NETWORKS, type Network } from '../model.ts';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
-import { cancellationCodes, db, type TransactItem, tableName } from './client.ts';
-import { orgKey } from './keys.ts';
+import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
+import { ORG_DIRECTORY_PK, orgDirectoryKey, orgIdOfDirectoryKey, orgKey } from './keys.ts';
 
 export interface Organization {
   id: string;
@@ -25,7 +27,10 @@ const toOrganization = (item: Record<string, unknown>): Organization => ({
   created_at: item.created_at as string,
 });
 
-/** Creates the organization, with its opening balance recorded as a `credits.granted` event. */
+/**
+ * Creates the organization and its directory entry (what `org list` reads), with its opening
+ * balance recorded as a `credits.granted` event, in one transaction.
+ */
 export async function createOrganization(input: {
   id: string;
   name?: string;
@@ -48,6 +53,13 @@ export async function createOrganization(input: {
       Put: {
         TableName: tableName(),
         Item: { ...orgKey(org.id), type: 'organization', ...org },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...orgDirectoryKey(org.id), entity: 'organization_directory', id: org.id, name: org.name, created_at: org.created_at },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -80,9 +92,12 @@ export async function getOrganization(id: string): Promise<Organization | null> 
 
 /**
  * Applies an event's signed amount to the balance and stores the event, in one transaction
- * (grants; the seed's sample history). Charging has its own conditional path.
+ * (grants, deductions; tests' sample history). Charging has its own conditional path. A
+ * negative amount requires the balance to cover it: the condition, not a prior read, keeps the
+ * balance from going below zero whatever runs alongside.
  */
 export async function applyBillingEvent(orgId: string, event: BillingEvent): Promise<Organization> {
+  const debit = event.amount < 0;
   try {
     await db().send(
       new TransactWriteCommand({
@@ -92,8 +107,9 @@ export async function applyBillingEvent(orgId: string, event: BillingEvent): Pro
               TableName: tableName(),
               Key: orgKey(orgId),
               UpdateExpression: 'ADD credits :amount',
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeValues: { ':amount': event.amount },
+              ConditionExpression: debit ? 'attribute_exists(PK) AND credits >= :debit' : 'attribute_exists(PK)',
+              ExpressionAttributeValues: { ':amount': event.amount, ...(debit ? { ':debit': -event.amount } : {}) },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
           billingEventPut(orgId, event),
@@ -101,8 +117,14 @@ export async function applyBillingEvent(orgId: string, event: BillingEvent): Pro
       }),
     );
   } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-      throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+    const [org] = cancellationReasons(error) ?? [];
+    if (org?.Code === 'ConditionalCheckFailed') {
+      if (!org.Item) throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+      const balance = Number(unmarshall(org.Item as Record<string, AttributeValue>).credits ?? 0);
+      throw new InsufficientBalanceError(
+        `organization ${orgId} has ${balance} credits: deducting ${-event.amount} would take the balance below zero`,
+        balance,
+      );
     }
     throw error;
   }
@@ -123,6 +145,68 @@ export async function grantCredits(
     now,
   });
   return { organization: await applyBillingEvent(orgId, event), event };
+}
+
+/**
+ * An operator's adjustment: takes credits off the balance with a `credits.deducted` event whose
+ * description is the operator's reason. Refused (InsufficientBalanceError) if the balance would
+ * go below zero. Not counted as monthly spend: spending limits cap what members run.
+ */
+export async function deductCredits(
+  orgId: string,
+  amount: number,
+  reason: string,
+  now = new Date(),
+): Promise<{ organization: Organization; event: BillingEvent }> {
+  const event = newBillingEvent({ type: 'credits.deducted', title: 'Credits deducted', description: reason, amount: -amount, now });
+  return { organization: await applyBillingEvent(orgId, event), event };
+}
+
+/**
+ * One page of organizations in id order, after `after` (exclusive): a Query on the directory
+ * partition, then one BatchGet of the organizations themselves (balances, limits), consistent.
+ * `next` is the id to pass as `after` for the next page, or null after the last one.
+ */
+export async function listOrganizations(options: {
+  limit: number;
+  after?: string;
+}): Promise<{ organizations: Organization[]; next: string | null }> {
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: options.after ? 'PK = :pk AND SK > :after' : 'PK = :pk',
+      ExpressionAttributeValues: {
+        ':pk': ORG_DIRECTORY_PK,
+        ...(options.after ? { ':after': orgDirectoryKey(options.after).SK } : {}),
+      },
+      ProjectionExpression: 'SK',
+      Limit: options.limit,
+    }),
+  );
+  const ids = (page.Items ?? []).map((item) => orgIdOfDirectoryKey(String(item.SK)));
+  const found = new Map((await getOrganizations(ids)).map((org) => [org.id, org]));
+  return {
+    organizations: ids.flatMap((id) => found.get(id) ?? []),
+    next: page.LastEvaluatedKey && ids.length > 0 ? ids[ids.length - 1]! : null,
+  };
+}
+
+/** BatchGet rounds for keys DynamoDB leaves unprocessed (throttling) before giving up. */
+const BATCH_ATTEMPTS = 6;
+
+/** At most 100 organizations by id (one BatchGet, plus retries of what DynamoDB left unprocessed). */
+async function getOrganizations(ids: string[]): Promise<Organization[]> {
+  const table = tableName();
+  const items: Record<string, unknown>[] = [];
+  let keys: Record<string, unknown>[] = ids.map(orgKey);
+  for (let attempt = 0; keys.length > 0; attempt += 1) {
+    if (attempt >= BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${keys.length} organizations unread after ${BATCH_ATTEMPTS} attempts`);
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+    const result = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
+    items.push(...(result.Responses?.[table] ?? []));
+    keys = result.UnprocessedKeys?.[table]?.Keys ?? [];
+  }
+  return items.map(toOrganization);
 }
 
 /** Replaces the organization's enabled networks. */

@@ -1,17 +1,17 @@
-import middy from '@middy/core';
-import httpErrorHandler from '@middy/http-error-handler';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { withDeadline, withWriteBarrier } from '../db/client.ts';
-import { logIdentity, powertools, requestLog } from '../observability/middleware.ts';
+import { logIdentity } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
+import { resourceMetadataChallenge } from './auth-challenge.ts';
 import { authenticate } from './authenticate.ts';
-import { errorMapper } from './error-mapper.ts';
+import { baseChain } from './base-chain.ts';
 import { rateLimit } from './rate-limit.ts';
-import { requestContext } from './request-context.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 import { type InputSchemas, validateInput } from './validate.ts';
+
+export { baseChain };
 
 type Parsed<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 export type EndpointInput<S extends InputSchemas> = {
@@ -34,23 +34,9 @@ export interface EndpointOptions<S extends InputSchemas> {
   schemas: S;
   /** Parse the request body as JSON (POST endpoints that take one). */
   jsonBody?: boolean;
+  /** Name this RFC 9728 metadata URL in every 401's `WWW-Authenticate` (the MCP route). */
+  resourceMetadataUrl?: (event: HttpEvent) => string;
 }
-
-/**
- * The outer half of every chain, the `$default` route's included: request id and the headers
- * every answer carries, the request log line and metrics, and the one error mapper.
- *
- * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
- * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
- * requestContext stamps headers, and the Powertools middlewares (outermost) publish metrics.
- */
-export const baseChain = () =>
-  middy<HttpEvent, HttpResult, Error, ServiceContext>()
-    .use(powertools())
-    .use(requestContext())
-    .use(requestLog())
-    .use(httpErrorHandler({ logger: false }))
-    .use(errorMapper());
 
 /**
  * The middleware chain every endpoint shares, in the documented order of checks:
@@ -64,9 +50,11 @@ export const baseChain = () =>
  */
 export function endpoint<S extends InputSchemas>(
   options: EndpointOptions<S>,
-  handler: (input: EndpointInput<S>, context: ServiceContext) => Promise<unknown>,
+  handler: (input: EndpointInput<S>, context: ServiceContext, event: HttpEvent) => Promise<unknown>,
 ) {
-  const chain = baseChain().use(authenticate()).use(apiVersion()).use(rateLimit());
+  const chain = baseChain();
+  if (options.resourceMetadataUrl) chain.use(resourceMetadataChallenge(options.resourceMetadataUrl));
+  chain.use(authenticate()).use(apiVersion()).use(rateLimit());
   if (options.jsonBody) {
     // An absent or empty body is an empty object: operations without required inputs need none.
     chain.use({
@@ -81,9 +69,9 @@ export function endpoint<S extends InputSchemas>(
   const handled = chain
     .use(validateInput(options.schemas))
     .use(logIdentity())
-    .handler(async (_event, context): Promise<HttpResult> => {
+    .handler(async (event, context): Promise<HttpResult> => {
       const limit = context.rateLimit;
-      const run = () => handler(context.input as EndpointInput<S>, context);
+      const run = () => handler(context.input as EndpointInput<S>, context, event);
       const result = limit ? await withWriteBarrier(() => limit.check(), run) : await run();
       await limit?.check();
       const reply = result instanceof Reply ? result : new Reply(result);

@@ -2,11 +2,11 @@
 // tree-shakes where classic zod does not (figures in docs/deployment.md, "Bundling"); classic
 // and mini schemas are the same zod 4 core types, so validate.ts checks both.
 import * as z from 'zod/mini';
+import { ORGANIZATION_ID_PATTERN } from '../model.ts';
 
-/** Organization ids: the spec's only rule is the `org_` prefix; we also bound the length. */
 export const organizationId = z
   .string()
-  .check(z.regex(/^org_[A-Za-z0-9_-]{1,64}$/, 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"'));
+  .check(z.regex(ORGANIZATION_ID_PATTERN, 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"'));
 
 export const uuidParam = z.uuid({ error: 'must be a UUID' });
 

@@ -27,8 +27,17 @@ async function keepsContextsApart(): Promise<boolean> {
   ]);
   return seen === first;
 }
-if (!(await keepsContextsApart())) {
-  throw new Error('lib/local/invocations.ts must be imported before the first AWS SDK call: request logs would mix');
+/**
+ * False when an AWS SDK call came first (a test that runs the local server in its own process
+ * after using DynamoDB): invocations still run, but their log keys may mix. `npm start`
+ * refuses to run that way (assertInvocationsKeptApart).
+ */
+export const invocationsKeptApart = await keepsContextsApart();
+
+export function assertInvocationsKeptApart(): void {
+  if (!invocationsKeptApart) {
+    throw new Error('lib/local/invocations.ts must be imported before the first AWS SDK call: request logs would mix');
+  }
 }
 
 /** Runs one invocation in a context of its own, as the Lambda runtime does. */

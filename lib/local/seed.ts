@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { newBillingEvent } from '../db/billing-events.ts';
-import { putMembership } from '../db/memberships.ts';
-import { applyBillingEvent, createOrganization, getOrganization } from '../db/organizations.ts';
+import { chargeOperation, refundCharge } from '../db/credits.ts';
+import { addMembership } from '../db/memberships.ts';
+import { createOrganization, getOrganization, grantCredits } from '../db/organizations.ts';
 import { createResource, getResource, softDeleteResource } from '../db/resources.ts';
 import type { ResourceKind } from '../model.ts';
 import { buildResource, type NewResource } from '../resources/factory.ts';
+import { findOperation } from '../social/operations.ts';
 
 export const DEMO = {
   orgId: 'org_demo',
@@ -109,38 +110,32 @@ export async function seedDemoWorkspace(): Promise<DemoWorkspace> {
   const { orgId, users } = DEMO;
   if (await getOrganization(orgId)) return { orgId, users, seeded: false, ...(await demoResourcesNow()) };
   await createOrganization({ id: orgId, name: 'Demo Workspace', credits: 1000, now: daysAgo(20) });
-  await putMembership({ orgId, userId: users.owner, role: 'owner' });
-  await putMembership({ orgId, userId: users.editor, role: 'editor', spendingLimit: 200 });
-  await putMembership({ orgId, userId: users.viewer, role: 'viewer' });
-
-  const history = [
-    {
-      days: 12,
-      type: 'social_operation.charged',
-      title: 'instagram_profile',
-      description: `instagram_profile run by ${users.editor}`,
-      amount: -1,
-    },
-    { days: 6, type: 'credits.granted', title: 'Credits granted', description: '250 credits added to the balance', amount: 250 },
-    { days: 2, type: 'social_operation.charged', title: 'tiktok_search', description: `tiktok_search run by ${users.owner}`, amount: -1 },
-    {
-      days: 2,
-      type: 'social_operation.refunded',
-      title: 'tiktok_search refunded',
-      description: 'the upstream call failed; charge refunded',
-      amount: 1,
-    },
-    {
-      days: 0.5,
-      type: 'social_operation.charged',
-      title: 'youtube_channel',
-      description: `youtube_channel run by ${users.editor}`,
-      amount: -1,
-    },
-  ] as const;
-  for (const entry of history) {
-    await applyBillingEvent(orgId, newBillingEvent({ ...entry, now: daysAgo(entry.days) }));
+  const limits = { owner: null, editor: 200, viewer: null } as const;
+  for (const role of ['owner', 'editor', 'viewer'] as const) {
+    await addMembership({ orgId, userId: users[role], role, spendingLimit: limits[role] });
   }
+
+  // A few weeks of history, written by the service's own charge, refund and grant, so that the
+  // month spend counters (what limits and `admin org show` read) agree with the events.
+  const run = async (days: number, role: 'owner' | 'editor', operationName: string) => {
+    const operation = findOperation(operationName);
+    return chargeOperation({
+      orgId,
+      userId: users[role],
+      operation: operation.name,
+      network: operation.network,
+      cost: operation.cost,
+      limits: { org: null, member: limits[role] },
+      now: daysAgo(days),
+    });
+  };
+  await run(12, 'editor', 'instagram_profile');
+  await grantCredits(orgId, 250, daysAgo(6));
+  const failed = await run(2, 'owner', 'tiktok_search');
+  if (!(await refundCharge(failed, 'the upstream call failed', new Date(daysAgo(2).getTime() + 2_000)))) {
+    throw new Error('seed: the sample refund could not be written');
+  }
+  await run(0.5, 'editor', 'youtube_channel');
 
   for (const resource of DEMO_RESOURCES) {
     const { project, ...fields } = resource.fields;

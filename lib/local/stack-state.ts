@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Refusal } from '../errors.ts';
 import { acquirePidLock, isAlive, LockHeldError, type PidLock } from './pid-lock.ts';
 
 /**
@@ -58,7 +59,7 @@ function readDevInfo(file: string): { pid?: unknown } | null {
 export function assertLocalStackRunning(dev: object, devFile = '.local/dev.json'): void {
   const { pid } = dev as { pid?: unknown };
   if (typeof pid !== 'number' || isAlive(pid)) return;
-  throw new Error(
+  throw new Refusal(
     `The local stack described by ${devFile} is not running any more (its server, pid ${pid}, is gone).\n` +
       'Start it again with `npm start` (with the same DATA_DIR to keep its data), or pass --table.',
   );

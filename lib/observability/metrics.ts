@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { serviceName } from '../config.ts';
+import { METRICS_NAMESPACE, serviceName } from '../config.ts';
 
 /**
  * CloudWatch metrics in Embedded Metric Format: written to the function's log as JSON and
@@ -14,7 +14,7 @@ if (process.env.POWERTOOLS_METRICS_DISABLED === undefined && !process.env.AWS_LA
 }
 
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'WorkspaceService',
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
   serviceName: serviceName(),
 });
 
@@ -51,3 +51,9 @@ export const recordUpstreamLatency = (milliseconds: number): void =>
 
 /** `UpstreamFailures` (Count): a provider call that failed or returned output breaking its schema. */
 export const recordUpstreamFailure = (): void => single('UpstreamFailures', MetricUnit.Count, 1);
+
+/**
+ * `RefundFailures` (Count): a refund that could not be written (the `REFUND FAILED` log line):
+ * credits the organization is owed until the refund is replayed. Alarmed.
+ */
+export const recordRefundFailure = (): void => single('RefundFailures', MetricUnit.Count, 1);

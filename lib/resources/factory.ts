@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
-import type { AnyRecord, SkillSource, Visibility } from './model.ts';
+import { type AnyRecord, isValidSlug, type SkillSource, SLUG_MAX_LENGTH, type Visibility } from './model.ts';
 
 export interface NewResource {
   orgId: string;
@@ -14,12 +14,14 @@ export interface NewResource {
   now?: Date;
 }
 
-const slugify = (text: string) =>
+/** A title as a slug that isValidSlug accepts (trimmed again after the cut: no trailing hyphen). */
+export const slugify = (text: string): string =>
   text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 60) || 'project';
+    .replace(/^-+/, '')
+    .slice(0, SLUG_MAX_LENGTH)
+    .replace(/-+$/, '') || 'project';
 
 /** A new live resource with the defaults a freshly created one has (admin CLI, seed, tests). */
 export function buildResource(kind: ResourceKind, input: NewResource): AnyRecord {
@@ -92,6 +94,7 @@ export function buildResource(kind: ResourceKind, input: NewResource): AnyRecord
         mod_conversation_id: null,
       };
     case 'project': {
+      if (input.slug !== undefined && !isValidSlug(input.slug)) throw new Error(`slug "${input.slug}" breaks the slug rule`);
       const title = input.title ?? input.name ?? input.slug ?? `Project ${id.slice(0, 8)}`;
       return {
         ...common,

@@ -7,6 +7,13 @@ import type { ResourceKind, Role } from '../model.ts';
 export const VISIBILITIES = ['private', 'workspace', 'public'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
+/**
+ * A project slug: lowercase letters and digits in words joined by single hyphens, at most 60
+ * characters: what a title is slugified into (lib/resources/factory.ts), and all a slug may be.
+ */
+export const SLUG_MAX_LENGTH = 60;
+export const isValidSlug = (slug: string): boolean => slug.length <= SLUG_MAX_LENGTH && /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug);
+
 export const SKILL_SOURCES = ['custom', 'built-in', 'community'] as const;
 export type SkillSource = (typeof SKILL_SOURCES)[number];
 

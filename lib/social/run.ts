@@ -16,7 +16,7 @@ import { completeIdempotencyRecord, getIdempotencyRecord, releaseIdempotencyReco
 import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { notFoundUpstream, operationNotEnabled, upstreamFailed, upstreamFailedRefundPending } from '../errors.ts';
-import { logError } from '../log.ts';
+import { logError, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
 import { answerFromRecord, claimFor, type Idempotency, idempotencyOf } from './idempotency.ts';
@@ -54,6 +54,7 @@ export interface RunResult {
 export async function runSocialOperation(request: RunRequest): Promise<RunResult> {
   const now = request.now ?? Date.now;
   const operation = findOperation(request.operationName);
+  logKeys({ operation: operation.name });
   const input = validateOperationInput(operation, request.input);
   const provider = socialProvider();
   const idempotency = request.idempotencyKey
@@ -61,7 +62,11 @@ export async function runSocialOperation(request: RunRequest): Promise<RunResult
     : undefined;
 
   const charged = await charge(request, operation, provider, idempotency, now);
-  if ('replay' in charged) return { output: charged.replay.body, charged: 0, remaining: undefined, replayed: true };
+  if ('replay' in charged) {
+    logKeys({ credits_charged: 0, credits_refunded: 0, replayed: true });
+    return { output: charged.replay.body, charged: 0, remaining: undefined, replayed: true };
+  }
+  logKeys({ credits_charged: charged.charge.cost, credits_refunded: 0 });
 
   const budgetMs = providerBudgetMs(socialConfig().providerTimeoutMs, now(), request.deadlineMs ?? Number.POSITIVE_INFINITY);
   let output: unknown;
@@ -134,6 +139,8 @@ async function refundAfterFailure(charge: Charge, error: unknown, idempotency: I
     refundCharge(charge, notFoundUpstreamToo ? 'not found upstream' : 'the upstream call failed'),
     idempotency ? releaseIdempotencyRecord(idempotency.key, idempotency.owner) : Promise.resolve(),
   ]);
+  // A refund still owed is named as such on the request line, next to the charge.
+  logKeys(refunded ? { credits_refunded: charge.cost } : { credits_refund_pending: charge.cost });
   if (!refunded) return upstreamFailedRefundPending();
   return notFoundUpstreamToo ? notFoundUpstream(error.message) : upstreamFailed();
 }

@@ -11,7 +11,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../lib/config.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { orgKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
-import { putMembership } from '../../lib/db/memberships.ts';
+import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { buildHttpEvent, localContext } from '../../lib/local/apigw-event.ts';
@@ -87,7 +87,7 @@ export async function runHotOrganization(options: HotOptions, runHandler: (event
   const now = new Date();
   await createOrganization({ id: orgId, credits: opening });
   const users = Array.from({ length: options.users }, () => `user_hot_${hex()}`);
-  await forEachIndex(users.length, 8, (i) => putMembership({ orgId, userId: users[i]!, role: 'editor' }));
+  await forEachIndex(users.length, 8, (i) => addMembership({ orgId, userId: users[i]!, role: 'editor' }));
   const events = Array.from({ length: options.runs }, (_, i) =>
     buildHttpEvent({
       method: 'POST',

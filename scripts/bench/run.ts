@@ -56,6 +56,7 @@ export interface Measurement {
 
 export interface ScenarioResult {
   route: string;
+  variant?: string;
   label: string;
   /** Per concurrency: the median over repeats of each figure, and every repeat's measurement. */
   byConcurrency: Record<string, { summary: Measurement; runs: Measurement[] }>;
@@ -120,6 +121,7 @@ export async function runBench(options: BenchOptions): Promise<Omit<BenchResults
       options: { iterations: options.iterations, concurrencies: options.concurrencies, warmup: options.warmup, repeats: options.repeats },
       scenarios: scenarios.map((scenario) => ({
         route: scenario.route,
+        ...(scenario.variant ? { variant: scenario.variant } : {}),
         label: scenario.label,
         byConcurrency: Object.fromEntries(
           options.concurrencies.map((concurrency) => {

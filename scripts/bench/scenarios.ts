@@ -9,7 +9,7 @@ import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { resourceKey } from '../../lib/db/keys.ts';
-import { putMembership } from '../../lib/db/memberships.ts';
+import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
@@ -42,6 +42,8 @@ export interface PreparedScenario {
 export interface Scenario {
   /** The route's name in lib/routes.ts. */
   route: string;
+  /** What sets this scenario apart from the route's others (one route, several scenarios). */
+  variant?: string;
   /** The row's label. */
   label: string;
   /** Prepares the state of `count` requests (indexes 0 … count-1). */
@@ -59,7 +61,15 @@ const routeNamed = (name: string): Route => {
 /** The event API Gateway sends for a request to `route`. */
 function request(
   route: Route,
-  options: { path?: Record<string, string>; query?: string; token?: string; body?: unknown; method?: string; rawPath?: string } = {},
+  options: {
+    path?: Record<string, string>;
+    query?: string;
+    token?: string;
+    body?: unknown;
+    method?: string;
+    rawPath?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): HttpEvent {
   const path = options.rawPath ?? route.path.replace(/\{(\w+)\}/g, (_match, name: string) => options.path?.[name] ?? '');
   return buildHttpEvent({
@@ -70,6 +80,7 @@ function request(
     headers: {
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
     },
     ...(options.path ? { pathParameters: options.path } : {}),
     ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
@@ -100,7 +111,7 @@ function workspace(context: BenchContext): Promise<Workspace> {
       const orgId = `org_bench_${hex()}`;
       await createOrganization({ id: orgId });
       const users = Array.from({ length: context.slots }, () => `user_bench_${hex()}`);
-      await forEachIndex(users.length, context.slots, (i) => putMembership({ orgId, userId: users[i]!, role: 'owner' }));
+      await forEachIndex(users.length, context.slots, (i) => addMembership({ orgId, userId: users[i]!, role: 'owner' }));
       return { orgId, userOf: (i: number) => users[i % users.length]! };
     })();
     workspaces.set(context, shared);
@@ -116,7 +127,7 @@ async function workspacePerSlot(context: BenchContext, role: Role) {
       const userId = `user_bench_${hex()}`;
       // Enough for every run of the route and of its floor (which charges again).
       await createOrganization({ id: orgId, credits: 1_000_000 });
-      await putMembership({ orgId, userId, role });
+      await addMembership({ orgId, userId, role });
       return { orgId, userId };
     }),
   );
@@ -225,6 +236,59 @@ const restore = (kind: ResourceKind): Scenario => ({
   },
 });
 
+/** A JSON-RPC message to POST /mcp, as an MCP client's Streamable HTTP transport sends it. */
+const mcpRequest = (context: BenchContext, orgId: string, userId: string, message: { method: string; params: unknown }) =>
+  request(routeNamed('Mcp'), {
+    query: `organization_id=${orgId}`,
+    token: context.tokenFor(userId),
+    headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, ...message },
+  });
+
+/** A 200 JSON-RPC answer with a result (a tool call's result must not be a refusal). */
+const mcpResult = (result: HttpResult): string | undefined => {
+  const wrong = status(200)(result);
+  if (wrong) return wrong;
+  const body = JSON.parse(String(result.body)) as { result?: { isError?: boolean }; error?: unknown };
+  return body.result && !body.result.isError ? undefined : `not a result: ${String(result.body).slice(0, 300)}`;
+};
+
+const mcpToolsList: Scenario = {
+  route: 'Mcp',
+  variant: 'tools/list',
+  label: 'POST /mcp tools/list',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    return { event: (i) => mcpRequest(context, orgId, userOf(i), { method: 'tools/list', params: {} }), check: mcpResult };
+  },
+};
+
+const mcpToolsCall: Scenario = {
+  route: 'Mcp',
+  variant: 'tools/call',
+  label: 'POST /mcp tools/call x_profile',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    return {
+      event: (i) =>
+        mcpRequest(context, slotOf(i).orgId, slotOf(i).userId, {
+          method: 'tools/call',
+          params: { name: 'x_profile', arguments: { handle: 'nasa' } },
+        }),
+      check: mcpResult,
+    };
+  },
+};
+
+const oauthProtectedResource: Scenario = {
+  route: 'OAuthProtectedResource',
+  label: 'GET oauth-protected-resource (no DynamoDB)',
+  async prepare() {
+    const route = routeNamed('OAuthProtectedResource');
+    return { event: () => request(route), check: status(200) };
+  },
+};
+
 const routeNotFound: Scenario = {
   route: 'RouteNotFound',
   label: 'GET /nowhere (404, no DynamoDB)',
@@ -242,6 +306,9 @@ export const SCENARIOS: readonly Scenario[] = [
   restore('skill'),
   restore('conversation'),
   restore('project'),
+  mcpToolsList,
+  mcpToolsCall,
+  oauthProtectedResource,
   routeNotFound,
 ];
 

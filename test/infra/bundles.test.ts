@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Bundle, bundle } from '../../infra/bundle.ts';
-import { routes } from '../../lib/routes.ts';
+import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
+import { type Route, routes } from '../../lib/routes.ts';
 
 const outDir = mkdtempSync(join(tmpdir(), 'bundles-test-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
@@ -22,6 +23,8 @@ for (const [i, route] of routes.entries()) {
   built.set(route.name, await bundle(resolve(route.entry), join(outDir, String(i)), { tracer: false }));
 }
 const inputs = (name: string) => Object.keys(built.get(name)!.inputs);
+/** The social routes and the MCP route, whose tools are the social operations. */
+const runsSocialOperations = (route: Route) => route.path.startsWith('/social') || route.path === '/mcp';
 
 describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, route) => {
   it('bundles the AWS SDK and leaves only Node built-ins external', () => {
@@ -33,7 +36,10 @@ describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, 
   it('carries no code of another feature, no Tracer, and no zod locale but English', () => {
     const bundled = inputs(name);
 
-    if (!route.path.startsWith('/social')) expect(bundled.filter((input) => input.startsWith('lib/social/'))).toEqual([]);
+    if (!runsSocialOperations(route)) expect(bundled.filter((input) => input.startsWith('lib/social/'))).toEqual([]);
+    if (route.path !== '/mcp') expect(bundled.filter((input) => input.includes('@modelcontextprotocol/sdk'))).toEqual([]);
+    // Routes that never touch the table (the $default route, the discovery document) carry no AWS SDK.
+    if (route.tableActions.length === 0) expect(bundled.filter((input) => input.includes('@aws-sdk/'))).toEqual([]);
     expect(bundled.filter((input) => /aws-xray-sdk|powertools\/tracer/.test(input))).toEqual([]);
     expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
   });
@@ -86,5 +92,60 @@ describe('with the Tracer asked for (`-c tracer=true`)', () => {
 
     expect(Object.keys(traced.inputs).some((input) => input.includes('aws-xray-sdk-core'))).toBe(true);
     expect({ status: child.status, stderr: child.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+});
+
+describe('Mcp', () => {
+  it('bundles stubs in place of Ajv and its formats (infra/stubs), as every function does', () => {
+    for (const name of built.keys()) expect(inputs(name).filter((input) => /node_modules\/ajv/.test(input))).toEqual([]);
+    expect(inputs('Mcp')).toEqual(expect.arrayContaining(['infra/stubs/ajv.ts', 'infra/stubs/ajv-formats.ts']));
+  });
+
+  it('serves initialize, tools/list and tools/call from its bundle as deployed', async () => {
+    const { workspace } = await import('../support/fixtures.ts');
+    const { tokenFor } = await import('../support/tokens.ts');
+    const { orgId, users } = await workspace({ credits: 1, networks: ['x'] });
+    const message = (id: number, method: string, params: unknown) =>
+      buildHttpEvent({
+        method: 'POST',
+        path: '/mcp',
+        routeKey: 'ANY /mcp',
+        rawQueryString: `organization_id=${orgId}`,
+        headers: {
+          authorization: `Bearer ${tokenFor(users.editor)}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+    const events = [
+      message(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } }),
+      message(2, 'tools/list', {}),
+      message(3, 'tools/call', { name: 'x_profile', arguments: { handle: 'nasa' } }),
+    ];
+    // A fresh process, as in Lambda, on this test file's table and JWKS (its environment).
+    const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(built.get('Mcp')!.file).href)});
+      const results = [];
+      for (const event of JSON.parse(process.env.EVENTS)) results.push(await handler(event, { functionName: 'Mcp', awsRequestId: '1', getRemainingTimeInMillis: () => 29000 }));
+      process.stdout.write('\\nRESULTS ' + JSON.stringify(results));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, EVENTS: JSON.stringify(events), AWS_LAMBDA_FUNCTION_NAME: 'Mcp', SOCIAL_PROVIDER: 'sample' },
+      encoding: 'utf8',
+    });
+
+    expect(child.stderr).toBe('');
+    // Its metrics (EMF lines) go to stdout too: the results come after them.
+    const [initialize, list, run] = (JSON.parse(child.stdout.split('\nRESULTS ')[1]!) as { statusCode: number; body: string }[]).map(
+      (result) => ({ status: result.statusCode, body: JSON.parse(result.body) }),
+    );
+    expect(initialize).toMatchObject({ status: 200, body: { id: 1, result: { serverInfo: { name: 'workspace-service' } } } });
+    expect(list).toMatchObject({
+      status: 200,
+      body: { id: 2, result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'x_profile' })]) } },
+    });
+    expect(run).toMatchObject({
+      status: 200,
+      body: { id: 3, result: { structuredContent: { network: 'x' }, _meta: { credits_charged: 1 } } },
+    });
   });
 });

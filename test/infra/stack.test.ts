@@ -326,12 +326,119 @@ describe('alarms', () => {
     for (const index of tableDefinition.globalSecondaryIndexes) expect(JSON.stringify(dynamo[0])).toContain(index.indexName);
   });
 
+  /** The alarm whose construct id is `id` (logical ids are the path plus a hash). */
+  const alarm = (id: string) => {
+    const found = ofType(template, 'AWS::CloudWatch::Alarm').filter(([logicalId]) =>
+      new RegExp(`^Alarms${id}[0-9A-F]{8}$`).test(logicalId),
+    );
+    expect(found).toHaveLength(1);
+    return found[0]![1].Properties;
+  };
+  const serviceMetric = (name: string, stat: string) => ({
+    Metric: { Dimensions: [{ Name: 'service', Value: 'workspace-service' }], MetricName: name, Namespace: 'WorkspaceService' },
+    Period: 300,
+    Stat: stat,
+  });
+  const apiRequests = {
+    Metric: {
+      Dimensions: [{ Name: 'ApiId', Value: { Ref: ofType(template, 'AWS::ApiGatewayV2::Api')[0]![0] } }],
+      MetricName: 'Count',
+      Namespace: 'AWS/ApiGateway',
+    },
+    Period: 300,
+    Stat: 'Sum',
+  };
+
+  it('pages on a single refund that could not be written', () => {
+    expect(alarm('RefundFailures')).toMatchObject({
+      Namespace: 'WorkspaceService',
+      MetricName: 'RefundFailures',
+      Dimensions: [{ Name: 'service', Value: 'workspace-service' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('watches the provider failure rate: failures over calls (the latency sample count), with a minimum of calls', () => {
+    const { Metrics, ...rest } = alarm('ProviderFailureRate');
+
+    expect(rest).toMatchObject({ Threshold: 20, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    expect(Metrics).toEqual([
+      expect.objectContaining({ Expression: 'IF(calls >= 10, 100 * FILL(failures, 0) / calls, 0)', ReturnData: true }),
+      { Id: 'calls', MetricStat: serviceMetric('UpstreamLatency', 'SampleCount'), ReturnData: false },
+      { Id: 'failures', MetricStat: serviceMetric('UpstreamFailures', 'Sum'), ReturnData: false },
+    ]);
+  });
+
+  it.each([
+    ['UnauthorizedSpike', 'Unauthorized', '401', 25],
+    ['RateLimitedSpike', 'RateLimited', '429', 10],
+  ])('%s: the share of requests answered %s (counted from the access log) over all requests', (id, metricName, status, threshold) => {
+    const { Metrics, ...rest } = alarm(id);
+    const filters = ofType(template, 'AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
+    const accessLogs = ofType(template, 'AWS::Logs::LogGroup').find(([logicalId]) => logicalId.startsWith('ApiAccessLogs'))![0];
+
+    expect(rest).toMatchObject({ Threshold: threshold, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    expect(Metrics).toEqual([
+      expect.objectContaining({ Expression: 'IF(requests >= 50, 100 * FILL(answered, 0) / requests, 0)', ReturnData: true }),
+      expect.objectContaining({ Id: 'requests', MetricStat: apiRequests, ReturnData: false }),
+      expect.objectContaining({
+        Id: 'answered',
+        MetricStat: { Metric: { MetricName: metricName, Namespace: 'WorkspaceService' }, Period: 300, Stat: 'Sum' },
+        ReturnData: false,
+      }),
+    ]);
+    expect(filters).toContainEqual({
+      LogGroupName: { Ref: accessLogs },
+      FilterPattern: `{ $.status = "${status}" }`,
+      MetricTransformations: [{ MetricNamespace: 'WorkspaceService', MetricName: metricName, MetricValue: '1' }],
+    });
+  });
+
   it('notifies the alarm topic when an alarm fires and when it clears', () => {
-    expect(alarms.length).toBe(1 + 2 * routes.length + 1);
+    expect(alarms.length).toBe(1 + 2 * routes.length + 1 + 4);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
     }
+  });
+});
+
+describe('the dashboard', () => {
+  const dashboards = ofType(template, 'AWS::CloudWatch::Dashboard');
+  /** The dashboard body with every reference (API id, region, alarm ARNs) as "<ref>". */
+  const body = JSON.parse(
+    (dashboards[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[])
+      .map((part) => (typeof part === 'string' ? part : '<ref>'))
+      .join(''),
+  ) as { widgets: { type: string; properties: { title?: string; metrics?: unknown[]; alarms?: string[] } }[] };
+  const graph = (title: string) => {
+    const widget = body.widgets.find((candidate) => candidate.properties.title === title);
+    expect(widget, title).toBeDefined();
+    return JSON.stringify(widget!.properties.metrics);
+  };
+
+  it('is one dashboard, with the state of every alarm of the stack', () => {
+    expect(dashboards).toHaveLength(1);
+    const alarmWidget = body.widgets.find((widget) => widget.type === 'alarm')!;
+    expect(alarmWidget.properties.alarms).toHaveLength(ofType(template, 'AWS::CloudWatch::Alarm').length);
+    template.hasOutput('DashboardName', { Value: { Ref: dashboards[0]![0] } });
+  });
+
+  it.each([
+    ['Requests by route and status', ['SEARCH(\'{WorkspaceService,route,service,status} MetricName=\\"Requests\\"']],
+    ['API latency (ms)', ['"Latency"', '"stat":"p50"', '"stat":"p99"']],
+    ['Credits charged and refunded', ['"CreditsCharged"', '"CreditsRefunded"', '"RefundFailures"']],
+    ['Provider latency (ms) and failures', ['"UpstreamLatency"', '"stat":"p99"', '"UpstreamFailures"']],
+    ['Throttles', ['"RateLimited"', '"AWS/Lambda","Throttles"', '"ReadThrottleEvents"', '"WriteThrottleEvents"']],
+    ['Refused and failed requests', ['"Unauthorized"', '"4xx"', '"5xx"']],
+  ])('graphs %s', (title, parts) => {
+    const metrics = graph(title);
+    for (const part of parts) expect(metrics).toContain(part);
   });
 });
 

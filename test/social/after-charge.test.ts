@@ -4,7 +4,6 @@
  * a successful run failing. Failures are injected at the SDK level; the table is DynamoDB Local.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { db } from '../../lib/db/client.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 
 process.env.SOCIAL_PROVIDER = 'sample';
@@ -15,22 +14,10 @@ const { uniqueId, workspace } = await import('../support/fixtures.ts');
 const { call, withoutRequestId } = await import('../support/http.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 const { eventsOf, runUrl } = await import('../support/social.ts');
+const { failCommands } = await import('../support/faults.ts');
 
 const run = (orgId: string, user: string, headers: Record<string, string> = {}, target: typeof handler = handler) =>
   call(target, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(user), body: { handle: 'nasa' }, headers });
-
-/** Makes the commands `matches` selects fail (once each time `armed()` is true) with an SDK-like error. */
-function failCommands(matches: (commandName: string) => boolean) {
-  const name = `fail-${Math.random()}`;
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (matches(String(context.commandName))) throw Object.assign(new Error('injected'), { name: 'InternalServerError' });
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  return () => db().middlewareStack.remove(name);
-}
 
 describe('after the charge', () => {
   it('a function close to its own timeout cuts the provider call short and still refunds before it ends', async () => {

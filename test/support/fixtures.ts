@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { putMembership } from '../../lib/db/memberships.ts';
+import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import type { Network, Role } from '../../lib/model.ts';
 
@@ -16,7 +16,7 @@ export async function workspace(options: { credits?: number; networks?: Network[
   });
   const users = { owner: uniqueId('owner_'), editor: uniqueId('editor_'), viewer: uniqueId('viewer_') };
   for (const role of options.roles ?? (['owner', 'editor', 'viewer'] as const)) {
-    await putMembership({ orgId, userId: users[role], role });
+    await addMembership({ orgId, userId: users[role], role });
   }
   return { orgId, users };
 }

@@ -12,9 +12,21 @@ export interface Finished {
 }
 
 /** Runs a TypeScript script of this repository in a fresh node process. */
-export function runScript(script: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Finished> {
+export const runScript = (script: string, args: string[], options: RunOptions = {}): Promise<Finished> =>
+  runNode(['--import', TSX, `${REPO}${script}`, ...args], options);
+
+/** Runs the admin CLI as `npm run admin` does: plain node on the launcher, which runs a cached build. */
+export const runAdmin = (args: string[], options: RunOptions = {}): Promise<Finished> =>
+  runNode([`${REPO}scripts/admin-launcher.mjs`, ...args], options);
+
+interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+function runNode(nodeArgs: string[], options: RunOptions): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, `${REPO}${script}`, ...args], {
+    const child = spawn(process.execPath, nodeArgs, {
       cwd: options.cwd ?? REPO,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

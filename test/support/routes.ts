@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Route, routes } from '../../lib/routes.ts';
-import type { Handler } from './http.ts';
+import type { Call, Handler } from './http.ts';
 
 /** The routes that need a token (all but the public ones), as `[name, route]` rows for `it.each`. */
 export const tokenRoutes = (): (readonly [string, Route])[] =>
@@ -19,4 +19,17 @@ export const handlerOf = async (route: Route): Promise<Handler> =>
   ((await import(new URL(`../../${route.entry}`, import.meta.url).href)) as { handler: Handler }).handler;
 
 /** A valid body for the route's sample request (the operation `sampleUrl` names takes a handle). */
-export const sampleBody = (route: Route): unknown => (route.path === '/social/{operation}' ? { handle: 'nike' } : {});
+export const sampleBody = (route: Route): unknown => {
+  if (route.path === '/social/{operation}') return { handle: 'nike' };
+  if (route.path === '/mcp') return { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+  return {};
+};
+
+/** A well-formed request to `route` as `token`: the method it answers (POST for `ANY /mcp`), its URL, body and headers. */
+export const sampleRequest = (route: Route, orgId: string, token: string): Call => ({
+  method: route.method === 'ANY' ? 'POST' : route.method,
+  url: sampleUrl(route, orgId),
+  token,
+  body: sampleBody(route),
+  ...(route.path === '/mcp' ? { headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } } : {}),
+});

@@ -1,0 +1,47 @@
+import * as z from 'zod/mini';
+import { methodNotAllowed } from '../lib/errors.ts';
+import { baseChain, endpoint, Reply } from '../lib/http/endpoint.ts';
+import { organizationId } from '../lib/http/params.ts';
+import type { HttpEvent, ServiceContext } from '../lib/http/types.ts';
+import { readWebResponse, toWebRequest } from '../lib/http/web-request.ts';
+import { baseUrl, MCP_PATH, resourceMetadataUrl } from '../lib/mcp/discovery.ts';
+import { serveMcp } from '../lib/mcp/server.ts';
+
+/**
+ * POST /mcp?organization_id= — the workspace's social operations as MCP tools (Streamable HTTP,
+ * stateless, JSON answers; docs/mcp.md). Authentication, version header, rate limit (one count
+ * per HTTP request) and error mapping are the same chain as every endpoint; the body is the
+ * MCP transport's business, its answer is passed on as it is.
+ */
+const post = endpoint(
+  { schemas: { query: z.object({ organization_id: organizationId }) }, resourceMetadataUrl },
+  async ({ query }, context, event) => {
+    const response = await serveMcp(toWebRequest(event, `${baseUrl(event)}${MCP_PATH}?${event.rawQueryString}`), {
+      caller: context.caller,
+      orgId: query.organization_id,
+      deadlineMs: Date.now() + (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY),
+      requestId: context.requestId,
+    });
+    const { status, headers, text } = await readWebResponse(response);
+    return new Reply(text ? JSON.parse(text) : undefined, { 'Content-Type': headers['content-type'] ?? 'application/json' }, status);
+  },
+);
+
+/**
+ * Stateless: no server-to-client stream to open with GET, no session to end with DELETE. 405
+ * (which the MCP clients expect) before authentication, as for an unknown route.
+ */
+const notAllowed = baseChain().handler(async (event) => {
+  throw methodNotAllowed(event.requestContext.http.method, MCP_PATH, ['POST']);
+});
+
+export const handler = (event: HttpEvent, context: ServiceContext) =>
+  event.requestContext.http.method === 'POST' ? post(event, context) : notAllowed(event, context);
+
+/** The 200 answer: one JSON-RPC response (batches are refused; a notification gets 202 and no body). */
+export const responseSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number()]),
+  result: z.optional(z.record(z.string(), z.unknown())),
+  error: z.optional(z.object({ code: z.number(), message: z.string(), data: z.optional(z.unknown()) })),
+});

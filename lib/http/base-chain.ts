@@ -1,0 +1,24 @@
+import middy from '@middy/core';
+import httpErrorHandler from '@middy/http-error-handler';
+import { powertools, requestLog } from '../observability/middleware.ts';
+import { errorMapper } from './error-mapper.ts';
+import { requestContext } from './request-context.ts';
+import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
+
+// Its own module, apart from endpoint(): routes without authentication (the $default route, the
+// discovery document) import this alone and bundle no DynamoDB client.
+/**
+ * The outer half of every chain, the `$default` route's included: request id and the headers
+ * every answer carries, the request log line and metrics, and the one error mapper.
+ *
+ * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
+ * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
+ * requestContext stamps headers, and the Powertools middlewares (outermost) publish metrics.
+ */
+export const baseChain = () =>
+  middy<HttpEvent, HttpResult, Error, ServiceContext>()
+    .use(powertools())
+    .use(requestContext())
+    .use(requestLog())
+    .use(httpErrorHandler({ logger: false }))
+    .use(errorMapper());

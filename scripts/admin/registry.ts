@@ -1,0 +1,17 @@
+/**
+ * The command groups of the admin CLI, each loaded only when named. Adding a group is one line
+ * here and a module exporting a CommandGroup (see command.ts).
+ */
+import type { CommandGroup } from './command.ts';
+
+export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
+  org: async () => (await import('./org.ts')).group,
+  member: async () => (await import('./member.ts')).group,
+  credits: async () => (await import('./credits.ts')).group,
+  events: async () => (await import('./events.ts')).group,
+  token: async () => (await import('./token.ts')).group,
+  create: async () => (await import('./resources.ts')).createGroup,
+  delete: async () => (await import('./resources.ts')).deleteGroup,
+  archive: async () => (await import('./resources.ts')).archiveGroup,
+  get: async () => (await import('./resources.ts')).getGroup,
+};

@@ -1,0 +1,23 @@
+import { type CommandGroup, command, UsageError, userId } from './command.ts';
+
+const token = command({
+  name: '',
+  summary: "sign a token with the local stack's key (local stack only)",
+  localOnly: true,
+  options: {
+    user: { type: 'string', value: 'SUB', required: true, description: "the token's sub" },
+    ttl: { type: 'string', value: 'SECONDS', description: 'lifetime (default 3600; negative: already expired)' },
+  },
+  parse: (args) => {
+    const ttl = args.optional('ttl');
+    if (ttl !== undefined && !/^-?[0-9]{1,9}$/.test(ttl)) throw new UsageError('--ttl must be an integer number of seconds');
+    return { sub: userId(args), ttlSeconds: ttl === undefined ? 3600 : Number(ttl) };
+  },
+  run: async ({ sub, ttlSeconds }, { dev }) => {
+    const [{ readFileSync }, { signToken }] = await Promise.all([import('node:fs'), import('../../lib/local/signing-key.ts')]);
+    const key = JSON.parse(readFileSync(dev!.signingKeyFile, 'utf8'));
+    return { token: signToken(key, { sub, issuer: dev!.issuer, audience: dev!.audience, ttlSeconds }) };
+  },
+});
+
+export const group: CommandGroup = { name: 'token', commands: [token] };

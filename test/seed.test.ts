@@ -1,0 +1,45 @@
+/**
+ * The demo workspace of `npm start` is written through the service's own charge, refund and
+ * grant: its month spend counters agree with its billing events, and its balance with their sum.
+ */
+import { describe, expect, it } from 'vitest';
+import { listBillingEvents } from '../lib/db/billing-events.ts';
+import { getOrganization } from '../lib/db/organizations.ts';
+import { readMonthSpend } from '../lib/db/spend.ts';
+import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
+
+describe('the demo seed', () => {
+  it('writes the spend counters of its charges and refunds, per month and per member', async () => {
+    expect(await seedDemoWorkspace()).not.toBeNull();
+    const events = await listBillingEvents(DEMO.orgId, new Date(Date.now() - 60 * 86_400_000), 100);
+    const org = await getOrganization(DEMO.orgId);
+
+    // What the events say each month's counters must hold: charges less refunds, by member.
+    const expected = new Map<string, { organization: number; members: Map<string, number> }>();
+    for (const event of events.filter((candidate) => candidate.type.startsWith('social_operation.'))) {
+      const month = event.created_at.slice(0, 7);
+      const member = Object.values(DEMO.users).find((user) => event.description.includes(user))!;
+      const entry = expected.get(month) ?? { organization: 0, members: new Map() };
+      entry.organization -= event.amount;
+      entry.members.set(member, (entry.members.get(member) ?? 0) - event.amount);
+      expected.set(month, entry);
+    }
+
+    expect(events.map((event) => event.type).sort()).toEqual([
+      'credits.granted',
+      'credits.granted',
+      'social_operation.charged',
+      'social_operation.charged',
+      'social_operation.charged',
+      'social_operation.refunded',
+    ]);
+    for (const [month, counters] of expected) {
+      const stored = await readMonthSpend(DEMO.orgId, month);
+      expect({ organization: stored.organization, members: Object.fromEntries(stored.members) }, month).toEqual({
+        organization: counters.organization,
+        members: Object.fromEntries(counters.members),
+      });
+    }
+    expect(org!.credits).toBe(events.reduce((sum, event) => sum + event.amount, 0));
+  });
+});
