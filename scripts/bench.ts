@@ -4,7 +4,8 @@
  * DynamoDB commands sent straight through a bare DocumentClient in the same run (docs/performance.md).
  *
  * BENCH_ITERATIONS (default 300) timed requests per route and concurrency, BENCH_REPEATS
- * (default 1) whole runs whose medians are reported, BENCH_CONCURRENCIES (default "1,16").
+ * (default 1) whole runs whose medians are reported, BENCH_CONCURRENCIES (default "1,16"),
+ * BENCH_ONLY (route names, comma-separated: just those, to profile them with node --cpu-prof).
  * Writes bench-output/bench-results.json and bench-output/bench.svg (git-ignored).
  * Figures compare changes on one machine; they are not promises about Lambda.
  */
@@ -17,6 +18,7 @@ const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
 const repeats = Number(process.env.BENCH_REPEATS ?? 1);
 const concurrencies = (process.env.BENCH_CONCURRENCIES ?? '1,16').split(',').map(Number);
+const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : undefined;
 
 async function main() {
   const startedAt = new Date().toISOString();
@@ -26,7 +28,14 @@ async function main() {
   try {
     const { runBench } = await import('./bench/run.ts');
     const { formatTable, renderChart } = await import('./bench/report.ts');
-    const measured = await runBench({ iterations, repeats, concurrencies, warmup: 30, tokenFor: stack.tokenFor });
+    const measured = await runBench({
+      iterations,
+      repeats,
+      concurrencies,
+      warmup: 30,
+      tokenFor: stack.tokenFor,
+      ...(only ? { only } : {}),
+    });
     const results = { startedAt, node: process.version, load: { start: loadAtStart, end: loadavg() }, ...measured };
     mkdirSync(OUTPUT, { recursive: true });
     writeFileSync(join(OUTPUT, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);

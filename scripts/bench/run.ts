@@ -30,6 +30,8 @@ export interface BenchOptions {
   scenarios?: readonly Scenario[];
   /** Record what the floor sends too (the test compares it with what the route sent). */
   recordFloor?: boolean;
+  /** Only these routes (by name), on purpose: the check that every route has a scenario is skipped (profiling one route). */
+  only?: readonly string[];
   /** Progress lines (stderr by default). */
   progress?: (line: string) => void;
 }
@@ -76,8 +78,9 @@ type Handler = (event: HttpEvent, context: unknown) => Promise<HttpResult>;
 const ROUND = 4;
 
 export async function runBench(options: BenchOptions): Promise<Omit<BenchResults, 'load' | 'startedAt' | 'node'>> {
-  const scenarios = options.scenarios ?? SCENARIOS;
-  const missing = missingScenarios(scenarios);
+  const all = options.scenarios ?? SCENARIOS;
+  const scenarios = options.only ? all.filter((scenario) => options.only!.includes(scenario.route)) : all;
+  const missing = missingScenarios(all);
   if (missing.length > 0) throw new Error(`no bench scenario for route(s) ${missing.join(', ')}: add one to scripts/bench/scenarios.ts`);
   const progress = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
 
