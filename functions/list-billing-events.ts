@@ -1,26 +1,39 @@
 import * as z from 'zod/mini';
-import { listBillingEvents } from '../lib/db/billing-events.ts';
-import { getMembership } from '../lib/db/memberships.ts';
-import { notFound, onlyOwnersListEvents } from '../lib/errors.ts';
+import { listEvents } from '../lib/billing/events.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { integerParam, organizationId } from '../lib/http/params.ts';
 
-const DAY_MS = 86_400_000;
+const cursor = z
+  .string()
+  .check(
+    z.minLength(1, 'must not be empty; omit it for the first page'),
+    z.maxLength(512, 'must be at most 512 characters, as issued in next_cursor'),
+  );
 
-/** GET /organizations/{organization_id}/billing/events — owners only, newest first. */
+/** The 200 body (for the OpenAPI document). */
+export const responseSchema = z.object({
+  events: z.array(
+    z.object({
+      id: z.string(),
+      type: z.string(),
+      title: z.string(),
+      description: z.string(),
+      created_at: z.iso.datetime(),
+      amount: z.number(),
+      currency: z.literal('credits'),
+    }),
+  ),
+  next_cursor: z.nullable(z.string()),
+  has_more: z.boolean(),
+});
+
+/** GET /organizations/{organization_id}/billing/events — owners only, newest first, paged by `cursor`. */
 export const handler = endpoint(
   {
     schemas: {
       path: z.object({ organization_id: organizationId }),
-      query: z.object({ days: integerParam(1, 30, 30), limit: integerParam(1, 100, 25) }),
+      query: z.object({ days: integerParam(1, 30, 30), limit: integerParam(1, 100, 25), cursor: z.optional(cursor) }),
     },
   },
-  async ({ path, query }, context) => {
-    const orgId = path.organization_id;
-    const membership = await getMembership(orgId, context.caller.userId);
-    if (!membership) throw notFound();
-    if (membership.role !== 'owner') throw onlyOwnersListEvents();
-    const since = new Date(Date.now() - query.days * DAY_MS);
-    return { events: await listBillingEvents(orgId, since, query.limit) };
-  },
+  async ({ path, query }, context) => listEvents(context.caller, path.organization_id, query),
 );

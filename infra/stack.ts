@@ -1,8 +1,20 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Aws,
+  CfnCondition,
+  CfnOutput,
+  CfnParameter,
+  CfnRule,
+  Duration,
+  Fn,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnApi, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -13,6 +25,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
+import { CORS_POLICY } from '../lib/http/cors.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
 import { aliases, bundling, defines } from './bundling.ts';
@@ -79,12 +92,24 @@ export class WorkspaceServiceStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason: "A third-party vendor's API key: no Lambda can rotate it; it is rotated by hand (docs/deployment.md).",
     });
-    const secrets: Record<RouteSecret, Secret> = { providerApiKey };
+    // Generated once and never shown: it only signs billing-event cursors, so losing or rotating
+    // it invalidates the cursors in flight and nothing else (docs/deployment.md).
+    const cursorSigningKey = new Secret(this, 'CursorSigningKey', {
+      description: 'HMAC key of billing-event paging cursors (generated; rotate by putting a new value and redeploying)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(cursorSigningKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'It signs paging cursors only; a new value takes effect at the next deploy and merely restarts walks in flight.',
+    });
+    const secrets: Record<RouteSecret, Secret> = { providerApiKey, cursorSigningKey };
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
       JWT_ISSUER: param.jwtIssuer.valueAsString,
       JWT_AUDIENCE: param.jwtAudience.valueAsString,
+      JWT_CLIENT_IDS: param.jwtClientIds.valueAsString,
       JWT_JWKS_URI: param.jwtJwksUri.valueAsString,
       RATE_LIMIT_REQUESTS: param.rateLimitRequests.valueAsString,
       RATE_LIMIT_WINDOW_SECONDS: param.rateLimitWindowSeconds.valueAsString,
@@ -95,13 +120,16 @@ export class WorkspaceServiceStack extends Stack {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       POWERTOOLS_LOG_LEVEL: param.logLevel.valueAsString,
+      CORS_ALLOWED_ORIGINS: param.corsAllowedOrigins.valueAsString,
     };
+    this.acceptSomeToken(param.jwtAudience, param.jwtClientIds);
     const retention = param.logRetentionDays.valueAsNumber as RetentionDays;
 
     this.api = new HttpApi(this, 'Api', {
       description: 'Workspace Service',
       createDefaultStage: false,
     });
+    this.corsFor(param.corsAllowedOrigins);
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention });
     const stage = new HttpStage(this, 'Stage', {
       httpApi: this.api,
@@ -146,6 +174,41 @@ export class WorkspaceServiceStack extends Stack {
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName, description: 'The CloudWatch dashboard of the service' });
   }
 
+  /** A deployment must accept some token: CloudFormation refuses a stack with neither JwtAudience nor JwtClientIds. */
+  private acceptSomeToken(audience: CfnParameter, clientIds: CfnParameter): void {
+    new CfnRule(this, 'JwtAudienceOrClientIds', {
+      assertions: [
+        {
+          assert: Fn.conditionNot(
+            Fn.conditionAnd(Fn.conditionEquals(audience.valueAsString, ''), Fn.conditionEquals(clientIds.valueAsString, '')),
+          ),
+          assertDescription: 'Set JwtAudience (ID tokens), JwtClientIds (access tokens), or both',
+        },
+      ],
+    });
+  }
+
+  /**
+   * API Gateway's CORS configuration, only when origins are named: it then answers preflights
+   * itself and adds the headers to every response, with the policy the handlers use locally.
+   */
+  private corsFor(allowedOrigins: CfnParameter): void {
+    const enabled = new CfnCondition(this, 'CorsEnabled', {
+      expression: Fn.conditionNot(Fn.conditionEquals(allowedOrigins.valueAsString, '')),
+    });
+    (this.api.node.defaultChild as CfnApi).corsConfiguration = Fn.conditionIf(
+      enabled.logicalId,
+      {
+        AllowOrigins: Fn.split(',', allowedOrigins.valueAsString),
+        AllowMethods: [...CORS_POLICY.allowMethods],
+        AllowHeaders: [...CORS_POLICY.allowHeaders],
+        ExposeHeaders: [...CORS_POLICY.exposeHeaders],
+        MaxAge: CORS_POLICY.maxAgeSeconds,
+      },
+      Aws.NO_VALUE,
+    );
+  }
+
   private routeFunction(
     route: Route,
     options: { environment: Record<string, string>; retention: RetentionDays; secrets: Record<RouteSecret, Secret>; tracer: boolean },
@@ -169,8 +232,13 @@ export class WorkspaceServiceStack extends Stack {
     }
     const environment = { ...options.environment };
     for (const name of route.secrets ?? []) {
-      options.secrets[name].grantRead(role);
-      if (name === 'providerApiKey') environment.SCRAPECREATORS_API_KEY_SECRET_ARN = options.secrets[name].secretArn;
+      if (name === 'providerApiKey') {
+        options.secrets[name].grantRead(role);
+        environment.SCRAPECREATORS_API_KEY_SECRET_ARN = options.secrets[name].secretArn;
+      } else {
+        // A CloudFormation dynamic reference: resolved at deploy, never a value in the template.
+        environment.CURSOR_SIGNING_KEY = options.secrets[name].secretValue.unsafeUnwrap();
+      }
     }
 
     const fn = new NodejsFunction(this, route.name, {
@@ -236,9 +304,25 @@ export class WorkspaceServiceStack extends Stack {
       jwtIssuer: text('JwtIssuer', 'Issuer (iss) of the bearer JWTs, e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>', {
         minLength: 1,
       }),
-      jwtAudience: text('JwtAudience', 'Audience (aud) the JWTs must carry (Cognito ID tokens: the app client id)', {
-        minLength: 1,
-      }),
+      jwtAudience: text(
+        'JwtAudience',
+        'Accepted aud values, comma-separated (Cognito ID tokens: the app client id); empty: none. Set this, JwtClientIds, or both',
+        { default: '', allowedPattern: '^[^,\\s]*(,[^,\\s]+)*$', constraintDescription: 'must be comma-separated values without spaces' },
+      ),
+      jwtClientIds: text(
+        'JwtClientIds',
+        'Accepted client_id values of access tokens without aud (Cognito access tokens: the app client id), comma-separated; empty: none',
+        { default: '', allowedPattern: '^[^,\\s]*(,[^,\\s]+)*$', constraintDescription: 'must be comma-separated values without spaces' },
+      ),
+      corsAllowedOrigins: text(
+        'CorsAllowedOrigins',
+        'Browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any; empty: CORS off',
+        {
+          default: '',
+          allowedPattern: '^(\\*|https?://[^,\\s/]+(,https?://[^,\\s/]+)*)?$',
+          constraintDescription: 'must be empty, *, or comma-separated origins such as https://app.example.com (no spaces, no path)',
+        },
+      ),
       jwtJwksUri: text('JwtJwksUri', "HTTPS URL of the issuer's JWKS, e.g. <issuer>/.well-known/jwks.json", {
         allowedPattern: '^https://.+',
         constraintDescription: 'must be an https:// URL',

@@ -74,14 +74,51 @@ export function config(): Config {
 
 export interface JwtConfig {
   issuer: string;
-  audience: string;
+  /** Accepted `aud` values (ID tokens, and any token that carries an audience). */
+  audiences: string[];
+  /** Accepted `client_id` values of access tokens without `aud` (Cognito access tokens). */
+  clientIds: string[];
   jwksUri: string;
 }
 
-/** Separate from config(): the admin CLI uses the table but never verifies tokens. */
-export function jwtConfig(): JwtConfig {
-  return { issuer: required('JWT_ISSUER'), audience: required('JWT_AUDIENCE'), jwksUri: required('JWT_JWKS_URI') };
+/** A comma-separated list; blanks and empty entries dropped. */
+function list(name: string): string[] {
+  return (process.env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }
+
+/**
+ * Separate from config(): the admin CLI uses the table but never verifies tokens.
+ * JWT_AUDIENCE and JWT_CLIENT_IDS are both optional, but a deployment must accept some token.
+ */
+export function jwtConfig(): JwtConfig {
+  const audiences = list('JWT_AUDIENCE');
+  const clientIds = list('JWT_CLIENT_IDS');
+  if (audiences.length === 0 && clientIds.length === 0) {
+    throw new Error('set JWT_AUDIENCE (accepted aud values), JWT_CLIENT_IDS (accepted client_id values of access tokens), or both');
+  }
+  return { issuer: required('JWT_ISSUER'), audiences, clientIds, jwksUri: required('JWT_JWKS_URI') };
+}
+
+/** Shortest CURSOR_SIGNING_KEY accepted: 32 characters (the stack generates 64). */
+const MIN_CURSOR_KEY_LENGTH = 32;
+
+/**
+ * The HMAC key of billing-event cursors (lib/billing/cursor.ts). Deployed, the stack generates it
+ * in Secrets Manager and resolves it into the environment at deploy time (no call at run time);
+ * `npm start` derives one from its local signing key; tests set their own. Changing it only
+ * invalidates the cursors in flight (their walks start again).
+ */
+export function cursorSigningKey(): string {
+  const key = required('CURSOR_SIGNING_KEY');
+  if (key.length < MIN_CURSOR_KEY_LENGTH) throw new Error(`CURSOR_SIGNING_KEY must be at least ${MIN_CURSOR_KEY_LENGTH} characters`);
+  return key;
+}
+
+/** Origins allowed to call the API from a browser (CORS_ALLOWED_ORIGINS, comma-separated; none = CORS off). */
+export const corsAllowedOrigins = (): string[] => list('CORS_ALLOWED_ORIGINS');
 
 export interface SocialConfig {
   /** `sample` (local, deterministic) or `http` (ScrapeCreators). Required: no silent default. */

@@ -5,6 +5,7 @@
  * decides a status. docs/api-conventions.md lists the same table (a test keeps them equal).
  */
 import type * as z from 'zod/mini';
+import { issueMessage } from './issue-messages.ts';
 
 export const ERROR_CATALOG = {
   validation_failed: { status: 400, message: 'the request is invalid' },
@@ -99,28 +100,23 @@ export const badRequest = (message: string): ServiceError => new ServiceError('b
 export const headersTooLarge = (limitBytes: number): ServiceError =>
   new ServiceError('headers_too_large', `the request line and headers exceed ${limitBytes} bytes`);
 
-/** zod issues → documented issues, with the location (`path`, `query`, `header`, `body`) in front. */
+/**
+ * zod issues → documented issues, with the location (`path`, `query`, `header`, `body`) in front,
+ * a missing field as `required`, and zod's default wording replaced by the service's (lib/issue-messages.ts).
+ */
 export function issuesOf(location: string, error: z.core.$ZodError, input: unknown): Issue[] {
   return error.issues.map((issue) => {
     const path = issue.path
       .filter((key): key is string | number => typeof key !== 'symbol')
       .map((key) => (typeof key === 'string' ? clip(key, MAX_PATH_KEY_CHARS) : key));
-    const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
+    const value = valueAt(input, issue.path);
+    const missing = issue.code === 'invalid_type' && value === undefined;
     return {
       path: [location, ...path],
       code: missing ? 'required' : issue.code,
-      message: missing ? 'is required' : clip(messageOf(issue), MAX_MESSAGE_CHARS),
+      message: missing ? 'is required' : clip(issueMessage(issue, value), MAX_MESSAGE_CHARS),
     };
   });
-}
-
-/** zod's message, except where it would echo the input back: unknown keys are counted, a few named. */
-function messageOf(issue: z.core.$ZodIssue): string {
-  if (issue.code !== 'unrecognized_keys') return issue.message;
-  const named = issue.keys.slice(0, 3).map((key) => `"${clip(key, 32)}"`);
-  const more = issue.keys.length - named.length;
-  const noun = issue.keys.length === 1 ? 'unknown key' : 'unknown keys';
-  return `${noun} ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}: remove ${issue.keys.length === 1 ? 'it' : 'them'}`;
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
@@ -134,25 +130,57 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 
 // ---------------------------------------------------------------- 401
 
-export const unauthenticated = (tokenSent: boolean): ServiceError =>
-  new ServiceError('unauthenticated', tokenSent ? 'the bearer token is not valid' : ERROR_CATALOG.unauthenticated.message, {
-    headers: { 'WWW-Authenticate': tokenSent ? 'Bearer error="invalid_token"' : 'Bearer' },
+/**
+ * 401 for a request without a bearer token: `WWW-Authenticate: Bearer` with no error code
+ * (RFC 6750 §3.1). `data.reason` is the machine-readable key of docs/authentication.md.
+ */
+export const unauthenticated = (): ServiceError =>
+  new ServiceError('unauthenticated', ERROR_CATALOG.unauthenticated.message, {
+    data: { reason: 'missing' },
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
+
+/**
+ * 401 for a token that was sent and refused: why, in `WWW-Authenticate` (RFC 6750 §3) and in the
+ * message alike, and `data.reason` for code. `description` must be an RFC 6750 error_description
+ * (printable ASCII without `"` and `\`): lib/auth/refusals.ts holds every one.
+ */
+export const invalidToken = (reason: string, description: string): ServiceError =>
+  new ServiceError('unauthenticated', description, {
+    data: { reason },
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` },
   });
 
 // ---------------------------------------------------------------- 402
 
-export const insufficientCredits = (cost: number): ServiceError =>
-  new ServiceError('insufficient_credits', `the organization has fewer than the ${plural(cost, 'credit')} this operation costs`);
+/** 402 with the balance and the cost (`data`), so a client can say how many credits are missing. */
+export const insufficientCredits = (balance: number, cost: number): ServiceError =>
+  new ServiceError(
+    'insufficient_credits',
+    `the organization has ${plural(balance, 'credit')} and this operation costs ${plural(cost, 'credit')}`,
+    { data: { balance, cost } },
+  );
 
 export type LimitScope = 'organization' | 'member';
 
-export const spendingLimitExceeded = (scope: LimitScope): ServiceError =>
-  new ServiceError(
+/** What a 402 for a spending limit reports (`data`): the limit, the month's spend, the cost, when the limit resets (ISO 8601). */
+export interface SpendingLimitFacts {
+  scope: LimitScope;
+  spending_limit: number;
+  spent: number;
+  cost: number;
+  resets_at: string;
+}
+
+export const spendingLimitExceeded = (facts: SpendingLimitFacts): ServiceError => {
+  const whose =
+    facts.scope === 'organization' ? "the organization's monthly spending limit" : 'your monthly spending limit in this organization';
+  return new ServiceError(
     'spending_limit_exceeded',
-    scope === 'organization'
-      ? "this run would exceed the organization's monthly spending limit"
-      : 'this run would exceed your monthly spending limit in this organization',
+    `this run would exceed ${whose}: ${facts.spent} of ${plural(facts.spending_limit, 'credit')} spent and this operation costs ${facts.cost}; the limit resets at ${facts.resets_at}`,
+    { data: { ...facts } },
   );
+};
 
 // ---------------------------------------------------------------- 403
 
@@ -162,8 +190,19 @@ export const mayNotRun = (): ServiceError => forbidden('only editors and owners 
 export const mayNotRestore = (): ServiceError => forbidden('viewers cannot restore resources; an editor or owner can');
 export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
 
-export const operationNotEnabled = (operation: string): ServiceError =>
-  new ServiceError('operation_not_enabled', `operation ${operation} is not enabled for this organization`);
+/** The organization has the operation's network turned off (an operator can turn it on). */
+export const operationNotEnabled = (operation: string, network: string): ServiceError =>
+  new ServiceError(
+    'operation_not_enabled',
+    `operation ${operation} is not enabled for this organization: its ${network} network is turned off`,
+  );
+
+/** The deployment's social data provider has no such operation: no organization can run it here. */
+export const operationNotOffered = (operation: string): ServiceError =>
+  new ServiceError(
+    'operation_not_enabled',
+    `operation ${operation} is not offered by this deployment's social data provider; GET /social/operations lists the operations you can run`,
+  );
 
 // ---------------------------------------------------------------- 404
 
@@ -172,6 +211,17 @@ export const notFound = (): ServiceError => new ServiceError('not_found');
 
 /** The upstream says the account or item does not exist (the run was refunded). */
 export const notFoundUpstream = (message: string): ServiceError => new ServiceError('not_found', message);
+
+/** Long enough for any operation name; a longer one is cut in the message (it is the caller's own input). */
+const ECHO_LIMIT = 64;
+const echo = (value: string) => (value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value);
+
+/** Operation names are public (the catalog), so unlike an id, an unknown one is named and a near one suggested. */
+export const unknownOperation = (name: string, suggestion: string | undefined): ServiceError =>
+  new ServiceError(
+    'not_found',
+    `no operation is named "${echo(name)}"${suggestion ? `; did you mean ${suggestion}?` : ';'} GET /social/operations lists the operations this organization can run`,
+  );
 
 export const routeNotFound = (method: string, path: string): ServiceError =>
   new ServiceError('route_not_found', `no route for ${method} ${path}`);

@@ -5,10 +5,12 @@
  */
 // First: the local server's per-request log context must exist before any AWS SDK call.
 
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { jwtConfig } from '../lib/config.ts';
 import { ensureTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { assertInvocationsKeptApart, invoke } from '../lib/local/invocations.ts';
@@ -16,7 +18,7 @@ import { assertInvocationsKeptApart, invoke } from '../lib/local/invocations.ts'
 assertInvocationsKeptApart();
 
 import { createLocalServer, type LambdaHandler, loadHandlers } from '../lib/local/server.ts';
-import { jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
+import { jwksOf, LOCAL_AUDIENCE, LOCAL_CLIENT_ID, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
 import { useLocalTable } from './local-env.ts';
 
@@ -84,8 +86,23 @@ async function main() {
   } catch (error) {
     throw new StartError((error as Error).message);
   }
+  process.env.JWT_ISSUER = LOCAL_ISSUER;
+  process.env.JWT_JWKS_URI = `${baseUrl}/.well-known/jwks.json`;
+  // Which tokens the local verifier accepts is configuration, as deployed: ID-style tokens with
+  // an `aud` in JWT_AUDIENCE, access tokens with a `client_id` in JWT_CLIENT_IDS (set either to
+  // "" to turn that kind off). The demo tokens are made to match. Checked before anything starts.
+  process.env.JWT_AUDIENCE ??= LOCAL_AUDIENCE;
+  process.env.JWT_CLIENT_IDS ??= LOCAL_CLIENT_ID;
+  let accepted: ReturnType<typeof jwtConfig>;
+  try {
+    accepted = jwtConfig();
+  } catch (error) {
+    throw new StartError((error as Error).message);
+  }
   try {
     const key = loadOrCreateSigningKey(resolve(LOCAL_DIR, 'signing-key.json'));
+    // Derived from the local signing key: stable across restarts (cursors stay valid), never shared.
+    process.env.CURSOR_SIGNING_KEY ??= createHash('sha256').update(`billing-event cursors\n${key.privateKeyPem}`).digest('hex');
     let handlersLoaded: (handlers: Map<string, LambdaHandler>) => void = () => undefined;
     const handlers = new Promise<Map<string, LambdaHandler>>((done) => (handlersLoaded = done));
     const listening = createLocalServer(handlers, { jwks: jwksOf(key) });
@@ -98,9 +115,6 @@ async function main() {
       throw new StartError((error as Error).message);
     }
     useLocalTable(dynamo.endpoint, TABLE_NAME);
-    process.env.JWT_ISSUER = LOCAL_ISSUER;
-    process.env.JWT_AUDIENCE = LOCAL_AUDIENCE;
-    process.env.JWT_JWKS_URI = `${baseUrl}/.well-known/jwks.json`;
     process.env.SOCIAL_PROVIDER ??= 'sample';
 
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
@@ -114,12 +128,18 @@ async function main() {
     // Handler modules read their configuration when imported: after the variables above.
     handlersLoaded(await loadHandlers());
 
-    const tokens = Object.fromEntries(
-      Object.entries(DEMO.users).map(([role, sub]) => [
-        role,
-        signToken(key, { sub, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, ttlSeconds: TOKEN_TTL_SECONDS }),
-      ]),
-    );
+    const [audience] = accepted.audiences;
+    const [clientId] = accepted.clientIds;
+    const demoTokens = (claims: { audience?: string; clientId?: string }) =>
+      Object.fromEntries(
+        Object.entries(DEMO.users).map(([role, sub]) => [
+          role,
+          signToken(key, { sub, issuer: LOCAL_ISSUER, ttlSeconds: TOKEN_TTL_SECONDS, ...claims }),
+        ]),
+      );
+    // `tokens` carry `aud` when an audience is accepted, else they are access tokens.
+    const tokens = audience ? demoTokens({ audience }) : demoTokens({ clientId: clientId! });
+    const accessTokens = clientId ? demoTokens({ clientId }) : undefined;
     state.publish({
       baseUrl,
       port,
@@ -129,10 +149,13 @@ async function main() {
       dataDir: dataDir ?? null,
       signingKeyFile: resolve(LOCAL_DIR, 'signing-key.json'),
       issuer: LOCAL_ISSUER,
-      audience: LOCAL_AUDIENCE,
+      // The first of each, which the demo tokens (and the admin CLI's `token`) carry.
+      ...(audience ? { audience } : {}),
+      ...(clientId ? { clientId } : {}),
       organizationId: DEMO.orgId,
       users: DEMO.users,
       tokens,
+      ...(accessTokens ? { accessTokens } : {}),
       deleted: demo.deleted,
       live: demo.live,
     });
@@ -146,6 +169,9 @@ async function main() {
     console.log(
       `Try:\n  curl -s -H "Authorization: Bearer $(node -p "require('./.local/dev.json').tokens.owner")" ${baseUrl}/organizations/${DEMO.orgId}/billing/events`,
     );
+    if (accessTokens) console.log('Access tokens (client_id, token_use: access) of the same users: accessTokens in .local/dev.json');
+    const origins = process.env.CORS_ALLOWED_ORIGINS;
+    console.log(origins ? `CORS allowed origins: ${origins}` : 'CORS off (set CORS_ALLOWED_ORIGINS to allow browser origins)');
     console.log(`MCP server for AI agents (README, "Use from an AI agent"): ${baseUrl}/mcp?organization_id=${DEMO.orgId}`);
     console.log('Ctrl-C stops the server and DynamoDB Local.');
   } catch (error) {

@@ -353,7 +353,7 @@ describe('events list', () => {
     const all = await admin('events', 'list', '--org', orgId, '--days', '1');
     const two = await admin('events', 'list', '--org', orgId, '--limit', '2');
 
-    expect(all.json).toEqual({ organization_id: orgId, since: expect.any(String), events: expect.any(Array) });
+    expect(all.json).toEqual({ organization_id: orgId, since: expect.any(String), events: expect.any(Array), has_more: false });
     expect(all.json.events.map((event: { amount: number }) => event.amount)).toEqual([-2, 1, 10]);
     expect(two.json.events.map((event: { amount: number }) => event.amount)).toEqual([-2, 1]);
   });

@@ -21,7 +21,8 @@ type Results = Awaited<ReturnType<typeof runBench>>;
 
 /** What each route (and variant) sends, wave by wave (| = one more sequential round trip): its floor. */
 const EXPECTED_COMMANDS: Record<string, string> = {
-  ListBillingEvents: 'UpdateItem+GetItem | Query',
+  ListBillingEvents: 'UpdateItem+GetItem+Query',
+  GetCredits: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
   ListSocialOperations: 'UpdateItem+GetItem+GetItem',
   // Counter and reads, the charge, then (after the provider) the balance for Credits-Remaining.
   RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem',

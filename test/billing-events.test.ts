@@ -41,7 +41,7 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
     expect(answer.headers['content-type']).toBe('application/json');
     expect(answer.headers['endless-api-version']).toBe('1');
     expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(answer.body).toEqual({ events: [c, b, a] });
+    expect(answer.body).toEqual({ events: [c, b, a], next_cursor: null, has_more: false });
     expect(answer.body.events).not.toContainEqual(old);
   });
 
@@ -65,7 +65,7 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
   it('answers an empty list for an organization without events in the window', async () => {
     const { orgId, users } = await workspace();
     const answer = await call(handler, { url: eventsUrl(orgId, 'days=1'), token: tokenFor(users.owner) });
-    expect(answer).toMatchObject({ status: 200, body: { events: [] } });
+    expect(answer).toMatchObject({ status: 200, body: { events: [], next_cursor: null, has_more: false } });
   });
 
   it('looks back `days` days', async () => {
@@ -73,7 +73,7 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
     const recent = await recordEvent(orgId, hoursAgo(20), 1);
     await recordEvent(orgId, hoursAgo(30), 2);
     const answer = await call(handler, { url: eventsUrl(orgId, 'days=1'), token: tokenFor(users.owner) });
-    expect(answer.body).toEqual({ events: [recent] });
+    expect(answer.body).toEqual({ events: [recent], next_cursor: null, has_more: false });
   });
 
   it('caps the list at `limit` (default 25), keeping the newest', async () => {
@@ -86,9 +86,9 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
     const three = await call(handler, { url: eventsUrl(orgId, 'limit=3'), token: tokenFor(users.owner) });
     const all = await call(handler, { url: eventsUrl(orgId, 'limit=100'), token: tokenFor(users.owner) });
 
-    expect(byDefault.body.events).toEqual(newestFirst.slice(0, 25));
-    expect(three.body.events).toEqual(newestFirst.slice(0, 3));
-    expect(all.body.events).toEqual(newestFirst);
+    expect(byDefault.body).toEqual({ events: newestFirst.slice(0, 25), next_cursor: expect.any(String), has_more: true });
+    expect(three.body).toEqual({ events: newestFirst.slice(0, 3), next_cursor: expect.any(String), has_more: true });
+    expect(all.body).toEqual({ events: newestFirst, next_cursor: null, has_more: false });
   });
 
   it('orders events of the same millisecond by id, highest first', async () => {
@@ -105,7 +105,7 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
     const theirs = await workspace();
     await recordEvent(theirs.orgId, hoursAgo(1), 99);
     const answer = await call(handler, { url: eventsUrl(mine.orgId), token: tokenFor(mine.users.owner) });
-    expect(answer.body).toEqual({ events: [] });
+    expect(answer.body).toEqual({ events: [], next_cursor: null, has_more: false });
   });
 
   describe('bounds of days and limit', () => {
@@ -206,14 +206,14 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
     });
   });
 
-  it('takes two sequential DynamoDB round trips: counter and membership together, then one Query', async () => {
+  it('takes one DynamoDB round trip: the rate-limit counter, the membership and the page together', async () => {
     const { orgId, users } = await workspace();
     await recordEvent(orgId, hoursAgo(1), 5);
     const counter = countRoundTrips(db());
     try {
       const answer = await call(handler, { url: eventsUrl(orgId), token: tokenFor(users.owner) });
       expect(answer.status).toBe(200);
-      expect(counter.log.sequential).toBe(2);
+      expect(counter.log.sequential).toBe(1);
       expect(counter.log.commands).toEqual(['UpdateItemCommand', 'GetItemCommand', 'QueryCommand']);
     } finally {
       counter.stop();

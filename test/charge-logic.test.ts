@@ -17,6 +17,7 @@ const payer = (over: { credits?: number; orgLimit?: number | null; memberLimit?:
   member: { role: over.role ?? 'editor', spending_limit: over.memberLimit ?? null },
 });
 const ask = { operation: 'instagram_profile', network: 'instagram', cost: 2 };
+const request = { ...ask, orgId: 'org_a', userId: 'u1', now: new Date('2026-03-15T12:00:00.000Z') };
 const codeOf = (error: Error | null) => (error && 'code' in error ? error.code : (error?.name ?? null));
 
 describe('chargeTransaction', () => {
@@ -73,8 +74,8 @@ describe('chargeCancellation', () => {
     expect(found?.found).toEqual({
       org: { credits: 1, networks: new Set(['x']) },
       member: undefined,
-      orgSpendOverLimit: true,
-      memberSpendOverLimit: false,
+      orgSpent: 0,
+      memberSpent: undefined,
       claimTaken: false,
     });
   });
@@ -85,7 +86,7 @@ describe('chargeCancellation', () => {
 });
 
 describe('refusals', () => {
-  const none = { org: undefined, member: undefined, orgSpendOverLimit: false, memberSpendOverLimit: false, claimTaken: false };
+  const none = { org: undefined, member: undefined, orgSpent: undefined, memberSpent: undefined, claimTaken: false };
 
   it.each([
     ['no organization', { ...none, org: null }, 'forbidden'],
@@ -95,15 +96,15 @@ describe('refusals', () => {
     ['the key claimed by another request', { ...none, claimTaken: true }, 'StaleRead'],
     ['credits spent meanwhile', { ...none, org: { credits: 1, networks: ['instagram'] } }, 'insufficient_credits'],
     ['a limit changed meanwhile', { ...none, org: { credits: 10, networks: ['instagram'], spending_limit: 3 } }, 'StaleRead'],
-    ["the organization's month spent", { ...none, orgSpendOverLimit: true }, 'spending_limit_exceeded'],
-    ["the member's month spent", { ...none, memberSpendOverLimit: true }, 'spending_limit_exceeded'],
+    ["the organization's month spent", { ...none, orgSpent: 9 }, 'spending_limit_exceeded'],
+    ["the member's month spent", { ...none, memberSpent: 9 }, 'spending_limit_exceeded'],
   ])('%s → %s', (_case, found, expected) => {
-    const refusal = refusalOf(found as never, payer(), ask);
+    const refusal = refusalOf(found as never, payer(), request);
     expect(refusal instanceof StaleRead ? 'StaleRead' : codeOf(refusal)).toBe(expected);
   });
 
   it('ranks 403 above the claim and 402 (documented order of checks)', () => {
-    expect(codeOf(refusalOf({ ...none, member: null, claimTaken: true, orgSpendOverLimit: true }, payer(), ask))).toBe('forbidden');
+    expect(codeOf(refusalOf({ ...none, member: null, claimTaken: true, orgSpent: 9 }, payer(), request))).toBe('forbidden');
   });
 
   it('accessRefusal lets editors and owners of an enabled network through', () => {
@@ -113,13 +114,21 @@ describe('refusals', () => {
   });
 
   it.each([
-    [{ credits: 1 }, 'insufficient_credits'],
-    [{ credits: 1, orgLimit: 0 }, 'insufficient_credits'],
-    [{ orgLimit: 1 }, 'spending_limit_exceeded'],
-    [{ memberLimit: 1 }, 'spending_limit_exceeded'],
+    [{ credits: 1 }, { kind: 'balance' }],
+    [{ credits: 1, orgLimit: 0 }, { kind: 'balance' }],
+    [{ orgLimit: 1 }, { kind: 'limit', scope: 'organization', limit: 1 }],
+    [{ memberLimit: 1 }, { kind: 'limit', scope: 'member', limit: 1 }],
     [{ orgLimit: 2, memberLimit: 2 }, null],
-  ])('creditRefusal(%o) → %s', (over, expected) => {
-    expect(codeOf(creditRefusal(payer(over), 2))).toBe(expected);
+  ])('creditRefusal(%o) → %o', (over, expected) => {
+    expect(creditRefusal(payer(over), 2)).toEqual(expected);
+  });
+
+  it("reports a limit's facts: the limit as read, the month's spend, the cost and the next month's start", () => {
+    const refusal = refusalOf({ ...none, memberSpent: 9 }, payer({ memberLimit: 10 }), request);
+    expect(refusal).toMatchObject({
+      code: 'spending_limit_exceeded',
+      details: { data: { scope: 'member', spending_limit: 10, spent: 9, cost: 2, resets_at: '2026-04-01T00:00:00.000Z' } },
+    });
   });
 });
 

@@ -57,14 +57,17 @@ describe('the error catalog', () => {
       errors.badRequest('no'),
       errors.headersTooLarge(10_240),
       errors.methodNotAllowed('GET', '/mcp', ['POST']),
-      errors.unauthenticated(true),
-      errors.insufficientCredits(2),
-      errors.spendingLimitExceeded('member'),
+      errors.unauthenticated(),
+      errors.invalidToken('expired', 'the token has expired'),
+      errors.insufficientCredits(1, 2),
+      errors.spendingLimitExceeded({ scope: 'member', spending_limit: 5, spent: 5, cost: 1, resets_at: '2026-12-01T00:00:00.000Z' }),
       errors.notAMember(),
       errors.mayNotRun(),
       errors.mayNotRestore(),
       errors.onlyOwnersListEvents(),
-      errors.operationNotEnabled('x_search'),
+      errors.operationNotEnabled('x_search', 'x'),
+      errors.operationNotOffered('x_search'),
+      errors.unknownOperation('instagram_profil', 'instagram_profile'),
       errors.notFound(),
       errors.notFoundUpstream('no such account'),
       errors.routeNotFound('GET', '/nope'),
@@ -109,7 +112,7 @@ describe('error bodies and headers (pure)', () => {
   it('turns retryAfterSeconds into Retry-After and keeps protocol headers', () => {
     expect(errorHeaders(errors.rateLimited(7))).toEqual({ 'Retry-After': '7' });
     expect(errorHeaders(errors.idempotencyKeyInProgress())).toEqual({ 'Retry-After': '1' });
-    expect(errorHeaders(errors.unauthenticated(false))).toEqual({ 'WWW-Authenticate': 'Bearer' });
+    expect(errorHeaders(errors.unauthenticated())).toEqual({ 'WWW-Authenticate': 'Bearer' });
     expect(errorHeaders(errors.notFound())).toEqual({});
   });
 });

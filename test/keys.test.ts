@@ -41,12 +41,16 @@ describe('key builders', () => {
     expect(skillNameKey('org_a', 'Ｓummarize')).toEqual(skillNameKey('org_a', 'summarize'));
   });
 
-  it('bound the billing-event range so that every event at or after `since` sorts inside it', () => {
-    const range = billingEventRange('org_a', '2026-01-01T00:00:00.000Z');
+  it('bound the billing-event range so that every event from `since` to `until` (its whole last millisecond) sorts inside it', () => {
+    const range = billingEventRange('org_a', '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z');
     const inside = billingEventKey('org_a', '2026-01-01T00:00:00.000Z', 'evt_zzzz').SK;
     const before = billingEventKey('org_a', '2025-12-31T23:59:59.999Z', 'evt_zzzz').SK;
+    const lastMillisecond = billingEventKey('org_a', '2026-01-02T00:00:00.000Z', 'evt_ffffffff-ffff').SK;
+    const after = billingEventKey('org_a', '2026-01-02T00:00:00.001Z', 'evt_0000').SK;
     expect(inside >= range.from && inside <= range.to).toBe(true);
     expect(before < range.from).toBe(true);
+    expect(lastMillisecond <= range.to).toBe(true);
+    expect(after > range.to).toBe(true);
   });
 });
 

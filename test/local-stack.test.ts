@@ -245,7 +245,8 @@ describe('local stack (npm start)', () => {
       expect(twice.status).toBe(401);
       expect(twice.body).toEqual({
         code: 'unauthenticated',
-        message: 'the bearer token is not valid',
+        message: 'the Authorization header must be the Bearer scheme followed by one token',
+        data: { reason: 'not_bearer' },
         request_id: twice.headers['x-request-id'],
       });
       // The same token alone, in an absolute-form target, is fine.

@@ -81,9 +81,27 @@ describe('the request log line', () => {
     const answer = await call(listBillingEvents, { url: '/organizations/org_x/billing/events', token });
 
     expect(answer.status).toBe(401);
-    expect(requestLine()).toMatchObject({ status: 401, code: 'unauthenticated', route: 'ListBillingEvents' });
+    expect(requestLine()).toMatchObject({
+      status: 401,
+      code: 'unauthenticated',
+      auth_failure: answer.body.data.reason,
+      route: 'ListBillingEvents',
+    });
     expect(requestLine()).not.toHaveProperty('caller');
     expect(written.join('')).not.toContain(token);
+  });
+
+  it('counts the 401 in the Unauthorized metric by reason', async () => {
+    const answer = await call(listBillingEvents, {
+      url: '/organizations/org_x/billing/events',
+      token: tokenFor('u', { ttlSeconds: -120 }),
+    });
+
+    expect(answer.status).toBe(401);
+    expect(values('Unauthorized')).toEqual([1]);
+    expect(emf('Unauthorized')).toMatchObject({ reason: 'expired', service: 'workspace-service' });
+    expect(emf('Unauthorized')?._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'reason']]);
+    expect(requestLine()).toMatchObject({ status: 401, auth_failure: 'expired' });
   });
 
   it('carries the organization of the resource on a restore, which has none in its path', async () => {

@@ -3,7 +3,7 @@
  * grant: its month spend counters agree with its billing events, and its balance with their sum.
  */
 import { describe, expect, it } from 'vitest';
-import { listBillingEvents } from '../lib/db/billing-events.ts';
+import { listBillingEventsPage } from '../lib/db/billing-events.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
 import { readMonthSpend } from '../lib/db/spend.ts';
 import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
@@ -11,7 +11,7 @@ import { DEMO, seedDemoWorkspace } from '../lib/local/seed.ts';
 describe('the demo seed', () => {
   it('writes the spend counters of its charges and refunds, per month and per member', async () => {
     expect(await seedDemoWorkspace()).not.toBeNull();
-    const events = await listBillingEvents(DEMO.orgId, new Date(Date.now() - 60 * 86_400_000), 100);
+    const { events } = await listBillingEventsPage(DEMO.orgId, { since: new Date(Date.now() - 60 * 86_400_000), until: new Date() }, 100);
     const org = await getOrganization(DEMO.orgId);
 
     // What the events say each month's counters must hold: charges less refunds, by member.

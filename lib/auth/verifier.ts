@@ -1,7 +1,9 @@
-import { JwtVerifier } from 'aws-jwt-verify';
 import { type Fetcher, SimpleFetcher } from 'aws-jwt-verify/https';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
-import { jwtConfig } from '../config.ts';
+import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
+import { type JwtConfig, jwtConfig } from '../config.ts';
+import { CLOCK_SKEW_SECONDS, checkClaims } from './claims.ts';
+import { refusalOf } from './refusals.ts';
 
 /**
  * aws-jwt-verify fetches JWKS over HTTPS only. The local stack and the tests serve their JWKS
@@ -22,17 +24,45 @@ class LoopbackAwareFetcher implements Fetcher {
   }
 }
 
-type Verifier = { verify(token: string): Promise<{ sub?: unknown }> };
-let verifier: Verifier | undefined;
+export interface TokenVerifier {
+  /** The verified subject, or a TokenRefused saying why not; other errors are the service's (JWKS unreachable). */
+  verify(token: string): Promise<{ sub: string }>;
+}
 
-/** Built once per cold start; the JWKS it fetches is cached across requests. */
-export function tokenVerifier(): Verifier {
-  if (!verifier) {
-    const { issuer, audience, jwksUri } = jwtConfig();
-    verifier = JwtVerifier.create(
-      { issuer, audience, jwksUri, graceSeconds: 0 },
-      { jwksCache: new SimpleJwksCache({ fetcher: new LoopbackAwareFetcher() }) },
-    ) as unknown as Verifier;
-  }
+/**
+ * aws-jwt-verify checks the signature (algorithm, kid through the JWKS), `iss`, and `exp`/`nbf`
+ * when present; `audience: null` hands the recipient check to checkClaims, which accepts either
+ * an `aud` (ID tokens) or a Cognito access token's `client_id`, and adds this service's rules.
+ */
+export function createTokenVerifier(settings: JwtConfig): TokenVerifier {
+  const acceptance = { audiences: settings.audiences, clientIds: settings.clientIds };
+  const verifier = JwtVerifier.create(
+    {
+      issuer: settings.issuer,
+      jwksUri: settings.jwksUri,
+      audience: null,
+      graceSeconds: CLOCK_SKEW_SECONDS,
+      customJwtCheck: ({ header, payload }) =>
+        checkClaims(header as Record<string, unknown>, payload as Record<string, unknown>, acceptance, Date.now() / 1000),
+    },
+    { jwksCache: new SimpleJwksCache({ fetcher: new LoopbackAwareFetcher() }) },
+  );
+  return {
+    async verify(token) {
+      try {
+        const payload = await verifier.verify(token);
+        return { sub: payload.sub as string };
+      } catch (error) {
+        throw refusalOf(error) ?? error;
+      }
+    },
+  };
+}
+
+let verifier: TokenVerifier | undefined;
+
+/** Built once per cold start from the environment; the JWKS it fetches is cached across requests. */
+export function tokenVerifier(): TokenVerifier {
+  verifier ??= createTokenVerifier(jwtConfig());
   return verifier;
 }

@@ -1,10 +1,13 @@
 import { spendMonth } from '../db/keys.ts';
 
-/** The UTC calendar month spending limits count in: its key ("2026-11") and its bounds (ISO 8601). */
+/**
+ * The UTC calendar month spending limits count in: its key ("2026-11", as spend counters are
+ * keyed, lib/db/keys.ts spendMonth) and its bounds (ISO 8601). `end` is exclusive: the instant
+ * the next month starts, when limits reset.
+ */
 export interface SpendPeriod {
   month: string;
   start: string;
-  /** Exclusive: the start of the next month, when the limits reset. */
   end: string;
 }
 
@@ -12,4 +15,10 @@ export function spendPeriod(at: Date): SpendPeriod {
   const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
   const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
   return { month: spendMonth(at), start: start.toISOString(), end: end.toISOString() };
+}
+
+/** The month's bounds alone, as the balance and a 402's `resets_at` show them. */
+export function monthPeriod(at: Date): { start: string; end: string } {
+  const { start, end } = spendPeriod(at);
+  return { start, end };
 }

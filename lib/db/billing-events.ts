@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
-import { billingEventKey, billingEventRange } from './keys.ts';
+import { billingEventKey, billingEventPosition, billingEventRange } from './keys.ts';
 
 export type BillingEventType = 'credits.granted' | 'credits.deducted' | 'social_operation.charged' | 'social_operation.refunded';
 
@@ -50,30 +50,57 @@ export function billingEventPut(orgId: string, event: BillingEvent) {
 
 const FIELDS = ['id', 'type', 'title', 'description', 'created_at', 'amount', 'currency'] as const;
 
+export interface BillingEventsPage {
+  events: BillingEvent[];
+  /** Whether events remain after this page in the window. */
+  hasMore: boolean;
+  /** Where the next page starts (billingEventPosition of the last event returned), when hasMore. */
+  next: string | undefined;
+}
+
 /**
- * Events created at or after `since`, newest first (ties: higher id first), at most `limit`.
- * One Query on the organization's partition; the sort key orders by time then id.
+ * One page of the events created from `since` to `until`, newest first (ties: higher id first),
+ * at most `limit`, starting after the position `after` (a previous page's `next`). One Query on
+ * the organization's partition, asking for one event more than the page so that `hasMore` is
+ * exact: a page that ends the window says so, and no empty last page is needed.
  */
-export async function listBillingEvents(orgId: string, since: Date, limit: number): Promise<BillingEvent[]> {
-  const range = billingEventRange(orgId, since.toISOString());
+export async function listBillingEventsPage(
+  orgId: string,
+  window: { since: Date; until: Date },
+  limit: number,
+  after?: string,
+): Promise<BillingEventsPage> {
+  const range = billingEventRange(orgId, window.since.toISOString(), window.until.toISOString());
   const result = await db().send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
       ExpressionAttributeValues: { ':pk': range.PK, ':from': range.from, ':to': range.to },
       ScanIndexForward: false,
-      Limit: limit,
+      Limit: limit + 1,
+      ...(after ? { ExclusiveStartKey: { PK: range.PK, SK: `EVENT#${after}` } } : {}),
       ProjectionExpression: FIELDS.map((_, i) => `#f${i}`).join(', '),
       ExpressionAttributeNames: Object.fromEntries(FIELDS.map((field, i) => [`#f${i}`, field])),
     }),
   );
-  return (result.Items ?? []).map((item) => ({
-    id: item.id,
-    type: item.type,
-    title: item.title,
-    description: item.description,
-    created_at: item.created_at,
-    amount: Number(item.amount),
-    currency: item.currency,
-  }));
+  const events = (result.Items ?? []).slice(0, limit).map(toBillingEvent);
+  const last = events.at(-1);
+  // More than a page came back, or DynamoDB stopped early (its 1 MB page) with events left.
+  const hasMore = (result.Items?.length ?? 0) > limit || result.LastEvaluatedKey !== undefined;
+  const next = !hasMore
+    ? undefined
+    : last
+      ? billingEventPosition(billingEventKey(orgId, last.created_at, last.id).SK)
+      : billingEventPosition(String(result.LastEvaluatedKey?.SK));
+  return { events, hasMore, next };
 }
+
+const toBillingEvent = (item: Record<string, unknown>): BillingEvent => ({
+  id: item.id as string,
+  type: item.type as BillingEventType,
+  title: item.title as string,
+  description: item.description as string,
+  created_at: item.created_at as string,
+  amount: Number(item.amount),
+  currency: 'credits',
+});

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { logError } from '../log.ts';
 import { RUNNER_ROLES } from '../model.ts';
@@ -57,15 +57,17 @@ export interface Charge {
 /**
  * A charge transaction that DynamoDB cancelled, with what it found: for the organization and
  * the membership, the stored item when its condition failed (null if the item is missing;
- * `undefined` when its condition held), and which of the other items failed.
+ * `undefined` when its condition held); for a month's spend counter whose limit refused the
+ * charge, the amount it held (what a 402 reports as `spent`; `undefined` when it held); and
+ * whether the claim failed.
  */
 export class ChargeCancelled extends Error {
   constructor(
     readonly found: {
       org: Record<string, unknown> | null | undefined;
       member: Record<string, unknown> | null | undefined;
-      orgSpendOverLimit: boolean;
-      memberSpendOverLimit: boolean;
+      orgSpent: number | undefined;
+      memberSpent: number | undefined;
       claimTaken: boolean;
     },
   ) {
@@ -90,7 +92,10 @@ const counterUpdate = (key: TableKey, amount: number, month: string, max: number
       UpdateExpression: 'ADD #spent :amount SET expires_at = if_not_exists(expires_at, :expires)',
       ExpressionAttributeNames: { '#spent': 'spent' },
       ExpressionAttributeValues: { ':amount': amount, ':expires': expires, ...(max === null ? {} : { ':max': max }) },
-      ...(max === null ? {} : { ConditionExpression: 'attribute_not_exists(#spent) OR #spent <= :max' }),
+      // ALL_OLD on a refusal: the 402 reports how much was spent.
+      ...(max === null
+        ? {}
+        : { ConditionExpression: 'attribute_not_exists(#spent) OR #spent <= :max', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
     },
   };
 };
@@ -152,6 +157,11 @@ const foundItem = (reason: CancellationReason | undefined): Record<string, unkno
   return reason?.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : null;
 };
 
+const foundSpent = (reason: CancellationReason | undefined): number | undefined => {
+  const item = foundItem(reason);
+  return item === undefined ? undefined : Number(item?.spent ?? 0);
+};
+
 /** What a cancelled charge found, from its cancellation reasons (pure). */
 export function chargeCancellation(reasons: CancellationReason[]): ChargeCancelled | null {
   const [org, member, orgSpend, memberSpend, , claim] = reasons;
@@ -159,10 +169,22 @@ export function chargeCancellation(reasons: CancellationReason[]): ChargeCancell
   return new ChargeCancelled({
     org: foundItem(org),
     member: foundItem(member),
-    orgSpendOverLimit: failed(orgSpend),
-    memberSpendOverLimit: failed(memberSpend),
+    orgSpent: foundSpent(orgSpend),
+    memberSpent: foundSpent(memberSpend),
     claimTaken: failed(claim),
   });
+}
+
+/** Credits spent in `month` by the organization and by one member (0 for a month without charges). */
+export async function readSpend(orgId: string, userId: string, month: string): Promise<{ org: number; member: number }> {
+  const spentAt = async (key: TableKey) => {
+    const result = await db().send(
+      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'spent' }),
+    );
+    return Number(result.Item?.spent ?? 0);
+  };
+  const [org, member] = await Promise.all([spentAt(orgSpendKey(orgId, month)), spentAt(memberSpendKey(orgId, userId, month))]);
+  return { org, member };
 }
 
 /**

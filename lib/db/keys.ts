@@ -56,13 +56,16 @@ export const billingEventKey = (orgId: string, createdAt: string, id: string): T
   SK: `EVENT#${createdAt}#${id}`,
 });
 
-/** Sort-key bounds of the events created at or after `since` (ISO strings sort by time). */
-export const billingEventRange = (orgId: string, since: string) => ({
+/** Sort-key bounds of the events created from `since` to `until` inclusive (ISO strings sort by time). */
+export const billingEventRange = (orgId: string, since: string, until: string) => ({
   PK: `ORG#${orgId}`,
   from: `EVENT#${since}`,
-  // '~' sorts after every character used in ISO timestamps and ids.
-  to: 'EVENT#~',
+  // '~' sorts after every character used in ids: every event of the millisecond `until` is inside.
+  to: `EVENT#${until}#~`,
 });
+
+/** The sort key of an event without its prefix (`<created_at>#<id>`): a page cursor's position. */
+export const billingEventPosition = (sk: string): string => sk.slice('EVENT#'.length);
 
 export const resourceKey = (kind: ResourceKind, id: string): TableKey => {
   const tag = kind.toUpperCase();

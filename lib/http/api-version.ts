@@ -12,6 +12,13 @@ export function parseVersion(value: string): { major: number; minor: number } | 
   return { major: Number(match[1]), minor: Number(match[2] ?? 0) };
 }
 
+/** What to send instead of a value that is not a version at all (`1.0.0`, `v1`, or the header sent twice). */
+function notAVersion(name: string, value: string): string {
+  const shown = value.length > 32 ? `${value.slice(0, 32)}…` : value;
+  if (value.includes(',')) return `${name} was sent more than once ("${shown}"); send it once, e.g. ${name}: ${SERVED_MAJOR}`;
+  return `${name}: "${shown}" is not a version; send the major version (${SERVED_MAJOR}) or major.minor (${SERVED_MAJOR}.0), digits only`;
+}
+
 /**
  * `Endless-Api-Version` (alias `Service-Api-Version`) pins a major version. Absent means the
  * current one. Header names arrive lower-cased from API Gateway (and from the local adapter).
@@ -25,8 +32,11 @@ export const apiVersion = (): MiddlewareObj<HttpEvent, HttpResult, Error, Servic
     ].filter((entry): entry is [string, string] => entry[1] !== undefined);
     const parsed = given.map(([name, value]) => ({ name, value, version: parseVersion(value) }));
     for (const { name, value, version } of parsed) {
-      if (!version || version.major !== SERVED_MAJOR) {
-        throw unsupportedApiVersion(`${name}: "${value}" cannot be served; this deployment serves major version ${SERVED_MAJOR}`);
+      if (!version) throw unsupportedApiVersion(notAVersion(name, value));
+      if (version.major !== SERVED_MAJOR) {
+        throw unsupportedApiVersion(
+          `${name}: major version ${version.major} cannot be served; this deployment serves major version ${SERVED_MAJOR}`,
+        );
       }
     }
     const [first, second] = parsed;

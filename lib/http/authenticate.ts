@@ -1,27 +1,28 @@
 import type { MiddlewareObj } from '@middy/core';
+import { bearerToken } from '../auth/bearer.ts';
+import { TokenRefused } from '../auth/refusals.ts';
 import { tokenVerifier } from '../auth/verifier.ts';
-import { unauthenticated } from '../errors.ts';
+import { invalidToken, unauthenticated } from '../errors.ts';
+import { recordUnauthorized } from '../observability/metrics.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
-const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*)$/i;
-
 /**
- * Bearer-JWT authentication. Any verification failure (signature, algorithm, kid, issuer,
- * audience, expiry, malformed token) is one answer: 401 with WWW-Authenticate.
+ * Bearer-JWT authentication (lib/auth). A refused token answers 401 saying why
+ * (docs/authentication.md); the reason also goes on the request log line and into the
+ * `Unauthorized` metric. A verifier that cannot reach the JWKS is not the client's fault: that
+ * error passes through and answers 500.
  */
 export const authenticate = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
   before: async (request) => {
-    const header = request.event.headers?.authorization;
-    if (!header) throw unauthenticated(false);
-    const match = BEARER.exec(header.trim());
-    if (!match?.[1]) throw unauthenticated(true);
-    let payload: { sub?: unknown };
     try {
-      payload = await tokenVerifier().verify(match[1]);
-    } catch {
-      throw unauthenticated(true);
+      const token = bearerToken(request.event.headers?.authorization);
+      const { sub } = await tokenVerifier().verify(token);
+      request.context.caller = { userId: sub };
+    } catch (error) {
+      if (!(error instanceof TokenRefused)) throw error;
+      request.context.authFailure = error.reason;
+      recordUnauthorized(error.reason);
+      throw error.reason === 'missing' ? unauthenticated() : invalidToken(error.reason, error.message);
     }
-    if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated(true);
-    request.context.caller = { userId: payload.sub };
   },
 });

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import { powertools, requestLog } from '../observability/middleware.ts';
+import { cors } from './cors.ts';
 import { errorMapper } from './error-mapper.ts';
 import { requestContext } from './request-context.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
@@ -13,12 +14,13 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  *
  * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
  * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
- * requestContext stamps headers, and the Powertools middlewares (outermost) publish metrics.
+ * cors and requestContext stamp headers, and the Powertools middlewares (outermost) publish metrics.
  */
 export const baseChain = () =>
   middy<HttpEvent, HttpResult, Error, ServiceContext>()
     .use(powertools())
     .use(requestContext())
+    .use(cors())
     .use(requestLog())
     .use(httpErrorHandler({ logger: false }))
     .use(errorMapper());

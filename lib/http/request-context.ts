@@ -12,6 +12,7 @@ export const requestContext = (): MiddlewareObj<HttpEvent, HttpResult, Error, Se
   const before: MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>['before'] = async (request) => {
     request.context.requestId = request.event.requestContext?.requestId || randomUUID();
     request.context.rateLimit = undefined;
+    request.context.authFailure = undefined;
   };
   const stamp: MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>['after'] = async (request) => {
     const response = request.response ?? { statusCode: 500 };

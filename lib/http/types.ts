@@ -17,5 +17,7 @@ export interface ServiceContext extends Context {
   requestId: string;
   caller: Caller;
   rateLimit: RateLimitGate | undefined;
+  /** Why the bearer token was refused (lib/auth/refusals.ts), for the request log line. */
+  authFailure?: string;
   input: { path: unknown; query: unknown; headers?: unknown; body: unknown };
 }

@@ -13,6 +13,8 @@ export interface SigningKey {
 
 export const LOCAL_ISSUER = 'https://workspace-service.local/';
 export const LOCAL_AUDIENCE = 'workspace-service';
+/** The client id of the local stack's access tokens (JWT_CLIENT_IDS of `npm start`). */
+export const LOCAL_CLIENT_ID = 'workspace-service-local-client';
 
 export function generateSigningKey(): SigningKey {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -35,22 +37,38 @@ export function jwksOf(key: SigningKey): { keys: Record<string, unknown>[] } {
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
-/** An RS256 JWT for `sub`; a negative ttl gives a token that has already expired. */
+/**
+ * An RS256 JWT for `sub`; a negative ttl gives a token that has already expired. With `audience`
+ * it is an ID-style token (`aud`); with `clientId` a Cognito-style access token (`client_id`,
+ * `token_use: access`, no `aud`).
+ */
 export function signToken(
   key: SigningKey,
-  claims: { sub: string; issuer: string; audience: string; ttlSeconds?: number; extra?: Record<string, unknown> },
+  claims: {
+    sub: string;
+    issuer: string;
+    audience?: string;
+    clientId?: string;
+    ttlSeconds?: number;
+    extra?: Record<string, unknown>;
+  },
 ): string {
   const now = Math.floor(Date.now() / 1000);
   const ttl = claims.ttlSeconds ?? 3600;
-  const header = { alg: 'RS256', typ: 'JWT', kid: key.kid };
   const payload = {
     sub: claims.sub,
     iss: claims.issuer,
-    aud: claims.audience,
+    ...(claims.audience === undefined ? {} : { aud: claims.audience }),
+    ...(claims.clientId === undefined ? {} : { client_id: claims.clientId, token_use: 'access' }),
     iat: Math.min(now, now + ttl - 1),
     exp: now + ttl,
     ...claims.extra,
   };
+  return signJwt(key, { alg: 'RS256', typ: 'JWT', kid: key.kid }, payload);
+}
+
+/** Signs any header and payload with `key` (RS256); JSON drops `undefined` members, so a claim can be left out. */
+export function signJwt(key: SigningKey, header: Record<string, unknown>, payload: Record<string, unknown>): string {
   const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
   const signature = sign('RSA-SHA256', Buffer.from(input), createPrivateKey(key.privateKeyPem));
   return `${input}.${base64url(signature)}`;

@@ -57,3 +57,10 @@ export const recordUpstreamFailure = (): void => single('UpstreamFailures', Metr
  * credits the organization is owed until the refund is replayed. Alarmed.
  */
 export const recordRefundFailure = (): void => single('RefundFailures', MetricUnit.Count, 1);
+
+/** `Unauthorized` (Count) with dimension `reason` (lib/auth/refusals.ts): 401s by why the token was refused. */
+export function recordUnauthorized(reason: string): void {
+  const metric = metrics.singleMetric();
+  metric.addDimension('reason', reason);
+  metric.addMetric('Unauthorized', MetricUnit.Count, 1);
+}

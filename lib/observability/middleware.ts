@@ -55,6 +55,7 @@ export const requestLog = (): Middleware => {
     logger.info('request', {
       status,
       ...(code ? { code } : {}),
+      ...(request.context.authFailure ? { auth_failure: request.context.authFailure } : {}),
       duration_ms: Date.now() - startedAt,
       ...(request.context.caller ? { caller: request.context.caller.userId } : {}),
       ...(organizationId ? { organization_id: organizationId } : {}),

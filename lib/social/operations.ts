@@ -2,16 +2,18 @@
  * Finding and validating an operation, and whether an organization may run it: shared by the
  * listing, the run path and the MCP tools, so that what is listed is exactly what runs.
  */
-import { issuesOf, notFound, validationFailed } from '../errors.ts';
-import { CATALOG, type OperationDefinition } from './catalog/index.ts';
+import { issuesOf, unknownOperation, validationFailed } from '../errors.ts';
+import { CATALOG, OPERATION_NAMES, type OperationDefinition } from './catalog/index.ts';
+import { closestName } from './closest-name.ts';
 
 /** Whether an organization with these networks may run the operation on a provider serving `served`. */
 export const isEnabled = (operation: OperationDefinition, networks: readonly string[], served: (name: string) => boolean): boolean =>
   (operation.network === undefined || networks.includes(operation.network)) && served(operation.name);
 
+/** The operation named `name`, or 404 naming it, with the closest real name when it looks like a typo. */
 export function findOperation(name: string): OperationDefinition {
   const operation = CATALOG.get(name);
-  if (!operation) throw notFound();
+  if (!operation) throw unknownOperation(name, closestName(name, OPERATION_NAMES));
   return operation;
 }
 

@@ -15,7 +15,7 @@ import { refundCharge } from '../db/credits.ts';
 import { completeIdempotencyRecord, getIdempotencyRecord, releaseIdempotencyRecord } from '../db/idempotency.ts';
 import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
-import { notFoundUpstream, operationNotEnabled, upstreamFailed, upstreamFailedRefundPending } from '../errors.ts';
+import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRefundPending } from '../errors.ts';
 import { logError, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
@@ -98,7 +98,8 @@ async function charge(
   for (let attempt = 1; ; attempt += 1) {
     const refused = accessRefusal(org, membership, ask);
     if (refused) throw refused;
-    if (!isEnabled(operation, org!.networks, (name) => provider.serves(name))) throw operationNotEnabled(operation.name);
+    // The organization's networks were checked by accessRefusal: what remains is the provider.
+    if (!isEnabled(operation, org!.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
     const replay = idempotency ? answerFromRecord(record, idempotency, now()) : null;
     if (replay) return { replay };
     const payer: Payer = { org: org!, member: membership! };

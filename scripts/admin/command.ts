@@ -34,7 +34,9 @@ export interface DevInfo {
   tableName: string;
   signingKeyFile: string;
   issuer: string;
-  audience: string;
+  /** The demo tokens' `aud`; absent when the local stack accepts access tokens only. */
+  audience?: string;
+  clientId?: string;
 }
 
 export interface Command<Input = unknown> {

@@ -16,14 +16,15 @@ const list = command({
     limit: args.integer('limit', { min: 1, max: 1000 }) ?? 100,
   }),
   run: async ({ orgId, days, limit }) => {
-    const [{ listBillingEvents }, { requireOrganization }] = await Promise.all([
+    const [{ listBillingEventsPage }, { requireOrganization }] = await Promise.all([
       import('../../lib/db/billing-events.ts'),
       import('../../lib/admin/organizations.ts'),
     ]);
-    const since = new Date(Date.now() - days * DAY_MS);
+    const until = new Date();
+    const since = new Date(until.getTime() - days * DAY_MS);
     // Read together: an unknown organization is refused rather than shown with no events.
-    const [, events] = await Promise.all([requireOrganization(orgId), listBillingEvents(orgId, since, limit)]);
-    return { organization_id: orgId, since: since.toISOString(), events };
+    const [, page] = await Promise.all([requireOrganization(orgId), listBillingEventsPage(orgId, { since, until }, limit)]);
+    return { organization_id: orgId, since: since.toISOString(), events: page.events, has_more: page.hasMore };
   },
 });
 

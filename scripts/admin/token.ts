@@ -16,7 +16,9 @@ const token = command({
   run: async ({ sub, ttlSeconds }, { dev }) => {
     const [{ readFileSync }, { signToken }] = await Promise.all([import('node:fs'), import('../../lib/local/signing-key.ts')]);
     const key = JSON.parse(readFileSync(dev!.signingKeyFile, 'utf8'));
-    return { token: signToken(key, { sub, issuer: dev!.issuer, audience: dev!.audience, ttlSeconds }) };
+    // An ID-style token when the local stack accepts an audience, else an access token.
+    const claims = dev!.audience ? { audience: dev!.audience } : { clientId: dev!.clientId! };
+    return { token: signToken(key, { sub, issuer: dev!.issuer, ttlSeconds, ...claims }) };
   },
 });
 

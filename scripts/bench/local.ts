@@ -3,6 +3,7 @@
  * signing key the verifier trusts, with the environment every route needs. Used by
  * `npm run bench` and `npm run bench:hot` (their tests use the test suite's own stack).
  */
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../lib/db/create-table.ts';
@@ -34,6 +35,7 @@ export async function startBenchStack(environment: Record<string, string>): Prom
       JWT_JWKS_URI: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/.well-known/jwks.json`,
       LOG_LEVEL: 'silent',
       SOCIAL_PROVIDER: 'sample',
+      CURSOR_SIGNING_KEY: randomBytes(32).toString('hex'),
       ...environment,
     });
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });

@@ -92,7 +92,10 @@ export async function runBench(options: BenchOptions): Promise<Omit<BenchResults
   const perRun = options.warmup + options.iterations * options.concurrencies.length;
   // As many users as requests can be in flight at once, and no more than the requests (a short run prepares less).
   const slots = Math.min(Math.max(...options.concurrencies), perRun * options.repeats);
-  const context: BenchContext = { tokenFor: options.tokenFor, floor, slots };
+  // One token per user (valid for the run): RSA signing per request would load the machine for nothing.
+  const tokens = new Map<string, string>();
+  const tokenFor = (userId: string) => tokens.get(userId) ?? tokens.set(userId, options.tokenFor(userId)).get(userId)!;
+  const context: BenchContext = { tokenFor, floor, slots };
 
   try {
     const prepared: { scenario: Scenario; handler: Handler; state: PreparedScenario }[] = [];

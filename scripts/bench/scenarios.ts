@@ -162,6 +162,16 @@ const listBillingEvents: Scenario = {
   },
 };
 
+const getCredits: Scenario = {
+  route: 'GetCredits',
+  label: 'GET organizations/{id}/credits',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('GetCredits');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
 const listSocialOperations: Scenario = {
   route: 'ListSocialOperations',
   label: 'GET social/operations (all networks)',
@@ -300,6 +310,7 @@ const routeNotFound: Scenario = {
 
 export const SCENARIOS: readonly Scenario[] = [
   listBillingEvents,
+  getCredits,
   listSocialOperations,
   runSocialOperation,
   restore('asset'),

@@ -104,7 +104,8 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(refusal(result)).toEqual({
       isError: true,
       code: 'insufficient_credits',
-      message: 'the organization has fewer than the 1 credit this operation costs',
+      message: 'the organization has 0 credits and this operation costs 1 credit',
+      data: { balance: 0, cost: 1 },
     });
     expect(await charges(orgId)).toEqual([]);
     await client.close();
@@ -155,7 +156,7 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(refusal(result)).toEqual({
       isError: true,
       code: 'operation_not_enabled',
-      message: 'operation x_profile is not enabled for this organization',
+      message: 'operation x_profile is not enabled for this organization: its x network is turned off',
     });
     expect(await charges(orgId)).toEqual([]);
     await client.close();
@@ -218,7 +219,12 @@ describe('discovery of authentication (RFC 9728)', () => {
 
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
-    expect(await answer.json()).toEqual({ code: 'unauthenticated', message: 'a bearer token is required', request_id: expect.any(String) });
+    expect(await answer.json()).toEqual({
+      code: 'unauthenticated',
+      message: 'a bearer token is required',
+      data: { reason: 'missing' },
+      request_id: expect.any(String),
+    });
     expect(metadata).toEqual({
       resource: `${base}/mcp`,
       authorization_servers: ['https://issuer.test/'],
@@ -236,7 +242,7 @@ describe('discovery of authentication (RFC 9728)', () => {
 
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource", error="invalid_token"`,
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource", error="invalid_token", error_description="the bearer token is for another audience or client (aud, client_id)"`,
     );
   });
 

@@ -19,6 +19,11 @@ const profile = (orgId: string, user: string) =>
 const spent = async (key: { PK: string; SK: string }) =>
   Number((await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item?.spent ?? 0);
 
+const nextMonth = () => {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+};
+
 const statuses = (answers: { status: number; body: any }[]) => {
   const tally: Record<string, number> = {};
   for (const answer of answers) {
@@ -45,7 +50,8 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     const refused = answers.find((answer) => answer.status === 402)!;
     expect(withoutRequestId(refused.body)).toEqual({
       code: 'insufficient_credits',
-      message: 'the organization has fewer than the 1 credit this operation costs',
+      message: 'the organization has 0 credits and this operation costs 1 credit',
+      data: { balance: 0, cost: 1 },
     });
   });
 
@@ -63,7 +69,8 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     const refused = answers.find((answer) => answer.status === 402)!;
     expect(withoutRequestId(refused.body)).toEqual({
       code: 'spending_limit_exceeded',
-      message: 'this run would exceed your monthly spending limit in this organization',
+      message: `this run would exceed your monthly spending limit in this organization: 10 of 10 credits spent and this operation costs 1; the limit resets at ${nextMonth()}`,
+      data: { scope: 'member', spending_limit: 10, spent: 10, cost: 1, resets_at: nextMonth() },
     });
   });
 
@@ -75,6 +82,11 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect(statuses(answers)).toEqual({ '200': 10, '402 spending_limit_exceeded': 40 });
     expect((await getOrganization(orgId))!.credits).toBe(90);
     expect(await spent(orgSpendKey(orgId, spendMonth(new Date())))).toBe(10);
+    const refused = answers.find((answer) => answer.status === 402)!;
+    expect(refused.body.data).toEqual({ scope: 'organization', spending_limit: 10, spent: 10, cost: 1, resets_at: nextMonth() });
+    expect(refused.body.message).toBe(
+      `this run would exceed the organization's monthly spending limit: 10 of 10 credits spent and this operation costs 1; the limit resets at ${nextMonth()}`,
+    );
     expect((await eventsOf(orgId)).filter((event) => event.type === 'social_operation.charged')).toHaveLength(10);
   });
 
@@ -86,12 +98,44 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect((await profile(orgId, users.owner)).status).toBe(200);
   });
 
-  it('a limit below the cost refuses the first run of the month', async () => {
+  it('a limit below the cost refuses the first run of the month, reporting what was spent', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
     await setMemberSpendingLimit(orgId, users.editor, 0);
     const answer = await profile(orgId, users.editor);
     expect(answer.status).toBe(402);
-    expect(answer.body.code).toBe('spending_limit_exceeded');
+    expect(withoutRequestId(answer.body)).toEqual({
+      code: 'spending_limit_exceeded',
+      message: `this run would exceed your monthly spending limit in this organization: 0 of 0 credits spent and this operation costs 1; the limit resets at ${nextMonth()}`,
+      data: { scope: 'member', spending_limit: 0, spent: 0, cost: 1, resets_at: nextMonth() },
+    });
+  });
+
+  it('an organization limit below the cost of an expensive operation reports its spend so far', async () => {
+    const { orgId, users } = await workspace({ credits: 100, spendingLimit: 4 });
+    expect((await profile(orgId, users.editor)).status).toBe(200);
+    const answer = await call(handler, {
+      method: 'POST',
+      url: runUrl('tiktok_trend_scan', orgId),
+      token: tokenFor(users.editor),
+      body: { region: 'US' },
+    });
+    expect(answer.status).toBe(402);
+    expect(answer.body.data).toEqual({ scope: 'organization', spending_limit: 4, spent: 1, cost: 5, resets_at: nextMonth() });
+  });
+
+  it('a balance below the cost reports both, read before any transaction', async () => {
+    const { orgId, users } = await workspace({ credits: 3 });
+    const answer = await call(handler, {
+      method: 'POST',
+      url: runUrl('tiktok_trend_scan', orgId),
+      token: tokenFor(users.editor),
+      body: { region: 'US' },
+    });
+    expect(withoutRequestId(answer.body)).toEqual({
+      code: 'insufficient_credits',
+      message: 'the organization has 3 credits and this operation costs 5 credits',
+      data: { balance: 3, cost: 5 },
+    });
   });
 
   it('a limit raised after it was reached lets runs through again', async () => {

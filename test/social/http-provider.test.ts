@@ -59,7 +59,11 @@ describe('the http provider (ScrapeCreators) against a stub on 127.0.0.1', () =>
     const { orgId, users } = await workspace({ credits: 3 });
     const answer = await runAs(orgId, users.editor, 'x_search');
     expect(answer.status).toBe(403);
-    expect(answer.body.code).toBe('operation_not_enabled');
+    expect(withoutRequestId(answer.body)).toEqual({
+      code: 'operation_not_enabled',
+      message:
+        "operation x_search is not offered by this deployment's social data provider; GET /social/operations lists the operations you can run",
+    });
     expect((await getOrganization(orgId))!.credits).toBe(3);
   });
 

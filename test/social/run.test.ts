@@ -68,11 +68,14 @@ describe('POST /social/{operation}', () => {
   });
 
   describe('which operations', () => {
-    it('an unknown operation name gets 404 not_found', async () => {
+    it('an unknown operation name gets 404 not_found naming it (test/error-messages.test.ts: suggestions)', async () => {
       const { orgId, users } = await workspace({ credits: 5 });
       const answer = await run(orgId, users.editor, 'myspace_profile');
       expect(answer.status).toBe(404);
-      expect(withoutRequestId(answer.body)).toEqual({ code: 'not_found', message: 'no such resource' });
+      expect(withoutRequestId(answer.body)).toEqual({
+        code: 'not_found',
+        message: 'no operation is named "myspace_profile"; GET /social/operations lists the operations this organization can run',
+      });
     });
 
     it('an operation of a network that is not enabled gets 403 operation_not_enabled, uncharged', async () => {
@@ -81,7 +84,7 @@ describe('POST /social/{operation}', () => {
       expect(answer.status).toBe(403);
       expect(withoutRequestId(answer.body)).toEqual({
         code: 'operation_not_enabled',
-        message: 'operation tiktok_profile is not enabled for this organization',
+        message: 'operation tiktok_profile is not enabled for this organization: its tiktok network is turned off',
       });
       expect((await getOrganization(orgId))!.credits).toBe(5);
       expect(await eventsOf(orgId)).toHaveLength(1); // the opening grant only

@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { ensureTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb-local.ts';
-import { TEST_AUDIENCE, TEST_ISSUER } from './tokens.ts';
+import { TEST_AUDIENCE, TEST_CLIENT_ID, TEST_ISSUER } from './tokens.ts';
 
 const tableName = `test-${randomUUID()}`;
 Object.assign(process.env, {
@@ -20,7 +20,9 @@ Object.assign(process.env, {
   DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
   JWT_ISSUER: TEST_ISSUER,
   JWT_AUDIENCE: TEST_AUDIENCE,
+  JWT_CLIENT_IDS: TEST_CLIENT_ID,
   JWT_JWKS_URI: inject('jwksUri'),
+  CURSOR_SIGNING_KEY: randomUUID() + randomUUID(),
   LOG_LEVEL: 'silent',
   // Generous, so that a busy machine's DynamoDB Local cannot fail a test by timing out; the
   // bound itself is tested with a short one (test/hung-database.test.ts).

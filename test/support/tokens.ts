@@ -1,9 +1,11 @@
 import { createHmac, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { inject } from 'vitest';
-import { type SigningKey, signToken } from '../../lib/local/signing-key.ts';
+import { type SigningKey, signJwt, signToken } from '../../lib/local/signing-key.ts';
 
 export const TEST_ISSUER = 'https://issuer.test/';
 export const TEST_AUDIENCE = 'workspace-service-test';
+/** The access-token client id the test environment accepts (JWT_CLIENT_IDS). */
+export const TEST_CLIENT_ID = 'test-app-client';
 
 /** The key whose JWKS the verifier under test trusts. */
 export const trustedKey = (): SigningKey => inject('signingKey');
@@ -56,3 +58,53 @@ function signWith(key: KeyObject, kid: string, sub: string): string {
   const input = `${b64({ alg: 'RS256', typ: 'JWT', kid })}.${b64({ sub, iss: TEST_ISSUER, aud: TEST_AUDIENCE, iat: now, exp: now + 600 })}`;
   return `${input}.${sign('RSA-SHA256', Buffer.from(input), key).toString('base64url')}`;
 }
+
+/**
+ * A token signed by the trusted key with exactly these claims and header members on top of a
+ * valid token's (`undefined` removes one): for the ways a well-signed token can still be wrong.
+ */
+export function signedWith(sub: string, claims: Record<string, unknown>, header: Record<string, unknown> = {}): string {
+  const now = Math.floor(Date.now() / 1000);
+  return signJwt(
+    trustedKey(),
+    { alg: 'RS256', typ: 'JWT', kid: trustedKey().kid, ...header },
+    { sub, iss: TEST_ISSUER, aud: TEST_AUDIENCE, iat: now, exp: now + 600, ...claims },
+  );
+}
+
+/** A token shaped as Amazon Cognito issues them (RS256 under the trusted kid, an hour long), with `claims`. */
+function cognitoToken(claims: Record<string, unknown>): string {
+  const now = Math.floor(Date.now() / 1000);
+  return signJwt(
+    trustedKey(),
+    { kid: trustedKey().kid, alg: 'RS256' },
+    { iss: TEST_ISSUER, auth_time: now, iat: now, exp: now + 3600, jti: '1a2b3c4d-0000-4000-8000-000000000003', ...claims },
+  );
+}
+
+/** Claims as Amazon Cognito puts them in an ID token of app client `clientId` (`aud` is the client id). */
+export const cognitoIdToken = (sub: string, clientId: string, claims: Record<string, unknown> = {}): string =>
+  cognitoToken({
+    sub,
+    email_verified: true,
+    'cognito:username': sub,
+    origin_jti: '4b2f7a36-0000-4000-8000-000000000001',
+    aud: clientId,
+    event_id: '9c1e5d2a-0000-4000-8000-000000000002',
+    token_use: 'id',
+    email: `${sub}@example.com`,
+    ...claims,
+  });
+
+/** Claims as Amazon Cognito puts them in an access token: `client_id` and `token_use: access`, no `aud`. */
+export const cognitoAccessToken = (sub: string, clientId: string, claims: Record<string, unknown> = {}): string =>
+  cognitoToken({
+    sub,
+    client_id: clientId,
+    origin_jti: '4b2f7a36-0000-4000-8000-000000000004',
+    event_id: '9c1e5d2a-0000-4000-8000-000000000005',
+    token_use: 'access',
+    scope: 'aws.cognito.signin.user.admin',
+    username: sub,
+    ...claims,
+  });

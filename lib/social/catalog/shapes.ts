@@ -29,7 +29,7 @@ export const handle = (network: string) =>
     .string()
     .min(1)
     .max(100)
-    .regex(/^@?[A-Za-z0-9._-]{1,100}$/, `must be a ${network} handle (letters, digits, ".", "_" or "-", with or without "@")`)
+    .regex(/^@?[A-Za-z0-9._-]{1,100}$/, `must be a handle on ${network} (letters, digits, ".", "_" or "-", with or without "@")`)
     .describe(`${network} handle, with or without the leading "@"`);
 
 /** A public URL on one of `hosts` (subdomains such as www. and m. allowed). */

@@ -1,0 +1,234 @@
+/**
+ * The token corpus: every way a bearer token can be wrong, on every route of the route table,
+ * each answered 401 with its own reason (docs/authentication.md); Cognito-shaped ID and access
+ * tokens, signed by the test key and verified through the JWKS, accepted or refused per
+ * configuration. Real keys, real JWKS over HTTP, the real middy chain of each function.
+ */
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { TOKEN_REFUSALS } from '../../lib/auth/refusals.ts';
+import { createTokenVerifier } from '../../lib/auth/verifier.ts';
+import type { Route } from '../../lib/routes.ts';
+import { workspace } from '../support/fixtures.ts';
+import type { Call } from '../support/http.ts';
+import { call } from '../support/http.ts';
+import {
+  badTokens,
+  cognitoAccessToken,
+  cognitoIdToken,
+  signedWith,
+  TEST_AUDIENCE,
+  TEST_CLIENT_ID,
+  TEST_ISSUER,
+  tokenFor,
+  trustedKey,
+} from '../support/tokens.ts';
+
+process.env.SOCIAL_PROVIDER = 'sample';
+const { loadHandlers } = await import('../../lib/local/server.ts');
+const { sampleRequest, tokenRoutes } = await import('../support/routes.ts');
+const handlers = await loadHandlers();
+
+const { orgId, users } = await workspace({ credits: 100 });
+/** A request each route accepts once authenticated (the answer after authentication is not the point). */
+function requestFor(route: Route): Call {
+  const { token: _none, ...request } = sampleRequest(route, orgId, '');
+  return request;
+}
+
+const authenticated = tokenRoutes().map(([, route]) => route);
+const now = () => Math.floor(Date.now() / 1000);
+const owner = users.owner;
+
+function wrongKeyWithTrustedKid(): string {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${b64({ alg: 'RS256', typ: 'JWT', kid: trustedKey().kid })}.${b64({ sub: owner, iss: TEST_ISSUER, aud: TEST_AUDIENCE, iat: now(), exp: now() + 600 })}`;
+  return `${input}.${sign('RSA-SHA256', Buffer.from(input), privateKey).toString('base64url')}`;
+}
+
+/** Each header is made once, on first use, and sent to every route (RSA key generation is slow). */
+const once = (make: () => string | undefined) => {
+  let made: { value: string | undefined } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
+};
+
+/** [case, Authorization header (undefined: none), the reason it must be refused with]. */
+const CASES: [string, () => string | undefined, keyof typeof TOKEN_REFUSALS][] = [
+  ['no Authorization header', () => undefined, 'missing'],
+  ['an empty Authorization header', () => '', 'missing'],
+  ['the Basic scheme', () => `Basic ${Buffer.from('a:b').toString('base64')}`, 'not_bearer'],
+  ['Bearer and no token', () => 'Bearer ', 'not_bearer'],
+  ['two tokens in one header', () => `Bearer ${tokenFor(owner)} ${tokenFor(owner)}`, 'not_bearer'],
+  ['two Authorization headers (joined by API Gateway)', () => `Bearer ${tokenFor(owner)},Bearer garbage`, 'not_bearer'],
+  ['a header over 8 KB', () => `Bearer ${'a'.repeat(8200)}`, 'too_large'],
+  ['a 100 KB signed token', () => `Bearer ${signedWith(owner, { padding: 'x'.repeat(100_000) })}`, 'too_large'],
+  ['a token that is not a JWT', () => 'Bearer not-a-jwt', 'malformed'],
+  ['a JWT whose payload is not JSON', () => `Bearer eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.c2ln`, 'malformed'],
+  ['a numeric sub', () => `Bearer ${signedWith(owner, { sub: 42 })}`, 'malformed'],
+  ['alg none without a signature', () => `Bearer ${badTokens.unsigned(owner)}`, 'malformed'],
+  ['alg none with a signature', () => `Bearer ${signedWith(owner, {}, { alg: 'none' })}`, 'bad_signature'],
+  ['an HMAC signature (algorithm confusion)', () => `Bearer ${badTokens.hmac(owner)}`, 'bad_signature'],
+  ['a signature by another key under the trusted kid', () => `Bearer ${wrongKeyWithTrustedKid()}`, 'bad_signature'],
+  ['a tampered payload', () => `Bearer ${badTokens.tampered(owner)}`, 'bad_signature'],
+  ['a kid the issuer does not publish', () => `Bearer ${badTokens.unknownKid(owner)}`, 'unknown_key'],
+  ['a token without kid', () => `Bearer ${signedWith(owner, {}, { kid: undefined })}`, 'unknown_key'],
+  ['a token expired 60 s ago', () => `Bearer ${signedWith(owner, { exp: now() - 60, iat: now() - 600 })}`, 'expired'],
+  ['a token valid from in 5 minutes (nbf)', () => `Bearer ${signedWith(owner, { nbf: now() + 300 })}`, 'not_yet_valid'],
+  ['a token issued a day in the future (iat)', () => `Bearer ${signedWith(owner, { iat: now() + 86_400 })}`, 'issued_in_future'],
+  ['a token without exp', () => `Bearer ${signedWith(owner, { exp: undefined })}`, 'no_expiry'],
+  ['another issuer', () => `Bearer ${signedWith(owner, { iss: 'https://evil.test/' })}`, 'wrong_issuer'],
+  ['another audience', () => `Bearer ${signedWith(owner, { aud: 'another-service' })}`, 'wrong_audience'],
+  ['neither aud nor client_id', () => `Bearer ${signedWith(owner, { aud: undefined })}`, 'wrong_audience'],
+  ['a Cognito access token of another client', () => `Bearer ${cognitoAccessToken(owner, 'another-client')}`, 'wrong_audience'],
+  ['a Cognito ID token of another client', () => `Bearer ${cognitoIdToken(owner, 'another-client')}`, 'wrong_audience'],
+  [
+    'a listed client_id whose token_use is id',
+    () => `Bearer ${cognitoAccessToken(owner, TEST_CLIENT_ID, { token_use: 'id' })}`,
+    'wrong_token_use',
+  ],
+  ['a crit header naming an extension', () => `Bearer ${signedWith(owner, {}, { crit: ['exp'], exp: 1 })}`, 'unsupported_crit'],
+  ['a crit header naming b64', () => `Bearer ${signedWith(owner, {}, { crit: ['b64'], b64: false })}`, 'unsupported_crit'],
+  ['an empty sub', () => `Bearer ${signedWith(owner, { sub: '' })}`, 'invalid_subject'],
+  ['no sub', () => `Bearer ${signedWith(owner, { sub: undefined })}`, 'invalid_subject'],
+  ['a sub of 3,000 characters', () => `Bearer ${signedWith(owner, { sub: 'u'.repeat(3000) })}`, 'invalid_subject'],
+  ['a sub of 256 characters', () => `Bearer ${signedWith(owner, { sub: 'é'.repeat(256) })}`, 'invalid_subject'],
+];
+
+const CORPUS = CASES.map(([name, header, reason]) => [name, reason, once(header)] as const);
+
+describe('the refusal reasons', () => {
+  it('each has its own description, a valid RFC 6750 error_description', () => {
+    const descriptions = Object.values(TOKEN_REFUSALS);
+    expect(new Set(descriptions).size).toBe(descriptions.length);
+    for (const description of descriptions) expect(description).toMatch(/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/);
+  });
+
+  it('the corpus covers every reason', () => {
+    expect(new Set(CORPUS.map(([, reason]) => reason))).toEqual(new Set(Object.keys(TOKEN_REFUSALS)));
+  });
+});
+
+describe.each(authenticated.map((route) => [route.name, route] as const))('%s', (_name, route) => {
+  const request = requestFor(route);
+
+  it.each(CORPUS)('refuses %s: 401 %s', async (_case, reason, header) => {
+    const authorization = header();
+    const answer = await call(handlers.get(route.name)!, {
+      ...request,
+      ...(authorization === undefined ? {} : { headers: { authorization } }),
+    });
+
+    expect(answer.status).toBe(401);
+    expect(answer.body).toEqual({
+      code: 'unauthenticated',
+      message: TOKEN_REFUSALS[reason],
+      data: { reason },
+      request_id: answer.headers['x-request-id'],
+    });
+    const challenge = reason === 'missing' ? '' : `error="invalid_token", error_description="${TOKEN_REFUSALS[reason]}"`;
+    if (route.path === '/mcp') {
+      // MCP clients discover the authorization server from the resource metadata it names.
+      expect(answer.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="http[^"]+\/\.well-known\/oauth-protected-resource"/);
+      expect(answer.headers['www-authenticate']).toContain(challenge);
+    } else {
+      expect(answer.headers['www-authenticate']).toBe(challenge ? `Bearer ${challenge}` : 'Bearer');
+    }
+    expect(answer.raw).not.toContain('aws-jwt-verify');
+  });
+
+  it.each([
+    ['an ID-style token with the configured aud', () => tokenFor(owner)],
+    ['a Cognito ID token of the configured audience', () => cognitoIdToken(owner, TEST_AUDIENCE)],
+    ['a Cognito access token of a configured client', () => cognitoAccessToken(owner, TEST_CLIENT_ID)],
+    ['a token issued 20 s in the future (within the clock skew)', () => signedWith(owner, { iat: now() + 20 })],
+    ['a token expired 10 s ago (within the clock skew)', () => signedWith(owner, { exp: now() - 10, iat: now() - 600 })],
+    ['a sub of 255 characters', () => signedWith('é'.repeat(255), {})],
+  ])('accepts %s', async (_case, token) => {
+    const answer = await call(handlers.get(route.name)!, { ...request, token: token() });
+
+    expect(answer.status).not.toBe(401);
+    expect(answer.headers['www-authenticate']).toBeUndefined();
+  });
+});
+
+describe('Cognito tokens, accepted or refused per configuration', () => {
+  const ID_CLIENT = 'id-client';
+  const ID_CLIENT_2 = 'id-client-2';
+  const ACCESS_CLIENT = 'access-client';
+  const ACCESS_CLIENT_2 = 'access-client-2';
+  const settings = (audiences: string[], clientIds: string[]) => ({
+    issuer: TEST_ISSUER,
+    jwksUri: process.env.JWT_JWKS_URI!,
+    audiences,
+    clientIds,
+  });
+  const outcome = (verifier: ReturnType<typeof createTokenVerifier>, token: string) =>
+    verifier.verify(token).then(
+      ({ sub }) => `accepted ${sub}`,
+      (error: { reason?: string }) => `refused ${error.reason}`,
+    );
+  const tokens = {
+    idToken: () => cognitoIdToken('alice', ID_CLIENT),
+    idTokenOfSecondClient: () => cognitoIdToken('alice', ID_CLIENT_2),
+    idTokenOfAccessClient: () => cognitoIdToken('alice', ACCESS_CLIENT),
+    accessToken: () => cognitoAccessToken('alice', ACCESS_CLIENT),
+    accessTokenOfSecondClient: () => cognitoAccessToken('alice', ACCESS_CLIENT_2),
+    accessTokenOfIdClient: () => cognitoAccessToken('alice', ID_CLIENT),
+  };
+
+  it.each([
+    [
+      'JWT_AUDIENCE only (ID tokens)',
+      settings([ID_CLIENT], []),
+      {
+        idToken: 'accepted alice',
+        idTokenOfSecondClient: 'refused wrong_audience',
+        idTokenOfAccessClient: 'refused wrong_audience',
+        accessToken: 'refused wrong_audience',
+        accessTokenOfSecondClient: 'refused wrong_audience',
+        accessTokenOfIdClient: 'refused wrong_audience',
+      },
+    ],
+    [
+      'JWT_CLIENT_IDS only (access tokens)',
+      settings([], [ACCESS_CLIENT]),
+      {
+        idToken: 'refused wrong_audience',
+        idTokenOfSecondClient: 'refused wrong_audience',
+        idTokenOfAccessClient: 'refused wrong_token_use',
+        accessToken: 'accepted alice',
+        accessTokenOfSecondClient: 'refused wrong_audience',
+        accessTokenOfIdClient: 'refused wrong_audience',
+      },
+    ],
+    [
+      'both, with two entries each',
+      settings([ID_CLIENT, ID_CLIENT_2], [ACCESS_CLIENT, ACCESS_CLIENT_2]),
+      {
+        idToken: 'accepted alice',
+        idTokenOfSecondClient: 'accepted alice',
+        idTokenOfAccessClient: 'refused wrong_token_use',
+        accessToken: 'accepted alice',
+        accessTokenOfSecondClient: 'accepted alice',
+        accessTokenOfIdClient: 'refused wrong_audience',
+      },
+    ],
+  ])('%s', async (_case, config, expected) => {
+    const verifier = createTokenVerifier(config);
+    const outcomes = Object.fromEntries(
+      await Promise.all(Object.entries(tokens).map(async ([name, make]) => [name, await outcome(verifier, make())] as const)),
+    );
+    expect(outcomes).toEqual(expected);
+  });
+
+  it('answers a JWKS that cannot be fetched as the service’s failure, not the token’s', async () => {
+    const verifier = createTokenVerifier({ ...settings([TEST_AUDIENCE], []), jwksUri: 'http://127.0.0.1:9/.well-known/jwks.json' });
+    const error = await verifier.verify(tokenFor(owner)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as { reason?: string }).reason).toBeUndefined();
+  });
+});
