@@ -30,7 +30,7 @@ export interface BenchOptions {
   scenarios?: readonly Scenario[];
   /** Record what the floor sends too (the test compares it with what the route sent). */
   recordFloor?: boolean;
-  /** Only these routes (by name), on purpose: the check that every route has a scenario is skipped (profiling one route). */
+  /** Only these routes (`RunSocialOperation`, or `Mcp tools/list` for one variant), to profile them; every route still needs a scenario. */
   only?: readonly string[];
   /** Progress lines (stderr by default). */
   progress?: (line: string) => void;
@@ -79,7 +79,9 @@ const ROUND = 4;
 
 export async function runBench(options: BenchOptions): Promise<Omit<BenchResults, 'load' | 'startedAt' | 'node'>> {
   const all = options.scenarios ?? SCENARIOS;
-  const scenarios = options.only ? all.filter((scenario) => options.only!.includes(scenario.route)) : all;
+  const chosen = (scenario: Scenario) =>
+    !options.only || options.only.includes(scenario.route) || options.only.includes(`${scenario.route} ${scenario.variant}`);
+  const scenarios = all.filter(chosen);
   const missing = missingScenarios(all);
   if (missing.length > 0) throw new Error(`no bench scenario for route(s) ${missing.join(', ')}: add one to scripts/bench/scenarios.ts`);
   const progress = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
