@@ -33,7 +33,22 @@ async function main() {
     // One warm-up run: JWKS fetch, connections, JIT.
     await runHotOrganization({ runs: 4, users: 2, conflicts, tokenFor: stack.tokenFor }, handler as never);
     const results = [];
-    const rows = [['runs at once', 'wall ms', 'runs/s', 'p50 ms', 'p99 ms', 'conflicts', 'per run', 'max attempts', 'failed', 'balance']];
+    const rows = [
+      [
+        'runs at once',
+        'wall ms',
+        'runs/s',
+        'p50 ms',
+        'p99 ms',
+        'conflicts',
+        'per run',
+        'max attempts',
+        'tx p50 ms',
+        'drain',
+        'failed',
+        'balance',
+      ],
+    ];
     for (const runs of levels) {
       const result = await runHotOrganization({ runs, users, conflicts, tokenFor: stack.tokenFor }, handler as never);
       results.push(result);
@@ -51,6 +66,8 @@ async function main() {
         String(result.conflicts),
         (result.conflicts / runs).toFixed(2),
         String(result.maxAttempts),
+        result.transactionMs.p50.toFixed(1),
+        `${result.drainFactor.toFixed(1)}×`,
         result.failed === 0 ? '0' : `${result.failed} ${JSON.stringify(result.failures)}`,
         result.balance.exact ? `exact (${result.balance.final})` : `WRONG: ${result.balance.final}, expected ${result.balance.expected}`,
       ]);
@@ -65,8 +82,8 @@ async function main() {
     );
     mkdirSync(OUTPUT, { recursive: true });
     writeFileSync(
-      join(OUTPUT, 'hot-org.json'),
-      `${JSON.stringify({ startedAt: new Date().toISOString(), node: process.version, load, results }, null, 2)}\n`,
+      join(OUTPUT, `hot-org-${conflicts}.json`),
+      `${JSON.stringify({ startedAt: new Date().toISOString(), node: process.version, load, conflicts, users, results }, null, 2)}\n`,
     );
   } finally {
     await stack.stop();

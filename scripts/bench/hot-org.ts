@@ -49,6 +49,10 @@ export interface HotResult {
   transactions: number;
   /** The most attempts one charge needed. */
   maxAttempts: number;
+  /** How long a committed charge transaction took, sent to answered (what holds the balance item). */
+  transactionMs: ReturnType<typeof latencyOf>;
+  /** wall time / (runs × median committed transaction): how far from back-to-back charges the burst was. */
+  drainFactor: number;
   balance: { opening: number; expected: number; final: number; exact: boolean };
   spend: { expected: number; counted: number };
   chargeEvents: number;
@@ -58,7 +62,7 @@ const hex = () => randomBytes(6).toString('hex');
 
 /** Counts cancelled transactions and their conflicts, per request (by the ClientRequestToken every charge attempt shares). */
 function countConflicts() {
-  const counts = { conflicts: 0, transactions: 0, attemptsByToken: new Map<string, number>() };
+  const counts = { conflicts: 0, transactions: 0, attemptsByToken: new Map<string, number>(), committedMs: [] as number[] };
   const name = `hot-org-conflicts-${hex()}`;
   db().middlewareStack.add(
     (next, context) => async (args) => {
@@ -66,8 +70,11 @@ function countConflicts() {
       counts.transactions += 1;
       const token = String((args.input as { ClientRequestToken?: string }).ClientRequestToken ?? '');
       counts.attemptsByToken.set(token, (counts.attemptsByToken.get(token) ?? 0) + 1);
+      const sent = performance.now();
       try {
-        return await next(args);
+        const result = await next(args);
+        counts.committedMs.push(performance.now() - sent);
+        return result;
       } catch (error) {
         const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
         if (reasons.some((reason) => reason.Code === 'TransactionConflict')) counts.conflicts += 1;
@@ -146,6 +153,8 @@ export async function runHotOrganization(options: HotOptions, runHandler: (event
     conflicts: counter.counts.conflicts,
     transactions: counter.counts.transactions,
     maxAttempts: Math.max(0, ...counter.counts.attemptsByToken.values()),
+    transactionMs: latencyOf(counter.counts.committedMs),
+    drainFactor: wallMs / (options.runs * latencyOf(counter.counts.committedMs).p50),
     balance: { opening, expected, final, exact: final === expected },
     spend: { expected: charged * cost, counted: Number(spend.Item?.spent ?? 0) },
     chargeEvents,
