@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { listEvents } from '../lib/billing/events.ts';
+import { billingEventSchema } from '../lib/db/billing-events.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { integerParam, organizationId } from '../lib/http/params.ts';
 
@@ -12,17 +13,7 @@ const cursor = z
 
 /** The 200 body (for the OpenAPI document). */
 export const responseSchema = z.object({
-  events: z.array(
-    z.object({
-      id: z.string(),
-      type: z.string(),
-      title: z.string(),
-      description: z.string(),
-      created_at: z.iso.datetime(),
-      amount: z.number(),
-      currency: z.literal('credits'),
-    }),
-  ),
+  events: z.array(billingEventSchema),
   next_cursor: z.nullable(z.string()),
   has_more: z.boolean(),
 });

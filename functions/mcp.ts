@@ -36,8 +36,16 @@ const notAllowed = baseChain().handler(async (event) => {
   throw methodNotAllowed(event.requestContext.http.method, MCP_PATH, ['POST']);
 });
 
-export const handler = (event: HttpEvent, context: ServiceContext) =>
-  event.requestContext.http.method === 'POST' ? post(event, context) : notAllowed(event, context);
+export const handler = Object.assign(
+  (event: HttpEvent, context: ServiceContext) =>
+    event.requestContext.http.method === 'POST' ? post(event, context) : notAllowed(event, context),
+  // The API description reads what POST validates (the OpenAPI generator, lib/openapi/).
+  { endpoint: post.endpoint },
+);
+
+/** For the API description: the methods it describes this `ANY` route under, and its answers besides 200. */
+export const methods = ['POST'];
+export const otherResponses = { '202': 'A notification or a response from the client was accepted; no body.' };
 
 /** The 200 answer: one JSON-RPC response (batches are refused; a notification gets 202 and no body). */
 export const responseSchema = z.object({

@@ -6,7 +6,12 @@ import { runSocialOperation } from '../lib/social/run.ts';
 /** Printable ASCII, as most APIs that take an Idempotency-Key accept (UUIDs recommended). */
 const idempotencyKey = z
   .string()
-  .check(z.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)'));
+  .check(z.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)'))
+  .register(z.globalRegistry, {
+    description:
+      'Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.',
+    examples: ['5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10'],
+  });
 
 /**
  * POST /social/{operation}?organization_id= — editors and owners. Body: the operation input;
@@ -15,11 +20,18 @@ const idempotencyKey = z
 export const handler = endpoint(
   {
     schemas: {
-      path: z.object({ operation: z.string() }),
+      path: z.object({
+        operation: z.string().register(z.globalRegistry, {
+          description: 'the operation to run, one of those `GET /social/operations` lists',
+          examples: ['instagram_profile'],
+        }),
+      }),
       query: z.object({ organization_id: organizationId }),
       headers: z.object({ 'idempotency-key': z.optional(idempotencyKey) }),
       // The operation's own schema validates the body once the operation is known.
-      body: z.unknown(),
+      body: z.unknown().register(z.globalRegistry, {
+        description: "The operation's input, an object: see the operation's own path (`POST /social/<name>`) for its schema.",
+      }),
     },
     jsonBody: true,
   },
@@ -39,3 +51,12 @@ export const handler = endpoint(
     });
   },
 );
+
+/**
+ * The 200 body, for the API description: the operation's output, an object. Each operation's
+ * own output schema is in the catalog; the document lists it under POST /social/<name>.
+ */
+export const responseSchema = z.record(z.string(), z.unknown());
+
+/** Headers of the 200 answer (described in lib/openapi/headers.ts). */
+export const responseHeaders = ['Credits-Charged', 'Credits-Remaining', 'Idempotent-Replayed'] as const;

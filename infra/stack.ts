@@ -1,4 +1,4 @@
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   Aws,
@@ -26,6 +26,7 @@ import type { Construct } from 'constructs';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
+import { assetPath } from '../lib/openapi/read-asset.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
 import { aliases, bundling, defines } from './bundling.ts';
@@ -33,6 +34,14 @@ import { ServiceDashboard } from './dashboard.ts';
 import { ServiceMetrics } from './metrics.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Shell commands that copy a route's `assets` beside its bundle (lib/openapi/read-asset.ts
+ * reads them there), paths relative to the project root so that they hold in a Docker build too.
+ */
+export function copyAssetsCommands(assets: readonly string[], inputDir: string, outputDir: string): string[] {
+  return assets.map((asset) => `cp "${inputDir}/${relative(ROOT, assetPath(asset))}" "${outputDir}/${basename(asset)}"`);
+}
 
 /** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
 /** API Gateway (HTTP API) answers 503 after 30 s whatever the function does. */
@@ -275,6 +284,15 @@ export class WorkspaceServiceStack extends Stack {
         define: defines(options.tracer),
         esbuildArgs: { '--alias': Object.entries(aliases).map(([name, stub]) => `${name}=${stub}`) },
         logLevel: LogLevel.WARNING,
+        ...(route.assets?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => copyAssetsCommands(route.assets ?? [], inputDir, outputDir),
+              },
+            }
+          : {}),
       },
     });
     Validations.of(fn).acknowledge({

@@ -1,10 +1,12 @@
 /**
- * `npm run bundle:report [-- --runs N] [-- --tracer]`: builds every route's function exactly as
- * the stack deploys it (infra/bundling.ts), and a bare DynamoDB document client the same way,
- * then prints per function the minified size and the module load time: the median over N fresh
- * `node` processes, each timing one `import()` of the bundle with a Lambda-like environment.
- * Runs are interleaved across bundles so that drift on the machine hits all of them alike.
- * Aim (docs/deployment.md): size and load each ≤ 1.3× the bare bundle.
+ * `npm run bundle:report [-- --runs N] [-- --tracer] [-- --cpu]`: builds every route's function
+ * exactly as the stack deploys it (infra/bundling.ts), and a bare DynamoDB document client the
+ * same way, then prints per function the minified size and the module load time: the median over
+ * N fresh `node` processes, each timing one `import()` of the bundle with a Lambda-like
+ * environment. Runs are interleaved across bundles so that drift on the machine hits all of them
+ * alike. `--cpu` times the CPU the process spends on the import (user + system) instead of the
+ * wall clock: on a machine busy with other work, waiting for a core inflates wall-clock times
+ * and not CPU time. Aim (docs/deployment.md): size and load each ≤ 1.3× the bare bundle.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,10 +18,17 @@ import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
 import { routes } from '../lib/routes.ts';
 
 const AIM = 1.3;
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '9' }, tracer: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '9' },
+    tracer: { type: 'boolean', default: false },
+    cpu: { type: 'boolean', default: false },
+  },
+});
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
 const tracer = values.tracer ?? false;
+const cpu = values.cpu ?? false;
 
 /** What a function sees at init in Lambda (no request yet): enough for module scope to run as deployed. */
 const lambdaEnv = {
@@ -37,7 +46,10 @@ const lambdaEnv = {
 };
 
 function loadMs(file: string): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
+  const url = JSON.stringify(pathToFileURL(file).href);
+  const script = cpu
+    ? `const c = process.cpuUsage(); await import(${url}); const u = process.cpuUsage(c); process.stdout.write(String((u.user + u.system) / 1000));`
+    : `const t = performance.now(); await import(${url}); process.stdout.write(String(performance.now() - t));`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: lambdaEnv, encoding: 'utf8' });
   if (child.status !== 0) throw new Error(`importing ${file} failed:\n${child.stderr}`);
   return Number(child.stdout);
@@ -80,11 +92,11 @@ try {
     const verdict = i === 0 ? 'baseline' : size <= AIM && load <= AIM ? 'ok' : `over ${AIM}×`;
     return [target.name, (b.bytes / 1024).toFixed(0), size.toFixed(2), ms.toFixed(1), load.toFixed(2), verdict];
   });
-  const header = ['function', 'size KB', '× bare', 'load ms', '× bare', 'aim'];
+  const header = ['function', 'size KB', '× bare', cpu ? 'load CPU ms' : 'load ms', '× bare', 'aim'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
   const line = (cells: string[]) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
   console.log(
-    `Bundles as deployed (esbuild, ESM, minified, node22${tracer ? ', with the Powertools Tracer' : ''}); load: median of ${runs} fresh node ${process.version} processes.`,
+    `Bundles as deployed (esbuild, ESM, minified, node22${tracer ? ', with the Powertools Tracer' : ''}); load${cpu ? ' (CPU time)' : ''}: median of ${runs} fresh node ${process.version} processes.`,
   );
   console.log(line(header));
   for (const row of rows) console.log(line(row));

@@ -161,6 +161,7 @@ async function main() {
     });
 
     console.log(`Workspace Service running at ${baseUrl}`);
+    console.log(`API reference at ${baseUrl}/docs (OpenAPI document: ${baseUrl}/openapi.json)`);
     console.log(`DynamoDB Local at ${dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'}), table ${TABLE_NAME}`);
     console.log(demo.seeded ? `Seeded demo workspace ${DEMO.orgId}` : `Demo workspace ${DEMO.orgId} already present in ${dataDir}`);
     console.log(`Demo tokens (valid ${TOKEN_TTL_SECONDS / 3600} h; ids, tokens and deleted resources in .local/dev.json):`);

@@ -33,6 +33,9 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   'Mcp tools/list': 'UpdateItem+GetItem+GetItem',
   'Mcp tools/call': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem',
   OAuthProtectedResource: '',
+  GetOpenApiDocument: '',
+  GetDocsPage: '',
+  GetDocsAsset: '',
   RouteNotFound: '',
 };
 

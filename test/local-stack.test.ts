@@ -182,6 +182,11 @@ describe('local stack (npm start)', () => {
     });
     expect(asViewer.status).toBe(403);
 
+    expect(stack.output()).toContain(`API reference at ${dev.baseUrl}/docs`);
+    const described = await fetch(`${dev.baseUrl}/openapi.json`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(described.status).toBe(200);
+    expect(((await described.json()) as { openapi: string }).openapi).toMatch(/^3\.1\./);
+
     const unknown = await fetch(`${dev.baseUrl}/no/such/route`, { method: 'DELETE' });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ code: 'route_not_found', message: 'no route for DELETE /no/such/route' });

@@ -29,6 +29,11 @@ function expectWellFormed(answer: Answer): void {
   expect(answer.headers['content-type']).toBe('application/json');
   if (answer.status < 400) return;
   expect(answer.raw.length).toBeLessThan(MAX_ERROR_BYTES);
+  // MCP's protocol errors are JSON-RPC error objects (docs/mcp.md); everything else is the error body.
+  if (answer.body?.jsonrpc === '2.0') {
+    expect(typeof answer.body.error.message).toBe('string');
+    return;
+  }
   expect(typeof answer.body.code).toBe('string');
   expect(typeof answer.body.message).toBe('string');
   expect(answer.body.request_id).toBe(answer.headers['x-request-id']);
@@ -60,7 +65,18 @@ describe('every route, any path, query and version header', () => {
           const path = route.path.replace(/\{\w+\}/g, () => encodeURIComponent(segments[i++] ?? ''));
           const search = new URLSearchParams([['organization_id', orgId], ...query]).toString();
           const headers: Record<string, string> = version === undefined ? {} : { 'endless-api-version': version };
-          expectWellFormed(await call(handler, { method: route.method, url: `${path}?${search}`, token, headers, body: {} }));
+          // Odd paths reach the handler directly (API Gateway would not route some of them here), so the
+          // contract check of the route's description is off; the shape is checked here.
+          expectWellFormed(
+            await call(handler, {
+              method: route.method === 'ANY' ? 'POST' : route.method,
+              url: `${path}?${search}`,
+              token,
+              headers,
+              body: {},
+              contract: false,
+            }),
+          );
         },
       ),
       { seed: SEED, numRuns: RUNS || 15 },

@@ -1,22 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { db, tableName } from './client.ts';
 import { billingEventKey, billingEventPosition, billingEventRange } from './keys.ts';
 
-export type BillingEventType = 'credits.granted' | 'credits.deducted' | 'social_operation.charged' | 'social_operation.refunded';
+export const BILLING_EVENT_TYPES = [
+  'credits.granted',
+  'credits.deducted',
+  'social_operation.charged',
+  'social_operation.refunded',
+] as const;
+export type BillingEventType = (typeof BILLING_EVENT_TYPES)[number];
 
-/** A billing event exactly as the API returns it. */
-export interface BillingEvent {
-  id: string;
-  type: BillingEventType;
-  title: string;
-  description: string;
+/** A billing event exactly as the API returns it (the API description's schema of one). */
+export const billingEventSchema = z.object({
+  id: z.string(),
+  type: z.enum(BILLING_EVENT_TYPES),
+  title: z.string(),
+  description: z.string(),
   /** ISO 8601 UTC with milliseconds. */
-  created_at: string;
+  created_at: z.iso.datetime(),
   /** Signed: grants and refunds positive, charges negative. */
-  amount: number;
-  currency: 'credits';
-}
+  amount: z.int(),
+  currency: z.literal('credits'),
+});
+export type BillingEvent = z.output<typeof billingEventSchema>;
 
 export function newBillingEvent(input: {
   type: BillingEventType;

@@ -48,6 +48,16 @@ export interface EndpointOptions<S extends InputSchemas> {
 }
 
 /**
+ * What an endpoint() handler was built from, kept on the handler (`handler.endpoint`) so that
+ * the OpenAPI generator (lib/openapi/) describes requests with the very schemas that validate
+ * them. A handler without it is a baseChain() route: no token, no version check, no rate limit.
+ */
+export interface EndpointDescription {
+  schemas: InputSchemas;
+  jsonBody: boolean;
+}
+
+/**
  * The middleware chain every endpoint shares, in the documented order of checks:
  * 401 authentication → 400 API version → 429 rate limit → 400 JSON / validation → the handler
  * (404/403/409/402 and the work).
@@ -90,10 +100,12 @@ export function endpoint<S extends InputSchemas>(
         body: reply.body instanceof JsonText ? reply.body.json : JSON.stringify(reply.body),
       };
     });
+  const endpoint: EndpointDescription = { schemas: options.schemas, jsonBody: options.jsonBody ?? false };
   // The whole invocation, middlewares included (the rate-limit counter is sent by one), runs
   // under the request's deadline: no DynamoDB call is waited for past it (lib/db/client.ts).
-  return (event: HttpEvent, context: Context): Promise<HttpResult> =>
+  const scoped = (event: HttpEvent, context: Context): Promise<HttpResult> =>
     withDeadline(deadlineOf(context), () => handled(event, context as ServiceContext));
+  return Object.assign(scoped, { endpoint });
 }
 
 /** Time kept to write the answer after the last DynamoDB call the request waits for. */

@@ -1,14 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
-import { type Issue, internalError, invalidJson, ServiceError } from '../errors.ts';
+import { internalError, invalidJson, ServiceError } from '../errors.ts';
 import { logError } from '../log.ts';
+import type { ErrorBody } from './error-body.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
-
-export interface ErrorBody {
-  code: string;
-  message: string;
-  data?: { issues?: Issue[]; [fact: string]: unknown };
-  request_id: string;
-}
 
 /** Errors thrown by middy's JSON body parser carry a 415 and the package name in `cause`. */
 function isBodyParserError(error: unknown): boolean {

@@ -6,7 +6,8 @@ import { ORGANIZATION_ID_PATTERN } from '../model.ts';
 
 export const organizationId = z
   .string()
-  .check(z.regex(ORGANIZATION_ID_PATTERN, 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"'));
+  .check(z.regex(ORGANIZATION_ID_PATTERN, 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"'))
+  .register(z.globalRegistry, { description: 'the organization (workspace) id', examples: ['org_demo'] });
 
 export const uuidParam = z.uuid({ error: 'must be a UUID' });
 
@@ -17,11 +18,17 @@ export const uuidParam = z.uuid({ error: 'must be a UUID' });
 export const integerParam = (min: number, max: number, fallback: number) => {
   const rule = `must be an integer from ${min} to ${max}`;
   const digits = z.pipe(z.string().check(z.regex(/^[0-9]{1,9}$/, rule)), z.transform(Number));
-  return z._default(z.pipe(digits, z.number().check(z.gte(min, rule), z.lte(max, rule))), fallback);
+  // The API description shows the value the parameter carries, an integer, rather than the
+  // digits it arrives as (`pattern: undefined` drops the digits' pattern from the JSON Schema).
+  return z
+    ._default(z.pipe(digits, z.number().check(z.gte(min, rule), z.lte(max, rule))), fallback)
+    .register(z.globalRegistry, { description: rule, type: 'integer', minimum: min, maximum: max, pattern: undefined });
 };
 
 /** A resource id in a path: a UUID, in any case (ids are stored lower-case). */
-export const resourceIdParam = z.pipe(
-  uuidParam,
-  z.transform((id: string) => id.toLowerCase()),
-);
+export const resourceIdParam = z
+  .pipe(
+    uuidParam,
+    z.transform((id: string) => id.toLowerCase()),
+  )
+  .register(z.globalRegistry, { description: 'the resource id, a UUID (any case)' });

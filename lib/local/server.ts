@@ -148,7 +148,9 @@ export function createLocalServer(
       const context = localContext(route.name);
       const result = await invoke(context.awsRequestId, () => handler(event, context));
       const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
-      response.writeHead(result.statusCode ?? 200, outHeaders).end(result.body ?? '');
+      // A base64 body (gzipped static files) is bytes on the wire, as API Gateway sends it.
+      const body = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
+      response.writeHead(result.statusCode ?? 200, outHeaders).end(body);
     } catch (error) {
       // What API Gateway answers when a function crashes outright.
       console.error('local server: handler crashed', error);

@@ -3,8 +3,8 @@ import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { notAMember } from '../errors.ts';
 import type { Caller } from '../model.ts';
-import { descriptor, type OperationDescriptor, operationsOfNetworks } from './catalog/index.ts';
-import { isEnabled } from './operations.ts';
+import { allDescriptors, type OperationDescriptor } from './catalog/descriptors.ts';
+import { isEnabled } from './enabled.ts';
 import { serves } from './providers/served.ts';
 
 /**
@@ -17,9 +17,9 @@ export async function listSocialOperations(caller: Caller, orgId: string): Promi
   if (!org || !membership) throw notAMember();
   // Not socialProvider(): the listing needs only the served names, not a provider's code.
   const provider = socialConfig().provider;
+  // The descriptors generated at build time, not the catalog's definitions: this function
+  // bundles no zod schema (docs/social-operations.md, "Descriptors are generated at build time").
   return {
-    operations: operationsOfNetworks(org.networks)
-      .filter((operation) => isEnabled(operation, org.networks, (name) => serves(provider, name)))
-      .map(descriptor),
+    operations: [...allDescriptors().values()].filter((operation) => isEnabled(operation, org.networks, (name) => serves(provider, name))),
   };
 }

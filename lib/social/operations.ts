@@ -6,9 +6,7 @@ import { issuesOf, unknownOperation, validationFailed } from '../errors.ts';
 import { CATALOG, OPERATION_NAMES, type OperationDefinition } from './catalog/index.ts';
 import { closestName } from './closest-name.ts';
 
-/** Whether an organization with these networks may run the operation on a provider serving `served`. */
-export const isEnabled = (operation: OperationDefinition, networks: readonly string[], served: (name: string) => boolean): boolean =>
-  (operation.network === undefined || networks.includes(operation.network)) && served(operation.name);
+export { isEnabled } from './enabled.ts';
 
 /** The operation named `name`, or 404 naming it, with the closest real name when it looks like a typo. */
 export function findOperation(name: string): OperationDefinition {

@@ -15,6 +15,7 @@ import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
+import { DOCS_ASSETS } from '../../lib/openapi/assets.ts';
 import { buildResource } from '../../lib/resources/factory.ts';
 import type { ProjectRecord, RecordOf } from '../../lib/resources/model.ts';
 import { type Route, routeKey, routes } from '../../lib/routes.ts';
@@ -290,14 +291,15 @@ const mcpToolsCall: Scenario = {
   },
 };
 
-const oauthProtectedResource: Scenario = {
-  route: 'OAuthProtectedResource',
-  label: 'GET oauth-protected-resource (no DynamoDB)',
+/** A public route that touches no table: a GET of `path`, answered 200. */
+const publicDocument = (name: string, label: string, path: Record<string, string> = {}): Scenario => ({
+  route: name,
+  label: `${label} (no DynamoDB)`,
   async prepare() {
-    const route = routeNamed('OAuthProtectedResource');
-    return { event: () => request(route), check: status(200) };
+    const route = routeNamed(name);
+    return { event: () => request(route, { path }), check: status(200) };
   },
-};
+});
 
 const routeNotFound: Scenario = {
   route: 'RouteNotFound',
@@ -319,7 +321,10 @@ export const SCENARIOS: readonly Scenario[] = [
   restore('project'),
   mcpToolsList,
   mcpToolsCall,
-  oauthProtectedResource,
+  publicDocument('OAuthProtectedResource', 'GET oauth-protected-resource'),
+  publicDocument('GetOpenApiDocument', 'GET /openapi.json'),
+  publicDocument('GetDocsPage', 'GET /docs'),
+  publicDocument('GetDocsAsset', `GET /docs/${DOCS_ASSETS[0]!.name}`, { asset: DOCS_ASSETS[0]!.name }),
   routeNotFound,
 ];
 

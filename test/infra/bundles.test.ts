@@ -44,6 +44,14 @@ describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, 
     expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
   });
 
+  it('carries neither the OpenAPI generator nor the document (GetOpenApiDocument reads it from beside its bundle)', () => {
+    const bundled = inputs(name);
+
+    expect(
+      bundled.filter((input) => input === 'lib/openapi/document.ts' || /openapi-typescript|@redocly|openapi\.json/.test(input)),
+    ).toEqual([]);
+  });
+
   it('loads in a fresh node process', () => {
     const file = pathToFileURL(built.get(name)!.file).href;
     const child = spawnSync(
@@ -68,12 +76,36 @@ describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, 
   });
 });
 
+describe('GetOpenApiDocument', () => {
+  it('carries no function, catalog or schema of the API it describes', () => {
+    const bundled = inputs('GetOpenApiDocument');
+
+    // lib/openapi/assets.ts: the docs assets' names, which the route table (in every function) lists.
+    expect(bundled.filter((input) => /^(functions|lib\/(social|openapi|resources|billing))\//.test(input)).sort()).toEqual([
+      'functions/get-openapi-document.ts',
+      'lib/openapi/assets.ts',
+      'lib/openapi/read-asset.ts',
+    ]);
+  });
+});
+
 describe('ListSocialOperations', () => {
   it('bundles no provider and no Secrets Manager client: the listing needs only the served names', () => {
     const bundled = inputs('ListSocialOperations');
 
     expect(bundled.filter((input) => input.startsWith('lib/social/providers/'))).toEqual(['lib/social/providers/served.ts']);
     expect(bundled.filter((input) => input.includes('client-secrets-manager'))).toEqual([]);
+  });
+
+  it('bundles the descriptors generated at build time, not the zod schemas of the catalog nor the JSON Schema generator', () => {
+    const bundled = inputs('ListSocialOperations');
+
+    expect(bundled.filter((input) => input.startsWith('lib/social/catalog/')).sort()).toEqual([
+      'lib/social/catalog/descriptors.packed.ts',
+      'lib/social/catalog/descriptors.ts',
+      'lib/social/catalog/names.ts',
+    ]);
+    expect(bundled.filter((input) => /zod\/v4\/(classic\/|core\/(to-json-schema|json-schema))/.test(input))).toEqual([]);
   });
 });
 

@@ -35,6 +35,9 @@ function synth(routeTable: readonly Route[]) {
   return { template, nagReport };
 }
 
+/** What a route of the table says for the API description, for routes that exist only here. */
+const TEST_ONLY = { summary: 'test only', description: 'test only', tag: 'test', errors: [] } as const;
+
 const { template, nagReport } = synth(routes);
 const tableId = ofType(template, 'AWS::DynamoDB::Table')[0]![0];
 const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
@@ -93,7 +96,14 @@ describe('routes and functions', () => {
   });
 
   it('fails the check for a route the stack has no function for', () => {
-    const unwired: Route = { name: 'Unwired', method: 'GET', path: '/nowhere', entry: 'functions/nowhere.ts', tableActions: [] };
+    const unwired: Route = {
+      name: 'Unwired',
+      method: 'GET',
+      path: '/nowhere',
+      entry: 'functions/nowhere.ts',
+      tableActions: [],
+      ...TEST_ONLY,
+    };
 
     expect(() => functionOf(template, unwired)).toThrow('route Unwired: expected one API route "GET /nowhere", found 0');
   });
@@ -188,6 +198,7 @@ describe('a route that reads the provider key and queries an index', () => {
     tableActions: ['dynamodb:GetItem', 'dynamodb:Query'],
     indexes: [tableDefinition.globalSecondaryIndexes[0].indexName],
     secrets: ['providerApiKey'],
+    ...TEST_ONLY,
   };
   const variant = synth([...routes, extra]).template;
   const secretId = ofType(variant, 'AWS::SecretsManager::Secret')[0]![0];

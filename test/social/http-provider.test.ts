@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../lib/db/client.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { CATALOG, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
-import { MAPPINGS } from '../../lib/social/providers/scrapecreators.ts';
+import { MAPPINGS } from '../../lib/social/providers/scrapecreators/index.ts';
 import { type ScrapeCreatorsStub, STUB_KEY, startScrapeCreatorsStub, vendorError } from '../support/scrapecreators-stub.ts';
 
 const stub: ScrapeCreatorsStub = await startScrapeCreatorsStub();

@@ -1,6 +1,8 @@
+import { gunzipSync } from 'node:zlib';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { buildHttpEvent, localContext } from '../../lib/local/apigw-event.ts';
 import { matchRoute, routeKey } from '../../lib/routes.ts';
+import { assertDescribed } from './contract.ts';
 
 // Loose on purpose: middy's handler type has overloads (2 and 3 arguments) that a plain type cannot name.
 export type Handler = (event: HttpEvent, context: any, options?: any) => unknown;
@@ -12,14 +14,27 @@ export interface Call {
   token?: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /**
+   * Check the answer against openapi.json (default). Only a handler that is not a route of the
+   * table (a test-only endpoint exercising the chain) turns this off.
+   */
+  contract?: boolean;
 }
 
 export interface Answer {
   status: number;
   headers: Record<string, string>;
   body: any;
-  /** The body exactly as sent on the wire. */
+  /** The body exactly as sent on the wire (decoded from base64 and gzip). */
   raw: string;
+}
+
+/** The body's text: API Gateway decodes a base64 body to bytes, and the client gunzips it. */
+function bodyText(result: HttpResult, headers: Record<string, string>): string {
+  if (!result.body) return '';
+  if (!result.isBase64Encoded) return result.body;
+  const bytes = Buffer.from(result.body, 'base64');
+  return (headers['content-encoding'] === 'gzip' ? gunzipSync(bytes) : bytes).toString('utf8');
 }
 
 /**
@@ -44,12 +59,11 @@ export async function call(handler: Handler, request: Call): Promise<Answer> {
   });
   const result = (await handler(event, localContext(route.name))) as HttpResult;
   const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
-  return {
-    status: result.statusCode ?? 200,
-    headers: outHeaders,
-    body: result.body ? JSON.parse(result.body) : undefined,
-    raw: result.body ?? '',
-  };
+  const raw = bodyText(result, outHeaders);
+  const isJson = (outHeaders['content-type'] ?? '').startsWith('application/json');
+  const answer = { status: result.statusCode ?? 200, headers: outHeaders, body: raw && isJson ? JSON.parse(raw) : raw || undefined, raw };
+  if (request.contract !== false) assertDescribed(method, pathname, route.path === '$default', answer);
+  return answer;
 }
 
 /** The body of an error answer without its (random) request id, for whole-body comparisons. */

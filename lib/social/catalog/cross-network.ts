@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazy, networkEnum, operation } from './shapes.ts';
 
 const reference = lazy(() =>
@@ -18,20 +18,27 @@ export const crossNetwork = [
     cost: 1,
     input: () =>
       z.strictObject({
-        mention: z.string().trim().min(1).max(2048).describe('what the user wrote: "@nike", "nike", "tiktok.com/@nike", "r/aws", …'),
-        network: networkEnum().optional().describe('the network to assume for a bare handle'),
-        verify: z.boolean().default(false).describe('look the account up to confirm it exists and fill in its details'),
+        mention: z
+          .string()
+          .check(
+            z.trim(),
+            z.minLength(1),
+            z.maxLength(2048),
+            z.describe('what the user wrote: "@nike", "nike", "tiktok.com/@nike", "r/aws", …'),
+          ),
+        network: z.optional(networkEnum()).check(z.describe('the network to assume for a bare handle')),
+        verify: z._default(z.boolean(), false).check(z.describe('look the account up to confirm it exists and fill in its details')),
       }),
     output: () =>
       z.object({
         input: z.string(),
         /** null when a bare handle without a network could be on several networks: see candidates. */
-        match: reference().nullable(),
+        match: z.nullable(reference()),
         status: z.enum(['found', 'private', 'not_found', 'unverified', 'ambiguous']),
-        id: z.string().nullable(),
-        display_name: z.string().nullable(),
-        avatar_url: z.string().nullable(),
-        verified: z.boolean().nullable(),
+        id: z.nullable(z.string()),
+        display_name: z.nullable(z.string()),
+        avatar_url: z.nullable(z.string()),
+        verified: z.nullable(z.boolean()),
         candidates: z.array(reference()),
       }),
   }),

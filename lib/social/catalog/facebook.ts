@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { comment, cursor, group, lazy, operation, page, post, profile, query, urlOn } from './shapes.ts';
 
 const pageUrl = lazy(() => urlOn(['facebook.com', 'fb.com'], 'a facebook.com page or profile URL, e.g. https://www.facebook.com/nasa'));
@@ -19,7 +19,7 @@ export const facebook = [
     network: 'facebook',
     description: 'List the public posts of a Facebook page, newest first, a few per page.',
     cost: 1,
-    input: () => z.strictObject({ url: pageUrl(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ url: pageUrl(), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -27,7 +27,7 @@ export const facebook = [
     network: 'facebook',
     description: 'List the reels of a Facebook page, newest first, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ url: pageUrl(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ url: pageUrl(), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -43,7 +43,7 @@ export const facebook = [
     network: 'facebook',
     description: 'List the comments on a public Facebook post, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ url: postUrl(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ url: postUrl(), cursor: z.optional(cursor()) }),
     output: () => page(comment()),
   }),
   operation({
@@ -62,8 +62,8 @@ export const facebook = [
     input: () =>
       z.strictObject({
         url: groupUrl(),
-        sort: z.enum(['chronological', 'recent-activity', 'top']).default('chronological').describe('order of the posts'),
-        cursor: cursor().optional(),
+        sort: z._default(z.enum(['chronological', 'recent-activity', 'top']), 'chronological').check(z.describe('order of the posts')),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -75,8 +75,8 @@ export const facebook = [
     input: () =>
       z.strictObject({
         query: query(),
-        type: z.enum(['posts', 'videos']).default('posts').describe('what to search for'),
-        cursor: cursor().optional(),
+        type: z._default(z.enum(['posts', 'videos']), 'posts').check(z.describe('what to search for')),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),

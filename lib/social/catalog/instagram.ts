@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { comment, cursor, handle, highlight, lazy, list, operation, page, post, profile, story, urlOn } from './shapes.ts';
 
 const account = lazy(() => handle('Instagram'));
@@ -18,7 +18,7 @@ export const instagram = [
     network: 'instagram',
     description: 'List the posts and reels of an Instagram account, newest first, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ handle: account(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ handle: account(), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -26,7 +26,7 @@ export const instagram = [
     network: 'instagram',
     description: 'List the reels of an Instagram account (pinned reels excluded), newest first.',
     cost: 1,
-    input: () => z.strictObject({ handle: account(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ handle: account(), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -54,10 +54,12 @@ export const instagram = [
       z.strictObject({
         highlight_id: z
           .string()
-          .regex(/^(highlight:)?[0-9]{1,30}$/, 'must be a highlight id from instagram_user_highlights, e.g. 17912345678901234')
-          .describe('highlight id from instagram_user_highlights'),
+          .check(
+            z.regex(/^(highlight:)?[0-9]{1,30}$/, 'must be a highlight id from instagram_user_highlights, e.g. 17912345678901234'),
+            z.describe('highlight id from instagram_user_highlights'),
+          ),
       }),
-    output: () => highlight().extend({ items: z.array(story()) }),
+    output: () => z.extend(highlight(), { items: z.array(story()) }),
   }),
   operation({
     name: 'instagram_post',
@@ -72,7 +74,7 @@ export const instagram = [
     network: 'instagram',
     description: 'List the comments on an Instagram post or reel, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ url: postUrl(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ url: postUrl(), cursor: z.optional(cursor()) }),
     output: () => page(comment()),
   }),
 ];

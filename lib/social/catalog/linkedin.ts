@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { company, cursor, lazy, operation, page, post, profile, query, urlOn } from './shapes.ts';
 
 const profileUrl = lazy(() => urlOn(['linkedin.com/in'], 'a linkedin.com/in/ profile URL, e.g. https://www.linkedin.com/in/satyanadella'));
@@ -6,7 +6,7 @@ const companyUrl = lazy(() =>
   urlOn(['linkedin.com/company'], 'a linkedin.com/company/ URL, e.g. https://www.linkedin.com/company/microsoft'),
 );
 const postUrl = lazy(() => urlOn(['linkedin.com'], 'a linkedin.com post or article URL, e.g. https://www.linkedin.com/posts/…'));
-const text = (what: string) => z.string().trim().min(1).max(200).describe(what);
+const text = (what: string) => z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.describe(what));
 
 export const linkedin = [
   operation({
@@ -30,7 +30,7 @@ export const linkedin = [
     network: 'linkedin',
     description: 'List the recent posts of a LinkedIn member, newest first, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ url: profileUrl(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ url: profileUrl(), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -38,7 +38,7 @@ export const linkedin = [
     network: 'linkedin',
     description: 'List the recent posts of a LinkedIn company page (LinkedIn shows at most 7 pages).',
     cost: 1,
-    input: () => z.strictObject({ url: companyUrl(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ url: companyUrl(), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -57,10 +57,10 @@ export const linkedin = [
     input: () =>
       z.strictObject({
         query: query(),
-        title: text('current job title contains').optional(),
-        company: text('current company name').optional(),
-        location: text('location, e.g. "Berlin" or "United States"').optional(),
-        cursor: cursor().optional(),
+        title: z.optional(text('current job title contains')),
+        company: z.optional(text('current company name')),
+        location: z.optional(text('location, e.g. "Berlin" or "United States"')),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(profile()),
   }),
@@ -73,10 +73,9 @@ export const linkedin = [
       z.strictObject({
         query: query(),
         date_posted: z
-          .enum(['last-hour', 'last-day', 'last-week', 'last-month', 'last-year', 'any-time'])
-          .default('any-time')
-          .describe('only posts published in this window'),
-        cursor: cursor().optional(),
+          ._default(z.enum(['last-hour', 'last-day', 'last-week', 'last-month', 'last-year', 'any-time']), 'any-time')
+          .check(z.describe('only posts published in this window')),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),

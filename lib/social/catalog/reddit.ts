@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { comment, cursor, lazy, operation, page, post, query, urlOn } from './shapes.ts';
 
 const postUrl = lazy(() => urlOn(['reddit.com', 'redd.it'], 'a reddit.com post URL, e.g. https://www.reddit.com/r/aws/comments/1abcde/…'));
 const timeframe = lazy(() =>
-  z.enum(['hour', 'day', 'week', 'month', 'year', 'all']).default('all').describe('time window for "top" ordering'),
+  z._default(z.enum(['hour', 'day', 'week', 'month', 'year', 'all']), 'all').check(z.describe('time window for "top" ordering')),
 );
 
 export const reddit = [
@@ -16,13 +16,11 @@ export const reddit = [
       z.strictObject({
         query: query(),
         subreddit: z
-          .string()
-          .regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"')
-          .optional()
-          .describe('restrict the search to this subreddit'),
-        sort: z.enum(['relevance', 'new', 'top', 'comments']).default('relevance'),
+          .optional(z.string().check(z.regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"')))
+          .check(z.describe('restrict the search to this subreddit')),
+        sort: z._default(z.enum(['relevance', 'new', 'top', 'comments']), 'relevance'),
         timeframe: timeframe(),
-        cursor: cursor().optional(),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -35,11 +33,13 @@ export const reddit = [
       z.strictObject({
         subreddit: z
           .string()
-          .regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"')
-          .describe('subreddit name, with or without "r/"'),
-        sort: z.enum(['hot', 'new', 'top', 'rising', 'best']).default('hot'),
+          .check(
+            z.regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"'),
+            z.describe('subreddit name, with or without "r/"'),
+          ),
+        sort: z._default(z.enum(['hot', 'new', 'top', 'rising', 'best']), 'hot'),
         timeframe: timeframe(),
-        cursor: cursor().optional(),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -56,7 +56,7 @@ export const reddit = [
     network: 'reddit',
     description: 'List the comments on a Reddit post (replies flattened, with parent_id), a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ url: postUrl(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ url: postUrl(), cursor: z.optional(cursor()) }),
     output: () => page(comment()),
   }),
 ];

@@ -7,10 +7,18 @@
  * UTC, counts are non-negative integers or null when the network does not expose them, and
  * pages are `{ items, next_cursor, has_more }`.
  */
-import * as z from 'zod';
-import type { Network } from '../../model.ts';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
+import { NETWORKS, type Network } from '../../model.ts';
 
 export type { Network };
+
+// Classic zod registered English (process-wide) on its first schema; zod/mini registers no
+// locale, and every default message would be "Invalid input". The 400 bodies reword zod's
+// defaults anyway (lib/issue-messages.ts), but the output issues logged when a provider breaks
+// an output schema (provider-call.ts) keep zod's own, which should say what was wrong. Only
+// English: `z.locales` would bundle every locale.
+z.config(en());
 
 /**
  * A value built on first call and kept. Every shared schema here is one of these, so that a
@@ -27,53 +35,63 @@ export const lazy = <T>(build: () => T): (() => T) => {
 export const handle = (network: string) =>
   z
     .string()
-    .min(1)
-    .max(100)
-    .regex(/^@?[A-Za-z0-9._-]{1,100}$/, `must be a handle on ${network} (letters, digits, ".", "_" or "-", with or without "@")`)
-    .describe(`${network} handle, with or without the leading "@"`);
+    .check(
+      z.minLength(1),
+      z.maxLength(100),
+      z.regex(/^@?[A-Za-z0-9._-]{1,100}$/, `must be a handle on ${network} (letters, digits, ".", "_" or "-", with or without "@")`),
+      z.describe(`${network} handle, with or without the leading "@"`),
+    );
 
 /** A public URL on one of `hosts` (subdomains such as www. and m. allowed). */
 export const urlOn = (hosts: string[], what: string) => {
   const alternatives = hosts.map((host) => host.replaceAll('.', '\\.')).join('|');
   return z
     .string()
-    .max(2048)
-    .regex(new RegExp(`^https?://([a-z0-9-]+\\.)*(${alternatives})(/|$)`, 'i'), `must be ${what}`)
-    .describe(what);
+    .check(
+      z.maxLength(2048),
+      z.regex(new RegExp(`^https?://([a-z0-9-]+\\.)*(${alternatives})(/|$)`, 'i'), `must be ${what}`),
+      z.describe(what),
+    );
 };
 
-export const cursor = lazy(() => z.string().min(1).max(4096).describe('next_cursor of the previous page; omit for the first page'));
+export const cursor = lazy(() =>
+  z.string().check(z.minLength(1), z.maxLength(4096), z.describe('next_cursor of the previous page; omit for the first page')),
+);
 
 export const count = (max: number, fallback: number) =>
-  z.number().int().min(1).max(max).default(fallback).describe(`how many items to return, 1 to ${max} (default ${fallback})`);
+  z
+    ._default(z.number().check(z.int(), z.minimum(1), z.maximum(max)), fallback)
+    .check(z.describe(`how many items to return, 1 to ${max} (default ${fallback})`));
 
 export const region = lazy(() =>
   z
     .string()
-    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. US')
-    .describe('ISO 3166-1 alpha-2 country code, e.g. US'),
+    .check(
+      z.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. US'),
+      z.describe('ISO 3166-1 alpha-2 country code, e.g. US'),
+    ),
 );
 
-export const query = lazy(() => z.string().trim().min(1).max(500).describe('search terms'));
+export const query = lazy(() => z.string().check(z.trim(), z.minLength(1), z.maxLength(500), z.describe('search terms')));
 
 // ---------------------------------------------------------------- outputs
 
-const id = lazy(() => z.string().min(1));
+const id = lazy(() => z.string().check(z.minLength(1)));
 const isoTime = lazy(() => z.iso.datetime());
-const countValue = lazy(() => z.number().int().min(0));
-const nullableCount = lazy(() => countValue().nullable());
+const countValue = lazy(() => z.number().check(z.int(), z.minimum(0)));
+const nullableCount = lazy(() => z.nullable(countValue()));
 
-export const networkEnum = lazy(() => z.enum(['instagram', 'x', 'tiktok', 'youtube', 'facebook', 'linkedin', 'reddit']));
+export const networkEnum = lazy(() => z.enum(NETWORKS));
 
 /** A reference to an account, as embedded in posts and comments. */
 export const author = lazy(() =>
   z.object({
-    id: id().nullable(),
-    username: z.string().nullable(),
-    display_name: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    url: z.string().nullable(),
-    verified: z.boolean().nullable(),
+    id: z.nullable(id()),
+    username: z.nullable(z.string()),
+    display_name: z.nullable(z.string()),
+    avatar_url: z.nullable(z.string()),
+    url: z.nullable(z.string()),
+    verified: z.nullable(z.boolean()),
   }),
 );
 
@@ -82,17 +100,17 @@ export const profile = lazy(() =>
   z.object({
     network: networkEnum(),
     id: id(),
-    username: z.string().nullable(),
-    display_name: z.string().nullable(),
-    bio: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    url: z.string().min(1),
-    external_url: z.string().nullable(),
-    verified: z.boolean().nullable(),
-    private: z.boolean().nullable(),
-    category: z.string().nullable(),
-    location: z.string().nullable(),
-    created_at: isoTime().nullable(),
+    username: z.nullable(z.string()),
+    display_name: z.nullable(z.string()),
+    bio: z.nullable(z.string()),
+    avatar_url: z.nullable(z.string()),
+    url: z.string().check(z.minLength(1)),
+    external_url: z.nullable(z.string()),
+    verified: z.nullable(z.boolean()),
+    private: z.nullable(z.boolean()),
+    category: z.nullable(z.string()),
+    location: z.nullable(z.string()),
+    created_at: z.nullable(isoTime()),
     followers: nullableCount(),
     following: nullableCount(),
     posts_count: nullableCount(),
@@ -103,11 +121,11 @@ export const profile = lazy(() =>
 export const media = lazy(() =>
   z.object({
     type: z.enum(['image', 'video', 'audio']),
-    url: z.string().nullable(),
-    thumbnail_url: z.string().nullable(),
+    url: z.nullable(z.string()),
+    thumbnail_url: z.nullable(z.string()),
     width: nullableCount(),
     height: nullableCount(),
-    duration_seconds: z.number().min(0).nullable(),
+    duration_seconds: z.nullable(z.number().check(z.minimum(0))),
   }),
 );
 
@@ -124,10 +142,10 @@ export const metrics = lazy(() =>
 
 export const music = lazy(() =>
   z.object({
-    id: id().nullable(),
-    title: z.string().nullable(),
-    artist: z.string().nullable(),
-    url: z.string().nullable(),
+    id: z.nullable(id()),
+    title: z.nullable(z.string()),
+    artist: z.nullable(z.string()),
+    url: z.nullable(z.string()),
   }),
 );
 
@@ -137,17 +155,17 @@ export const post = lazy(() =>
   z.object({
     network: networkEnum(),
     id: id(),
-    url: z.string().nullable(),
+    url: z.nullable(z.string()),
     type: postType(),
     author: author(),
-    title: z.string().nullable(),
-    text: z.string().nullable(),
-    created_at: isoTime().nullable(),
+    title: z.nullable(z.string()),
+    text: z.nullable(z.string()),
+    created_at: z.nullable(isoTime()),
     media: z.array(media()),
     metrics: metrics(),
     hashtags: z.array(z.string()),
     mentions: z.array(z.string()),
-    music: music().nullable(),
+    music: z.nullable(music()),
   }),
 );
 
@@ -155,24 +173,24 @@ export const comment = lazy(() =>
   z.object({
     network: networkEnum(),
     id: id(),
-    post_id: id().nullable(),
-    parent_id: id().nullable(),
+    post_id: z.nullable(id()),
+    parent_id: z.nullable(id()),
     author: author(),
     text: z.string(),
-    created_at: isoTime().nullable(),
+    created_at: z.nullable(isoTime()),
     likes: nullableCount(),
     reply_count: nullableCount(),
   }),
 );
 
-export const story = lazy(() => post().extend({ expires_at: isoTime().nullable() }));
+export const story = lazy(() => z.extend(post(), { expires_at: z.nullable(isoTime()) }));
 
 export const highlight = lazy(() =>
   z.object({
     network: z.literal('instagram'),
     id: id(),
     title: z.string(),
-    cover_url: z.string().nullable(),
+    cover_url: z.nullable(z.string()),
     media_count: nullableCount(),
   }),
 );
@@ -183,7 +201,7 @@ export const playlist = lazy(() =>
     id: id(),
     title: z.string(),
     url: z.string(),
-    thumbnail_url: z.string().nullable(),
+    thumbnail_url: z.nullable(z.string()),
     video_count: nullableCount(),
   }),
 );
@@ -194,16 +212,16 @@ export const company = lazy(() =>
     id: id(),
     name: z.string(),
     url: z.string(),
-    tagline: z.string().nullable(),
-    description: z.string().nullable(),
-    website: z.string().nullable(),
-    industry: z.string().nullable(),
-    size: z.string().nullable(),
+    tagline: z.nullable(z.string()),
+    description: z.nullable(z.string()),
+    website: z.nullable(z.string()),
+    industry: z.nullable(z.string()),
+    size: z.nullable(z.string()),
     employee_count: nullableCount(),
     followers: nullableCount(),
-    headquarters: z.string().nullable(),
-    founded_year: z.number().int().nullable(),
-    logo_url: z.string().nullable(),
+    headquarters: z.nullable(z.string()),
+    founded_year: z.nullable(z.number().check(z.int())),
+    logo_url: z.nullable(z.string()),
     specialties: z.array(z.string()),
   }),
 );
@@ -214,10 +232,10 @@ export const group = lazy(() =>
     id: id(),
     name: z.string(),
     url: z.string(),
-    description: z.string().nullable(),
-    privacy: z.enum(['public', 'private']).nullable(),
+    description: z.nullable(z.string()),
+    privacy: z.nullable(z.enum(['public', 'private'])),
     member_count: nullableCount(),
-    created_at: isoTime().nullable(),
+    created_at: z.nullable(isoTime()),
     posts_last_month: nullableCount(),
   }),
 );
@@ -227,25 +245,25 @@ export const trend = lazy(() =>
     network: networkEnum(),
     kind: z.enum(['hashtag', 'sound', 'video', 'creator', 'topic']),
     name: z.string(),
-    url: z.string().nullable(),
-    rank: z.number().int().min(1),
-    rank_change: z.number().int().nullable(),
-    is_new: z.boolean().nullable(),
+    url: z.nullable(z.string()),
+    rank: z.number().check(z.int(), z.minimum(1)),
+    rank_change: z.nullable(z.number().check(z.int())),
+    is_new: z.nullable(z.boolean()),
     post_count: nullableCount(),
     view_count: nullableCount(),
   }),
 );
 
 /** The paging convention of every list: `cursor` in; `next_cursor` and `has_more` out. */
-export const page = <T extends z.ZodType>(item: T) =>
+export const page = <T extends z.ZodMiniType>(item: T) =>
   z.object({
     items: z.array(item),
-    next_cursor: z.string().nullable(),
+    next_cursor: z.nullable(z.string()),
     has_more: z.boolean(),
   });
 
 /** A list the network returns in one piece (no paging). */
-export const list = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
+export const list = <T extends z.ZodMiniType>(item: T) => z.object({ items: z.array(item) });
 
 // ---------------------------------------------------------------- operation definitions
 
@@ -257,15 +275,15 @@ export interface OperationDefinition {
   /** Credits charged per successful run (refunded when the upstream fails). */
   readonly cost: number;
   /** Built on first read and kept (see `operation`). */
-  readonly input: z.ZodObject;
+  readonly input: z.ZodMiniObject;
   /** Built on first read and kept (see `operation`). */
-  readonly output: z.ZodType;
+  readonly output: z.ZodMiniType;
 }
 
 /** What a network file writes per operation: the schemas as functions that build them. */
 export interface OperationSpec extends Omit<OperationDefinition, 'input' | 'output'> {
-  input: () => z.ZodObject;
-  output: () => z.ZodType;
+  input: () => z.ZodMiniObject;
+  output: () => z.ZodMiniType;
 }
 
 /**

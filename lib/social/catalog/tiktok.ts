@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { comment, count, cursor, handle, lazy, list, operation, page, post, profile, query, region, trend, urlOn } from './shapes.ts';
 
 const account = lazy(() => handle('TikTok'));
@@ -21,9 +21,9 @@ export const tiktok = [
     input: () =>
       z.strictObject({
         handle: account(),
-        sort: z.enum(['latest', 'popular']).default('latest').describe('order of the videos'),
-        region: region().optional(),
-        cursor: cursor().optional(),
+        sort: z._default(z.enum(['latest', 'popular']), 'latest').check(z.describe('order of the videos')),
+        region: z.optional(region()),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -32,7 +32,7 @@ export const tiktok = [
     network: 'tiktok',
     description: 'Get one TikTok video by URL: caption, author, sound, views, likes, comments, shares and saves.',
     cost: 1,
-    input: () => z.strictObject({ url: videoUrl(), region: region().optional() }),
+    input: () => z.strictObject({ url: videoUrl(), region: z.optional(region()) }),
     output: post,
   }),
   operation({
@@ -40,7 +40,7 @@ export const tiktok = [
     network: 'tiktok',
     description: 'List the comments on a TikTok video, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ url: videoUrl(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ url: videoUrl(), cursor: z.optional(cursor()) }),
     output: () => page(comment()),
   }),
   operation({
@@ -52,12 +52,11 @@ export const tiktok = [
       z.strictObject({
         query: query(),
         date_posted: z
-          .enum(['yesterday', 'this-week', 'this-month', 'last-3-months', 'last-6-months', 'all-time'])
-          .default('all-time')
-          .describe('only videos posted in this window'),
-        sort: z.enum(['relevance', 'most-liked', 'date-posted']).default('relevance').describe('order of the results'),
-        region: region().optional(),
-        cursor: cursor().optional(),
+          ._default(z.enum(['yesterday', 'this-week', 'this-month', 'last-3-months', 'last-6-months', 'all-time']), 'all-time')
+          .check(z.describe('only videos posted in this window')),
+        sort: z._default(z.enum(['relevance', 'most-liked', 'date-posted']), 'relevance').check(z.describe('order of the results')),
+        region: z.optional(region()),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -70,10 +69,12 @@ export const tiktok = [
       z.strictObject({
         hashtag: z
           .string()
-          .regex(/^#?[\p{L}\p{N}_]{1,100}$/u, 'must be a hashtag of letters, digits or "_", with or without "#"')
-          .describe('hashtag, with or without "#"'),
-        region: region().optional(),
-        cursor: cursor().optional(),
+          .check(
+            z.regex(/^#?[\p{L}\p{N}_]{1,100}$/u, 'must be a hashtag of letters, digits or "_", with or without "#"'),
+            z.describe('hashtag, with or without "#"'),
+          ),
+        region: z.optional(region()),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -86,9 +87,11 @@ export const tiktok = [
       z.strictObject({
         music_id: z
           .string()
-          .regex(/^[0-9]{5,30}$/, 'must be the numeric sound id, e.g. 7016547803243022337')
-          .describe('numeric sound id, the digits at the end of https://www.tiktok.com/music/<name>-<id>'),
-        cursor: cursor().optional(),
+          .check(
+            z.regex(/^[0-9]{5,30}$/, 'must be the numeric sound id, e.g. 7016547803243022337'),
+            z.describe('numeric sound id, the digits at the end of https://www.tiktok.com/music/<name>-<id>'),
+          ),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -97,7 +100,8 @@ export const tiktok = [
     network: 'tiktok',
     description: 'Get the videos trending on TikTok now, as seen from a country; call again for a fresh batch.',
     cost: 1,
-    input: () => z.strictObject({ region: region().describe('country the feed is fetched from, e.g. US; content is not limited to it') }),
+    input: () =>
+      z.strictObject({ region: region().check(z.describe('country the feed is fetched from, e.g. US; content is not limited to it')) }),
     output: () => list(post()),
   }),
   operation({
@@ -108,16 +112,13 @@ export const tiktok = [
     input: () =>
       z.strictObject({
         region: region(),
-        period: z.enum(['7d', '30d', '120d']).default('7d').describe('trend window'),
+        period: z._default(z.enum(['7d', '30d', '120d']), '7d').check(z.describe('trend window')),
         kinds: z
-          .array(z.enum(['hashtag', 'sound', 'creator', 'video']))
-          .min(1)
-          .max(4)
-          .default(['hashtag'])
-          .describe('which boards to scan'),
-        new_only: z.boolean().default(false).describe('only entries new on the board in this period'),
+          ._default(z.array(z.enum(['hashtag', 'sound', 'creator', 'video'])).check(z.minLength(1), z.maxLength(4)), ['hashtag'])
+          .check(z.describe('which boards to scan')),
+        new_only: z._default(z.boolean(), false).check(z.describe('only entries new on the board in this period')),
         count: count(50, 20),
-        cursor: cursor().optional(),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(trend()),
   }),

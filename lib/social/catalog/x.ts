@@ -1,5 +1,5 @@
-import * as z from 'zod';
-import { author, comment, count, cursor, handle, lazy, list, networkEnum, operation, page, post, profile, trend, urlOn } from './shapes.ts';
+import * as z from 'zod/mini';
+import { author, comment, count, cursor, handle, lazy, list, operation, page, post, profile, trend, urlOn } from './shapes.ts';
 
 const account = lazy(() => handle('X'));
 const postUrl = lazy(() => urlOn(['x.com', 'twitter.com'], 'an x.com post URL, e.g. https://x.com/nasa/status/1834567890123456789'));
@@ -12,10 +12,10 @@ export const x = [
     cost: 1,
     input: () =>
       z.strictObject({
-        query: z.string().trim().min(1).max(512).describe('search query, X search operators allowed'),
-        sort: z.enum(['latest', 'top']).default('latest').describe('order of the results'),
+        query: z.string().check(z.trim(), z.minLength(1), z.maxLength(512), z.describe('search query, X search operators allowed')),
+        sort: z._default(z.enum(['latest', 'top']), 'latest').check(z.describe('order of the results')),
         count: count(100, 20),
-        cursor: cursor().optional(),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -32,7 +32,7 @@ export const x = [
     network: 'x',
     description: 'List the posts of an X account, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ handle: account(), count: count(100, 20), cursor: cursor().optional() }),
+    input: () => z.strictObject({ handle: account(), count: count(100, 20), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -51,8 +51,8 @@ export const x = [
     input: () =>
       z.strictObject({
         url: postUrl(),
-        sort: z.enum(['relevance', 'latest']).default('relevance'),
-        cursor: cursor().optional(),
+        sort: z._default(z.enum(['relevance', 'latest']), 'relevance'),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(comment()),
   }),
@@ -64,9 +64,9 @@ export const x = [
     input: () =>
       z.strictObject({
         handle: account(),
-        kind: z.enum(['followers', 'following']).default('followers').describe('which side of the relationship'),
+        kind: z._default(z.enum(['followers', 'following']), 'followers').check(z.describe('which side of the relationship')),
         count: count(100, 50),
-        cursor: cursor().optional(),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(profile()),
   }),
@@ -78,9 +78,9 @@ export const x = [
     input: () =>
       z.strictObject({
         url: postUrl(),
-        type: z.enum(['reposters', 'quoters', 'repliers', 'likers']).default('reposters').describe('which engagement to list'),
+        type: z._default(z.enum(['reposters', 'quoters', 'repliers', 'likers']), 'reposters').check(z.describe('which engagement to list')),
         count: count(100, 50),
-        cursor: cursor().optional(),
+        cursor: z.optional(cursor()),
       }),
     output: () =>
       page(
@@ -88,7 +88,7 @@ export const x = [
           engagement: z.enum(['repost', 'quote', 'reply', 'like']),
           user: author(),
           /** The quote or reply itself; null for reposts and likes. */
-          post: post().nullable(),
+          post: z.nullable(post()),
         }),
       ),
   }),
@@ -101,10 +101,12 @@ export const x = [
       z.strictObject({
         region: z
           .string()
-          .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, or WW for worldwide')
-          .describe('ISO 3166-1 alpha-2 country code, or WW for worldwide'),
+          .check(
+            z.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, or WW for worldwide'),
+            z.describe('ISO 3166-1 alpha-2 country code, or WW for worldwide'),
+          ),
         count: count(50, 20),
       }),
-    output: () => list(trend().extend({ network: networkEnum().extract(['x']) })),
+    output: () => list(z.extend(trend(), { network: z.enum(['x']) })),
   }),
 ];

@@ -1,20 +1,22 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { count, cursor, lazy, operation, page, playlist, post, profile, query, region, urlOn } from './shapes.ts';
 
 const channel = lazy(() =>
   z
     .string()
-    .max(2048)
-    .regex(
-      /^(@?[A-Za-z0-9._-]{3,100}|UC[A-Za-z0-9_-]{22}|https?:\/\/(www\.|m\.)?youtube\.com\/\S+)$/,
-      'must be a channel handle (@name), a channel id (UC…) or a youtube.com channel URL',
-    )
-    .describe('channel handle (@name), channel id (UC…) or youtube.com channel URL'),
+    .check(
+      z.maxLength(2048),
+      z.regex(
+        /^(@?[A-Za-z0-9._-]{3,100}|UC[A-Za-z0-9_-]{22}|https?:\/\/(www\.|m\.)?youtube\.com\/\S+)$/,
+        'must be a channel handle (@name), a channel id (UC…) or a youtube.com channel URL',
+      ),
+      z.describe('channel handle (@name), channel id (UC…) or youtube.com channel URL'),
+    ),
 );
 const videoUrl = lazy(() =>
   urlOn(['youtube.com', 'youtu.be'], 'a YouTube video or short URL, e.g. https://www.youtube.com/watch?v=dQw4w9WgXcQ'),
 );
-const sort = lazy(() => z.enum(['latest', 'popular']).default('latest').describe('order of the results'));
+const sort = lazy(() => z._default(z.enum(['latest', 'popular']), 'latest').check(z.describe('order of the results')));
 
 export const youtube = [
   operation({
@@ -30,7 +32,7 @@ export const youtube = [
     network: 'youtube',
     description: 'List the videos of a YouTube channel, latest or most popular first, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ channel: channel(), sort: sort(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ channel: channel(), sort: sort(), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -38,7 +40,7 @@ export const youtube = [
     network: 'youtube',
     description: 'List the public playlists of a YouTube channel, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ channel: channel(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ channel: channel(), cursor: z.optional(cursor()) }),
     output: () => page(playlist()),
   }),
   operation({
@@ -46,7 +48,7 @@ export const youtube = [
     network: 'youtube',
     description: 'List the Shorts of a YouTube channel, latest or most popular first, a page at a time.',
     cost: 1,
-    input: () => z.strictObject({ channel: channel(), sort: sort(), cursor: cursor().optional() }),
+    input: () => z.strictObject({ channel: channel(), sort: sort(), cursor: z.optional(cursor()) }),
     output: () => page(post()),
   }),
   operation({
@@ -65,12 +67,12 @@ export const youtube = [
     input: () =>
       z.strictObject({
         query: query(),
-        type: z.enum(['videos', 'shorts']).default('videos').describe('what to search for'),
-        upload_date: z.enum(['today', 'this-week', 'this-month', 'this-year', 'any-time']).default('any-time'),
-        duration: z.enum(['any', 'under-3-min', '3-to-20-min', 'over-20-min']).default('any'),
-        sort: z.enum(['relevance', 'popular']).default('relevance'),
-        region: region().optional(),
-        cursor: cursor().optional(),
+        type: z._default(z.enum(['videos', 'shorts']), 'videos').check(z.describe('what to search for')),
+        upload_date: z._default(z.enum(['today', 'this-week', 'this-month', 'this-year', 'any-time']), 'any-time'),
+        duration: z._default(z.enum(['any', 'under-3-min', '3-to-20-min', 'over-20-min']), 'any'),
+        sort: z._default(z.enum(['relevance', 'popular']), 'relevance'),
+        region: z.optional(region()),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),
@@ -82,9 +84,9 @@ export const youtube = [
     input: () =>
       z.strictObject({
         region: region(),
-        type: z.enum(['videos', 'shorts']).default('videos').describe('trending videos or trending Shorts'),
+        type: z._default(z.enum(['videos', 'shorts']), 'videos').check(z.describe('trending videos or trending Shorts')),
         count: count(50, 25),
-        cursor: cursor().optional(),
+        cursor: z.optional(cursor()),
       }),
     output: () => page(post()),
   }),

@@ -6,7 +6,7 @@
  */
 import type { Network } from '../../model.ts';
 import { parseMention } from '../mention.ts';
-import { MAPPINGS, verificationFor } from './scrapecreators.ts';
+import { mappingFor, verificationFor, verifiedAccount } from './scrapecreators/index.ts';
 import { serves } from './served.ts';
 import { type ProviderRequest, type SocialProvider, UpstreamError, UpstreamNotFoundError } from './types.ts';
 
@@ -15,16 +15,24 @@ export interface HttpProviderOptions {
   apiKey: () => Promise<string>;
 }
 
+/** A field of a JSON value that may be anything: undefined unless the value is an object with it. */
+const field = (value: unknown, name: string): unknown =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+const textField = (value: unknown, name: string): string | undefined => {
+  const found = field(value, name);
+  return typeof found === 'string' ? found : undefined;
+};
+
 /** What the vendor says went wrong: `{success:false, error, errorStatus, message}` or the CLI's `{error:true, code, message}`. */
-function describeFailure(status: number, body: any): string {
-  const message = typeof body?.message === 'string' ? body.message : undefined;
-  const code = typeof body?.error === 'string' ? body.error : typeof body?.code === 'string' ? body.code : undefined;
+function describeFailure(status: number, body: unknown): string {
+  const message = textField(body, 'message');
+  const code = textField(body, 'error') ?? textField(body, 'code');
   return `ScrapeCreators answered ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
 }
 
 export function httpProvider(options: HttpProviderOptions): SocialProvider {
   async function get(operation: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const mapping = MAPPINGS[operation];
+    const mapping = mappingFor(operation);
     if (!mapping) throw new UpstreamError(`operation ${operation} is not served by ScrapeCreators`);
     const url = new URL(`${options.baseUrl}${mapping.path}`);
     for (const [name, value] of Object.entries(mapping.params(input))) {
@@ -38,18 +46,18 @@ export function httpProvider(options: HttpProviderOptions): SocialProvider {
       },
     );
     const text = await response.text();
-    let body: any;
+    let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       throw new UpstreamError(`ScrapeCreators answered ${response.status} with a body that is not JSON`, { status: response.status });
     }
     // A missing account is a 404 (a Facebook one also says accountDoesNotExist): not found, not a failure.
-    if (response.status === 404 || body?.data?.accountDoesNotExist === true) {
+    if (response.status === 404 || field(field(body, 'data'), 'accountDoesNotExist') === true) {
       throw new UpstreamNotFoundError(`not found on ${operation.split('_')[0]}, or not public`, { status: response.status });
     }
-    if (!response.ok || body?.success === false) {
-      throw new UpstreamError(describeFailure(response.status, body), { status: response.status, code: body?.error });
+    if (!response.ok || field(body, 'success') === false) {
+      throw new UpstreamError(describeFailure(response.status, body), { status: response.status, code: textField(body, 'error') });
     }
     try {
       return mapping.translate(body, input);
@@ -71,18 +79,10 @@ export function httpProvider(options: HttpProviderOptions): SocialProvider {
       verified: null as boolean | null,
       candidates: parsed.candidates,
     };
-    const verification = input.verify === true && parsed.match ? verificationFor(String(input.mention), hint) : null;
+    const verification = input.verify === true && parsed.match ? verificationFor(parsed.match) : null;
     if (!verification) return base;
     try {
-      const found = (await get(verification.operation, verification.input, signal)) as Record<string, any>;
-      return {
-        ...base,
-        status: found.private === true ? 'private' : 'found',
-        id: found.id ?? null,
-        display_name: found.display_name ?? found.name ?? null,
-        avatar_url: found.avatar_url ?? found.logo_url ?? null,
-        verified: typeof found.verified === 'boolean' ? found.verified : null,
-      };
+      return { ...base, ...verifiedAccount(await get(verification.operation, verification.input, signal)) };
     } catch (error) {
       if (error instanceof UpstreamNotFoundError) return { ...base, status: 'not_found' };
       throw error;

@@ -1,0 +1,88 @@
+/**
+ * Every header the service reads or writes, as the API description states it once
+ * (components.headers / components.parameters). Which response carries which is decided in
+ * document.ts from the route (chain, codes) and the function module (`responseHeaders`).
+ */
+import { API_VERSION } from '../http/request-context.ts';
+
+export interface HeaderDescription {
+  description: string;
+  /** Present on every response that lists it. */
+  required?: boolean;
+  schema: Record<string, unknown>;
+  example?: string | number;
+}
+
+const seconds = { type: 'integer', minimum: 1 };
+const count = { type: 'integer', minimum: 0 };
+
+export const RESPONSE_HEADERS = {
+  'x-request-id': {
+    description:
+      "This request's id (API Gateway's, or a UUID): the error body's `request_id`, and the key to the service's logs. Quote it when you report a problem.",
+    required: true,
+    schema: { type: 'string' },
+    example: 'Lq3Z1gHqoAMEbXw=',
+  },
+  'Endless-Api-Version': {
+    description: 'The major API version that answered. Every response carries it.',
+    required: true,
+    schema: { type: 'string', const: API_VERSION },
+  },
+  'RateLimit-Limit': {
+    description: 'Requests allowed per caller in the current window.',
+    schema: count,
+    example: 300,
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: count,
+    example: 299,
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the window ends.',
+    schema: seconds,
+    example: 42,
+  },
+  'Retry-After': {
+    description:
+      'Whole seconds to wait before retrying: always on a 429, and on a 409 for an `Idempotency-Key` whose first request is still running.',
+    schema: seconds,
+    example: 12,
+  },
+  'WWW-Authenticate': {
+    description: '`Bearer` when no token was sent; `Bearer error="invalid_token"` when the token was refused.',
+    required: true,
+    schema: { type: 'string' },
+    example: 'Bearer error="invalid_token"',
+  },
+  'Credits-Charged': {
+    description: "Credits this request charged: the operation's cost (`x-credit-cost`), or 0 for a replay.",
+    schema: count,
+    example: 1,
+  },
+  'Credits-Remaining': {
+    description: "The organization's balance right after the run; absent if it could not be read (the output is never withheld for it).",
+    schema: count,
+    example: 499,
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this answer replays the first response to the same `Idempotency-Key`.',
+    schema: { type: 'string', const: 'true' },
+  },
+} satisfies Record<string, HeaderDescription>;
+
+export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
+
+/** Request headers every authenticated route reads (Authorization is the security scheme). */
+export const REQUEST_HEADERS = {
+  'Endless-Api-Version': {
+    description: `The major API version to serve, optionally with a minor (\`1\`, \`1.4\`); absent means the current one (${API_VERSION}). Any other major answers 400 \`unsupported_api_version\`.`,
+    schema: { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
+    example: API_VERSION,
+  },
+  'Service-Api-Version': {
+    description: 'Alias of `Endless-Api-Version`; if both are sent they must name the same version.',
+    schema: { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
+  },
+} satisfies Record<string, HeaderDescription>;

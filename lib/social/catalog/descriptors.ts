@@ -1,0 +1,34 @@
+/**
+ * The descriptors the listing returns (name, network, description with the cost, input and
+ * output JSON Schemas), read from data generated at build time from the zod schemas
+ * (`npm run catalog:descriptors`, kept current by a test): the listing bundles neither the zod
+ * schemas nor the JSON Schema generator (docs/social-operations.md, "Descriptors").
+ */
+import { brotliDecompressSync } from 'node:zlib';
+import { PACKED_DESCRIPTORS } from './descriptors.packed.ts';
+import type { Network } from './shapes.ts';
+
+export interface OperationDescriptor {
+  name: string;
+  network?: Network;
+  description: string;
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+}
+
+let all: ReadonlyMap<string, OperationDescriptor> | undefined;
+
+/**
+ * Every operation's descriptor by name, in catalog order. Unpacked on first use (a few ms for
+ * 168 KB of JSON, docs/deployment.md) and kept for the life of the instance: module load does
+ * not pay for it.
+ */
+export function allDescriptors(): ReadonlyMap<string, OperationDescriptor> {
+  if (!all) {
+    const descriptors = JSON.parse(
+      brotliDecompressSync(Buffer.from(PACKED_DESCRIPTORS, 'base64')).toString('utf8'),
+    ) as OperationDescriptor[];
+    all = new Map(descriptors.map((descriptor) => [descriptor.name, descriptor]));
+  }
+  return all;
+}

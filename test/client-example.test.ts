@@ -1,0 +1,30 @@
+/**
+ * examples/quickstart.ts, run as a client developer would (its own node process, the typed
+ * client over HTTP) against the local stack: it lists the operations, runs one with an
+ * Idempotency-Key and retries it without a second charge, and reads the billing events.
+ * That it typechecks against the generated types is `npm test`'s tsc step (tsconfig includes
+ * client/ and examples/).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLocalStack } from './support/local-stack.ts';
+import { runScript } from './support/processes.ts';
+
+const stack = await startLocalStack();
+afterAll(() => stack.stop());
+
+describe('examples/quickstart.ts', () => {
+  it('runs green against the local stack', async () => {
+    const result = await runScript('examples/quickstart.ts', [], {
+      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
+    });
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^52 operations, e\.g\. instagram_profile: /);
+    expect(lines[1]).toMatch(/^instagram_profile: Sample natgeo \d+ \(@natgeo\), \d+ followers$/);
+    expect(lines[2]).toMatch(/^charged 1 credit\(s\), \d+ left; the retry charged 0 \(replayed: true\)$/);
+    // The run's charge is the newest event of the day, written once despite the retry.
+    expect(lines[3]).toMatch(/^\S+Z +social_operation\.charged +-1 credits +instagram_profile/);
+    expect(lines.filter((line) => line.includes('social_operation.charged') && line.includes('instagram_profile'))).toHaveLength(1);
+  }, 60_000);
+});

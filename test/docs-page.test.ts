@@ -1,0 +1,102 @@
+/**
+ * GET /docs in a real browser: headless Chromium (Debian's `chromium`, driven by
+ * puppeteer-core) opens the page of the local stack, which must render every route and every
+ * operation from /openapi.json with no console error and no request leaving 127.0.0.1.
+ * One browser launch for the file; a screenshot goes to test-output/ (git-ignored).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { routes } from '../lib/routes.ts';
+import { CATALOG } from '../lib/social/catalog/index.ts';
+import { startLocalStack } from './support/local-stack.ts';
+
+const OUTPUT = new URL('../test-output/', import.meta.url);
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+/** Chromium, or a failure that says how to get it: this test is never skipped. */
+function chromium(): string {
+  const found = CANDIDATES.find((path): path is string => path !== undefined && path !== '' && existsSync(path));
+  if (!found) {
+    throw new Error(
+      `no Chromium found (looked for ${CANDIDATES.filter(Boolean).join(', ')}): install it with \`apt-get install -y chromium\` (README, "The two commands"), or set CHROMIUM_PATH`,
+    );
+  }
+  return found;
+}
+
+const stack = await startLocalStack();
+const profile = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'));
+let browser: Browser | undefined;
+afterAll(async () => {
+  await browser?.close();
+  await stack.stop();
+  rmSync(profile, { recursive: true, force: true });
+});
+
+describe('GET /docs in headless Chromium', () => {
+  it('renders every route and operation, loading nothing from elsewhere and logging no error', async () => {
+    browser = await puppeteer.launch({
+      executablePath: chromium(),
+      // Our flags only: the new headless mode, no sandbox (CI runs as root), and nothing that
+      // would talk to the network on its own.
+      headless: false,
+      userDataDir: profile,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--user-data-dir=${profile}`,
+      ],
+    });
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 1600 });
+    const errors: string[] = [];
+    const elsewhere: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && errors.push(`console: ${message.text()}`));
+    page.on('pageerror', (error) => errors.push(`page: ${String(error)}`));
+    page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(`${stack.baseUrl}/`) && !url.startsWith('data:')) elsewhere.push(url);
+    });
+
+    const response = await page.goto(`${stack.baseUrl}/docs`, { waitUntil: 'networkidle0', timeout: 30_000 });
+    // Every path of the document rendered (a string: the test's TypeScript has no DOM types).
+    await page.waitForFunction(`document.querySelectorAll('.opblock').length >= ${routes.length - 1 + CATALOG.size}`, { timeout: 30_000 });
+    const shown = await page.$$eval('.opblock', (blocks) =>
+      blocks.map((block) => {
+        const method = block.querySelector('.opblock-summary-method')?.textContent?.trim();
+        const path = block.querySelector('.opblock-summary-path')?.getAttribute('data-path');
+        return `${method} ${path}`;
+      }),
+    );
+    mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: new URL('docs-page.png', OUTPUT).pathname });
+    // One operation opened: its parameters, body example, schemas and error responses render too.
+    await page.click('#operations-instagram-instagram_profile .opblock-summary-control');
+    const opened = await page.waitForSelector('#operations-instagram-instagram_profile .responses-wrapper', { timeout: 30_000 });
+    const openedText = await page.$eval('#operations-instagram-instagram_profile', (block) => block.textContent ?? '');
+    await (await page.$('#operations-instagram-instagram_profile'))?.screenshot({ path: new URL('docs-operation.png', OUTPUT).pathname });
+
+    expect(response?.status()).toBe(200);
+    expect({ errors, elsewhere }).toEqual({ errors: [], elsewhere: [] });
+    for (const route of routes.filter((candidate) => candidate.path !== '$default')) {
+      // An `ANY` route (POST /mcp) is shown under the methods its module describes.
+      expect(shown).toContain(`${route.method === 'ANY' ? 'POST' : route.method} ${route.path}`);
+    }
+    const operations = [...CATALOG.keys()].map((name) => `POST /social/${name}`);
+    expect(shown.filter((entry) => operations.includes(entry))).toHaveLength(52);
+    expect(await page.title()).toBe('Workspace Service API reference');
+    expect(opened).not.toBeNull();
+    for (const text of ['Idempotency-Key', 'organization_id', 'natgeo', 'insufficient_credits', 'Credits-Charged'])
+      expect(openedText).toContain(text);
+  }, 90_000);
+});

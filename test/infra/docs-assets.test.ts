@@ -1,0 +1,102 @@
+/**
+ * `cdk synth` with bundling, for the routes that read files at run time (the API description
+ * and the docs page's assets): the function's asset folder holds its bundle and every file its
+ * route lists, and that bundle, started in a fresh `node` from there, serves them. The stack tests skip
+ * bundling; this builds only the routes that have `assets`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, describe, expect, it } from 'vitest';
+import { WorkspaceServiceStack } from '../../infra/stack.ts';
+import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
+import { DOCS_ASSETS } from '../../lib/openapi/assets.ts';
+import { matchRoute, type Route, routeKey, routes } from '../../lib/routes.ts';
+import { functionOf, resource } from './template.ts';
+
+const withAssets = routes.filter((route) => route.assets?.length);
+const outdir = mkdtempSync(join(tmpdir(), 'cdk-assets-test-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+const app = new App({ outdir });
+const stack = new WorkspaceServiceStack(app, 'WorkspaceService', { routes: withAssets });
+app.synth();
+const template = Template.fromJSON(JSON.parse(readFileSync(join(outdir, stack.templateFile), 'utf8')));
+
+/** The folder cdk synth built the route's code in (its S3 key is the folder's hash). */
+const codeFolder = (name: string) => {
+  const key: string = resource(template, functionOf(template, routes.find((route) => route.name === name)!)).Properties.Code.S3Key;
+  return join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+};
+
+/** Invokes a route's bundled handler in one fresh node process, as Lambda would, once per path; reports each answer. */
+function invokeBundle(route: Route, paths: string[]) {
+  const folder = codeFolder(route.name);
+  const events = paths.map((path) => {
+    const { pathParameters } = matchRoute(route.method, path);
+    return buildHttpEvent({ method: route.method, path, routeKey: routeKey(route), ...(pathParameters ? { pathParameters } : {}) });
+  });
+  const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(folder, 'index.mjs')).href)});
+for (const event of JSON.parse(process.env.EVENTS)) {
+  const result = await handler(event, { functionName: 'test', awsRequestId: 'test', getRemainingTimeInMillis: () => 10000 });
+  const body = Buffer.from(result.body, 'base64').toString('utf8');
+  console.log('RESULT ' + JSON.stringify({ status: result.statusCode, type: result.headers['Content-Type'], bytes: body.length, start: body.slice(0, 20) }));
+}`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: route.name, EVENTS: JSON.stringify(events) },
+    encoding: 'utf8',
+  });
+  const answers = child.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('RESULT '))
+    .map((line) => JSON.parse(line.slice('RESULT '.length)));
+  if (answers.length !== paths.length) throw new Error(`the bundle did not answer: ${child.stderr}`);
+  return answers;
+}
+
+const route = (name: string) => routes.find((candidate) => candidate.name === name)!;
+const fileOf = (folder: string, name: string) => readFileSync(join(folder, name), 'utf8');
+
+describe('routes with assets, bundled by cdk synth', () => {
+  it('are the API description and the docs assets', () => {
+    expect(withAssets.map(routeKey)).toEqual(['GET /openapi.json', 'GET /docs/{asset}']);
+  });
+
+  it.each(
+    withAssets.map((withAsset) => [withAsset.name, withAsset] as const),
+  )('%s: each asset lies beside the bundle', (name, withAsset) => {
+    expect(readdirSync(codeFolder(name)).sort()).toEqual(
+      ['index.mjs', 'index.mjs.map', ...(withAsset.assets ?? []).map((asset) => basename(asset))].sort(),
+    );
+  });
+
+  it('GetDocsAsset serves its files from that folder, as Lambda runs it', () => {
+    const folder = codeFolder('GetDocsAsset');
+    const answers = invokeBundle(
+      route('GetDocsAsset'),
+      DOCS_ASSETS.map((asset) => `/docs/${asset.name}`),
+    );
+
+    expect(answers).toEqual(
+      DOCS_ASSETS.map((asset) => ({
+        status: 200,
+        type: asset.contentType,
+        bytes: fileOf(folder, asset.name).length,
+        start: fileOf(folder, asset.name).slice(0, 20),
+      })),
+    );
+  });
+
+  it('GetOpenApiDocument serves the committed document, minified', () => {
+    const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
+    const minified = JSON.stringify(JSON.parse(committed));
+
+    expect(fileOf(codeFolder('GetOpenApiDocument'), 'openapi.json')).toBe(committed);
+    expect(invokeBundle(route('GetOpenApiDocument'), ['/openapi.json'])).toEqual([
+      { status: 200, type: 'application/json', bytes: minified.length, start: minified.slice(0, 20) },
+    ]);
+  });
+});

@@ -1,0 +1,322 @@
+/**
+ * The API description: the committed openapi.json and client types are what the generator
+ * makes now, the document is valid OpenAPI 3.1 (Redocly's linter), it describes every route
+ * and every catalog operation with the statuses, codes and headers each can answer, and the
+ * three public routes serve it (no token, no rate limit, never 402).
+ */
+import { readFileSync } from 'node:fs';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { handler as docsAsset } from '../functions/get-docs-asset.ts';
+import { handler as docsPage } from '../functions/get-docs-page.ts';
+import { handler as openapiDocument } from '../functions/get-openapi-document.ts';
+import { ERROR_CATALOG } from '../lib/errors.ts';
+import { CLIENT_TYPES_FILE, clientTypesText, DOCUMENT_FILE, documentText } from '../lib/openapi/artifacts.ts';
+import { DOCS_ASSETS } from '../lib/openapi/assets.ts';
+import { buildDocument, loadRouteModules, type RouteModule } from '../lib/openapi/document.ts';
+import { type Route, routes } from '../lib/routes.ts';
+import { EXAMPLE_INPUTS } from '../lib/social/catalog/examples.ts';
+import { CATALOG, descriptor } from '../lib/social/catalog/index.ts';
+import { assertDescribed } from './support/contract.ts';
+import { call } from './support/http.ts';
+import { badTokens } from './support/tokens.ts';
+
+const REPO = new URL('../', import.meta.url);
+const modules = await loadRouteModules();
+const document = buildDocument(routes, modules);
+const committed = (file: string) => readFileSync(new URL(file, REPO), 'utf8');
+const resolve = (node: any): any =>
+  node?.$ref
+    ? node.$ref
+        .slice(2)
+        .split('/')
+        .reduce((at: any, key: string) => at[key.replaceAll('~1', '/')], document)
+    : node;
+const statuses = (path: string, method: string) => Object.keys(document.paths[path][method].responses);
+const codesAt = (path: string, method: string, status: string) =>
+  resolve(document.paths[path][method].responses[status]).content['application/json'].schema.allOf[1].properties.code.enum;
+const headersAt = (path: string, method: string, status: string) =>
+  Object.keys(resolve(document.paths[path][method].responses[status]).headers);
+const documented = routes.filter((route) => route.path !== '$default');
+
+describe('the committed files', () => {
+  it('openapi.json is the document the generator makes (run `npm run openapi` after changing a route or schema)', () => {
+    expect(committed(DOCUMENT_FILE)).toBe(documentText(document));
+  });
+
+  it('client/schema.d.ts holds the types openapi-typescript makes from it (run `npm run openapi`)', async () => {
+    expect(committed(CLIENT_TYPES_FILE)).toBe(await clientTypesText(document));
+  });
+});
+
+describe('validity', () => {
+  const lint = async (ruleset: string) => {
+    const config = await createConfig({ extends: [ruleset] });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+    return problems.map((problem) => `${problem.severity} ${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`);
+  };
+
+  it('is OpenAPI 3.1 with no error under Redocly’s recommended rules', async () => {
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect((await lint('recommended')).filter((problem) => problem.startsWith('error'))).toEqual([]);
+  });
+
+  it('breaks the strict rules only where it must: public routes that answer no 4xx, and the $default route’s response', async () => {
+    expect(await lint('recommended-strict')).toEqual([
+      'error operation-4xx-response #/paths/~1openapi.json/get/responses: Operation must have at least one `4XX` response.',
+      'error operation-4xx-response #/paths/~1docs/get/responses: Operation must have at least one `4XX` response.',
+      'error operation-4xx-response #/paths/~1.well-known~1oauth-protected-resource/get/responses: Operation must have at least one `4XX` response.',
+      'error no-unused-components #/components/responses/RouteNotFound: Component: "RouteNotFound" is never used.',
+    ]);
+  });
+});
+
+describe('routes', () => {
+  it.each(documented.map((route) => [route.name, route] as const))('%s: its path, method, id, summary and tag', (_, route) => {
+    // An `ANY` route (POST /mcp) is described under the methods its module names: POST.
+    const operation = document.paths[route.path][route.method === 'ANY' ? 'post' : route.method.toLowerCase()];
+
+    expect(operation).toMatchObject({
+      operationId: route.name.charAt(0).toLowerCase() + route.name.slice(1),
+      summary: route.summary,
+      description: route.description,
+      tags: [route.tag],
+    });
+    expect(operation.responses['200']).toBeDefined();
+    expect(operation.responses['500']).toBeDefined();
+  });
+
+  it('describes the $default route as the one 404 route_not_found response', () => {
+    const response = document.components.responses.RouteNotFound;
+
+    expect(response.content['application/json'].schema.allOf[1].properties.code).toEqual({ const: 'route_not_found' });
+    expect(Object.keys(document.paths)).not.toContain('$default');
+  });
+
+  it('fails, naming the route, for a route whose module does not describe its 200 body', () => {
+    const undescribed: Route = { ...documented[0]!, name: 'Undescribed', path: '/undescribed', entry: 'functions/undescribed.ts' };
+    const withIt = new Map<string, RouteModule>([...modules, ['Undescribed', { handler: {} }]]);
+
+    expect(() => buildDocument([...routes, undescribed], withIt)).toThrow(
+      'openapi: route Undescribed (functions/undescribed.ts) exports no responseSchema',
+    );
+  });
+
+  it('describes a route of any method under the methods its module names, and other success statuses without a body', () => {
+    const anyMethod: Route = { ...documented[0]!, name: 'Anything', method: 'ANY', path: '/anything', entry: 'functions/anything.ts' };
+    const described = new Map<string, RouteModule>([
+      ...modules,
+      ['Anything', { ...modules.get(documented[0]!.name)!, methods: ['POST'], otherResponses: { '202': 'accepted' } }],
+    ]);
+    const undescribed = new Map<string, RouteModule>([...modules, ['Anything', modules.get(documented[0]!.name)!]]);
+
+    const operation = buildDocument([...routes, anyMethod], described).paths['/anything'];
+    expect(Object.keys(operation)).toEqual(['post']);
+    expect(operation.post.responses['202']).toEqual({
+      description: 'accepted',
+      headers: expect.objectContaining({ 'x-request-id': expect.anything() }),
+    });
+    expect(() => buildDocument([...routes, anyMethod], undescribed)).toThrow(
+      'openapi: route Anything (functions/anything.ts) takes any method; its module names those to describe',
+    );
+  });
+
+  it('lists for each status the codes of the error catalog it can carry', () => {
+    expect(statuses('/social/{operation}', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '429', '500']);
+    expect(codesAt('/social/{operation}', 'post', '400')).toEqual(['validation_failed', 'invalid_json', 'unsupported_api_version']);
+    expect(codesAt('/social/{operation}', 'post', '402')).toEqual(['insufficient_credits', 'spending_limit_exceeded']);
+    expect(codesAt('/social/{operation}', 'post', '500')).toEqual(['internal_error', 'upstream_failed']);
+    expect(codesAt('/skills/{skill_id}/restore', 'post', '409')).toEqual(['name_taken']);
+    expect(codesAt('/projects/{project_id}/restore', 'post', '409')).toEqual(['slug_taken']);
+    expect(statuses('/assets/{asset_id}/restore', 'post')).toEqual(['200', '400', '401', '403', '404', '429', '500']);
+    expect(statuses('/organizations/{organization_id}/billing/events', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500']);
+    const answered = Object.values<any>(document.components.responses).flatMap((response) => {
+      const code = response.content['application/json'].schema.allOf[1].properties.code;
+      return code.enum ?? [code.const];
+    });
+    // bad_request and headers_too_large are the local server's edges: deployed, API Gateway answers those itself.
+    const edges = ['bad_request', 'headers_too_large'];
+    expect(new Set(answered)).toEqual(new Set(Object.keys(ERROR_CATALOG).filter((code) => !edges.includes(code))));
+  });
+
+  it('serves the API description and its page with no token, no rate limit and never a 402', () => {
+    for (const route of documented.filter((candidate) => candidate.tag === 'API description')) {
+      const operation = document.paths[route.path].get;
+      expect(operation.security).toEqual([]);
+      expect(Object.keys(operation.responses).filter((status) => ['401', '402', '429'].includes(status))).toEqual([]);
+      expect(headersAt(route.path, 'get', '200')).toEqual(['x-request-id', 'Endless-Api-Version']);
+    }
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  it('names the headers of each answer', () => {
+    expect(headersAt('/social/{operation}', 'post', '200')).toEqual([
+      'x-request-id',
+      'Endless-Api-Version',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Credits-Charged',
+      'Credits-Remaining',
+      'Idempotent-Replayed',
+    ]);
+    expect(headersAt('/social/{operation}', 'post', '401')).toEqual(['x-request-id', 'Endless-Api-Version', 'WWW-Authenticate']);
+    expect(headersAt('/social/{operation}', 'post', '429')).toContain('Retry-After');
+    expect(headersAt('/social/{operation}', 'post', '409')).toContain('Retry-After');
+    expect(headersAt('/projects/{project_id}/restore', 'post', '409')).not.toContain('Retry-After');
+  });
+
+  it('describes requests with the schemas that validate them', () => {
+    const events = document.paths['/organizations/{organization_id}/billing/events'].get.parameters;
+    const run = document.paths['/social/{operation}'].post;
+
+    expect(events.slice(0, 3)).toEqual([
+      expect.objectContaining({ name: 'organization_id', in: 'path', required: true, example: 'org_demo' }),
+      expect.objectContaining({
+        name: 'days',
+        in: 'query',
+        required: false,
+        schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 30, default: 30 }),
+      }),
+      expect.objectContaining({
+        name: 'limit',
+        in: 'query',
+        required: false,
+        schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 25 }),
+      }),
+    ]);
+    expect(events[3]).toEqual(
+      expect.objectContaining({ name: 'cursor', in: 'query', required: false, schema: expect.objectContaining({ maxLength: 512 }) }),
+    );
+    expect(events.slice(4)).toEqual([
+      { $ref: '#/components/parameters/EndlessApiVersion' },
+      { $ref: '#/components/parameters/ServiceApiVersion' },
+    ]);
+    expect(run.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
+    expect(run.requestBody.content['application/json']).toBeDefined();
+  });
+});
+
+describe('social operations', () => {
+  const ajv = new Ajv2020({ strict: false });
+
+  it('describes each of the 52 operations as its own path', () => {
+    const paths = Object.keys(document.paths).filter(
+      (path) => path.startsWith('/social/') && !path.includes('{') && path !== '/social/operations',
+    );
+
+    expect(paths).toEqual([...CATALOG.keys()].map((name) => `/social/${name}`));
+    expect(paths).toHaveLength(52);
+  });
+
+  it.each(
+    [...CATALOG.values()].map((definition) => [definition.name, definition] as const),
+  )('%s: its schemas, network tag, cost and a request example that passes its schema', (name, definition) => {
+    const operation = document.paths[`/social/${name}`].post;
+    const { $schema: _in, ...input } = descriptor(definition).input_schema;
+    const { $schema: _out, ...output } = descriptor(definition).output_schema;
+
+    expect(operation).toMatchObject({ operationId: name, tags: [definition.network ?? 'cross-network'], 'x-credit-cost': definition.cost });
+    expect(operation.requestBody.content['application/json'].schema).toEqual(input);
+    expect(operation.responses['200'].content['application/json'].schema).toEqual(output);
+    expect(operation.responses['402']).toEqual(document.paths['/social/{operation}'].post.responses['402']);
+    expect(operation.parameters.map((parameter: any) => parameter.name ?? parameter.$ref)).not.toContain('operation');
+    expect(ajv.validate(input, operation.requestBody.content['application/json'].example)).toBe(true);
+    expect(operation.requestBody.content['application/json'].example).toEqual(EXAMPLE_INPUTS[name]);
+  });
+});
+
+describe('the contract check of every handler test', () => {
+  const ok = { 'content-type': 'application/json', 'x-request-id': 'r', 'endless-api-version': '1' };
+
+  it('refuses a status the route does not list', () => {
+    expect(() => assertDescribed('GET', '/openapi.json', false, { status: 402, headers: ok, body: {} })).toThrow(
+      'contract: GET /openapi.json → 402: openapi.json lists no 402 for GET /openapi.json (it lists 200, 500)',
+    );
+  });
+
+  it('refuses a body that breaks the schema', () => {
+    const answer = { status: 200, headers: ok, body: { events: [{ id: 1 }] } };
+
+    expect(() => assertDescribed('GET', '/organizations/org_a/billing/events', false, answer)).toThrow(
+      /body: .*events\/0\/id must be string/,
+    );
+  });
+
+  it('refuses an API header the response does not describe, and a missing required one', () => {
+    const answer = { status: 200, headers: { 'content-type': 'text/html', 'x-request-id': 'r', 'ratelimit-limit': '300' }, body: '' };
+
+    expect(() => assertDescribed('GET', '/docs', false, answer)).toThrow(
+      /header Endless-Api-Version is required but missing\n {2}header RateLimit-Limit is sent but not described/,
+    );
+  });
+
+  it('takes a concrete path before a template, and the template for a method the concrete path lacks', () => {
+    const notFound = { status: 404, headers: ok, body: { code: 'not_found', message: 'no such operation', request_id: 'r' } };
+    const output = { status: 200, headers: { ...ok, 'credits-charged': '1' }, body: { anything: true } };
+
+    expect(() => assertDescribed('POST', '/social/operations', false, notFound)).not.toThrow();
+    expect(() => assertDescribed('POST', '/social/no_such_operation', false, output)).not.toThrow();
+    expect(() => assertDescribed('POST', '/social/x_profile', false, output)).toThrow(/body: .*must have required property 'network'/);
+  });
+
+  it('refuses any answer but 404 from the $default route', () => {
+    expect(() => assertDescribed('POST', '/echo', true, { status: 200, headers: ok, body: {} })).toThrow(/only 404 route_not_found/);
+  });
+});
+
+describe('served', () => {
+  it('GET /openapi.json: the committed document, with no token and no rate limit', async () => {
+    const answer = await call(openapiDocument, { url: '/openapi.json' });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(JSON.parse(committed(DOCUMENT_FILE)));
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json', 'cache-control': 'public, max-age=300' });
+    expect(answer.headers['ratelimit-limit']).toBeUndefined();
+  });
+
+  it('ignores a token, even a bad one: there is nothing to protect', async () => {
+    const answer = await call(openapiDocument, { url: '/openapi.json', token: badTokens.unsigned('user_a') });
+
+    expect(answer.status).toBe(200);
+  });
+
+  it('gzips for clients that accept it', async () => {
+    const answer = await call(openapiDocument, { url: '/openapi.json', headers: { 'accept-encoding': 'gzip, br' } });
+
+    expect(answer.headers).toMatchObject({ 'content-encoding': 'gzip', vary: 'Accept-Encoding' });
+    expect(answer.body.openapi).toBe(document.openapi);
+  });
+
+  it('GET /docs: a page that loads its scripts and styles from this service only', async () => {
+    const answer = await call(docsPage, { url: '/docs' });
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(answer.raw).toContain('<script src="docs/swagger-ui-bundle.js"></script>');
+    expect(answer.raw).toContain('<link rel="stylesheet" href="docs/swagger-ui.css">');
+    expect(answer.raw).not.toMatch(/https?:\/\//);
+    expect(answer.headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'; /);
+  });
+
+  it.each(DOCS_ASSETS.map((asset) => [asset.name, asset] as const))('GET /docs/%s: the file of swagger-ui-dist', async (name, asset) => {
+    const answer = await call(docsAsset, { url: `/docs/${name}`, headers: { 'accept-encoding': 'gzip' } });
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers).toMatchObject({
+      'content-type': asset.contentType,
+      'content-encoding': 'gzip',
+      'cache-control': 'public, max-age=86400',
+    });
+    expect(answer.raw).toBe(readFileSync(new URL(`node_modules/${asset.source}`, REPO), 'utf8'));
+  });
+
+  it('GET /docs/{asset}: 404 not_found for any other name', async () => {
+    const answer = await call(docsAsset, { url: '/docs/..%2Fpackage.json' });
+
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ code: 'not_found', message: 'no such resource' });
+  });
+});

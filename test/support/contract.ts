@@ -1,0 +1,128 @@
+/**
+ * The contract check every handler test runs through `call()`: each answer must be one that
+ * openapi.json (the committed document, kept fresh by test/openapi.test.ts) describes for its
+ * route and status: status listed, body valid against the schema (ajv, draft 2020-12), media
+ * type listed, required headers present, and every API header it carries described there.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { RESPONSE_HEADERS } from '../../lib/openapi/headers.ts';
+import { routePattern } from '../../lib/routes.ts';
+
+type Json = Record<string, any>;
+
+export interface DescribedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+const DOCUMENT_ID = 'openapi.json';
+const document: Json = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8'));
+// The whole document is registered as one schema, so that each body schema is compiled (once,
+// on first use) with its `$ref`s into components resolved.
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+addFormats.default(ajv);
+ajv.addSchema(document, DOCUMENT_ID);
+
+const templated = Object.keys(document.paths as Json)
+  .filter((path) => path.includes('{'))
+  .map((path) => ({ path, pattern: routePattern(path) }));
+
+/** The document's path for a request: a concrete path (`/social/x_profile`) before a template, with the method. */
+function describedPath(method: string, pathname: string): string | undefined {
+  const has = (path: string) => document.paths[path]?.[method.toLowerCase()] !== undefined;
+  if (has(pathname)) return pathname;
+  return templated.find(({ path, pattern }) => has(path) && pattern.test(pathname))?.path;
+}
+
+const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Follows a `$ref` within the document (responses and headers are shared as components). */
+function resolve(node: Json): { node: Json; pointer: string | undefined } {
+  if (typeof node.$ref !== 'string') return { node, pointer: undefined };
+  const pointer = node.$ref.slice(1);
+  const target = pointer
+    .split('/')
+    .slice(1)
+    .reduce<Json>((at, key) => at[key.replaceAll('~1', '/').replaceAll('~0', '~')], document);
+  return { node: target, pointer };
+}
+
+const validators = new Map<string, ValidateFunction>();
+function validatorAt(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer}` });
+    validators.set(pointer, validate);
+  }
+  return validate;
+}
+
+function checkValue(what: string, pointer: string, value: unknown, problems: string[]) {
+  const validate = validatorAt(pointer);
+  if (!validate(value)) problems.push(`${what}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`);
+}
+
+function checkHeaders(response: Json, responsePointer: string, answer: DescribedAnswer, problems: string[]) {
+  const described = new Map(Object.keys(response.headers ?? {}).map((name) => [name.toLowerCase(), name]));
+  for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
+    const value = answer.headers[name.toLowerCase()];
+    if (value === undefined) {
+      if (resolve(header).node.required) problems.push(`header ${name} is required but missing`);
+      continue;
+    }
+    const { node, pointer } = resolve(header);
+    const schemaPointer = `${pointer ?? `${responsePointer}/headers/${pointerSegment(name)}`}/schema`;
+    const typed = ['integer', 'number'].includes(node.schema?.type) && /^-?\d+$/.test(value) ? Number(value) : value;
+    checkValue(`header ${name}`, schemaPointer, typed, problems);
+  }
+  for (const name of Object.keys(RESPONSE_HEADERS)) {
+    if (answer.headers[name.toLowerCase()] !== undefined && !described.has(name.toLowerCase())) {
+      problems.push(`header ${name} is sent but not described for this response`);
+    }
+  }
+}
+
+/**
+ * Throws, naming what differs, unless the document describes this answer. `isDefaultRoute`:
+ * the route table's `$default` route answered (no path of the document matches).
+ */
+export function assertDescribed(method: string, pathname: string, isDefaultRoute: boolean, answer: DescribedAnswer): void {
+  const where = `${method} ${pathname} → ${answer.status}`;
+  let responsePointer: string;
+  if (isDefaultRoute) {
+    responsePointer = '/components/responses/RouteNotFound';
+    if (answer.status !== 404) {
+      throw new Error(
+        `contract: ${where}: no route of the table matches, so only 404 route_not_found is described (a test-only handler: pass contract: false to call())`,
+      );
+    }
+  } else {
+    const path = describedPath(method, pathname);
+    const operation = path ? document.paths[path]?.[method.toLowerCase()] : undefined;
+    if (!path || !operation) throw new Error(`contract: ${where}: openapi.json describes no ${method} ${pathname}`);
+    const operationPointer = `/paths/${pointerSegment(path)}/${method.toLowerCase()}`;
+    const listed = operation.responses[String(answer.status)];
+    if (!listed) {
+      throw new Error(
+        `contract: ${where}: openapi.json lists no ${answer.status} for ${method} ${path} (it lists ${Object.keys(operation.responses).join(', ')})`,
+      );
+    }
+    responsePointer = resolve(listed).pointer ?? `${operationPointer}/responses/${answer.status}`;
+  }
+  const { node: response } = resolve({ $ref: `#${responsePointer}` });
+  const problems: string[] = [];
+  const mediaType = (answer.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const content = response.content?.[mediaType];
+  if (!response.content) {
+    if (answer.body !== undefined && answer.body !== '') problems.push('a body is sent but the response is described without one');
+  } else if (!content) {
+    problems.push(`media type ${mediaType || '(none)'} is not described (${Object.keys(response.content ?? {}).join(', ')})`);
+  } else {
+    checkValue('body', `${responsePointer}/content/${pointerSegment(mediaType)}/schema`, answer.body, problems);
+  }
+  checkHeaders(response, responsePointer, answer, problems);
+  if (problems.length > 0) throw new Error(`contract: ${where} does not match openapi.json:\n  ${problems.join('\n  ')}`);
+}

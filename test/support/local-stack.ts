@@ -1,0 +1,34 @@
+import type { AddressInfo } from 'node:net';
+import { DEMO, seedDemoWorkspace } from '../../lib/local/seed.ts';
+import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { tokenFor } from './tokens.ts';
+
+export interface LocalStack {
+  baseUrl: string;
+  organizationId: string;
+  /** The demo owner's token (signed by the test key the verifier trusts). */
+  ownerToken: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local stack of `npm start` inside the test process: the same server and handlers on
+ * 127.0.0.1 (a free port), the demo workspace seeded in this file's table, the sample provider.
+ */
+export async function startLocalStack(): Promise<LocalStack> {
+  process.env.SOCIAL_PROVIDER = 'sample';
+  await seedDemoWorkspace();
+  const server = createLocalServer(await loadHandlers());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    organizationId: DEMO.orgId,
+    ownerToken: tokenFor(DEMO.users.owner),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
