@@ -1,13 +1,33 @@
 import * as z from 'zod/mini';
-import { endpoint } from '../lib/http/endpoint.ts';
+import { endpoint, JsonText } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { NETWORKS } from '../lib/model.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
 import { listSocialOperations } from '../lib/social/list.ts';
 
+/**
+ * Listings already serialized, by the operations they list. The descriptors are fixed for the
+ * life of an instance, so a listing is a function of its operation names: an instance serializes
+ * each listing (up to ~170 KB of JSON Schemas, ~2 ms) once per set of enabled networks instead
+ * of once per request (docs/performance.md). Bounded: there are 2^7 sets of networks at most.
+ */
+const listings = new Map<string, JsonText>();
+const MAX_LISTINGS = 32;
+
+function serializedListing(listing: { operations: readonly { name: string }[] }): JsonText {
+  const key = listing.operations.map((operation) => operation.name).join(',');
+  let json = listings.get(key);
+  if (!json) {
+    if (listings.size >= MAX_LISTINGS) listings.clear();
+    json = new JsonText(JSON.stringify(listing));
+    listings.set(key, json);
+  }
+  return json;
+}
+
 /** GET /social/operations?organization_id= — any member; the operations this workspace can run. */
 export const handler = endpoint({ schemas: { query: z.object({ organization_id: organizationId }) } }, async ({ query }, context) =>
-  listSocialOperations(context.caller, query.organization_id),
+  serializedListing(await listSocialOperations(context.caller, query.organization_id)),
 );
 
 const jsonSchema = z.record(z.string(), z.unknown());

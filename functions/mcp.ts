@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { methodNotAllowed } from '../lib/errors.ts';
-import { baseChain, endpoint, Reply } from '../lib/http/endpoint.ts';
+import { baseChain, endpoint, JsonText, Reply } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import type { HttpEvent, ServiceContext } from '../lib/http/types.ts';
 import { readWebResponse, toWebRequest } from '../lib/http/web-request.ts';
@@ -23,7 +23,8 @@ const post = endpoint(
       requestId: context.requestId,
     });
     const { status, headers, text } = await readWebResponse(response);
-    return new Reply(text ? JSON.parse(text) : undefined, { 'Content-Type': headers['content-type'] ?? 'application/json' }, status);
+    // The SDK's JSON as it wrote it (a tool listing is ~170 KB: no parse and serialize again).
+    return new Reply(text ? new JsonText(text) : undefined, { 'Content-Type': headers['content-type'] ?? 'application/json' }, status);
   },
 );
 

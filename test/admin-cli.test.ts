@@ -13,11 +13,11 @@ import { db } from '../lib/db/client.ts';
 import { chargeOperation, newChargeId, refundRun } from '../lib/db/credits.ts';
 import { getMembership } from '../lib/db/memberships.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
+import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { main } from '../scripts/admin/main.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call } from './support/http.ts';
 import { runAdmin } from './support/processes.ts';
-import { countRoundTrips } from './support/round-trips.ts';
 import { TEST_AUDIENCE, TEST_ISSUER, tokenFor, trustedKey } from './support/tokens.ts';
 
 const table = ['--table', process.env.TABLE_NAME!, '--endpoint', process.env.DYNAMODB_ENDPOINT!, '--region', 'us-east-1'];

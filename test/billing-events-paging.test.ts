@@ -12,9 +12,9 @@ import { db, tableName } from '../lib/db/client.ts';
 import { billingEventKey } from '../lib/db/keys.ts';
 import { addMembership } from '../lib/db/memberships.ts';
 import { grantCredits } from '../lib/db/organizations.ts';
+import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
-import { countRoundTrips } from './support/round-trips.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const KEY = process.env.CURSOR_SIGNING_KEY!;

@@ -3,9 +3,9 @@ import { handler } from '../functions/list-billing-events.ts';
 import { newBillingEvent } from '../lib/db/billing-events.ts';
 import { db } from '../lib/db/client.ts';
 import { applyBillingEvent } from '../lib/db/organizations.ts';
+import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
-import { countRoundTrips } from './support/round-trips.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const eventsUrl = (orgId: string, query = '') => `/organizations/${orgId}/billing/events${query ? `?${query}` : ''}`;

@@ -8,9 +8,9 @@ import { db } from '../lib/db/client.ts';
 import { chargeOperation, newChargeId, refundRun } from '../lib/db/credits.ts';
 import { setMemberSpendingLimit } from '../lib/db/memberships.ts';
 import { grantCredits } from '../lib/db/organizations.ts';
+import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
-import { countRoundTrips } from './support/round-trips.ts';
 import { tokenFor } from './support/tokens.ts';
 
 process.env.SOCIAL_PROVIDER = 'sample';

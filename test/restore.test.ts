@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../lib/db/client.ts';
 import { projectSlugKey, resourceKey } from '../lib/db/keys.ts';
 import { archiveProject, getResource, softDeleteResource } from '../lib/db/resources.ts';
+import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { RESOURCE_KINDS, type ResourceKind } from '../lib/model.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
 import { deleted, expectAfter, ISO, live, resourceOf, restore, restoredBody, restoreHandlers, restoreUrl } from './support/resources.ts';
-import { countRoundTrips } from './support/round-trips.ts';
 import { badTokens, tokenFor } from './support/tokens.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

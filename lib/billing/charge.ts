@@ -31,6 +31,8 @@ export interface RunCharge extends ChargeAsk {
   claim?: TransactItem;
   /** The run paid for (recorded pending with the charge). */
   run: ChargeRequest['run'];
+  /** No attempt of the charge starts after this instant (epoch ms): a charge that lost to concurrent ones retries until then. */
+  retryUntilMs?: number;
 }
 
 const orgOf = (item: Record<string, unknown>): Payer['org'] => ({
@@ -89,6 +91,7 @@ export async function chargeRun(payer: Payer, request: RunCharge): Promise<Pendi
       now: request.now,
       run: request.run,
       ...(request.claim ? { claim: request.claim } : {}),
+      ...(request.retryUntilMs === undefined ? {} : { retryUntilMs: request.retryUntilMs }),
     });
   } catch (error) {
     if (error instanceof ChargeCancelled) throw refusalOf(error.found, payer, request);

@@ -4,6 +4,7 @@ import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
+import { conflictPauseMs, mayRetryConflict } from './conflict-retry.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -49,6 +50,9 @@ interface RequestScope {
 }
 
 const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/** The epoch ms past which the current request waits for no DynamoDB call (Infinity outside a request). */
+export const requestDeadlineMs = (): number => requestScope.getStore()?.deadlineMs ?? Number.POSITIVE_INFINITY;
 
 /** Runs `work` so that no DynamoDB call it makes is waited for past `deadlineMs`. */
 export const withDeadline = <T>(deadlineMs: number, work: () => Promise<T>): Promise<T> =>
@@ -127,16 +131,18 @@ export function cancellationReasons(error: unknown): CancellationReason[] | null
 export const cancellationCodes = (error: unknown): (string | undefined)[] | null =>
   cancellationReasons(error)?.map((reason) => reason.Code) ?? null;
 
-/** Attempts of a transaction that loses to concurrent ones (TransactionConflict). */
-export const MAX_ATTEMPTS = 8;
-
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
-
 /**
- * Runs a transaction, retrying (with jitter) when it loses to a concurrent one. `onCancelled`
- * turns the cancellation reasons into the error to throw at once (a refusal), or null.
+ * Runs a transaction, retrying when it loses to a concurrent one (lib/db/conflict-retry.ts:
+ * capped full-jitter backoff): no attempt starts after `retryUntilMs` or the request's
+ * deadline. `onCancelled` turns the cancellation reasons into the error to throw at once (a
+ * refusal), or null.
  */
-export async function transact(items: TransactItem[], onCancelled: (reasons: CancellationReason[]) => Error | null): Promise<void> {
+export async function transact(
+  items: TransactItem[],
+  onCancelled: (reasons: CancellationReason[]) => Error | null,
+  retryUntilMs = Number.POSITIVE_INFINITY,
+): Promise<void> {
+  const untilMs = Math.min(retryUntilMs, requestDeadlineMs());
   // One token for all attempts: an SDK-level resend of a committed transaction is a no-op.
   const token = randomUUID();
   for (let attempt = 1; ; attempt += 1) {
@@ -148,8 +154,9 @@ export async function transact(items: TransactItem[], onCancelled: (reasons: Can
       const refused = reasons ? onCancelled(reasons) : null;
       if (refused) throw refused;
       const conflict = reasons?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
-      if (!conflict || attempt >= MAX_ATTEMPTS) throw error;
-      await pause(attempt);
+      const pauseMs = conflictPauseMs(attempt);
+      if (!conflict || !mayRetryConflict(attempt, Date.now() + pauseMs, untilMs)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
 }

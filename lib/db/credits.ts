@@ -46,6 +46,8 @@ export interface ChargeRequest {
   claim?: TransactItem;
   /** The run this charge pays for: its pending record is put with the charge. */
   run: { chargeId: string; owner: string; sweepAfterMs: number; idempotencyKey?: TableKey };
+  /** No attempt of the charge starts after this instant (epoch ms; lib/db/conflict-retry.ts). */
+  retryUntilMs?: number;
 }
 
 /** A new charge id: also the charge event's id and the key of the run's pending record. */
@@ -211,7 +213,7 @@ export async function readSpend(orgId: string, userId: string, month: string): P
 /** Charges the cost of one run and records it pending, or throws ChargeCancelled with what the transaction found. */
 export async function chargeOperation(request: ChargeRequest): Promise<PendingRun> {
   const eventId = request.run.chargeId;
-  await transact(chargeTransaction(request, eventId), chargeCancellation);
+  await transact(chargeTransaction(request, eventId), chargeCancellation, request.retryUntilMs);
   recordCreditsCharged(request.cost);
   return pendingRunOf(request, eventId);
 }

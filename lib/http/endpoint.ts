@@ -30,6 +30,15 @@ export class Reply {
   ) {}
 }
 
+/**
+ * A body already serialized to JSON, sent as it is: a listing served from its cache, an answer
+ * the MCP SDK wrote. Parsing it back only to serialize it again costs milliseconds on a large
+ * body (docs/performance.md).
+ */
+export class JsonText {
+  constructor(readonly json: string) {}
+}
+
 export interface EndpointOptions<S extends InputSchemas> {
   schemas: S;
   /** Parse the request body as JSON (POST endpoints that take one). */
@@ -88,7 +97,7 @@ export function endpoint<S extends InputSchemas>(
       return {
         statusCode: reply.status,
         headers: { 'Content-Type': 'application/json', ...reply.headers },
-        body: JSON.stringify(reply.body),
+        body: reply.body instanceof JsonText ? reply.body.json : JSON.stringify(reply.body),
       };
     });
   const endpoint: EndpointDescription = { schemas: options.schemas, jsonBody: options.jsonBody ?? false };

@@ -29,7 +29,7 @@ import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
 import { claimFor, type Decision, decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
 import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
-import { callProvider, providerBudgetMs, runEndsByMs } from './provider-call.ts';
+import { callProvider, providerBudgetMs, REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
 import { socialProvider } from './providers/index.ts';
 import { type SocialProvider, UpstreamNotFoundError } from './providers/types.ts';
 
@@ -96,6 +96,8 @@ interface Attempt {
   nowMs: number;
   sweepAfterMs: number;
   providerTimeoutMs: number;
+  /** The caller's deadline (epoch ms): a charge losing to concurrent ones retries only while the run still fits before it. */
+  deadlineMs: number;
   idempotency: Idempotency | undefined;
 }
 
@@ -147,6 +149,7 @@ async function pay(
       nowMs,
       sweepAfterMs: sweepAfter,
       providerTimeoutMs,
+      deadlineMs,
       idempotency,
     };
     try {
@@ -162,6 +165,14 @@ async function pay(
   }
 }
 
+/**
+ * A charge that loses to concurrent ones on a busy organization retries (lib/db/conflict-retry.ts)
+ * only while the provider call would still get its whole timeout and the refund its reserve
+ * after it; past that, the run fails unpaid rather than paid with too little time to deliver.
+ */
+const chargeRetryUntilMs = (deadlineMs: number | undefined): number =>
+  (deadlineMs ?? Number.POSITIVE_INFINITY) - socialConfig().providerTimeoutMs - REFUND_RESERVE_MS;
+
 /** Charges the run, recording it pending and (with a key) claiming the key, in one transaction. */
 async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | undefined): Promise<HeldCharge> {
   const { operation, idempotency, nowMs } = attempt;
@@ -175,6 +186,7 @@ async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | un
     orgId: attempt.orgId,
     userId: attempt.userId,
     now: new Date(nowMs),
+    retryUntilMs: chargeRetryUntilMs(attempt.deadlineMs),
     run: {
       chargeId,
       owner: attempt.owner,

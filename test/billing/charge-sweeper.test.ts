@@ -22,7 +22,7 @@ const { call, withoutRequestId } = await import('../support/http.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 const { eventsOf, runUrl } = await import('../support/social.ts');
 const { failCommands } = await import('../support/inject-failure.ts');
-const { countRoundTrips } = await import('../support/round-trips.ts');
+const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
 const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
 const { tableName } = await import('../../lib/db/client.ts');
 

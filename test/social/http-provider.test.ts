@@ -16,7 +16,7 @@ const run = await import('../../functions/run-social-operation.ts');
 const list = await import('../../functions/list-social-operations.ts');
 const { workspace } = await import('../support/fixtures.ts');
 const { call, withoutRequestId } = await import('../support/http.ts');
-const { countRoundTrips } = await import('../support/round-trips.ts');
+const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 const { eventsOf, runUrl, VALID_INPUTS } = await import('../support/social.ts');
 

@@ -7,7 +7,7 @@ const { handler } = await import('../../functions/list-social-operations.ts');
 const { listSocialOperations } = await import('../../lib/social/list.ts');
 const { uniqueId, workspace } = await import('../support/fixtures.ts');
 const { call, withoutRequestId } = await import('../support/http.ts');
-const { countRoundTrips } = await import('../support/round-trips.ts');
+const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 
 const listUrl = (orgId: string) => `/social/operations?organization_id=${orgId}`;
@@ -109,6 +109,21 @@ describe('GET /social/operations', () => {
     } finally {
       counter.stop();
     }
+  });
+
+  it('serves each organization the listing of its own networks, byte for byte the same on every request', async () => {
+    const [onlyX, onlyReddit, otherX] = await Promise.all([
+      workspace({ networks: ['x'] }),
+      workspace({ networks: ['reddit'] }),
+      workspace({ networks: ['x'] }),
+    ]);
+    const list = ({ orgId, users }: typeof onlyX) => call(handler, { url: listUrl(orgId), token: tokenFor(users.viewer) });
+    const [x1, reddit, x2, x3] = [await list(onlyX), await list(onlyReddit), await list(otherX), await list(onlyX)];
+    const names = (answer: typeof x1) => answer.body.operations.map((operation: { name: string }) => operation.name);
+    expect(names(x1)).toEqual(OPERATION_NAMES.filter((name) => name.startsWith('x_') || name === 'resolve_mention'));
+    expect(names(reddit)).toEqual(OPERATION_NAMES.filter((name) => name.startsWith('reddit_') || name === 'resolve_mention'));
+    expect([x2.raw, x3.raw]).toEqual([x1.raw, x1.raw]);
+    expect(x1.raw).toBe(JSON.stringify({ operations: names(x1).map((name: string) => descriptors().get(name)) }));
   });
 
   it('serves the descriptors computed once, on first use, not per request', async () => {

@@ -7,7 +7,7 @@ const { handler } = await import('../../functions/run-social-operation.ts');
 const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
 const { uniqueId, workspace } = await import('../support/fixtures.ts');
 const { call, withoutRequestId } = await import('../support/http.ts');
-const { countRoundTrips } = await import('../support/round-trips.ts');
+const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 const { eventsOf, runUrl } = await import('../support/social.ts');
 

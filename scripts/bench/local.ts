@@ -1,0 +1,49 @@
+/**
+ * The bench's own stack: a DynamoDB Local, a fresh table, a JWKS endpoint on 127.0.0.1 and a
+ * signing key the verifier trusts, with the environment every route needs. Used by
+ * `npm run bench` and `npm run bench:hot` (their tests use the test suite's own stack).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTable } from '../../lib/db/create-table.ts';
+import { LOCAL_CREDENTIALS, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { generateSigningKey, jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, signToken } from '../../lib/local/signing-key.ts';
+import { useLocalTable } from '../local-env.ts';
+
+export interface BenchStack {
+  tokenFor(userId: string): string;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(environment: Record<string, string>): Promise<BenchStack> {
+  const dynamo = await startDynamoDbLocal();
+  const key = generateSigningKey();
+  const jwks = JSON.stringify(jwksOf(key));
+  const jwksServer = createServer((_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end(jwks));
+  await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+  const address = jwksServer.address();
+  const stop = async () => {
+    jwksServer.close();
+    await dynamo.stop();
+  };
+  try {
+    useLocalTable(dynamo.endpoint, 'bench');
+    Object.assign(process.env, {
+      JWT_ISSUER: LOCAL_ISSUER,
+      JWT_AUDIENCE: LOCAL_AUDIENCE,
+      JWT_JWKS_URI: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/.well-known/jwks.json`,
+      LOG_LEVEL: 'silent',
+      SOCIAL_PROVIDER: 'sample',
+      CURSOR_SIGNING_KEY: randomBytes(32).toString('hex'),
+      ...environment,
+    });
+    const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    await ensureTable(admin, 'bench');
+    admin.destroy();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { tokenFor: (userId) => signToken(key, { sub: userId, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE }), stop };
+}

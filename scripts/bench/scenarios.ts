@@ -1,0 +1,333 @@
+/**
+ * One or more bench scenarios per route of lib/routes.ts: what state a request needs (prepared
+ * before anything is timed) and the request itself. The bench refuses to run while a route has
+ * none (see missingScenarios), so a new route cannot be left out.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
+import { tableName } from '../../lib/db/client.ts';
+import { resourceKey } from '../../lib/db/keys.ts';
+import { addMembership } from '../../lib/db/memberships.ts';
+import { createOrganization } from '../../lib/db/organizations.ts';
+import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
+import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
+import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
+import type { ResourceKind, Role } from '../../lib/model.ts';
+import { DOCS_ASSETS } from '../../lib/openapi/assets.ts';
+import { buildResource } from '../../lib/resources/factory.ts';
+import type { ProjectRecord, RecordOf } from '../../lib/resources/model.ts';
+import { type Route, routeKey, routes } from '../../lib/routes.ts';
+import { substitute } from './floor.ts';
+import { forEachIndex } from './pool.ts';
+
+export interface BenchContext {
+  /** A valid bearer token for `userId`. */
+  tokenFor(userId: string): string;
+  /** The floor's bare client (scenarios use it to copy state for the floor). */
+  floor: DynamoDBDocumentClient;
+  /** Users (or organizations) a scenario needs: requests i and j run at the same time only if i ≠ j modulo this. */
+  slots: number;
+}
+
+export interface PreparedScenario {
+  /** The event of request `i` (built before it is timed). */
+  event(i: number): HttpEvent;
+  /** Values of request `i` to replace in its floor, when the floor needs its own state (a restore needs its own deleted copy). */
+  floorReplacements?(i: number): Record<string, string>;
+  /** Why `result` is not the expected answer, or undefined when it is. */
+  check(result: HttpResult): string | undefined;
+}
+
+export interface Scenario {
+  /** The route's name in lib/routes.ts. */
+  route: string;
+  /** What sets this scenario apart from the route's others (one route, several scenarios). */
+  variant?: string;
+  /** The row's label. */
+  label: string;
+  /** Prepares the state of `count` requests (indexes 0 … count-1). */
+  prepare(context: BenchContext, count: number): Promise<PreparedScenario>;
+}
+
+const hex = () => randomBytes(6).toString('hex');
+
+const routeNamed = (name: string): Route => {
+  const route = routes.find((candidate) => candidate.name === name);
+  if (!route) throw new Error(`no route ${name} in lib/routes.ts`);
+  return route;
+};
+
+/** The event API Gateway sends for a request to `route`. */
+function request(
+  route: Route,
+  options: {
+    path?: Record<string, string>;
+    query?: string;
+    token?: string;
+    body?: unknown;
+    method?: string;
+    rawPath?: string;
+    headers?: Record<string, string>;
+  } = {},
+): HttpEvent {
+  const path = options.rawPath ?? route.path.replace(/\{(\w+)\}/g, (_match, name: string) => options.path?.[name] ?? '');
+  return buildHttpEvent({
+    method: options.method ?? (route.method === 'ANY' ? 'POST' : route.method),
+    path,
+    routeKey: routeKey(route),
+    ...(options.query ? { rawQueryString: options.query } : {}),
+    headers: {
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
+    ...(options.path ? { pathParameters: options.path } : {}),
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+  });
+}
+
+const status =
+  (expected: number) =>
+  (result: HttpResult): string | undefined =>
+    result.statusCode === expected ? undefined : `status ${result.statusCode} (expected ${expected}): ${String(result.body).slice(0, 300)}`;
+
+interface Workspace {
+  orgId: string;
+  /** The user who makes request i. */
+  userOf(i: number): string;
+}
+
+const workspaces = new WeakMap<BenchContext, Promise<Workspace>>();
+
+/**
+ * The organization the scenarios that neither pay nor contend share, with one owner per slot
+ * (user `users[i % slots]` makes request i), created once per run.
+ */
+function workspace(context: BenchContext): Promise<Workspace> {
+  let shared = workspaces.get(context);
+  if (!shared) {
+    shared = (async () => {
+      const orgId = `org_bench_${hex()}`;
+      await createOrganization({ id: orgId });
+      const users = Array.from({ length: context.slots }, () => `user_bench_${hex()}`);
+      await forEachIndex(users.length, context.slots, (i) => addMembership({ orgId, userId: users[i]!, role: 'owner' }));
+      return { orgId, userOf: (i: number) => users[i % users.length]! };
+    })();
+    workspaces.set(context, shared);
+  }
+  return shared;
+}
+
+/** One organization per slot, so that concurrent paid runs never touch the same balance (bench:hot does). */
+async function workspacePerSlot(context: BenchContext, role: Role) {
+  const slots = await Promise.all(
+    Array.from({ length: context.slots }, async () => {
+      const orgId = `org_bench_${hex()}`;
+      const userId = `user_bench_${hex()}`;
+      // Enough for every run of the route and of its floor (which charges again).
+      await createOrganization({ id: orgId, credits: 1_000_000 });
+      await addMembership({ orgId, userId, role });
+      return { orgId, userId };
+    }),
+  );
+  return (i: number) => slots[i % slots.length]!;
+}
+
+const listBillingEvents: Scenario = {
+  route: 'ListBillingEvents',
+  label: 'GET billing/events (100 of 100)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    // Written directly, 25 a batch: the balance they add up to plays no part in listing them.
+    const hour = 3_600_000;
+    const puts = Array.from({ length: 100 }, (_, i) => {
+      const event = newBillingEvent({
+        type: 'credits.granted',
+        title: 'Bench',
+        description: 'bench',
+        amount: 1,
+        now: new Date(Date.now() - (i + 1) * hour),
+      });
+      return { PutRequest: { Item: billingEventPut(orgId, event).Put.Item } };
+    });
+    await forEachIndex(4, 4, (batch) =>
+      context.floor.send(new BatchWriteCommand({ RequestItems: { [tableName()]: puts.slice(batch * 25, batch * 25 + 25) } })),
+    );
+    const route = routeNamed('ListBillingEvents');
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId }, query: 'days=30&limit=100', token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
+  },
+};
+
+const getCredits: Scenario = {
+  route: 'GetCredits',
+  label: 'GET organizations/{id}/credits',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('GetCredits');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+const listSocialOperations: Scenario = {
+  route: 'ListSocialOperations',
+  label: 'GET social/operations (all networks)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('ListSocialOperations');
+    return { event: (i) => request(route, { query: `organization_id=${orgId}`, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+const runSocialOperation: Scenario = {
+  route: 'RunSocialOperation',
+  label: 'POST social/x_profile (sample provider)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const route = routeNamed('RunSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${slotOf(i).orgId}`,
+          token: context.tokenFor(slotOf(i).userId),
+          body: { handle: 'nasa' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
+const RESTORE_ROUTES: Record<ResourceKind, string> = {
+  asset: 'RestoreAsset',
+  skill: 'RestoreSkill',
+  conversation: 'RestoreConversation',
+  project: 'RestoreProject',
+};
+
+/**
+ * A restore needs a deleted resource per request, and the floor its own: the route's copy is
+ * made through the service's own create and delete, the floor's is the same item under
+ * another id (and slug or name, so that its claim is its own).
+ */
+const restore = (kind: ResourceKind): Scenario => ({
+  route: RESTORE_ROUTES[kind],
+  label: `POST ${kind}s/{id}/restore`,
+  async prepare(context, count) {
+    const { orgId, userOf } = await workspace(context);
+    const project =
+      kind === 'conversation'
+        ? await createResource('project', buildResource('project', { orgId, by: userOf(0), slug: `bench${hex()}` }) as ProjectRecord)
+        : undefined;
+    const prepared: { id: string; replacements: Record<string, string> }[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      const unique = `bench${hex()}`;
+      const by = userOf(i);
+      const fields = { orgId, by, slug: unique, name: unique, title: unique, ...(project ? { projectId: project.id } : {}) };
+      const { id } = await createResource(kind, buildResource(kind, fields) as RecordOf[typeof kind]);
+      await softDeleteResource(kind, id, by);
+      const replacements = { [id]: randomUUID(), [unique]: `bench${hex()}` };
+      const stored = await context.floor.send(new GetCommand({ TableName: tableName(), Key: resourceKey(kind, id), ConsistentRead: true }));
+      await context.floor.send(
+        new PutCommand({ TableName: tableName(), Item: substitute(stored.Item!, new Map(Object.entries(replacements))) }),
+      );
+      prepared[i] = { id, replacements };
+    });
+    const route = routeNamed(RESTORE_ROUTES[kind]);
+    const parameter = route.path.match(/\{(\w+)\}/)![1]!;
+    return {
+      event: (i) => request(route, { path: { [parameter]: prepared[i]!.id }, token: context.tokenFor(userOf(i)) }),
+      floorReplacements: (i) => prepared[i]!.replacements,
+      check: status(200),
+    };
+  },
+});
+
+/** A JSON-RPC message to POST /mcp, as an MCP client's Streamable HTTP transport sends it. */
+const mcpRequest = (context: BenchContext, orgId: string, userId: string, message: { method: string; params: unknown }) =>
+  request(routeNamed('Mcp'), {
+    query: `organization_id=${orgId}`,
+    token: context.tokenFor(userId),
+    headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, ...message },
+  });
+
+/** A 200 JSON-RPC answer with a result (a tool call's result must not be a refusal). */
+const mcpResult = (result: HttpResult): string | undefined => {
+  const wrong = status(200)(result);
+  if (wrong) return wrong;
+  const body = JSON.parse(String(result.body)) as { result?: { isError?: boolean }; error?: unknown };
+  return body.result && !body.result.isError ? undefined : `not a result: ${String(result.body).slice(0, 300)}`;
+};
+
+const mcpToolsList: Scenario = {
+  route: 'Mcp',
+  variant: 'tools/list',
+  label: 'POST /mcp tools/list',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    return { event: (i) => mcpRequest(context, orgId, userOf(i), { method: 'tools/list', params: {} }), check: mcpResult };
+  },
+};
+
+const mcpToolsCall: Scenario = {
+  route: 'Mcp',
+  variant: 'tools/call',
+  label: 'POST /mcp tools/call x_profile',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    return {
+      event: (i) =>
+        mcpRequest(context, slotOf(i).orgId, slotOf(i).userId, {
+          method: 'tools/call',
+          params: { name: 'x_profile', arguments: { handle: 'nasa' } },
+        }),
+      check: mcpResult,
+    };
+  },
+};
+
+/** A public route that touches no table: a GET of `path`, answered 200. */
+const publicDocument = (name: string, label: string, path: Record<string, string> = {}): Scenario => ({
+  route: name,
+  label: `${label} (no DynamoDB)`,
+  async prepare() {
+    const route = routeNamed(name);
+    return { event: () => request(route, { path }), check: status(200) };
+  },
+});
+
+const routeNotFound: Scenario = {
+  route: 'RouteNotFound',
+  label: 'GET /nowhere (404, no DynamoDB)',
+  async prepare() {
+    const route = routeNamed('RouteNotFound');
+    return { event: () => request(route, { method: 'GET', rawPath: '/nowhere' }), check: status(404) };
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [
+  listBillingEvents,
+  getCredits,
+  listSocialOperations,
+  runSocialOperation,
+  restore('asset'),
+  restore('skill'),
+  restore('conversation'),
+  restore('project'),
+  mcpToolsList,
+  mcpToolsCall,
+  publicDocument('OAuthProtectedResource', 'GET oauth-protected-resource'),
+  publicDocument('GetOpenApiDocument', 'GET /openapi.json'),
+  publicDocument('GetDocsPage', 'GET /docs'),
+  publicDocument('GetDocsAsset', `GET /docs/${DOCS_ASSETS[0]!.name}`, { asset: DOCS_ASSETS[0]!.name }),
+  routeNotFound,
+];
+
+/** Routes of lib/routes.ts without a scenario. */
+export const missingScenarios = (scenarios: readonly Scenario[] = SCENARIOS): string[] =>
+  routes.filter((route) => !scenarios.some((scenario) => scenario.route === route.name)).map((route) => route.name);

@@ -1,0 +1,131 @@
+/**
+ * `npm run bench` in miniature (3 timed requests per route and concurrency): every route has a
+ * scenario, every figure is there, the floor sent exactly what the route sent, and each route
+ * sends the DynamoDB commands it is meant to, in the round trips it is meant to.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tokenFor } from './support/tokens.ts';
+
+// Every request of the run counts against its user's window; the sample provider serves runs.
+process.env.RATE_LIMIT_REQUESTS = '100000';
+process.env.SOCIAL_PROVIDER = 'sample';
+
+const { runBench } = await import('../scripts/bench/run.ts');
+const { SCENARIOS, missingScenarios } = await import('../scripts/bench/scenarios.ts');
+const { formatTable, renderChart } = await import('../scripts/bench/report.ts');
+const { substitute } = await import('../scripts/bench/floor.ts');
+const { percentile } = await import('../scripts/bench/stats.ts');
+const { routes } = await import('../lib/routes.ts');
+
+type Results = Awaited<ReturnType<typeof runBench>>;
+
+/** What each route (and variant) sends, wave by wave (| = one more sequential round trip): its floor. */
+const EXPECTED_COMMANDS: Record<string, string> = {
+  ListBillingEvents: 'UpdateItem+GetItem+Query',
+  GetCredits: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
+  ListSocialOperations: 'UpdateItem+GetItem+GetItem',
+  // Counter and reads, the charge, then (after the provider) the balance for Credits-Remaining.
+  RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem',
+  RestoreAsset: 'UpdateItem+GetItem+Query | UpdateItem',
+  RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',
+  RestoreConversation: 'UpdateItem+GetItem+Query | TransactWriteItems',
+  RestoreProject: 'UpdateItem+GetItem+Query | TransactWriteItems',
+  'Mcp tools/list': 'UpdateItem+GetItem+GetItem',
+  'Mcp tools/call': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem',
+  OAuthProtectedResource: '',
+  GetOpenApiDocument: '',
+  GetDocsPage: '',
+  GetDocsAsset: '',
+  RouteNotFound: '',
+};
+
+describe('the bench', () => {
+  let results: Results;
+  beforeAll(async () => {
+    results = await runBench({
+      iterations: 3,
+      concurrencies: [1, 16],
+      warmup: 1,
+      repeats: 1,
+      tokenFor,
+      recordFloor: true,
+      progress: () => {},
+    });
+  });
+
+  it('has a scenario for every route of lib/routes.ts', () => {
+    expect(missingScenarios()).toEqual([]);
+    expect(new Set(results.scenarios.map((scenario) => scenario.route))).toEqual(new Set(routes.map((route) => route.name)));
+  });
+
+  it('refuses to run while a route has no scenario', async () => {
+    const scenarios = SCENARIOS.filter((scenario) => scenario.route !== 'RestoreAsset');
+    await expect(runBench({ iterations: 1, concurrencies: [1], warmup: 0, repeats: 1, tokenFor, scenarios })).rejects.toThrow(
+      'no bench scenario for route(s) RestoreAsset: add one to scripts/bench/scenarios.ts',
+    );
+  });
+
+  it('gives p50 ≤ p95 ≤ p99 for the route and its floor at both concurrencies, and their ratio', () => {
+    for (const scenario of results.scenarios) {
+      expect(Object.keys(scenario.byConcurrency)).toEqual(['1', '16']);
+      for (const { summary, runs } of Object.values(scenario.byConcurrency)) {
+        expect(runs).toHaveLength(1);
+        const { route, floor, ratio } = summary;
+        expect(route.p50).toBeGreaterThan(0);
+        expect(route.p50).toBeLessThanOrEqual(route.p95);
+        expect(route.p95).toBeLessThanOrEqual(route.p99);
+        if (EXPECTED_COMMANDS[scenario.route] === '') {
+          expect(ratio).toBeNull();
+        } else {
+          expect(floor.p50).toBeGreaterThan(0);
+          expect(floor.p95).toBeLessThanOrEqual(floor.p99);
+          expect(ratio).toBeCloseTo(route.p50 / floor.p50, 6);
+        }
+      }
+    }
+  });
+
+  it('sends each route its floor commands in their round trips, and the floor sends exactly the same, wave by wave', () => {
+    const seen = Object.fromEntries(
+      results.scenarios.map((scenario) => {
+        const { signature, otherSignatures, roundTrips, commands, floorMismatches } = scenario.byConcurrency['1']!.summary;
+        expect(floorMismatches).toEqual([]);
+        expect(scenario.byConcurrency['16']!.summary.floorMismatches).toEqual([]);
+        expect(otherSignatures).toBe(0);
+        expect(roundTrips).toBe(signature === '' ? 0 : signature.split(' | ').length);
+        expect(commands).toBe(signature === '' ? 0 : signature.split(/[+|]/).length);
+        return [scenario.variant ? `${scenario.route} ${scenario.variant}` : scenario.route, signature];
+      }),
+    );
+    expect(seen).toEqual(EXPECTED_COMMANDS);
+  });
+
+  it('prints a table with a row per scenario and draws each route against its floor', () => {
+    const table = formatTable(results);
+    const chart = renderChart(results);
+    for (const scenario of results.scenarios) {
+      expect(table).toContain(scenario.label);
+      expect(chart).toContain(`>${scenario.label.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</text>`);
+    }
+    expect(chart.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(chart.trim().endsWith('</svg>')).toBe(true);
+  });
+});
+
+describe('bench helpers', () => {
+  it('replaces values inside strings, arrays, sets and nested objects, leaving other values alone', () => {
+    const input = { Key: { PK: 'ASSET#a1' }, Items: ['x-a1', 2], Set: new Set(['a1']), n: 1, flag: true };
+    expect(substitute(input, new Map([['a1', 'b2']]))).toEqual({
+      Key: { PK: 'ASSET#b2' },
+      Items: ['x-b2', 2],
+      Set: new Set(['b2']),
+      n: 1,
+      flag: true,
+    });
+  });
+
+  it('takes nearest-rank percentiles', () => {
+    const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect([percentile(sorted, 50), percentile(sorted, 95), percentile(sorted, 99), percentile([7], 99)]).toEqual([50, 95, 99, 7]);
+  });
+});
