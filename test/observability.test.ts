@@ -25,7 +25,7 @@ const { sampleProvider } = await import('../lib/social/providers/sample.ts');
 const { UpstreamError, UpstreamNotFoundError } = await import('../lib/social/providers/types.ts');
 const { deleted, restore } = await import('./support/resources.ts');
 const { runUrl } = await import('./support/social.ts');
-const { failCommands } = await import('./support/faults.ts');
+const { failCommands } = await import('./support/inject-failure.ts');
 
 let written: string[] = [];
 const originals = { stdout: process.stdout.write, stderr: process.stderr.write };

@@ -14,7 +14,7 @@ const { uniqueId, workspace } = await import('../support/fixtures.ts');
 const { call, withoutRequestId } = await import('../support/http.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 const { eventsOf, runUrl } = await import('../support/social.ts');
-const { failCommands } = await import('../support/faults.ts');
+const { failCommands } = await import('../support/inject-failure.ts');
 
 const run = (orgId: string, user: string, headers: Record<string, string> = {}, target: typeof handler = handler) =>
   call(target, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(user), body: { handle: 'nasa' }, headers });
