@@ -7,6 +7,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { PERIOD, type ServiceMetrics } from './metrics.ts';
 
+export { PERIOD };
+
 export interface AlarmsProps {
   api: HttpApi;
   functions: NodejsFunction[];
@@ -116,7 +118,8 @@ export class Alarms extends Construct {
     });
   }
 
-  private add(
+  /** An alarm on the topic; by default it fires at or above the threshold, and missing data is fine. */
+  add(
     id: string,
     options: {
       metric: Metric | MathExpression;
@@ -124,6 +127,8 @@ export class Alarms extends Construct {
       evaluationPeriods: number;
       datapointsToAlarm?: number;
       description: string;
+      comparisonOperator?: ComparisonOperator;
+      treatMissingData?: TreatMissingData;
     },
   ): void {
     const alarm = new Alarm(this, id, {
@@ -131,8 +136,8 @@ export class Alarms extends Construct {
       threshold: options.threshold,
       evaluationPeriods: options.evaluationPeriods,
       ...(options.datapointsToAlarm ? { datapointsToAlarm: options.datapointsToAlarm } : {}),
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      comparisonOperator: options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: options.treatMissingData ?? TreatMissingData.NOT_BREACHING,
       alarmDescription: options.description,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));

@@ -1,5 +1,3 @@
-import { basename, dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   Aws,
   CfnCondition,
@@ -17,31 +15,22 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnApi, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { type ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
-import { assetPath } from '../lib/openapi/read-asset.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
-import { aliases, bundling, defines } from './bundling.ts';
 import { ServiceDashboard } from './dashboard.ts';
+import { bundledFunction, functionRole } from './function.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { ChargeSweeper } from './sweeper.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/**
- * Shell commands that copy a route's `assets` beside its bundle (lib/openapi/read-asset.ts
- * reads them there), paths relative to the project root so that they hold in a Docker build too.
- */
-export function copyAssetsCommands(assets: readonly string[], inputDir: string, outputDir: string): string[] {
-  return assets.map((asset) => `cp "${inputDir}/${relative(ROOT, assetPath(asset))}" "${outputDir}/${basename(asset)}"`);
-}
+export { copyAssetsCommands } from './function.ts';
 
 /** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
 /** API Gateway (HTTP API) answers 503 after 30 s whatever the function does. */
@@ -67,6 +56,8 @@ export class WorkspaceServiceStack extends Stack {
   readonly api: HttpApi;
   readonly table: Table;
   readonly functions = new Map<string, NodejsFunction>();
+  /** The charge sweeper (scheduled, not a route). */
+  readonly sweeper: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: WorkspaceServiceStackProps = {}) {
     super(scope, id, props);
@@ -166,14 +157,31 @@ export class WorkspaceServiceStack extends Stack {
       });
     }
 
+    // Not a route: EventBridge invokes it every minute. It needs the table and the telemetry
+    // settings, nothing of the API's (no JWT, no provider).
+    const sweeper = new ChargeSweeper(this, 'ChargeSweeper', {
+      table: this.table,
+      environment: Object.fromEntries(
+        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
+          name,
+          environment[name]!,
+        ]),
+      ),
+      retention,
+      tracer: props.tracer ?? false,
+    });
+    this.sweeper = sweeper.fn;
+
+    const functions = [...this.functions.values(), sweeper.fn];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,
       table: this.table,
       indexNames: tableDefinition.globalSecondaryIndexes.map((index) => index.indexName),
-      functions: [...this.functions.values()],
+      functions,
       accessLogs,
     });
-    const alarms = new Alarms(this, 'Alarms', { api: this.api, functions: [...this.functions.values()], metrics });
+    const alarms = new Alarms(this, 'Alarms', { api: this.api, functions, metrics });
+    sweeper.addAlarms(alarms);
     const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
@@ -222,11 +230,7 @@ export class WorkspaceServiceStack extends Stack {
     route: Route,
     options: { environment: Record<string, string>; retention: RetentionDays; secrets: Record<RouteSecret, Secret>; tracer: boolean },
   ): NodejsFunction {
-    // An explicit role per function instead of the default one with the managed
-    // AWSLambdaBasicExecutionRole: it may write its own log group and nothing else.
-    const role = new Role(this, `${route.name}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    const logGroup = new LogGroup(this, `${route.name}Logs`, { retention: options.retention });
-    logGroup.grantWrite(role);
+    const { role, logGroup } = functionRole(this, route.name, options.retention);
     if (route.tableActions.length > 0) {
       role.addToPrincipalPolicy(new PolicyStatement({ actions: [...route.tableActions], resources: [this.table.tableArn] }));
     }
@@ -250,61 +254,18 @@ export class WorkspaceServiceStack extends Stack {
       }
     }
 
-    const fn = new NodejsFunction(this, route.name, {
+    return bundledFunction(this, route.name, {
       description: `${routeKey(route)} (${route.entry})`,
-      entry: join(ROOT, route.entry),
-      handler: 'handler',
-      projectRoot: ROOT,
-      depsLockFilePath: join(ROOT, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
-      // CPU scales with memory: 1 GB keeps the cold start (module load) short.
-      memorySize: 1024,
+      entry: route.entry,
       // API Gateway gives up at 30 s; a social run may wait PROVIDER_TIMEOUT_MS (at most
       // PROVIDER_TIMEOUT_MAX_MS) and still have time to write its refund.
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: options.environment.POWERTOOLS_LOG_LEVEL as ApplicationLogLevel,
-      // INFO keeps Lambda's `platform.report` line (duration, memory used, init duration) per
-      // invocation; WARN would leave only failures.
-      systemLogLevelV2: SystemLogLevel.INFO,
-      tracing: Tracing.ACTIVE,
       environment,
-      bundling: {
-        target: bundling.target,
-        format: OutputFormat.ESM,
-        minify: bundling.minify,
-        sourceMap: bundling.sourceMap,
-        sourcesContent: bundling.sourcesContent,
-        mainFields: [...bundling.mainFields],
-        externalModules: [...bundling.external],
-        banner: bundling.banner,
-        define: defines(options.tracer),
-        esbuildArgs: { '--alias': Object.entries(aliases).map(([name, stub]) => `${name}=${stub}`) },
-        logLevel: LogLevel.WARNING,
-        ...(route.assets?.length
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) => copyAssetsCommands(route.assets ?? [], inputDir, outputDir),
-              },
-            }
-          : {}),
-      },
+      tracer: options.tracer,
+      ...(route.assets?.length ? { assets: route.assets } : {}),
     });
-    Validations.of(fn).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'nodejs22.x is the runtime the service is built (esbuild target node22) and tested for; a newer runtime is a deliberate upgrade.',
-    });
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray (active tracing) has no resource-level permissions: PutTraceSegments and PutTelemetryRecords need "*".',
-    });
-    return fn;
   }
 
   private parameters() {

@@ -21,6 +21,8 @@ export const DEFAULTS = {
   providerTimeoutMs: 10_000,
   /** One DynamoDB call, SDK retries included; a hung table answers a JSON 500 within this. */
   dynamodbCallTimeoutMs: 4_000,
+  /** The charge sweeper's period: the deployed schedule, and `npm start`'s (SWEEP_INTERVAL_SECONDS). */
+  sweepIntervalSeconds: 60,
 } as const;
 
 function integer(name: string, fallback: number, min = 1): number {

@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
+import { SWEEPER_ENTRY } from '../infra/sweeper.ts';
 import { routes } from '../lib/routes.ts';
 
 const AIM = 1.3;
@@ -76,6 +77,7 @@ try {
   const targets: { name: string; entry: string }[] = [
     { name: 'bare DocumentClient', entry: 'scripts/bundle-baseline.ts' },
     ...routes.map((route) => ({ name: route.name, entry: route.entry })),
+    { name: 'SweepCharges', entry: SWEEPER_ENTRY },
   ];
   const bundles = await Promise.all(targets.map((target, i) => bundle(resolve(target.entry), join(outDir, String(i)), { tracer })));
   const times: number[][] = targets.map(() => []);

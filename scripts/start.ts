@@ -127,6 +127,11 @@ async function main() {
     const demo = await invoke('seed', () => seedDemoWorkspace());
     // Handler modules read their configuration when imported: after the variables above.
     handlersLoaded(await loadHandlers());
+    // The deployed stack's scheduled sweeper, on an interval: refunds runs that can no longer
+    // finish. Imported, like the seed, once the invocation store is ready; each sweep runs as an
+    // invocation of its own.
+    const { startChargeSweeper } = await import('../lib/local/charge-sweeper.ts');
+    startChargeSweeper(undefined, undefined, (sweep) => invoke('sweep', sweep));
 
     const [audience] = accepted.audiences;
     const [clientId] = accepted.clientIds;

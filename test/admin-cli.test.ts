@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handler } from '../functions/list-billing-events.ts';
 import { db } from '../lib/db/client.ts';
-import { chargeOperation, refundCharge } from '../lib/db/credits.ts';
+import { chargeOperation, newChargeId, refundRun } from '../lib/db/credits.ts';
 import { getMembership } from '../lib/db/memberships.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
 import { countRoundTrips } from '../lib/db/round-trips.ts';
@@ -34,7 +34,8 @@ async function admin(...args: string[]) {
 async function charge(orgId: string, userId: string, cost: number) {
   const [org, member] = await Promise.all([getOrganization(orgId), getMembership(orgId, userId)]);
   const limits = { org: org!.spending_limit, member: member!.spending_limit };
-  return chargeOperation({ orgId, userId, operation: 'tiktok_profile', network: 'tiktok', cost, limits, now: new Date() });
+  const run = { chargeId: newChargeId(), owner: 'test', sweepAfterMs: Date.now() + 60_000 };
+  return chargeOperation({ orgId, userId, operation: 'tiktok_profile', network: 'tiktok', cost, limits, now: new Date(), run });
 }
 
 /** A working directory whose .local/dev.json describes "the local stack": this test's table and key. */
@@ -99,7 +100,7 @@ describe('org', () => {
   it('show: balance, networks, spending limit and what was spent this month (charges less refunds)', async () => {
     const { orgId, users } = await workspace({ credits: 100, spendingLimit: 80, networks: ['tiktok'] });
     await charge(orgId, users.editor, 7);
-    await refundCharge(await charge(orgId, users.owner, 3), 'test');
+    await refundRun(await charge(orgId, users.owner, 3), 'test');
 
     const shown = await admin('org', 'show', '--org', orgId);
 

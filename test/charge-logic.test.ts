@@ -9,7 +9,7 @@ import { accessRefusal, creditRefusal, type Payer } from '../lib/billing/charge-
 import { chargeCancellation, chargeTransaction } from '../lib/db/credits.ts';
 import type { IdempotencyRecord } from '../lib/db/idempotency.ts';
 import { parseVersion } from '../lib/http/api-version.ts';
-import { answerFromRecord, type Idempotency } from '../lib/social/idempotency.ts';
+import { decide, type Idempotency } from '../lib/social/idempotency.ts';
 import { providerBudgetMs, REFUND_RESERVE_MS } from '../lib/social/provider-call.ts';
 
 const payer = (over: { credits?: number; orgLimit?: number | null; memberLimit?: number | null; role?: string } = {}): Payer => ({
@@ -17,18 +17,28 @@ const payer = (over: { credits?: number; orgLimit?: number | null; memberLimit?:
   member: { role: over.role ?? 'editor', spending_limit: over.memberLimit ?? null },
 });
 const ask = { operation: 'instagram_profile', network: 'instagram', cost: 2 };
-const request = { ...ask, orgId: 'org_a', userId: 'u1', now: new Date('2026-03-15T12:00:00.000Z') };
+const run = { chargeId: 'evt_1', owner: 'attempt-1', sweepAfterMs: Date.parse('2026-03-15T12:01:00.000Z') };
+const request = { ...ask, orgId: 'org_a', userId: 'u1', now: new Date('2026-03-15T12:00:00.000Z'), run };
 const codeOf = (error: Error | null) => (error && 'code' in error ? error.code : (error?.name ?? null));
 
 describe('chargeTransaction', () => {
   const now = new Date('2026-03-31T23:59:59.000Z');
   const items = chargeTransaction(
-    { orgId: 'org_a', userId: 'u1', operation: 'instagram_profile', network: 'instagram', cost: 2, limits: { org: 10, member: null }, now },
+    {
+      orgId: 'org_a',
+      userId: 'u1',
+      operation: 'instagram_profile',
+      network: 'instagram',
+      cost: 2,
+      limits: { org: 10, member: null },
+      now,
+      run,
+    },
     'evt_1',
   );
 
-  it('is five items in a fixed order: balance, membership, two month counters, the event', () => {
-    expect(items.map((item) => Object.keys(item)[0])).toEqual(['Update', 'ConditionCheck', 'Update', 'Update', 'Put']);
+  it('is six items in a fixed order: balance, membership, two month counters, the event, the pending run', () => {
+    expect(items.map((item) => Object.keys(item)[0])).toEqual(['Update', 'ConditionCheck', 'Update', 'Update', 'Put', 'Put']);
     expect(items[0]!.Update!.Key).toEqual({ PK: 'ORG#org_a', SK: 'ORG' });
     expect(items[2]!.Update!.Key).toEqual({ PK: 'ORG#org_a', SK: 'SPEND#2026-03' });
     expect(items[3]!.Update!.Key).toEqual({ PK: 'ORG#org_a', SK: 'SPEND#2026-03#USER#u1' });
@@ -132,33 +142,33 @@ describe('refusals', () => {
   });
 });
 
-describe('answerFromRecord', () => {
+describe('decide (the Idempotency-Key protocol)', () => {
   const idempotency: Idempotency = { key: { PK: 'IDEM#x', SK: 'IDEM' }, requestHash: 'h1', owner: 'me' };
-  const inProgress = (leaseUntilMs: number): IdempotencyRecord => ({
-    state: 'in_progress',
-    requestHash: 'h1',
-    owner: 'other',
-    leaseUntilMs,
+  const charge = { id: 'evt_9', month: '2026-03', cost: 2, operation: 'instagram_profile', userId: 'u1' };
+  const inProgress = (leaseUntilMs: number, withCharge = true) =>
+    ({ state: 'in_progress', requestHash: 'h1', owner: 'other', leaseUntilMs, ...(withCharge ? { charge } : {}) }) as IdempotencyRecord;
+
+  it('charges when there is no record', () => {
+    expect(decide(null, idempotency, 1000)).toEqual({ kind: 'charge' });
   });
 
-  it('goes on when there is no record, or a lease has run out', () => {
-    expect(answerFromRecord(null, idempotency, 1000)).toBeNull();
-    expect(answerFromRecord(inProgress(999), idempotency, 1000)).toBeNull();
+  it("takes over a dead attempt's run (its lease ran out) instead of charging again", () => {
+    expect(decide(inProgress(999), idempotency, 1000)).toMatchObject({ kind: 'takeover', record: { charge } });
   });
 
   it('refuses another body, and a run still in progress with Retry-After', () => {
-    expect(() => answerFromRecord({ ...inProgress(5000), requestHash: 'h2' }, idempotency, 1000)).toThrow(
+    expect(() => decide({ ...inProgress(5000), requestHash: 'h2' }, idempotency, 1000)).toThrow(
       expect.objectContaining({ code: 'idempotency_key_reused', message: 'this Idempotency-Key was used with another operation or body' }),
     );
-    expect(() => answerFromRecord(inProgress(5000), idempotency, 1000)).toThrow(
+    expect(() => decide(inProgress(5000), idempotency, 1000)).toThrow(
       expect.objectContaining({ code: 'idempotency_key_reused', details: { retryAfterSeconds: 1 } }),
     );
   });
 
   it('replays a stored response, and refuses one too large to have been stored', () => {
-    const done: IdempotencyRecord = { state: 'completed', requestHash: 'h1', response: { status: 200, headers: {}, body: { a: 1 } } };
-    expect(answerFromRecord(done, idempotency, 1000)).toEqual({ status: 200, body: { a: 1 } });
-    expect(() => answerFromRecord({ ...done, response: null }, idempotency, 1000)).toThrow(
+    const done = { state: 'completed', requestHash: 'h1', response: { status: 200, headers: {}, body: { a: 1 } } } as IdempotencyRecord;
+    expect(decide(done, idempotency, 1000)).toEqual({ kind: 'replay', replay: { status: 200, body: { a: 1 } } });
+    expect(() => decide({ ...done, response: null } as IdempotencyRecord, idempotency, 1000)).toThrow(
       expect.objectContaining({ code: 'idempotency_key_reused' }),
     );
   });

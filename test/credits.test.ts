@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { db } from '../lib/db/client.ts';
-import { chargeOperation, refundCharge } from '../lib/db/credits.ts';
+import { chargeOperation, newChargeId, refundRun } from '../lib/db/credits.ts';
 import { setMemberSpendingLimit } from '../lib/db/memberships.ts';
 import { grantCredits } from '../lib/db/organizations.ts';
 import { countRoundTrips } from '../lib/db/round-trips.ts';
@@ -46,8 +46,9 @@ describe('GET /organizations/{organization_id}/credits', () => {
       cost: 3,
       limits: { org: 50, member: null },
       now: new Date(),
+      run: { chargeId: newChargeId(), owner: 'test', sweepAfterMs: Date.now() + 60_000 },
     });
-    expect(await refundCharge(refunded, 'the upstream call failed')).toBe(true);
+    expect(await refundRun(refunded, 'the upstream call failed')).toBe('refunded');
     await grantCredits(orgId, 25);
     await setMemberSpendingLimit(orgId, users.editor, 20);
 
@@ -93,6 +94,7 @@ describe('GET /organizations/{organization_id}/credits', () => {
       cost: 1,
       limits: { org: 5, member: null },
       now: new Date('2025-01-31T23:59:59.900Z'),
+      run: { chargeId: newChargeId(), owner: 'test', sweepAfterMs: Date.now() + 60_000 },
     });
 
     const january = await readCreditsOverview({ userId: users.editor }, orgId, new Date('2025-01-15T12:00:00Z'));

@@ -4,6 +4,7 @@ import { createTableInput } from '../lib/db/create-table.ts';
 import {
   billingEventKey,
   billingEventRange,
+  dueBefore,
   memberSpendKey,
   membershipIndexKey,
   membershipKey,
@@ -13,11 +14,16 @@ import {
   orgKey,
   orgMembersIndexQuery,
   orgSpendKey,
+  pendingRunIndexKey,
+  pendingRunKey,
+  pendingRunsPrefix,
   projectSlugKey,
   rateLimitKey,
   resourceKey,
+  SWEEP_SHARDS,
   skillNameKey,
   spendMemberOf,
+  sweepShard,
 } from '../lib/db/keys.ts';
 import { slugify } from '../lib/resources/factory.ts';
 import { isValidSlug } from '../lib/resources/model.ts';
@@ -34,6 +40,32 @@ describe('key builders', () => {
     expect(resourceKey('project', 'p1')).toEqual({ PK: 'PROJECT#p1', SK: 'PROJECT' });
     expect(projectSlugKey('org_a', 'launch')).toEqual({ PK: 'ORG#org_a', SK: 'SLUG#launch' });
     expect(rateLimitKey('u1', 60_000)).toEqual({ PK: 'RATE#u1', SK: 'WINDOW#60000' });
+  });
+
+  it("keep a pending run in its organization's partition, and in a shard of the sweep index sorted by due time", () => {
+    expect(pendingRunKey('org_a', 'evt_1')).toEqual({ PK: 'ORG#org_a', SK: 'PENDING#evt_1' });
+    expect(pendingRunKey('org_a', 'evt_1').SK.startsWith(pendingRunsPrefix('org_a').skPrefix)).toBe(true);
+    expect(pendingRunIndexKey('evt_1', Date.parse('2026-01-01T00:01:00.000Z'))).toEqual({
+      GSI1PK: `SWEEP#${sweepShard('evt_1')}`,
+      GSI1SK: '2026-01-01T00:01:00.000Z#evt_1',
+    });
+  });
+
+  it('spread charges over every shard, each charge always to the same one', () => {
+    const shards = Array.from({ length: 400 }, (_, i) => sweepShard(`evt_${i}`));
+
+    expect(new Set(shards).size).toBe(SWEEP_SHARDS);
+    expect(shards.every((shard) => shard >= 0 && shard < SWEEP_SHARDS)).toBe(true);
+    expect(sweepShard('evt_7')).toBe(shards[7]);
+  });
+
+  it('bound the due runs: due before now, never at or after it', () => {
+    const now = Date.parse('2026-01-01T00:01:00.000Z');
+    const sortKey = (dueMs: number) => pendingRunIndexKey('evt_zzzz', dueMs).GSI1SK;
+
+    expect(sortKey(now - 1) < dueBefore(now)).toBe(true);
+    expect(sortKey(now) < dueBefore(now)).toBe(false);
+    expect(sortKey(now + 1) < dueBefore(now)).toBe(false);
   });
 
   it('compare skill names case- and width-insensitively', () => {

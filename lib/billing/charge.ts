@@ -5,13 +5,12 @@
  */
 
 import type { TransactItem } from '../db/client.ts';
-import { type Charge, ChargeCancelled, chargeOperation, readSpend } from '../db/credits.ts';
+import { ChargeCancelled, type ChargeRequest, chargeOperation, readSpend } from '../db/credits.ts';
 import { spendMonth } from '../db/keys.ts';
+import type { PendingRun } from '../db/pending-runs.ts';
 import { insufficientCredits, type LimitScope, type ServiceError, spendingLimitExceeded } from '../errors.ts';
 import { accessRefusal, type ChargeAsk, creditRefusal, type Payer, type Shortfall } from './charge-rules.ts';
 import { monthPeriod } from './period.ts';
-
-export type { Charge } from '../db/credits.ts';
 
 /** The charge found state other than what was read (a limit changed): read again and decide afresh. */
 export class StaleRead extends Error {
@@ -30,6 +29,8 @@ export interface RunCharge extends ChargeAsk {
   now: Date;
   /** The Idempotency-Key claim, taken in the same transaction as the charge. */
   claim?: TransactItem;
+  /** The run paid for (recorded pending with the charge). */
+  run: ChargeRequest['run'];
   /** No attempt of the charge starts after this instant (epoch ms): a charge that lost to concurrent ones retries until then. */
   retryUntilMs?: number;
 }
@@ -76,7 +77,7 @@ async function shortfallError(shortfall: Shortfall, payer: Payer, request: RunCh
 }
 
 /** Charges one run for `payer` (as read), or throws a 403/402 ServiceError, StaleRead or KeyClaimed. */
-export async function chargeRun(payer: Payer, request: RunCharge): Promise<Charge> {
+export async function chargeRun(payer: Payer, request: RunCharge): Promise<PendingRun> {
   const shortfall = creditRefusal(payer, request.cost);
   if (shortfall) throw await shortfallError(shortfall, payer, request);
   try {
@@ -88,6 +89,7 @@ export async function chargeRun(payer: Payer, request: RunCharge): Promise<Charg
       cost: request.cost,
       limits: { org: payer.org.spending_limit, member: payer.member.spending_limit },
       now: request.now,
+      run: request.run,
       ...(request.claim ? { claim: request.claim } : {}),
       ...(request.retryUntilMs === undefined ? {} : { retryUntilMs: request.retryUntilMs }),
     });

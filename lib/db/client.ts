@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
+import { conflictPauseMs, mayRetryConflict } from './conflict-retry.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -128,3 +130,35 @@ export function cancellationReasons(error: unknown): CancellationReason[] | null
 /** The cancellation code of each transaction item, or null if `error` is not a cancellation. */
 export const cancellationCodes = (error: unknown): (string | undefined)[] | null =>
   cancellationReasons(error)?.map((reason) => reason.Code) ?? null;
+
+/**
+ * Runs a transaction, retrying when it loses to a concurrent one (lib/db/conflict-retry.ts): no
+ * attempt starts after `retryUntilMs` or the request's deadline. `onCancelled` turns the
+ * cancellation reasons into the error to throw at once (a refusal), or null.
+ */
+export async function transact(
+  items: TransactItem[],
+  onCancelled: (reasons: CancellationReason[]) => Error | null,
+  retryUntilMs = Number.POSITIVE_INFINITY,
+): Promise<void> {
+  const untilMs = Math.min(retryUntilMs, requestDeadlineMs());
+  // One token for all attempts: an SDK-level resend of a committed transaction is a no-op.
+  const token = randomUUID();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const refused = reasons ? onCancelled(reasons) : null;
+      if (refused) throw refused;
+      const conflict = reasons?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
+      const pauseMs = conflictPauseMs(attempt);
+      if (!conflict || !mayRetryConflict(attempt, Date.now() + pauseMs, untilMs)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
+
+/** Whether item `index` of a cancelled transaction failed its condition. */
+export const conditionFailed = (reasons: CancellationReason[], index: number): boolean => reasons[index]?.Code === 'ConditionalCheckFailed';

@@ -3,7 +3,10 @@
  * the balance, counts it against the organization's and the member's monthly spend, records the
  * `social_operation.charged` event and (with an Idempotency-Key) claims the key; every rule is a
  * condition inside it, so the balance never goes negative and no limit is exceeded under any
- * concurrency. A refund is the mirror transaction with a `social_operation.refunded` event.
+ * concurrency. The same transaction puts the run's pending record (lib/db/pending-runs.ts), so no
+ * charge exists without one until the run settles. A refund is the mirror transaction with a
+ * `social_operation.refunded` event, and deletes the pending record: whoever refunds (the run
+ * itself or the sweeper), it happens once.
  *
  * DynamoDB conditions cannot do arithmetic, so a limit is checked as `spent <= limit - cost`
  * with `limit` read beforehand; the charge also requires the limit attribute to still hold the
@@ -14,15 +17,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { logError } from '../log.ts';
 import { RUNNER_ROLES } from '../model.ts';
 import { recordCreditsCharged, recordCreditsRefunded, recordRefundFailure } from '../observability/metrics.ts';
 import { billingEventPut, newBillingEvent } from './billing-events.ts';
-import { type CancellationReason, cancellationReasons, db, requestDeadlineMs, type TransactItem, tableName } from './client.ts';
-import { conflictPauseMs, mayRetryConflict } from './conflict-retry.ts';
+import { type CancellationReason, conditionFailed, db, type TransactItem, tableName, transact } from './client.ts';
+import { releaseItem } from './idempotency.ts';
 import { memberSpendKey, membershipKey, orgKey, orgSpendKey, spendMonth } from './keys.ts';
+import { type HeldCharge, type PendingRun, pendingRunDelete, pendingRunPut } from './pending-runs.ts';
 import type { TableKey } from './table.ts';
 
 /** Spend counters are kept for reporting a little over a year after their month. */
@@ -40,9 +44,14 @@ export interface ChargeRequest {
   now: Date;
   /** An extra item that must succeed with the charge (the Idempotency-Key claim). */
   claim?: TransactItem;
+  /** The run this charge pays for: its pending record is put with the charge. */
+  run: { chargeId: string; owner: string; sweepAfterMs: number; idempotencyKey?: TableKey };
   /** No attempt of the charge starts after this instant (epoch ms; lib/db/conflict-retry.ts). */
   retryUntilMs?: number;
 }
+
+/** A new charge id: also the charge event's id and the key of the run's pending record. */
+export const newChargeId = (): string => `evt_${randomUUID()}`;
 
 /** A charge that went through: what a refund needs to undo it exactly. */
 export interface Charge {
@@ -146,10 +155,24 @@ export function chargeTransaction(request: ChargeRequest, eventId: string): Tran
     counterUpdate(orgSpendKey(orgId, month), cost, month, limits.org === null ? null : limits.org - cost),
     counterUpdate(memberSpendKey(orgId, userId, month), cost, month, limits.member === null ? null : limits.member - cost),
     billingEventPut(orgId, event),
+    pendingRunPut(pendingRunOf(request, eventId)),
   ];
   if (request.claim) items.push(request.claim);
   return items;
 }
+
+const pendingRunOf = (request: ChargeRequest, eventId: string): PendingRun => ({
+  orgId: request.orgId,
+  userId: request.userId,
+  operation: request.operation,
+  cost: request.cost,
+  month: spendMonth(request.now),
+  eventId,
+  owner: request.run.owner,
+  chargedAt: request.now.toISOString(),
+  sweepAfterMs: request.run.sweepAfterMs,
+  ...(request.run.idempotencyKey ? { idempotencyKey: request.run.idempotencyKey } : {}),
+});
 
 const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
 const foundItem = (reason: CancellationReason | undefined): Record<string, unknown> | null | undefined => {
@@ -164,7 +187,7 @@ const foundSpent = (reason: CancellationReason | undefined): number | undefined 
 
 /** What a cancelled charge found, from its cancellation reasons (pure). */
 export function chargeCancellation(reasons: CancellationReason[]): ChargeCancelled | null {
-  const [org, member, orgSpend, memberSpend, , claim] = reasons;
+  const [org, member, orgSpend, memberSpend, , , claim] = reasons;
   if (![org, member, orgSpend, memberSpend, claim].some(failed)) return null;
   return new ChargeCancelled({
     org: foundItem(org),
@@ -187,47 +210,12 @@ export async function readSpend(orgId: string, userId: string, month: string): P
   return { org, member };
 }
 
-/**
- * Runs a transaction, retrying when it loses to a concurrent one (lib/db/conflict-retry.ts):
- * no attempt starts after `retryUntilMs` or the request's deadline.
- */
-async function transact(
-  items: TransactItem[],
-  onCancelled: (reasons: CancellationReason[]) => Error | null,
-  retryUntilMs = Number.POSITIVE_INFINITY,
-): Promise<void> {
-  const untilMs = Math.min(retryUntilMs, requestDeadlineMs());
-  // One token for all attempts: an SDK-level resend of a committed transaction is a no-op.
-  const token = randomUUID();
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
-      return;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      const refused = reasons ? onCancelled(reasons) : null;
-      if (refused) throw refused;
-      const conflict = reasons?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
-      const pauseMs = conflictPauseMs(attempt);
-      if (!conflict || !mayRetryConflict(attempt, Date.now() + pauseMs, untilMs)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    }
-  }
-}
-
-/** Charges the cost of one run, or throws ChargeCancelled with what the transaction found. */
-export async function chargeOperation(request: ChargeRequest): Promise<Charge> {
-  const eventId = `evt_${randomUUID()}`;
+/** Charges the cost of one run and records it pending, or throws ChargeCancelled with what the transaction found. */
+export async function chargeOperation(request: ChargeRequest): Promise<PendingRun> {
+  const eventId = request.run.chargeId;
   await transact(chargeTransaction(request, eventId), chargeCancellation, request.retryUntilMs);
   recordCreditsCharged(request.cost);
-  return {
-    orgId: request.orgId,
-    userId: request.userId,
-    operation: request.operation,
-    cost: request.cost,
-    month: spendMonth(request.now),
-    eventId,
-  };
+  return pendingRunOf(request, eventId);
 }
 
 /** Builds the refund transaction (pure): credits back, month counters down, a refund event. */
@@ -256,18 +244,42 @@ export function refundTransaction(charge: Charge, reason: string, now: Date): Tr
 }
 
 /**
- * Gives a charge back. The month counters of the charge's month go down (not the current
- * month's), so a refund across a month boundary frees exactly what the charge took.
- * Never throws: a refund that cannot be written is logged for an operator to replay.
+ * What a refund did: `refunded`; `gone` when the run was no longer held by `run.owner` (or no
+ * longer due, for the sweeper): refunded already, settled, or handed to a retry, so nothing was
+ * written; `failed` when it could not be written (the pending record stays, and the sweeper
+ * refunds the run once it is due).
  */
-export async function refundCharge(charge: Charge, reason: string, now = new Date()): Promise<boolean> {
+export type RefundOutcome = 'refunded' | 'gone' | 'failed';
+
+class RunGone extends Error {}
+class KeyGone extends Error {}
+
+/**
+ * Gives a run's charge back, in one transaction with deleting its pending record (held by
+ * `run.owner`; due by `dueBy` when the sweeper asks) and releasing its Idempotency-Key claim.
+ * The month counters of the charge's month go down (not the current month's), so a refund across
+ * a month boundary frees exactly what the charge took. Never throws.
+ */
+export async function refundRun(run: HeldCharge, reason: string, options: { now?: Date; dueBy?: number } = {}): Promise<RefundOutcome> {
+  const now = options.now ?? new Date();
+  const items = [...refundTransaction(run, reason, now), pendingRunDelete(run, options.dueBy)];
+  const pendingIndex = items.length - 1;
+  if (run.idempotencyKey) items.push(releaseItem(run.idempotencyKey, run.owner));
   try {
-    await transact(refundTransaction(charge, reason, now), () => null);
-    recordCreditsRefunded(charge.cost);
-    return true;
+    await transact(items, (reasons) => {
+      if (conditionFailed(reasons, pendingIndex)) return new RunGone();
+      if (run.idempotencyKey && conditionFailed(reasons, pendingIndex + 1)) return new KeyGone();
+      return null;
+    });
   } catch (error) {
-    logError('REFUND FAILED: credits owed to the organization', error, { charge });
+    if (error instanceof RunGone) return 'gone';
+    // The claim is no longer this run's (it expired after 24 h and the key was used again):
+    // refund without touching it.
+    if (error instanceof KeyGone) return refundRun({ ...run, idempotencyKey: undefined }, reason, options);
+    logError('REFUND FAILED: the sweeper will refund this charge once its run is due', error, { charge: run });
     recordRefundFailure();
-    return false;
+    return 'failed';
   }
+  recordCreditsRefunded(run.cost);
+  return 'refunded';
 }

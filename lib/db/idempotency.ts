@@ -1,15 +1,18 @@
 /**
  * Idempotency-Key records of `POST /social/{operation}`. A record is claimed "in progress" inside
- * the charge transaction (so a key is claimed if and only if the run was charged), completed
- * with the response once the run succeeds, and released if the run is refunded. Records live
- * 24 hours (TTL on `expires_at`, also checked on read since TTL deletion lags).
+ * the charge transaction (so a key is claimed if and only if the run was charged) and names that
+ * charge; it is completed with the response in the transaction that settles the run, and
+ * released in the transaction that refunds it. A retry that finds the claim's lease run out (its
+ * Lambda died mid-call) takes the claim and the pending run over instead of charging again: one
+ * key, at most one charge standing. Records live 24 hours (TTL on `expires_at`, also checked on
+ * read since TTL deletion lags).
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { logError } from '../log.ts';
-import { db, tableName } from './client.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type CancellationReason, conditionFailed, db, type TransactItem, tableName, transact } from './client.ts';
 import { idempotencyRecordKey } from './keys.ts';
+import { pendingRunTransfer } from './pending-runs.ts';
 import type { TableKey } from './table.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -23,9 +26,22 @@ export interface StoredResponse {
   body: unknown;
 }
 
-export type IdempotencyRecord =
-  | { state: 'in_progress'; requestHash: string; owner: string; leaseUntilMs: number }
-  | { state: 'completed'; requestHash: string; response: StoredResponse | null };
+/** The charge a claim was taken with (absent on records written before charges were tracked). */
+export interface ClaimedCharge {
+  id: string;
+  cost: number;
+  month: string;
+}
+
+export type InProgressRecord = {
+  state: 'in_progress';
+  requestHash: string;
+  owner: string;
+  leaseUntilMs: number;
+  charge: ClaimedCharge | undefined;
+};
+
+export type IdempotencyRecord = InProgressRecord | { state: 'completed'; requestHash: string; response: StoredResponse | null };
 
 /** SHA-256 of JSON with object keys sorted at every level: key order does not change a request. */
 export function canonicalHash(value: unknown): string {
@@ -52,7 +68,10 @@ export async function getIdempotencyRecord(key: TableKey, now = Date.now()): Pro
   const { Item: item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   if (!item || Number(item.expires_at) <= Math.floor(now / 1000)) return null;
   if (item.state === 'in_progress') {
-    return { state: 'in_progress', requestHash: item.request_hash, owner: item.owner, leaseUntilMs: Number(item.lease_until_ms) };
+    const charge = item.charge
+      ? { id: String(item.charge.id), cost: Number(item.charge.cost), month: String(item.charge.month) }
+      : undefined;
+    return { state: 'in_progress', requestHash: item.request_hash, owner: item.owner, leaseUntilMs: Number(item.lease_until_ms), charge };
   }
   let response: StoredResponse | null = null;
   if (item.response_gzip) response = JSON.parse(gunzipSync(item.response_gzip as Uint8Array).toString('utf8'));
@@ -61,11 +80,17 @@ export async function getIdempotencyRecord(key: TableKey, now = Date.now()): Pro
 }
 
 /**
- * The transaction item that claims a key for one run. It succeeds when the key is free, has
- * expired, or is held by an in-progress run of the same request whose lease has run out (its
- * Lambda died mid-call); otherwise the charge is cancelled and nothing is spent.
+ * The transaction item that claims a key for one run and names its charge. It succeeds when the
+ * key is free or has expired; otherwise the charge is cancelled and nothing is spent. An
+ * in-progress claim whose lease ran out is taken over by takeOverRun, never by a new charge,
+ * with two exceptions where no charge of it can be standing: a claim written before claims named
+ * their charge, and the claim whose charge takeOverRun found settled or refunded (`replacing`).
  */
-export function claimItem(key: TableKey, input: { requestHash: string; owner: string; nowMs: number; leaseMs: number }) {
+export function claimItem(
+  key: TableKey,
+  input: { requestHash: string; owner: string; nowMs: number; leaseMs: number; charge: ClaimedCharge; replacing?: string },
+): TransactItem {
+  const orphan = input.replacing === undefined ? '' : ' OR #charge.id = :replacing';
   return {
     Put: {
       TableName: tableName(),
@@ -76,23 +101,74 @@ export function claimItem(key: TableKey, input: { requestHash: string; owner: st
         request_hash: input.requestHash,
         owner: input.owner,
         lease_until_ms: input.nowMs + input.leaseMs,
+        charge: input.charge,
         expires_at: Math.floor(input.nowMs / 1000) + IDEMPOTENCY_TTL_SECONDS,
       },
-      ConditionExpression:
-        'attribute_not_exists(PK) OR expires_at <= :now OR (#state = :inProgress AND lease_until_ms < :nowMs AND request_hash = :hash)',
-      ExpressionAttributeNames: { '#state': 'state' },
+      ConditionExpression: `attribute_not_exists(PK) OR expires_at <= :now OR (#state = :inProgress AND lease_until_ms < :nowMs AND request_hash = :hash AND (attribute_not_exists(#charge)${orphan}))`,
+      ExpressionAttributeNames: { '#state': 'state', '#charge': 'charge' },
       ExpressionAttributeValues: {
         ':now': Math.floor(input.nowMs / 1000),
         ':nowMs': input.nowMs,
         ':inProgress': 'in_progress',
         ':hash': input.requestHash,
+        ...(input.replacing === undefined ? {} : { ':replacing': input.replacing }),
       },
     },
   };
 }
 
-/** Stores the response of a completed run for replay (only by the run that holds the claim). */
-export async function completeIdempotencyRecord(key: TableKey, owner: string, response: StoredResponse): Promise<void> {
+/**
+ * What takeOverRun did: `taken` (this attempt now holds the claim and the run); `lost` (the claim
+ * changed since it was read: read again); `orphaned` (the claim is unchanged but its run is gone,
+ * settled or refunded outside the protocol: charge afresh, replacing the claim).
+ */
+export type TakeoverOutcome = 'taken' | 'lost' | 'orphaned';
+
+/**
+ * Hands an in-progress claim whose lease ran out, and the pending run it names, to a new attempt
+ * in one transaction: the dead attempt's charge pays for the retry, which is not charged again.
+ */
+export async function takeOverRun(
+  key: TableKey,
+  record: InProgressRecord & { charge: ClaimedCharge },
+  run: { orgId: string; owner: string; nowMs: number; leaseMs: number; sweepAfterMs: number },
+): Promise<TakeoverOutcome> {
+  const claim: TransactItem = {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET #owner = :to, lease_until_ms = :lease',
+      ConditionExpression:
+        '#state = :inProgress AND #owner = :from AND lease_until_ms < :nowMs AND request_hash = :hash AND expires_at > :now',
+      ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+      ExpressionAttributeValues: {
+        ':inProgress': 'in_progress',
+        ':from': record.owner,
+        ':to': run.owner,
+        ':lease': run.nowMs + run.leaseMs,
+        ':nowMs': run.nowMs,
+        ':now': Math.floor(run.nowMs / 1000),
+        ':hash': record.requestHash,
+      },
+    },
+  };
+  const transfer = pendingRunTransfer({ orgId: run.orgId, eventId: record.charge.id }, record.owner, run.owner, run.sweepAfterMs);
+  let outcome: TakeoverOutcome = 'taken';
+  const settleOutcome = (reasons: CancellationReason[]): Error | null => {
+    if (conditionFailed(reasons, 0)) outcome = 'lost';
+    else if (conditionFailed(reasons, 1)) outcome = reasons[1]?.Item ? 'lost' : 'orphaned';
+    return outcome === 'taken' ? null : new Error(outcome);
+  };
+  try {
+    await transact([claim, transfer], settleOutcome);
+  } catch (error) {
+    if (outcome === 'taken') throw error;
+  }
+  return outcome;
+}
+
+/** The item that stores the response of a completed run (only by the attempt that holds the claim). */
+export function completionItem(key: TableKey, owner: string, response: StoredResponse): TransactItem {
   const json = JSON.stringify(response);
   const values: Record<string, unknown> = { ':done': 'completed', ':owner': owner };
   let set = '#state = :done';
@@ -107,43 +183,33 @@ export async function completeIdempotencyRecord(key: TableKey, owner: string, re
     }
     // Larger still: the record completes without a response, and a retry is told so (409).
   }
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `SET ${set} REMOVE #lease`,
-        ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: {
-          '#state': 'state',
-          '#owner': 'owner',
-          '#lease': 'lease_until_ms',
-          ...(values[':response'] ? { '#response': 'response' } : {}),
-          ...(values[':gzip'] ? { '#gzip': 'response_gzip' } : {}),
-        },
-        ExpressionAttributeValues: values,
-      }),
-    );
-  } catch (error) {
-    // The run succeeded and was charged; failing the response now would make the client retry
-    // and pay twice. Logged; a retry with this key gets 409 until the lease runs out.
-    logError('idempotency record could not be completed', error);
-  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `SET ${set} REMOVE #lease`,
+      ConditionExpression: '#owner = :owner',
+      ExpressionAttributeNames: {
+        '#state': 'state',
+        '#owner': 'owner',
+        '#lease': 'lease_until_ms',
+        ...(values[':response'] ? { '#response': 'response' } : {}),
+        ...(values[':gzip'] ? { '#gzip': 'response_gzip' } : {}),
+      },
+      ExpressionAttributeValues: values,
+    },
+  };
 }
 
-/** Frees the key after a refunded run, so that a retry with it runs again. */
-export async function releaseIdempotencyRecord(key: TableKey, owner: string): Promise<void> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: key,
-        ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': owner },
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') logError('idempotency record could not be released', error);
-  }
+/** The item that frees the key of a refunded run (only the attempt that holds the claim), so that a retry runs again. */
+export function releaseItem(key: TableKey, owner: string): TransactItem {
+  return {
+    Delete: {
+      TableName: tableName(),
+      Key: key,
+      ConditionExpression: '#owner = :owner',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner },
+    },
+  };
 }

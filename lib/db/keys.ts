@@ -12,7 +12,9 @@
  *   ORG#<org>         SPEND#<yyyy-mm>           credits the organization spent in a UTC month (TTL)
  *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month (TTL)
  *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
+ *   ORG#<org>         PENDING#<charge id>       charged run not yet settled or refunded; GSI1 = SWEEP#<shard> / <sweep after>#<charge id>
  */
+import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
 import { type TableKey, table } from './table.ts';
 
@@ -117,3 +119,31 @@ export const idempotencyRecordKey = (orgId: string, userId: string, keyHash: str
   PK: `IDEM#${orgId}#${userId}#${keyHash}`,
   SK: 'IDEM',
 });
+
+/** A charged run that has neither delivered its result nor been refunded (no TTL: never dropped). */
+export const pendingRunKey = (orgId: string, chargeId: string): TableKey => ({
+  PK: `ORG#${orgId}`,
+  SK: `PENDING#${chargeId}`,
+});
+
+export const pendingRunsPrefix = (orgId: string) => ({ PK: `ORG#${orgId}`, skPrefix: 'PENDING#' });
+
+/**
+ * The sweep index (GSI1) spreads pending runs over this many partitions: every paid run writes
+ * and deletes one index entry, more than one partition of an index takes at high rates.
+ */
+export const SWEEP_SHARDS = 16;
+
+/** The shard of a charge: from a hash of its id, so that any run can be found again by its id. */
+export const sweepShard = (chargeId: string): number => createHash('sha256').update(chargeId).digest()[0]! % SWEEP_SHARDS;
+
+export const sweepPartition = (shard: number): string => `SWEEP#${shard}`;
+
+/** Sweep-index keys of a pending run: within its shard, sorted by the time it becomes due. */
+export const pendingRunIndexKey = (chargeId: string, sweepAfterMs: number) => ({
+  GSI1PK: sweepPartition(sweepShard(chargeId)),
+  GSI1SK: `${new Date(sweepAfterMs).toISOString()}#${chargeId}`,
+});
+
+/** Upper bound (exclusive) of the index sort keys of the runs due before `nowMs`. */
+export const dueBefore = (nowMs: number): string => new Date(nowMs).toISOString();

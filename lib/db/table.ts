@@ -9,9 +9,13 @@ export const table = {
   /** Epoch seconds; DynamoDB TTL removes the item some time after it. */
   ttlAttribute: 'expires_at',
   globalSecondaryIndexes: [
-    // Members of an organization (admin listing; never on a request path).
+    // Overloaded, keys by item type (keys.ts): members of an organization (admin listing, never
+    // on a request path), and the sweep index of pending runs (SWEEP#<shard>, sorted by due time).
     { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
   ],
 } as const;
+
+/** The index the charge sweeper queries for overdue pending runs. */
+export const SWEEP_INDEX = table.globalSecondaryIndexes[0].indexName;
 
 export type TableKey = { PK: string; SK: string };

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chargeOperation, refundCharge } from '../db/credits.ts';
+import { chargeOperation, newChargeId, refundRun } from '../db/credits.ts';
 import { addMembership } from '../db/memberships.ts';
 import { createOrganization, getOrganization, grantCredits } from '../db/organizations.ts';
+import { settlePendingRun } from '../db/pending-runs.ts';
 import { createResource, getResource, softDeleteResource } from '../db/resources.ts';
 import type { ResourceKind } from '../model.ts';
 import { buildResource, type NewResource } from '../resources/factory.ts';
@@ -127,15 +128,17 @@ export async function seedDemoWorkspace(): Promise<DemoWorkspace> {
       cost: operation.cost,
       limits: { org: null, member: limits[role] },
       now: daysAgo(days),
+      run: { chargeId: newChargeId(), owner: 'seed', sweepAfterMs: daysAgo(days).getTime() + 60_000 },
     });
   };
-  await run(12, 'editor', 'instagram_profile');
+  // A delivered run settles its pending record; a failed one is refunded (which removes it).
+  await settlePendingRun(await run(12, 'editor', 'instagram_profile'));
   await grantCredits(orgId, 250, daysAgo(6));
   const failed = await run(2, 'owner', 'tiktok_search');
-  if (!(await refundCharge(failed, 'the upstream call failed', new Date(daysAgo(2).getTime() + 2_000)))) {
+  if ((await refundRun(failed, 'the upstream call failed', { now: new Date(daysAgo(2).getTime() + 2_000) })) !== 'refunded') {
     throw new Error('seed: the sample refund could not be written');
   }
-  await run(0.5, 'editor', 'youtube_channel');
+  await settlePendingRun(await run(0.5, 'editor', 'youtube_channel'));
 
   for (const resource of DEMO_RESOURCES) {
     const { project, ...fields } = resource.fields;

@@ -64,3 +64,14 @@ export function recordUnauthorized(reason: string): void {
   metric.addDimension('reason', reason);
   metric.addMetric('Unauthorized', MetricUnit.Count, 1);
 }
+
+/**
+ * One sweep of the charge sweeper: `SweptRefunds` (Count), runs it refunded (each a charge that
+ * would have been lost), and `PendingRunOverdueSeconds` (Seconds), how long past its due time
+ * the oldest run it could not refund is (0 when it left none). Both alarm (infra/sweeper.ts).
+ */
+export function recordSweep(refunded: number, overdueSeconds: number): void {
+  const record = metrics.singleMetric();
+  record.addMetric('SweptRefunds', MetricUnit.Count, refunded);
+  record.addMetric('PendingRunOverdueSeconds', MetricUnit.Seconds, overdueSeconds);
+}

@@ -1,10 +1,18 @@
 /**
  * The Idempotency-Key protocol of a run (docs/social-operations.md): the key is claimed inside
- * the charge transaction, completed with the result, released on a refund. This module holds
+ * the charge transaction, completed with the result, released on a refund, taken over (with
+ * its charge) by a retry when the attempt holding it died. This module holds
  * the decisions; lib/db/idempotency.ts the records.
  */
 import { randomUUID } from 'node:crypto';
-import { canonicalHash, claimItem, type IdempotencyRecord, recordKey } from '../db/idempotency.ts';
+import {
+  type ClaimedCharge,
+  canonicalHash,
+  claimItem,
+  type IdempotencyRecord,
+  type InProgressRecord,
+  recordKey,
+} from '../db/idempotency.ts';
 import type { TableKey } from '../db/table.ts';
 import { idempotencyKeyInProgress, idempotencyKeyReused, idempotencyResponseTooLarge } from '../errors.ts';
 
@@ -27,27 +35,41 @@ export interface Replay {
   body: unknown;
 }
 
+/** What an existing record means for this request. */
+export type Decision =
+  | { kind: 'charge'; replacing?: string }
+  | { kind: 'replay'; replay: Replay }
+  | { kind: 'takeover'; record: InProgressRecord & { charge: ClaimedCharge } };
+
 /**
- * What an existing record means for this request (pure): nothing (go on and charge), a replay
- * of the first response, or a 409.
+ * What an existing record means for this request (pure): charge (no record, or one no charge of
+ * which can be standing), replay the first response, take over a run whose attempt died
+ * mid-call (its lease ran out), or a 409. `orphaned`: the charge of a claim that takeOverRun
+ * found without its run; that claim is replaced by a new charge.
  */
-export function answerFromRecord(record: IdempotencyRecord | null, idempotency: Idempotency, nowMs: number): Replay | null {
-  if (!record) return null;
+export function decide(record: IdempotencyRecord | null, idempotency: Idempotency, nowMs: number, orphaned?: string): Decision {
+  if (!record) return { kind: 'charge' };
   if (record.requestHash !== idempotency.requestHash) throw idempotencyKeyReused();
   if (record.state === 'in_progress') {
-    // A run whose lease has run out died mid-call: the claim lets this request take over.
-    if (record.leaseUntilMs < nowMs) return null;
-    throw idempotencyKeyInProgress();
+    if (record.leaseUntilMs >= nowMs) throw idempotencyKeyInProgress();
+    if (!record.charge) return { kind: 'charge' };
+    if (record.charge.id === orphaned) return { kind: 'charge', replacing: orphaned };
+    return { kind: 'takeover', record: { ...record, charge: record.charge } };
   }
   if (!record.response) throw idempotencyResponseTooLarge();
-  return { status: record.response.status, body: record.response.body };
+  return { kind: 'replay', replay: { status: record.response.status, body: record.response.body } };
 }
 
-/** The claim item that joins the charge transaction; its lease outlives the provider call. */
-export const claimFor = (idempotency: Idempotency, nowMs: number, providerTimeoutMs: number) =>
+/** How long a claim protects its run from a takeover: past the longest a run can live. */
+export const leaseMs = (providerTimeoutMs: number): number => providerTimeoutMs + 30_000;
+
+/** The claim item that joins the charge transaction and names the charge. */
+export const claimFor = (idempotency: Idempotency, nowMs: number, providerTimeoutMs: number, charge: ClaimedCharge, replacing?: string) =>
   claimItem(idempotency.key, {
     requestHash: idempotency.requestHash,
     owner: idempotency.owner,
     nowMs,
-    leaseMs: providerTimeoutMs + 30_000,
+    leaseMs: leaseMs(providerTimeoutMs),
+    charge,
+    ...(replacing === undefined ? {} : { replacing }),
   });

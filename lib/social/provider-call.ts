@@ -17,6 +17,13 @@ export const REFUND_RESERVE_MS = 3_000;
 export const providerBudgetMs = (timeoutMs: number, nowMs: number, deadlineMs: number): number =>
   Math.max(0, Math.min(timeoutMs, deadlineMs - nowMs - REFUND_RESERVE_MS));
 
+/**
+ * When a run started at `nowMs` has ended at the latest: its function's deadline (the function
+ * is stopped then); without one (a direct call), the provider timeout plus the refund reserve.
+ */
+export const runEndsByMs = (timeoutMs: number, nowMs: number, deadlineMs: number): number =>
+  Number.isFinite(deadlineMs) ? deadlineMs : nowMs + timeoutMs + REFUND_RESERVE_MS;
+
 export async function callProvider(
   provider: SocialProvider,
   operation: OperationDefinition,

@@ -1,27 +1,35 @@
 /**
  * Running one social operation, as named steps: find and validate → read → access and
- * idempotency → charge (atomically with its billing event and the key's claim) → the provider
- * under its deadline → settle (deliver and complete the key) or refund (and release the key).
- * Plain arguments in, a plain result out: the HTTP handler and the MCP tool both call it.
+ * idempotency → charge (atomically with its billing event, the run's pending record and the
+ * key's claim) or take over a dead attempt's run → the provider under its deadline → settle
+ * (deliver, and remove the pending record in the write that completes the key) or refund (in the
+ * transaction that removes the pending record and releases the key). Plain arguments in, a plain
+ * result out: the HTTP handler and the MCP tool both call it. A run that dies on the way leaves
+ * its pending record, which the sweeper refunds (docs/charges.md).
  *
  * DynamoDB round trips before the provider call: (1) the organization, the membership and the
  * idempotency record, in parallel (with the caller's rate-limit counter when called over HTTP);
- * (2) the charge transaction.
+ * (2) the charge transaction (or the takeover transaction). After it: one, the balance read
+ * alongside the settle write.
  */
-import { type Charge, chargeRun, StaleRead } from '../billing/charge.ts';
+import { randomUUID } from 'node:crypto';
+import { chargeRun, KeyClaimed, StaleRead } from '../billing/charge.ts';
 import { accessRefusal, type Payer } from '../billing/charge-rules.ts';
+import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
-import { refundCharge } from '../db/credits.ts';
-import { completeIdempotencyRecord, getIdempotencyRecord, releaseIdempotencyRecord } from '../db/idempotency.ts';
+import { newChargeId, refundRun } from '../db/credits.ts';
+import { completionItem, getIdempotencyRecord, takeOverRun } from '../db/idempotency.ts';
+import { spendMonth } from '../db/keys.ts';
 import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
+import { type HeldCharge, settlePendingRun } from '../db/pending-runs.ts';
 import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRefundPending } from '../errors.ts';
-import { logError, logKeys } from '../log.ts';
+import { logError, logger, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
-import { answerFromRecord, claimFor, type Idempotency, idempotencyOf } from './idempotency.ts';
+import { claimFor, type Decision, decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
 import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
-import { callProvider, providerBudgetMs, REFUND_RESERVE_MS } from './provider-call.ts';
+import { callProvider, providerBudgetMs, REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
 import { socialProvider } from './providers/index.ts';
 import { type SocialProvider, UpstreamNotFoundError } from './providers/types.ts';
 
@@ -60,34 +68,62 @@ export async function runSocialOperation(request: RunRequest): Promise<RunResult
   const idempotency = request.idempotencyKey
     ? idempotencyOf(request.orgId, request.caller.userId, request.idempotencyKey, operation.name, input)
     : undefined;
+  const deadlineMs = request.deadlineMs ?? Number.POSITIVE_INFINITY;
 
-  const charged = await charge(request, operation, provider, idempotency, now);
-  if ('replay' in charged) {
+  const paid = await pay(request, operation, provider, idempotency, deadlineMs, now);
+  if ('replay' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, replayed: true });
-    return { output: charged.replay.body, charged: 0, remaining: undefined, replayed: true };
+    return { output: paid.replay.body, charged: 0, remaining: undefined, replayed: true };
   }
-  logKeys({ credits_charged: charged.charge.cost, credits_refunded: 0 });
+  logKeys({ credits_charged: paid.run.cost, credits_refunded: 0 });
 
-  const budgetMs = providerBudgetMs(socialConfig().providerTimeoutMs, now(), request.deadlineMs ?? Number.POSITIVE_INFINITY);
+  const budgetMs = providerBudgetMs(socialConfig().providerTimeoutMs, now(), deadlineMs);
   let output: unknown;
   try {
     output = await callProvider(provider, operation, input, budgetMs);
   } catch (error) {
-    throw await refundAfterFailure(charged.charge, error, idempotency);
+    throw await refundAfterFailure(paid.run, error);
   }
-  return settle(charged.charge, output, idempotency);
+  return settle(paid.run, output, idempotency);
 }
 
-/** Steps 2-4: read, check access, replay or charge; re-read when the charge found a stale limit. */
-async function charge(
+/** One attempt at a run: who pays, who holds the run, and when the sweeper may refund it. */
+interface Attempt {
+  orgId: string;
+  userId: string;
+  operation: OperationDefinition;
+  owner: string;
+  nowMs: number;
+  sweepAfterMs: number;
+  providerTimeoutMs: number;
+  idempotency: Idempotency | undefined;
+  /** No attempt of the charge transaction starts after this instant (chargeRetryUntilMs). */
+  retryUntilMs: number;
+}
+
+/** The takeover found the claim's run gone (settled or refunded outside the protocol): charge afresh. */
+class RunOrphaned extends StaleRead {
+  constructor(readonly chargeId: string) {
+    super(`the run of charge ${chargeId} is gone while its Idempotency-Key claim remains`);
+  }
+}
+
+/**
+ * Steps 2-4: read, check access, then replay, take over a dead attempt's run (already paid
+ * for), or charge; re-read when the charge found a stale limit or the key changed hands.
+ */
+async function pay(
   request: RunRequest,
   operation: OperationDefinition,
   provider: SocialProvider,
   idempotency: Idempotency | undefined,
+  deadlineMs: number,
   now: () => number,
-): Promise<{ charge: Charge } | { replay: { body: unknown } }> {
+): Promise<{ run: HeldCharge } | { replay: { body: unknown } }> {
   const { orgId, caller } = request;
+  const { providerTimeoutMs } = socialConfig();
   const ask = { operation: operation.name, network: operation.network, cost: operation.cost };
+  const owner = idempotency?.owner ?? randomUUID();
   const read = () =>
     Promise.all([
       getOrganization(orgId),
@@ -95,30 +131,35 @@ async function charge(
       idempotency ? getIdempotencyRecord(idempotency.key, now()) : Promise.resolve(null),
     ]);
   let [org, membership, record] = await read();
-  for (let attempt = 1; ; attempt += 1) {
+  let orphaned: string | undefined;
+  for (let retry = 1; ; retry += 1) {
     const refused = accessRefusal(org, membership, ask);
     if (refused) throw refused;
     // The organization's networks were checked by accessRefusal: what remains is the provider.
     if (!isEnabled(operation, org!.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
-    const replay = idempotency ? answerFromRecord(record, idempotency, now()) : null;
-    if (replay) return { replay };
-    const payer: Payer = { org: org!, member: membership! };
+    const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
+    if (decision.kind === 'replay') return { replay: decision.replay };
+    const nowMs = now();
+    const sweepAfter = sweepAfterMs(runEndsByMs(providerTimeoutMs, nowMs, deadlineMs));
+    const attempt: Attempt = {
+      orgId,
+      userId: caller.userId,
+      operation,
+      owner,
+      nowMs,
+      sweepAfterMs: sweepAfter,
+      providerTimeoutMs,
+      idempotency,
+      retryUntilMs: chargeRetryUntilMs(deadlineMs),
+    };
     try {
-      const claim = idempotency ? claimFor(idempotency, now(), socialConfig().providerTimeoutMs) : undefined;
-      return {
-        charge: await chargeRun(payer, {
-          ...ask,
-          orgId,
-          userId: caller.userId,
-          now: new Date(now()),
-          retryUntilMs: chargeRetryUntilMs(request.deadlineMs),
-          ...(claim ? { claim } : {}),
-        }),
-      };
+      if (decision.kind === 'takeover') return { run: await takeOver(attempt, decision.record) };
+      return { run: await chargeAnew(attempt, { org: org!, member: membership! }, decision.replacing) };
     } catch (error) {
-      // A limit changed, or a concurrent request with the same key won the claim: read again
-      // and decide afresh (the second case ends in a replay or a 409).
-      if (!(error instanceof StaleRead) || attempt >= STALE_RETRIES) throw error;
+      // A limit changed, or a concurrent request with the same key won the claim or the
+      // takeover: read again and decide afresh (the second case ends in a replay or a 409).
+      if (!(error instanceof StaleRead) || retry >= STALE_RETRIES) throw error;
+      if (error instanceof RunOrphaned) orphaned = error.chargeId;
       [org, membership, record] = await read();
     }
   }
@@ -129,39 +170,92 @@ async function charge(
  * only while the provider call would still get its whole timeout and the refund its reserve
  * after it; past that, the run fails unpaid rather than paid with too little time to deliver.
  */
-const chargeRetryUntilMs = (deadlineMs: number | undefined): number =>
-  (deadlineMs ?? Number.POSITIVE_INFINITY) - socialConfig().providerTimeoutMs - REFUND_RESERVE_MS;
+const chargeRetryUntilMs = (deadlineMs: number): number => deadlineMs - socialConfig().providerTimeoutMs - REFUND_RESERVE_MS;
 
-/** The provider failed: refund the charge and release the key, then say which happened. */
-async function refundAfterFailure(charge: Charge, error: unknown, idempotency: Idempotency | undefined): Promise<Error> {
+/** Charges the run, recording it pending and (with a key) claiming the key, in one transaction. */
+async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | undefined): Promise<HeldCharge> {
+  const { operation, idempotency, nowMs } = attempt;
+  const chargeId = newChargeId();
+  const claimed = { id: chargeId, cost: operation.cost, month: spendMonth(new Date(nowMs)) };
+  const claim = idempotency ? claimFor(idempotency, nowMs, attempt.providerTimeoutMs, claimed, replacing) : undefined;
+  return chargeRun(payer, {
+    operation: operation.name,
+    network: operation.network,
+    cost: operation.cost,
+    orgId: attempt.orgId,
+    userId: attempt.userId,
+    now: new Date(nowMs),
+    run: {
+      chargeId,
+      owner: attempt.owner,
+      sweepAfterMs: attempt.sweepAfterMs,
+      ...(idempotency ? { idempotencyKey: idempotency.key } : {}),
+    },
+    retryUntilMs: attempt.retryUntilMs,
+    ...(claim ? { claim } : {}),
+  });
+}
+
+/** Takes the claim and the pending run of an attempt that died mid-call: its charge pays for this one. */
+async function takeOver(attempt: Attempt, record: Extract<Decision, { kind: 'takeover' }>['record']): Promise<HeldCharge> {
+  const key = attempt.idempotency!.key;
+  const { charge } = record;
+  const outcome = await takeOverRun(key, record, {
+    orgId: attempt.orgId,
+    owner: attempt.owner,
+    nowMs: attempt.nowMs,
+    leaseMs: leaseMs(attempt.providerTimeoutMs),
+    sweepAfterMs: attempt.sweepAfterMs,
+  });
+  if (outcome === 'orphaned') throw new RunOrphaned(charge.id);
+  if (outcome === 'lost') throw new KeyClaimed('the Idempotency-Key was taken over concurrently');
+  logger.info('took over the run of an attempt that died mid-call', { charge: charge.id });
+  return {
+    orgId: attempt.orgId,
+    userId: attempt.userId,
+    operation: attempt.operation.name,
+    cost: charge.cost,
+    month: charge.month,
+    eventId: charge.id,
+    owner: attempt.owner,
+    idempotencyKey: key,
+  };
+}
+
+/**
+ * The provider failed: refund the charge (releasing the key in the same transaction), then say
+ * which happened. A refund that cannot be written now is left to the sweeper.
+ */
+async function refundAfterFailure(run: HeldCharge, error: unknown): Promise<Error> {
   const notFoundUpstreamToo = error instanceof UpstreamNotFoundError;
-  logError('social operation failed upstream; refunding', error, { operation: charge.operation });
-  const [refunded] = await Promise.all([
-    refundCharge(charge, notFoundUpstreamToo ? 'not found upstream' : 'the upstream call failed'),
-    idempotency ? releaseIdempotencyRecord(idempotency.key, idempotency.owner) : Promise.resolve(),
-  ]);
+  logError('social operation failed upstream; refunding', error, { operation: run.operation });
+  const outcome = await refundRun(run, notFoundUpstreamToo ? 'not found upstream' : 'the upstream call failed');
   // A refund still owed is named as such on the request line, next to the charge.
-  logKeys(refunded ? { credits_refunded: charge.cost } : { credits_refund_pending: charge.cost });
-  if (!refunded) return upstreamFailedRefundPending();
+  logKeys(outcome === 'failed' ? { credits_refund_pending: run.cost } : { credits_refunded: run.cost });
+  if (outcome === 'failed') return upstreamFailedRefundPending();
+  if (outcome === 'gone') {
+    // This attempt outlived its deadline and the sweeper refunded the run, or a retry with the
+    // key took it over and settles it: either way nobody pays for this failure.
+    logger.warn('the run to refund is no longer held by this attempt', { charge: run.eventId });
+  }
   return notFoundUpstreamToo ? notFoundUpstream(error.message) : upstreamFailed();
 }
 
 /**
- * The run is paid for and its output in hand: deliver it. A failed balance read only costs the
- * `remaining` figure, never the answer (an error here would make the client pay again).
+ * The run is paid for and its output in hand: settle it (one write, alongside the balance read)
+ * and deliver. A failed balance read only costs the `remaining` figure, never the answer (an
+ * error here would make the client pay again).
  */
-async function settle(charge: Charge, output: unknown, idempotency: Idempotency | undefined): Promise<RunResult> {
+async function settle(run: HeldCharge, output: unknown, idempotency: Idempotency | undefined): Promise<RunResult> {
   const [remaining] = await Promise.all([
-    getOrganization(charge.orgId).then(
+    getOrganization(run.orgId).then(
       (after) => after?.credits,
       (error: unknown) => {
         logError('balance after a successful run could not be read; Credits-Remaining omitted', error);
         return undefined;
       },
     ),
-    idempotency
-      ? completeIdempotencyRecord(idempotency.key, idempotency.owner, { status: 200, headers: {}, body: output })
-      : Promise.resolve(),
+    settlePendingRun(run, idempotency ? completionItem(idempotency.key, run.owner, { status: 200, headers: {}, body: output }) : undefined),
   ]);
-  return { output, charged: charge.cost, remaining, replayed: false };
+  return { output, charged: run.cost, remaining, replayed: false };
 }

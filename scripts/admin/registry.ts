@@ -9,6 +9,7 @@ export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
   member: async () => (await import('./member.ts')).group,
   credits: async () => (await import('./credits.ts')).group,
   events: async () => (await import('./events.ts')).group,
+  charges: async () => (await import('./charges.ts')).group,
   token: async () => (await import('./token.ts')).group,
   create: async () => (await import('./resources.ts')).createGroup,
   delete: async () => (await import('./resources.ts')).deleteGroup,

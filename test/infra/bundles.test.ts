@@ -1,5 +1,5 @@
 /**
- * Every route's function, bundled exactly as the stack deploys it (infra/bundling.ts): the AWS
+ * Every route's function (and the charge sweeper's), bundled exactly as the stack deploys it (infra/bundling.ts): the AWS
  * SDK is inside, nothing but Node built-ins is left to resolve at run time, a function carries
  * no code of another feature, and the bundle loads in a fresh `node` with a Lambda-like
  * environment. Sizes and load times are `npm run bundle:report`'s business, not a test's.
@@ -12,21 +12,28 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Bundle, bundle } from '../../infra/bundle.ts';
+import { SWEEPER_ENTRY } from '../../infra/sweeper.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 
 const outDir = mkdtempSync(join(tmpdir(), 'bundles-test-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
+// Every route's function, and the charge sweeper (scheduled, not a route).
+const functions: { name: string; path: string; entry: string; tableActions: readonly string[] }[] = [
+  ...routes,
+  // Its table actions are the sweeper role's (infra/sweeper.ts): it bundles the AWS SDK.
+  { name: 'SweepCharges', path: '(schedule)', entry: SWEEPER_ENTRY, tableActions: ['dynamodb:Query'] },
+];
 const built = new Map<string, Bundle>();
-for (const [i, route] of routes.entries()) {
-  built.set(route.name, await bundle(resolve(route.entry), join(outDir, String(i)), { tracer: false }));
+for (const [i, fn] of functions.entries()) {
+  built.set(fn.name, await bundle(resolve(fn.entry), join(outDir, String(i)), { tracer: false }));
 }
 const inputs = (name: string) => Object.keys(built.get(name)!.inputs);
 /** The social routes and the MCP route, whose tools are the social operations. */
-const runsSocialOperations = (route: Route) => route.path.startsWith('/social') || route.path === '/mcp';
+const runsSocialOperations = (route: Pick<Route, 'path'>) => route.path.startsWith('/social') || route.path === '/mcp';
 
-describe.each(routes.map((route) => [route.name, route] as const))('%s', (name, route) => {
+describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route) => {
   it('bundles the AWS SDK and leaves only Node built-ins external', () => {
     const builtins = new Set([...builtinModules, ...builtinModules.map((module) => `node:${module}`)]);
 

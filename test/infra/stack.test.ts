@@ -13,7 +13,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_TIMEOUT_SECONDS, PROVIDER_TIMEOUT_MAX_MS, WorkspaceServiceStack } from '../../infra/stack.ts';
-import { table as tableDefinition } from '../../lib/db/table.ts';
+import { SWEEP_INDEX, table as tableDefinition } from '../../lib/db/table.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { actionsOf, allStatements, functionOf, ofType, resource, type Statement, statementsOf, wildcardDynamoActions } from './template.ts';
 
@@ -41,6 +41,9 @@ const TEST_ONLY = { summary: 'test only', description: 'test only', tag: 'test',
 const { template, nagReport } = synth(routes);
 const tableId = ofType(template, 'AWS::DynamoDB::Table')[0]![0];
 const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+const sweeperId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/sweep-charges.ts)'),
+)![0];
 const dynamoStatements = (functionId: string) =>
   statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
 
@@ -66,8 +69,11 @@ describe('routes and functions', () => {
     expect(FUNCTION_TIMEOUT_SECONDS).toBeLessThan(30);
     expect(providerMax).toBe(PROVIDER_TIMEOUT_MAX_MS);
     expect(FUNCTION_TIMEOUT_SECONDS * 1000 - providerMax).toBeGreaterThanOrEqual(5000);
-    for (const [, fn] of ofType(template, 'AWS::Lambda::Function')) {
-      expect(fn.Properties).toMatchObject({ Timeout: FUNCTION_TIMEOUT_SECONDS, MemorySize: 1024 });
+    for (const route of routes) {
+      expect(resource(template, functionOf(template, route)).Properties).toMatchObject({
+        Timeout: FUNCTION_TIMEOUT_SECONDS,
+        MemorySize: 1024,
+      });
     }
     for (const [, integration] of ofType(template, 'AWS::ApiGatewayV2::Integration')) {
       expect(integration.Properties.TimeoutInMillis ?? 30_000).toBeGreaterThan(FUNCTION_TIMEOUT_SECONDS * 1000);
@@ -86,12 +92,12 @@ describe('routes and functions', () => {
     template.hasParameter('LogLevel', { Type: 'String', Default: 'INFO', AllowedValues: ['DEBUG', 'INFO'] });
   });
 
-  it('has one function and one API route per route of the table, and no others', () => {
+  it('has one function and one API route per route of the table, and no others but the charge sweeper', () => {
     const invoked = new Set(routes.map((route) => functionOf(template, route)));
 
     expect(invoked.size).toBe(routes.length);
-    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(expect.arrayContaining([...invoked]));
-    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length);
+    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(expect.arrayContaining([...invoked, sweeperId]));
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 1);
     expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
   });
 
@@ -290,7 +296,10 @@ describe('identity providers and CORS', () => {
         AssertDescription: 'Set JwtAudience (ID tokens), JwtClientIds (access tokens), or both',
       },
     ]);
-    for (const [, fn] of ofType(template, 'AWS::Lambda::Function')) {
+    // Every route's function (the scheduled sweeper verifies no token).
+    for (const [, fn] of ofType(template, 'AWS::Lambda::Function').filter(
+      ([, candidate]) => candidate.Properties.Environment.Variables.JWT_ISSUER,
+    )) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         JWT_AUDIENCE: { Ref: 'JwtAudience' },
         JWT_CLIENT_IDS: { Ref: 'JwtClientIds' },
@@ -379,7 +388,8 @@ describe('the API', () => {
   it('keeps every log group for the retention the operator chose', () => {
     const groups = ofType(template, 'AWS::Logs::LogGroup');
 
-    expect(groups).toHaveLength(routes.length + 1);
+    // One per function (the routes' and the sweeper's) and the API's access log.
+    expect(groups).toHaveLength(routes.length + 2);
     for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
@@ -494,7 +504,9 @@ describe('alarms', () => {
   });
 
   it('notifies the alarm topic when an alarm fires and when it clears', () => {
-    expect(alarms.length).toBe(1 + 2 * routes.length + 1 + 4);
+    // 5xx rate, errors and throttles of each function (the sweeper's too), DynamoDB throttles,
+    // refund failures, provider failure rate, 401 and 429 spikes, the sweeper's three.
+    expect(alarms.length).toBe(1 + 2 * (routes.length + 1) + 1 + 4 + 3);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
@@ -533,6 +545,85 @@ describe('the dashboard', () => {
   ])('graphs %s', (title, parts) => {
     const metrics = graph(title);
     for (const part of parts) expect(metrics).toContain(part);
+  });
+});
+
+describe('the charge sweeper', () => {
+  const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+  const sweeperAlarm = (metricName: string) => alarms.filter((alarm) => alarm.MetricName === metricName);
+
+  it('is invoked by an EventBridge rule every minute, and a failed sweep is not retried on top of the next one', () => {
+    const rules = ofType(template, 'AWS::Events::Rule');
+
+    expect(rules).toHaveLength(1);
+    expect(rules[0]![1].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [{ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] } }],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [sweeperId, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': [rules[0]![0], 'Arn'] },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: sweeperId },
+      MaximumRetryAttempts: 0,
+    });
+    expect(resource(template, sweeperId).Properties).toMatchObject({ Handler: 'index.handler', Runtime: 'nodejs22.x', Timeout: 50 });
+  });
+
+  it('may query the sweep index and refund (update, put, delete) on the table, and nothing else', () => {
+    const statements = dynamoStatements(sweeperId);
+
+    expect(statements.map((statement) => [statement.Action, statement.Resource])).toEqual([
+      [['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], tableArn],
+      ['dynamodb:Query', { 'Fn::Join': ['', [tableArn, `/index/${SWEEP_INDEX}`]] }],
+    ]);
+    const logGroup = resource(template, sweeperId).Properties.LoggingConfig.LogGroup;
+    const others = statementsOf(template, sweeperId).filter(
+      (statement) => !actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(others).toEqual([
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup.Ref, 'Arn'] } },
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+    ]);
+  });
+
+  it('gets the table and the telemetry settings, nothing of the API (no JWT, no provider)', () => {
+    const variables = resource(template, sweeperId).Properties.Environment.Variables;
+
+    expect(Object.keys(variables).sort()).toEqual([
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
+    expect(variables.TABLE_NAME).toEqual({ Ref: tableId });
+  });
+
+  it('alarms when charges were swept, when a run stays pending past a sweep, when the sweeper fails, and when it stops running', () => {
+    const onSweeper = (metricName: string) =>
+      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${sweeperId}"`));
+
+    expect(sweeperAlarm('SweptRefunds')).toEqual([
+      expect.objectContaining({
+        Namespace: 'WorkspaceService',
+        Dimensions: [{ Name: 'service', Value: 'workspace-service' }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      }),
+    ]);
+    expect(sweeperAlarm('PendingRunOverdueSeconds')).toEqual([
+      expect.objectContaining({ Statistic: 'Maximum', Threshold: 60, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }),
+    ]);
+    expect(onSweeper('Invocations')).toEqual([
+      expect.objectContaining({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching' }),
+    ]);
+    expect(onSweeper('Errors')).toHaveLength(1);
+    expect(onSweeper('Throttles')).toHaveLength(1);
   });
 });
 

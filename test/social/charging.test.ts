@@ -149,8 +149,8 @@ describe('charging under concurrency (DynamoDB Local)', () => {
 
   it("a refund after the month turned gives back the charge month's spend, not the new month's", async () => {
     const { orgId, users } = await workspace({ credits: 10, spendingLimit: 5 });
-    const { chargeOperation, refundCharge } = await import('../../lib/db/credits.ts');
-    const charge = await chargeOperation({
+    const { chargeOperation, newChargeId, refundRun } = await import('../../lib/db/credits.ts');
+    const run = await chargeOperation({
       orgId,
       userId: users.editor,
       operation: 'instagram_profile',
@@ -158,8 +158,9 @@ describe('charging under concurrency (DynamoDB Local)', () => {
       cost: 1,
       limits: { org: 5, member: null },
       now: new Date('2025-01-31T23:59:59.900Z'),
+      run: { chargeId: newChargeId(), owner: 'attempt-1', sweepAfterMs: Date.parse('2025-02-01T00:01:00Z') },
     });
-    expect(await refundCharge(charge, 'the upstream call failed', new Date('2025-02-01T00:00:00.100Z'))).toBe(true);
+    expect(await refundRun(run, 'the upstream call failed', { now: new Date('2025-02-01T00:00:00.100Z') })).toBe('refunded');
     expect(await spent(orgSpendKey(orgId, '2025-01'))).toBe(0);
     expect(await spent(memberSpendKey(orgId, users.editor, '2025-01'))).toBe(0);
     expect(await spent(orgSpendKey(orgId, '2025-02'))).toBe(0);

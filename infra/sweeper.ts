@@ -1,0 +1,104 @@
+/**
+ * The charge sweeper deployed (docs/charges.md): a function that EventBridge invokes every
+ * minute to refund the charges of runs that can no longer finish (lib/billing/sweeper.ts), with
+ * its own role (exactly what a sweep does to the table), its own log group, and its alarms.
+ */
+import { Duration, type Stack } from 'aws-cdk-lib';
+import { ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { DEFAULTS, SERVICE_NAME } from '../lib/config.ts';
+import { SWEEP_INDEX } from '../lib/db/table.ts';
+import { type Alarms, PERIOD } from './alarms.ts';
+import { bundledFunction, functionRole } from './function.ts';
+
+/** The sweeper function's module (bundled like the routes'; the bundle tests and report build it too). */
+export const SWEEPER_ENTRY = 'functions/sweep-charges.ts';
+
+/** How often the sweeper runs; a run is refunded at most this long after it became due. */
+export const SWEEP_INTERVAL = Duration.seconds(DEFAULTS.sweepIntervalSeconds);
+/** Room for a long sweep (it stops starting refunds 10 s before this); runs may overlap safely. */
+export const SWEEPER_TIMEOUT = Duration.seconds(50);
+
+/**
+ * What a sweep does to the table: Query the sweep index; per refund one transaction of
+ * UpdateItem (balance, month counters), PutItem (the refund event) and DeleteItem (the pending
+ * record, the Idempotency-Key claim). Nothing else: no GetItem, no Scan, no other index.
+ */
+export const SWEEPER_TABLE_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'] as const;
+
+export interface ChargeSweeperProps {
+  table: Table;
+  environment: Record<string, string>;
+  retention: RetentionDays;
+  tracer: boolean;
+}
+
+export class ChargeSweeper extends Construct {
+  readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: ChargeSweeperProps) {
+    super(scope, id);
+    const stack = scope as Stack;
+    // In the stack's scope, so that its ids read like the route functions' (SweepCharges, SweepChargesRole).
+    const { role, logGroup } = functionRole(stack, 'SweepCharges', props.retention);
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: [...SWEEPER_TABLE_ACTIONS], resources: [props.table.tableArn] }));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/${SWEEP_INDEX}`] }),
+    );
+    this.fn = bundledFunction(stack, 'SweepCharges', {
+      description: `Refunds the charges of runs that can no longer finish (${SWEEPER_ENTRY})`,
+      entry: SWEEPER_ENTRY,
+      timeout: SWEEPER_TIMEOUT,
+      role,
+      logGroup,
+      environment: props.environment,
+      tracer: props.tracer,
+      // The next scheduled run is the retry: a failed sweep is not run again on top of it.
+      retryAttempts: 0,
+    });
+    new Rule(this, 'Schedule', {
+      description: 'Runs the charge sweeper',
+      schedule: Schedule.rate(SWEEP_INTERVAL),
+      targets: [new LambdaFunction(this.fn)],
+    });
+  }
+
+  /**
+   * Alarms beside the function's errors and throttles (which the stack's Alarms add for every
+   * function; a sweep whose refunds fail ends in an error): charges were swept (each one a run
+   * that crashed, timed out or could not write its refund), a run stayed pending past a sweep,
+   * and the schedule stopped invoking the sweeper.
+   */
+  addAlarms(alarms: Alarms): void {
+    const sweepMetric = (metricName: string, statistic: string) =>
+      new Metric({ namespace: 'WorkspaceService', metricName, dimensionsMap: { service: SERVICE_NAME }, period: PERIOD, statistic });
+    alarms.add('ChargesSwept', {
+      metric: sweepMetric('SweptRefunds', 'Sum'),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description:
+        'The sweeper refunded at least one charge in 5 minutes: a paid run crashed, timed out or failed to write its refund (docs/charges.md).',
+    });
+    alarms.add('PendingRunsOverdue', {
+      metric: sweepMetric('PendingRunOverdueSeconds', 'Maximum'),
+      threshold: SWEEP_INTERVAL.toSeconds(),
+      evaluationPeriods: 1,
+      description: `A charged run stayed pending more than ${SWEEP_INTERVAL.toSeconds()} s past its due time: the sweeper cannot refund it (see its errors).`,
+    });
+    alarms.add('SweeperNotRunning', {
+      metric: this.fn.metricInvocations({ period: Duration.minutes(10), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      // No invocations at all is exactly what this alarm is for.
+      treatMissingData: TreatMissingData.BREACHING,
+      description: 'The charge sweeper was not invoked in 10 minutes: lost charges are not being refunded.',
+    });
+  }
+}
