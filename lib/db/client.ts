@@ -132,9 +132,10 @@ export const cancellationCodes = (error: unknown): (string | undefined)[] | null
   cancellationReasons(error)?.map((reason) => reason.Code) ?? null;
 
 /**
- * Runs a transaction, retrying when it loses to a concurrent one (lib/db/conflict-retry.ts): no
- * attempt starts after `retryUntilMs` or the request's deadline. `onCancelled` turns the
- * cancellation reasons into the error to throw at once (a refusal), or null.
+ * Runs a transaction, retrying when it loses to a concurrent one (lib/db/conflict-retry.ts:
+ * capped full-jitter backoff): no attempt starts after `retryUntilMs` or the request's
+ * deadline. `onCancelled` turns the cancellation reasons into the error to throw at once (a
+ * refusal), or null.
  */
 export async function transact(
   items: TransactItem[],

@@ -96,9 +96,9 @@ interface Attempt {
   nowMs: number;
   sweepAfterMs: number;
   providerTimeoutMs: number;
+  /** The caller's deadline (epoch ms): a charge losing to concurrent ones retries only while the run still fits before it. */
+  deadlineMs: number;
   idempotency: Idempotency | undefined;
-  /** No attempt of the charge transaction starts after this instant (chargeRetryUntilMs). */
-  retryUntilMs: number;
 }
 
 /** The takeover found the claim's run gone (settled or refunded outside the protocol): charge afresh. */
@@ -149,8 +149,8 @@ async function pay(
       nowMs,
       sweepAfterMs: sweepAfter,
       providerTimeoutMs,
+      deadlineMs,
       idempotency,
-      retryUntilMs: chargeRetryUntilMs(deadlineMs),
     };
     try {
       if (decision.kind === 'takeover') return { run: await takeOver(attempt, decision.record) };
@@ -170,7 +170,8 @@ async function pay(
  * only while the provider call would still get its whole timeout and the refund its reserve
  * after it; past that, the run fails unpaid rather than paid with too little time to deliver.
  */
-const chargeRetryUntilMs = (deadlineMs: number): number => deadlineMs - socialConfig().providerTimeoutMs - REFUND_RESERVE_MS;
+const chargeRetryUntilMs = (deadlineMs: number | undefined): number =>
+  (deadlineMs ?? Number.POSITIVE_INFINITY) - socialConfig().providerTimeoutMs - REFUND_RESERVE_MS;
 
 /** Charges the run, recording it pending and (with a key) claiming the key, in one transaction. */
 async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | undefined): Promise<HeldCharge> {
@@ -185,13 +186,13 @@ async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | un
     orgId: attempt.orgId,
     userId: attempt.userId,
     now: new Date(nowMs),
+    retryUntilMs: chargeRetryUntilMs(attempt.deadlineMs),
     run: {
       chargeId,
       owner: attempt.owner,
       sweepAfterMs: attempt.sweepAfterMs,
       ...(idempotency ? { idempotencyKey: idempotency.key } : {}),
     },
-    retryUntilMs: attempt.retryUntilMs,
     ...(claim ? { claim } : {}),
   });
 }
