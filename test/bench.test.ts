@@ -24,7 +24,8 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   ListBillingEvents: 'UpdateItem+GetItem+Query',
   GetCredits: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
   ListSocialOperations: 'UpdateItem+GetItem+GetItem',
-  // Counter and reads, the charge, then (after the provider) the balance for Credits-Remaining.
+  // Counter and reads, the charge (with its pending record), then (after the provider) the balance
+  // for Credits-Remaining beside the pending record's removal.
   RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem',
   RestoreAsset: 'UpdateItem+GetItem+Query | UpdateItem',
   RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',

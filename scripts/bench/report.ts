@@ -53,10 +53,12 @@ const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').
  * floor's p50 (light), and a tick at each one's p99. Hand-written SVG, no dependency.
  */
 export function renderChart(results: Pick<BenchResults, 'scenarios' | 'options'>): string {
-  const labelWidth = 270;
-  const panelWidth = 360;
+  const labelWidth = 330;
+  // Bars on the left of each panel, their figures in a column on its right.
+  const barWidth = 280;
+  const panelWidth = barWidth + 190;
   const rowHeight = 34;
-  const top = 56;
+  const top = 72;
   const concurrencies = results.options.concurrencies;
   const height = top + results.scenarios.length * rowHeight + 40;
   const width = labelWidth + concurrencies.length * (panelWidth + 30) + 10;
@@ -70,7 +72,7 @@ export function renderChart(results: Pick<BenchResults, 'scenarios' | 'options'>
     const x0 = labelWidth + panel * (panelWidth + 30);
     const figures = results.scenarios.map((scenario) => scenario.byConcurrency[String(concurrency)]!.summary);
     const max = Math.max(...figures.flatMap((m) => [m.route.p99, m.floor.p99]).filter(Number.isFinite), 1);
-    const scale = (value: number) => (Number.isFinite(value) ? (value / max) * (panelWidth - 60) : 0);
+    const scale = (value: number) => (Number.isFinite(value) ? (value / max) * barWidth : 0);
     parts.push(`<text x="${x0}" y="${top - 6}" font-weight="bold">concurrency ${concurrency} (axis 0–${max.toFixed(1)} ms)</text>`);
     parts.push(`<line x1="${x0}" y1="${top}" x2="${x0}" y2="${top + figures.length * rowHeight}" stroke="#999"/>`);
     figures.forEach((m, row) => {
@@ -90,9 +92,7 @@ export function renderChart(results: Pick<BenchResults, 'scenarios' | 'options'>
       const note = hasFloor
         ? `${m.route.p50.toFixed(2)} / ${m.floor.p50.toFixed(2)} = ${m.ratio!.toFixed(2)}×`
         : `${m.route.p50.toFixed(2)} (no floor)`;
-      parts.push(
-        `<text x="${x0 + Math.max(scale(m.route.p99), scale(m.floor.p99)) + 6}" y="${y + 17}" fill="${over ? '#b3261e' : '#333'}">${xml(note)}</text>`,
-      );
+      parts.push(`<text x="${x0 + barWidth + 10}" y="${y + 17}" fill="${over ? '#b3261e' : '#333'}">${xml(note)}</text>`);
     });
   });
   results.scenarios.forEach((scenario, row) => {

@@ -92,8 +92,8 @@ export async function runBench(options: BenchOptions): Promise<Omit<BenchResults
   const routeRecorder = recordRequests(db());
   const stopTracking = trackMadeUpIds();
   const perRun = options.warmup + options.iterations * options.concurrencies.length;
-  // As many users as requests can be in flight at once, and no more than the requests (a short run prepares less).
-  const slots = Math.min(Math.max(...options.concurrencies), perRun * options.repeats);
+  // As many users as requests can be in flight at once (a short run prepares less).
+  const slots = Math.max(1, Math.min(Math.max(...options.concurrencies), options.iterations));
   // One token per user (valid for the run): RSA signing per request would load the machine for nothing.
   const tokens = new Map<string, string>();
   const tokenFor = (userId: string) => tokens.get(userId) ?? tokens.set(userId, options.tokenFor(userId)).get(userId)!;
