@@ -1,7 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
 import { conflictPauseMs, mayRetryConflict } from './conflict-retry.ts';
@@ -132,34 +139,62 @@ export const cancellationCodes = (error: unknown): (string | undefined)[] | null
   cancellationReasons(error)?.map((reason) => reason.Code) ?? null;
 
 /**
- * Runs a transaction, retrying when it loses to a concurrent one (lib/db/conflict-retry.ts:
- * capped full-jitter backoff): no attempt starts after `retryUntilMs` or the request's
- * deadline. `onCancelled` turns the cancellation reasons into the error to throw at once (a
- * refusal), or null.
+ * Sends a write, again while it loses to a concurrent transaction (`isConflict`), with the
+ * policy of lib/db/conflict-retry.ts (capped full-jitter backoff): no attempt starts after
+ * `retryUntilMs` or the request's deadline.
+ */
+async function retryingConflicts<T>(send: () => Promise<T>, isConflict: (error: unknown) => boolean, retryUntilMs: number): Promise<T> {
+  const untilMs = Math.min(retryUntilMs, requestDeadlineMs());
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await send();
+    } catch (error) {
+      const pauseMs = conflictPauseMs(attempt);
+      if (!isConflict(error) || !mayRetryConflict(attempt, Date.now() + pauseMs, untilMs)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
+
+const lostToTransaction = (error: unknown): boolean =>
+  cancellationReasons(error)?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
+
+/**
+ * Runs a transaction, retrying when it loses to a concurrent one (retryingConflicts).
+ * `onCancelled` turns the cancellation reasons into the error to throw at once (a refusal), or
+ * null.
  */
 export async function transact(
   items: TransactItem[],
   onCancelled: (reasons: CancellationReason[]) => Error | null,
   retryUntilMs = Number.POSITIVE_INFINITY,
 ): Promise<void> {
-  const untilMs = Math.min(retryUntilMs, requestDeadlineMs());
   // One token for all attempts: an SDK-level resend of a committed transaction is a no-op.
   const token = randomUUID();
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
-      return;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      const refused = reasons ? onCancelled(reasons) : null;
-      if (refused) throw refused;
-      const conflict = reasons?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
-      const pauseMs = conflictPauseMs(attempt);
-      if (!conflict || !mayRetryConflict(attempt, Date.now() + pauseMs, untilMs)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    }
-  }
+  await retryingConflicts(
+    async () => {
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        throw (reasons && onCancelled(reasons)) ?? error;
+      }
+    },
+    lostToTransaction,
+    retryUntilMs,
+  );
 }
+
+/**
+ * Deletes one item, retrying while a transaction holds it (TransactionConflictException, which
+ * a single-item write gets where a transaction would be cancelled; the SDK does not retry it).
+ */
+export const deleteItem = (input: DeleteCommandInput): Promise<unknown> =>
+  retryingConflicts(
+    () => db().send(new DeleteCommand(input)),
+    (error) => (error as Error | null)?.name === 'TransactionConflictException',
+    Number.POSITIVE_INFINITY,
+  );
 
 /** Whether item `index` of a cancelled transaction failed its condition. */
 export const conditionFailed = (reasons: CancellationReason[], index: number): boolean => reasons[index]?.Code === 'ConditionalCheckFailed';

@@ -9,9 +9,9 @@
  * retry that takes a dead run over becomes its owner, and the dead attempt, should it come back,
  * can then neither settle nor refund it.
  */
-import { DeleteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { logError, logger } from '../log.ts';
-import { cancellationReasons, db, type TransactItem, tableName, transact } from './client.ts';
+import { cancellationReasons, db, deleteItem, type TransactItem, tableName, transact } from './client.ts';
 import type { Charge } from './credits.ts';
 import { dueBefore, pendingRunIndexKey, pendingRunKey, pendingRunsPrefix, SWEEP_SHARDS, sweepPartition } from './keys.ts';
 import { SWEEP_INDEX, type TableKey } from './table.ts';
@@ -102,7 +102,7 @@ export async function settlePendingRun(run: HeldCharge, completion?: TransactIte
   const remove = pendingRunDelete(run);
   try {
     if (completion) await transact([completion, remove], () => null);
-    else await db().send(new DeleteCommand(remove.Delete!));
+    else await deleteItem(remove.Delete!);
   } catch (error) {
     const lost =
       (error as Error).name === 'ConditionalCheckFailedException' ||

@@ -15,6 +15,7 @@ const { call, withoutRequestId } = await import('../support/http.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 const { eventsOf, runUrl } = await import('../support/social.ts');
 const { failCommands } = await import('../support/inject-failure.ts');
+const { listPendingRuns } = await import('../../lib/db/pending-runs.ts');
 
 const run = (orgId: string, user: string, headers: Record<string, string> = {}, target: typeof handler = handler) =>
   call(target, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(user), body: { handle: 'nasa' }, headers });
@@ -111,5 +112,27 @@ describe('after the charge', () => {
       expect(retry.body).toEqual(answer.body);
       expect(retry.headers['idempotent-replayed']).toBe('true');
     }
+  });
+
+  it('a settle that loses once to a transaction on its pending run is retried: the run is settled, not left to the sweeper', async () => {
+    // Prepare: without a key the settle is one DeleteItem; DynamoDB refuses a single-item write
+    // on an item a transaction holds with TransactionConflictException, which the SDK does not retry.
+    const { orgId, users } = await workspace({ credits: 5 });
+    let deletes = 0;
+    const stop = failCommands((command) => command === 'DeleteItemCommand' && ++deletes === 1, 'TransactionConflictException');
+
+    // Act
+    let answer: Awaited<ReturnType<typeof run>>;
+    try {
+      answer = await run(orgId, users.editor);
+    } finally {
+      stop();
+    }
+
+    // Assess: delivered, paid once, and nothing left for the sweeper to refund.
+    expect(answer.status).toBe(200);
+    expect(deletes).toBe(2);
+    expect(await listPendingRuns(orgId)).toEqual([]);
+    expect((await getOrganization(orgId))!.credits).toBe(4);
   });
 });

@@ -118,7 +118,8 @@ export function ledgerProblems(ledger: Ledger, delivered: number): string[] {
   const expected = new Map<string, number>();
   for (const charge of ledger.charges) {
     const net = ledger.refunds.has(charge.id) ? 0 : charge.cost;
-    for (const sk of [`SPEND#${charge.month}`, `SPEND#${charge.month}#USER#${charge.userId}`]) expected.set(sk, (expected.get(sk) ?? 0) + net);
+    for (const sk of [`SPEND#${charge.month}`, `SPEND#${charge.month}#USER#${charge.userId}`])
+      expected.set(sk, (expected.get(sk) ?? 0) + net);
   }
   for (const sk of new Set([...expected.keys(), ...ledger.counters.keys()])) {
     const counted = ledger.counters.get(sk) ?? 0;

@@ -1,8 +1,8 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as restoreAsset } from '../../functions/restore-asset.ts';
 import { handler as restoreConversation } from '../../functions/restore-conversation.ts';
 import { handler as restoreProject } from '../../functions/restore-project.ts';
 import { handler as restoreSkill } from '../../functions/restore-skill.ts';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { claimsOf, createResource, getResource, softDeleteResource } from '../../lib/db/resources.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
@@ -65,7 +65,10 @@ export const expectAfter = (iso: string) => ({
  * slug/name claims held by it) or wholly still deleted (item as it was, claims free), or how it
  * is neither: a restore is one write, so no fault may leave it half done.
  */
-export async function restoreState(kind: ResourceKind, before: AnyRecord & { expires_at?: number }): Promise<'restored' | 'deleted' | string> {
+export async function restoreState(
+  kind: ResourceKind,
+  before: AnyRecord & { expires_at?: number },
+): Promise<'restored' | 'deleted' | string> {
   const item = (await getResource(kind, before.id)) as (AnyRecord & { expires_at?: number }) | null;
   const claims = await Promise.all(
     claimsOf(kind, before).map(async (claim) => {
@@ -74,7 +77,12 @@ export async function restoreState(kind: ResourceKind, before: AnyRecord & { exp
     }),
   );
   if (!item) return 'the item is gone';
-  if (item.deleted_at === null && item.deleted_by_id === null && item.expires_at === undefined && claims.every((owner) => owner === before.id)) {
+  if (
+    item.deleted_at === null &&
+    item.deleted_by_id === null &&
+    item.expires_at === undefined &&
+    claims.every((owner) => owner === before.id)
+  ) {
     return 'restored';
   }
   const unchanged = item.deleted_at === before.deleted_at && item.updated_at === before.updated_at && item.expires_at === before.expires_at;
