@@ -268,6 +268,16 @@ export const upstreamFailedRefundPending = (): ServiceError =>
     'the social data provider failed; the refund of its charge is delayed, do not retry before your balance is back',
   );
 
+/**
+ * The charge's write failed without saying whether it was made, and undoing it failed too: it may
+ * stand until the sweeper refunds it (docs/charges.md), so a retry now could pay twice.
+ */
+export const chargeUnconfirmed = (): ServiceError =>
+  new ServiceError(
+    'internal_error',
+    'the request failed on the service side and its charge could not be confirmed; if it was made it is refunded automatically, do not retry before your balance is back',
+  );
+
 // ---------------------------------------------------------------- admin paths (CLI, seed)
 
 /**

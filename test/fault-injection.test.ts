@@ -24,7 +24,7 @@ Object.assign(process.env, {
   PROVIDER_TIMEOUT_MS: '2000',
   RATE_LIMIT_REQUESTS: '1000000',
 });
-const { ERROR_CATALOG, internalError, upstreamFailed, upstreamFailedRefundPending } = await import('../lib/errors.ts');
+const { chargeUnconfirmed, ERROR_CATALOG, internalError, upstreamFailed, upstreamFailedRefundPending } = await import('../lib/errors.ts');
 const { recordKey } = await import('../lib/db/idempotency.ts');
 const { sweepPendingRuns } = await import('../lib/billing/sweeper.ts');
 const { routes } = await import('../lib/routes.ts');
@@ -98,6 +98,7 @@ interface Scenario {
 const INTERNAL = { code: 'internal_error', message: internalError().message };
 const REFUNDED = { code: 'upstream_failed', message: upstreamFailed().message };
 const REFUND_DELAYED = { code: 'upstream_failed', message: upstreamFailedRefundPending().message };
+const UNCONFIRMED = { code: 'internal_error', message: chargeUnconfirmed().message };
 
 const expectStatus = (answer: Answer, status: number): string[] =>
   answer.status === status ? [] : [`status ${answer.status}, not ${status}`];
@@ -149,7 +150,7 @@ const runScenario = (name: string, options: { key: boolean; fails: boolean }): S
     };
   },
   success: paid,
-  errors: options.fails ? [INTERNAL, REFUNDED, REFUND_DELAYED] : [INTERNAL],
+  errors: options.fails ? [INTERNAL, UNCONFIRMED, REFUNDED, REFUND_DELAYED] : [INTERNAL, UNCONFIRMED],
   delivers: (answer) => answer.status === 200,
   retry: options.key && !options.fails,
   ...(options.fails ? { cleanError: REFUNDED } : {}),
@@ -225,7 +226,7 @@ const SCENARIOS: Scenario[] = [
       request: mcpRequest(orgId, owner, { method: 'tools/call', params: { name: OPERATION, arguments: { handle: 'nike' } } }),
     }),
     success: (answer) => (answer.body.result?._meta?.credits_charged === 1 ? [] : ['not charged 1']),
-    errors: [INTERNAL],
+    errors: [INTERNAL, UNCONFIRMED],
     delivers: (answer) => answer.body?.result !== undefined && answer.body.result.isError !== true,
     mcp: 'call',
   },
@@ -236,7 +237,7 @@ const SCENARIOS: Scenario[] = [
       request: mcpRequest(orgId, owner, { method: 'tools/call', params: { name: OPERATION, arguments: { handle: FAILING_HANDLE } } }),
     }),
     success: () => ['a tool call failing upstream succeeded'],
-    errors: [INTERNAL, REFUNDED, REFUND_DELAYED],
+    errors: [INTERNAL, UNCONFIRMED, REFUNDED, REFUND_DELAYED],
     cleanError: REFUNDED,
     delivers: (answer) => answer.body?.result !== undefined && answer.body.result.isError !== true,
     mcp: 'call',
@@ -401,6 +402,11 @@ async function runCell(cell: Cell): Promise<Outcome> {
 async function stateProblems(outcome: Outcome, error: { code: string; message: string } | undefined): Promise<string[]> {
   const ledger = await readLedger(outcome.orgId);
   const problems = ledgerProblems(ledger, outcome.delivered);
+  // An answer that invites a retry now must not leave a charge to refund: the client would pay
+  // twice until the sweeper runs. Only a write that landed after the answer (`slow`) can.
+  if (error?.message === INTERNAL.message && outcome.cell.kind !== 'slow' && ledger.pending.size > 0) {
+    problems.push('answered "retry with backoff" with a charge still pending');
+  }
   if (RETRIED_AWAY.has(outcome.cell.kind) && ledger.pending.size > 0)
     problems.push(`not retried away: ${ledger.pending.size} run(s) left pending`);
   const fresh = ledger.charges.length - (outcome.prepared.deliveredBefore ?? 0);

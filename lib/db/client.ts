@@ -134,6 +134,29 @@ export function cancellationReasons(error: unknown): CancellationReason[] | null
   return (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
 }
 
+/**
+ * Errors after which a write was certainly not made: refused before it ran (throttled, invalid)
+ * or cancelled (a transaction's conditions, a conflict).
+ */
+const NOT_WRITTEN = new Set([
+  'TransactionCanceledException',
+  'ConditionalCheckFailedException',
+  'TransactionConflictException',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'ValidationException',
+  'ResourceNotFoundException',
+  'IdempotentParameterMismatchException',
+]);
+
+/**
+ * Whether a write that failed with `error` may have been made all the same: DynamoDB's 500
+ * ("the request may or may not have succeeded"), a timeout, a connection lost after sending, a
+ * transaction still in progress under its token, anything unknown.
+ */
+export const mayHaveBeenWritten = (error: unknown): boolean => !NOT_WRITTEN.has((error as Error | null)?.name ?? '');
+
 /** The cancellation code of each transaction item, or null if `error` is not a cancellation. */
 export const cancellationCodes = (error: unknown): (string | undefined)[] | null =>
   cancellationReasons(error)?.map((reason) => reason.Code) ?? null;

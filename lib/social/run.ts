@@ -17,13 +17,21 @@ import { chargeRun, KeyClaimed, StaleRead } from '../billing/charge.ts';
 import { accessRefusal, type Payer } from '../billing/charge-rules.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
+import { mayHaveBeenWritten } from '../db/client.ts';
 import { newChargeId, refundRun } from '../db/credits.ts';
 import { completionItem, getIdempotencyRecord, takeOverRun } from '../db/idempotency.ts';
 import { spendMonth } from '../db/keys.ts';
 import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { type HeldCharge, settlePendingRun } from '../db/pending-runs.ts';
-import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRefundPending } from '../errors.ts';
+import {
+  chargeUnconfirmed,
+  notFoundUpstream,
+  operationNotOffered,
+  ServiceError,
+  upstreamFailed,
+  upstreamFailedRefundPending,
+} from '../errors.ts';
 import { logError, logger, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
@@ -179,7 +187,17 @@ async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | un
   const chargeId = newChargeId();
   const claimed = { id: chargeId, cost: operation.cost, month: spendMonth(new Date(nowMs)) };
   const claim = idempotency ? claimFor(idempotency, nowMs, attempt.providerTimeoutMs, claimed, replacing) : undefined;
-  return chargeRun(payer, {
+  const held: HeldCharge = {
+    orgId: attempt.orgId,
+    userId: attempt.userId,
+    operation: operation.name,
+    cost: operation.cost,
+    month: claimed.month,
+    eventId: chargeId,
+    owner: attempt.owner,
+    ...(idempotency ? { idempotencyKey: idempotency.key } : {}),
+  };
+  const charged = chargeRun(payer, {
     operation: operation.name,
     network: operation.network,
     cost: operation.cost,
@@ -195,6 +213,26 @@ async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | un
     },
     ...(claim ? { claim } : {}),
   });
+  return charged.catch(async (error: unknown) => {
+    if (error instanceof ServiceError || error instanceof StaleRead || !mayHaveBeenWritten(error)) throw error;
+    throw await undoUnconfirmedCharge(held, error);
+  });
+}
+
+/**
+ * The charge's write failed without saying whether it was made (DynamoDB's 500, a timeout):
+ * undo it at once, so that the error may invite a retry without the client paying twice until
+ * the sweeper runs. The undo is the refund, conditional on the run's pending record: it writes
+ * nothing if the charge was not made. If the undo fails too, the run is left to the sweeper and
+ * the answer says not to retry yet.
+ */
+async function undoUnconfirmedCharge(run: HeldCharge, error: unknown): Promise<unknown> {
+  const outcome = await refundRun(run, 'the charge could not be confirmed');
+  if (outcome === 'refunded') logKeys({ credits_refunded: run.cost });
+  if (outcome !== 'failed') return error;
+  logError('charge not confirmed and not undone; the sweeper will refund it if it was made', error, { charge: run.eventId });
+  logKeys({ credits_refund_pending: run.cost });
+  return chargeUnconfirmed();
 }
 
 /** Takes the claim and the pending run of an attempt that died mid-call: its charge pays for this one. */

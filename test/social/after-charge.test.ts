@@ -135,4 +135,70 @@ describe('after the charge', () => {
     expect(await listPendingRuns(orgId)).toEqual([]);
     expect((await getOrganization(orgId))!.credits).toBe(4);
   });
+
+  it.each([
+    ['without a key', undefined],
+    ['with a key', 'key'],
+  ])('%s: a charge made but not confirmed (its answer lost) is undone at once, so that "retry with backoff" is safe', async (_case, withKey) => {
+    // Prepare: the charge transaction is applied, then DynamoDB's 500 ("may or may not have succeeded").
+    const { orgId, users } = await workspace({ credits: 5 });
+    const headers: Record<string, string> = withKey ? { 'Idempotency-Key': uniqueId('key-') } : {};
+    let transactions = 0;
+    const stop = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions === 1, 'InternalServerError', {
+      applied: true,
+    });
+
+    // Act
+    let answer: Awaited<ReturnType<typeof run>>;
+    try {
+      answer = await run(orgId, users.editor, headers);
+    } finally {
+      stop();
+    }
+
+    // Assess: the charge and its undo, nothing left pending; a retry (same key) runs and pays once.
+    expect(answer.status).toBe(500);
+    expect(withoutRequestId(answer.body)).toEqual({
+      code: 'internal_error',
+      message: 'the request failed on the service side; retry with backoff',
+    });
+    expect((await getOrganization(orgId))!.credits).toBe(5);
+    expect((await eventsOf(orgId)).map((event) => [event.type, event.description.replace(/evt_\S+/, 'evt')])).toEqual([
+      ['credits.granted', 'Opening balance of 5 credits'],
+      ['social_operation.charged', `tiktok_profile run by ${users.editor}`],
+      ['social_operation.refunded', `tiktok_profile run by ${users.editor}: the charge could not be confirmed; charge evt refunded`],
+    ]);
+    expect(await listPendingRuns(orgId)).toEqual([]);
+    const retry = await run(orgId, users.editor, headers);
+    expect(retry.status).toBe(200);
+    expect((await getOrganization(orgId))!.credits).toBe(4);
+  });
+
+  it('a charge not confirmed whose undo fails too: left to the sweeper, and the answer says not to retry yet', async () => {
+    const { orgId, users } = await workspace({ credits: 5 });
+    let transactions = 0;
+    const stopLost = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions === 1, 'InternalServerError', {
+      applied: true,
+    });
+    // Inside the first: the second transaction (the undo) fails before it is sent.
+    const stopUndo = failCommands((command) => command === 'TransactWriteItemsCommand' && transactions >= 2);
+
+    let answer: Awaited<ReturnType<typeof run>>;
+    try {
+      answer = await run(orgId, users.editor);
+    } finally {
+      stopUndo();
+      stopLost();
+    }
+
+    expect(answer.status).toBe(500);
+    expect(withoutRequestId(answer.body)).toEqual({
+      code: 'internal_error',
+      message:
+        'the request failed on the service side and its charge could not be confirmed; if it was made it is refunded automatically, do not retry before your balance is back',
+    });
+    expect(answer.headers['retry-after']).toBeUndefined();
+    expect((await getOrganization(orgId))!.credits).toBe(4);
+    expect((await listPendingRuns(orgId)).map((pending) => pending.cost)).toEqual([1]);
+  });
 });

@@ -22,14 +22,20 @@ import { db } from '../../lib/db/client.ts';
 
 /**
  * Makes every command that `matches` selects throw an SDK-like error (by name, as the service
- * matches errors) instead of being sent. Returns the function that removes it.
+ * matches errors) instead of being sent, or, with `applied`, after it was sent and applied (the
+ * answer is lost). Returns the function that removes it.
  */
-export function failCommands(matches: (commandName: string) => boolean, errorName = 'InternalServerError'): () => void {
+export function failCommands(
+  matches: (commandName: string) => boolean,
+  errorName = 'InternalServerError',
+  options: { applied?: boolean } = {},
+): () => void {
   const name = `fail-${Math.random()}`;
   db().middlewareStack.add(
     (next, context) => async (args) => {
-      if (matches(String(context.commandName))) throw Object.assign(new Error('injected'), { name: errorName });
-      return next(args);
+      if (!matches(String(context.commandName))) return next(args);
+      if (options.applied) await next(args);
+      throw Object.assign(new Error('injected'), { name: errorName });
     },
     { step: 'initialize', name },
   );
