@@ -26,6 +26,7 @@ Object.assign(process.env, {
 });
 const { chargeUnconfirmed, ERROR_CATALOG, internalError, upstreamFailed, upstreamFailedRefundPending } = await import('../lib/errors.ts');
 const { recordKey } = await import('../lib/db/idempotency.ts');
+const { runSocialOperation } = await import('../lib/social/run.ts');
 const { sweepPendingRuns } = await import('../lib/billing/sweeper.ts');
 const { routes } = await import('../lib/routes.ts');
 const { FAULT_KINDS, faultApplies, stepFaults } = await import('./support/inject-failure.ts');
@@ -65,6 +66,8 @@ interface Prepared {
   request: Call;
   /** Paid results delivered before the request under test (a replay's first run). */
   deliveredBefore?: number;
+  /** Charges made before the request under test (a replay's first run, a dead attempt's). */
+  chargesBefore?: string[];
   /** A restore: the resource as deleted. */
   restore?: { kind: ResourceKind; before: any };
   /** A keyed run: its Idempotency-Key record. */
@@ -200,7 +203,8 @@ const SCENARIOS: Scenario[] = [
       const request = runRequest(orgId, owner, 'nike', key);
       const first = await http.call(await handlerOf(routeNamed('RunSocialOperation')), request);
       if (first.status !== 200) throw new Error(`the first run answered ${first.status}`);
-      return { request, deliveredBefore: 1, key: recordKey(orgId, owner, key) };
+      const chargesBefore = (await readLedger(orgId)).charges.map((charge) => charge.id);
+      return { request, deliveredBefore: 1, chargesBefore, key: recordKey(orgId, owner, key) };
     },
     success: (answer) => [
       ...expectStatus(answer, 200),
@@ -208,6 +212,33 @@ const SCENARIOS: Scenario[] = [
     ],
     share: 'request',
     errors: [INTERNAL],
+    retry: true,
+  },
+  {
+    // An attempt that died mid-call 10 minutes ago (its settle never answered, its lease is over):
+    // the request under test retries with its key and takes the run over, paid by that charge.
+    name: 'takeover of a dead keyed run',
+    route: 'RunSocialOperation',
+    prepare: async (orgId, owner) => {
+      const key = uniqueId('key-');
+      const past = Date.now() - 600_000;
+      const dead = await injector.run({ step: 6, kind: 'hang' }, () =>
+        runSocialOperation({
+          caller: { userId: owner },
+          orgId,
+          operationName: OPERATION,
+          input: { handle: 'nike' },
+          idempotencyKey: key,
+          now: () => past,
+        }),
+      );
+      if (dead.log.faulted !== 'TransactWriteItemsCommand') throw new Error(`the dead attempt hung ${dead.log.faulted}, not its settle`);
+      const chargesBefore = (await readLedger(orgId)).charges.map((charge) => charge.id);
+      return { request: runRequest(orgId, owner, 'nike', key), chargesBefore, key: recordKey(orgId, owner, key) };
+    },
+    success: paid,
+    errors: [INTERNAL],
+    delivers: (answer) => answer.status === 200,
     retry: true,
   },
   {
@@ -402,15 +433,16 @@ async function runCell(cell: Cell): Promise<Outcome> {
 async function stateProblems(outcome: Outcome, error: { code: string; message: string } | undefined): Promise<string[]> {
   const ledger = await readLedger(outcome.orgId);
   const problems = ledgerProblems(ledger, outcome.delivered);
+  const before = new Set(outcome.prepared.chargesBefore ?? []);
+  const fresh = ledger.charges.filter((charge) => !before.has(charge.id));
+  if (fresh.length > 1) problems.push(`${fresh.length} charges for one request`);
   // An answer that invites a retry now must not leave a charge to refund: the client would pay
   // twice until the sweeper runs. Only a write that landed after the answer (`slow`) can.
-  if (error?.message === INTERNAL.message && outcome.cell.kind !== 'slow' && ledger.pending.size > 0) {
+  if (error?.message === INTERNAL.message && outcome.cell.kind !== 'slow' && fresh.some((charge) => ledger.pending.has(charge.id))) {
     problems.push('answered "retry with backoff" with a charge still pending');
   }
   if (RETRIED_AWAY.has(outcome.cell.kind) && ledger.pending.size > 0)
     problems.push(`not retried away: ${ledger.pending.size} run(s) left pending`);
-  const fresh = ledger.charges.length - (outcome.prepared.deliveredBefore ?? 0);
-  if (fresh > 1) problems.push(`${fresh} charges for one request`);
   const last = ledger.charges.at(-1);
   if (error?.message === REFUNDED.message && !(last && ledger.refunds.has(last.id)))
     problems.push('says "refunded" but no refund was written');
