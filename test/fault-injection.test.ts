@@ -1,19 +1,23 @@
 /**
- * The fault-injection matrix (docs/failure-modes.md): for every route that touches DynamoDB, in
- * every scenario that takes a different path through the table (paid runs with and without an
- * Idempotency-Key, delivered or failed upstream, a replay, the four restores, MCP), the route's
- * commands are first recorded in a clean request; then each command ("step") is made to fail in
- * each way DynamoDB and the SDK can fail (test/support/inject-failure.ts, FAULTS), one request per
- * cell, each on its own organization. Every answer must be a success or a documented error of the
- * documented shape that tells the truth about the money, and afterwards the invariants must hold
- * (test/support/ledger.ts): before the sweeper runs, and after it runs with its clock past every
- * lease. Restores are never half done; a retry after the fault (with the same key) delivers, and
- * one key never has two charges standing.
+ * The fault-injection matrix (docs/failure-modes.md). Scenarios cover every route that touches
+ * DynamoDB, each path through the table its own: the two reads of billing, the listing, the four
+ * restores, paid runs with and without an Idempotency-Key, delivered or failing upstream, a
+ * replay, the takeover of a dead attempt's run, MCP tools/list and tools/call. Each scenario's
+ * commands are recorded in a clean request; then each command (a "step") is made to fail in each
+ * way DynamoDB and the SDK can fail (FAULTS, test/support/inject-failure.ts), one request per
+ * cell. Every answer must be a success or a documented error of the documented shape that tells
+ * the truth about the money; afterwards the invariants must hold (test/support/ledger.ts), before
+ * the sweeper runs and after it runs with its clock past every lease; a restore is never half
+ * done; a retry after the fault delivers, and one key never has two charges standing.
  *
- * `npm test` runs a fixed sample (two faults per step, rotating through the kinds); FAULT_MATRIX=full
- * runs every cell.
+ * `npm test` runs a fixed sample: one fault per step, rotating through the kinds so that each
+ * scenario meets most of them. FAULT_MATRIX=full runs every cell; FAULT_MATRIX_REPORT=1 prints
+ * the counts and times.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResourceKind } from '../lib/model.ts';
+import type { Answer, Call } from './support/http.ts';
+import type { FaultKind } from './support/inject-failure.ts';
 import { type ScrapeCreatorsStub, STUB_KEY, startScrapeCreatorsStub, vendorError } from './support/scrapecreators-stub.ts';
 
 const stub: ScrapeCreatorsStub = await startScrapeCreatorsStub();
@@ -37,16 +41,11 @@ const { tokenFor } = await import('./support/tokens.ts');
 const { idempotencyItem, ledgerProblems, readLedger, standingCharges } = await import('./support/ledger.ts');
 const { deleted, live, resourceOf, restoreState, restoreUrl } = await import('./support/resources.ts');
 
-type Answer = Awaited<ReturnType<typeof http.call>>;
-type Call = Parameters<typeof http.call>[1];
-type FaultKind = (typeof FAULT_KINDS)[number];
-type ResourceKind = 'asset' | 'skill' | 'conversation' | 'project';
-
 const FULL = process.env.FAULT_MATRIX === 'full';
 /** Faults per step in the sample `npm test` runs. */
-const SAMPLE_PER_STEP = 2;
+const SAMPLE_PER_STEP = 1;
 /** Cells in flight at once (each its own organization). */
-const CONCURRENCY = 24;
+const CONCURRENCY = 64;
 const OPENING = 10;
 const FAILING_HANDLE = 'upstream_fails';
 const OPERATION = 'instagram_profile';
@@ -536,8 +535,9 @@ beforeAll(async () => {
 afterAll(() => {
   if (process.env.FAULT_MATRIX_REPORT) {
     const steps = [...recorded.values()].reduce((sum, { commands }) => sum + commands.length, 0);
+    const kinds = FAULT_KINDS.map((kind) => `${kind} ${cells.filter((cell) => cell.kind === kind).length}`).join(', ');
     console.log(
-      `fault matrix (${FULL ? 'full' : 'sample'}): ${SCENARIOS.length} scenarios, ${steps} steps, ${cells.length} cells; ` +
+      `fault matrix (${FULL ? 'full' : 'sample'}): ${SCENARIOS.length} scenarios, ${steps} steps, ${cells.length} cells (${kinds}); ` +
         `cells ${Math.round(timings.cellsMs)} ms, sweep ${Math.round(timings.sweepMs)} ms (${JSON.stringify(sweep)}), after ${Math.round(timings.afterMs)} ms`,
     );
   }
