@@ -381,16 +381,19 @@ async function recordClean(scenario: Scenario): Promise<{ commands: string[]; sh
   return { commands: log.commands, shared: { orgId, owner: users.owner, prepared: { ...prepared, deliveredBefore: delivered } } };
 }
 
-/** Every cell, or the fixed sample: SAMPLE_PER_STEP kinds per step, rotating so each scenario meets every kind. */
-function cellsOf(scenario: Scenario, index: number, commands: string[]): Cell[] {
+/**
+ * Every cell, or the fixed sample: SAMPLE_PER_STEP faults per step, taken in turn from the kinds
+ * that apply (one turn for reads, one for writes, across scenarios in order), so that the sample
+ * spreads every kind over the matrix and is the same on every run.
+ */
+function cellsOf(scenario: Scenario, commands: string[], turns: Map<string, number>): Cell[] {
   return commands.flatMap((command, i) => {
     const kinds = FAULT_KINDS.filter((kind) => faultApplies(kind, command));
+    const turn = turns.get(kinds.join()) ?? 0;
+    turns.set(kinds.join(), turn + SAMPLE_PER_STEP);
     const picked = FULL
       ? kinds
-      : Array.from(
-          { length: Math.min(SAMPLE_PER_STEP, kinds.length) },
-          (_, j) => kinds[(index * 3 + i * SAMPLE_PER_STEP + j) % kinds.length]!,
-        );
+      : Array.from({ length: Math.min(SAMPLE_PER_STEP, kinds.length) }, (_, j) => kinds[(turn + j) % kinds.length]!);
     return picked.map((kind) => ({ scenario, step: i + 1, command, kind }));
   });
 }
@@ -508,9 +511,10 @@ async function pool<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[
 
 const cells: Cell[] = [];
 const records = await Promise.all(SCENARIOS.map(recordClean));
+const turns = new Map<string, number>();
 for (const [index, scenario] of SCENARIOS.entries()) {
   recorded.set(scenario, records[index]!);
-  cells.push(...cellsOf(scenario, index, records[index]!.commands));
+  cells.push(...cellsOf(scenario, records[index]!.commands, turns));
 }
 
 const outcomes: Outcome[] = [];
