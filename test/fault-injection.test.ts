@@ -496,6 +496,18 @@ async function afterSweepProblems(outcome: Outcome): Promise<string[]> {
   return problems;
 }
 
+const errorText = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
+
+/** A cell whose setup or checks threw: reported as its problem, so that the other cells still run. */
+const broken = (cell: Cell, error: unknown): Outcome => ({
+  cell,
+  orgId: '',
+  owner: '',
+  prepared: { request: { url: '' } },
+  delivered: 0,
+  problems: [`the cell broke: ${errorText(error)}`],
+});
+
 /** Runs `work` over `items`, at most CONCURRENCY at once. */
 async function pool<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
@@ -523,7 +535,7 @@ const timings = { cellsMs: 0, sweepMs: 0, afterMs: 0 };
 
 beforeAll(async () => {
   let started = performance.now();
-  outcomes.push(...(await pool(cells, runCell)));
+  outcomes.push(...(await pool(cells, (cell) => runCell(cell).catch((error: unknown) => broken(cell, error)))));
   timings.cellsMs = performance.now() - started;
   // Every request has answered: sweep as of a time past every lease and due time.
   started = performance.now();
@@ -531,7 +543,8 @@ beforeAll(async () => {
   timings.sweepMs = performance.now() - started;
   started = performance.now();
   await pool(outcomes, async (outcome) => {
-    outcome.problems.push(...(await afterSweepProblems(outcome)));
+    if (!outcome.orgId) return;
+    outcome.problems.push(...(await afterSweepProblems(outcome).catch((error: unknown) => [`after the sweep: ${errorText(error)}`])));
   });
   timings.afterMs = performance.now() - started;
 }, 120_000);
@@ -540,6 +553,10 @@ afterAll(() => {
   if (process.env.FAULT_MATRIX_REPORT) {
     const steps = [...recorded.values()].reduce((sum, { commands }) => sum + commands.length, 0);
     const kinds = FAULT_KINDS.map((kind) => `${kind} ${cells.filter((cell) => cell.kind === kind).length}`).join(', ');
+    for (const [scenario, { commands }] of recorded) {
+      const cellCount = cells.filter((cell) => cell.scenario === scenario).length;
+      console.log(`${scenario.name} (${cellCount} cells): ${commands.map((command) => command.replace(/Command$/, '')).join(' → ')}`);
+    }
     console.log(
       `fault matrix (${FULL ? 'full' : 'sample'}): ${SCENARIOS.length} scenarios, ${steps} steps, ${cells.length} cells (${kinds}); ` +
         `cells ${Math.round(timings.cellsMs)} ms, sweep ${Math.round(timings.sweepMs)} ms (${JSON.stringify(sweep)}), after ${Math.round(timings.afterMs)} ms`,
