@@ -106,6 +106,8 @@ export interface FaultLog {
   faulted: string | undefined;
   /** Writes still on their way when the service gave up on them (`slow`): awaited before checking. */
   inFlight: Promise<unknown>[];
+  /** Attempts the SDK made of the faulted command, counted below its retries (`lost-retried` only). */
+  attempts: number;
 }
 
 interface Scope {
@@ -202,6 +204,8 @@ export function stepFaults() {
       const faulted = context as FaultedContext;
       if (faulted.fault !== 'lost-retried') return next(args);
       faulted.faultAttempts = (faulted.faultAttempts ?? 0) + 1;
+      const log = scope.getStore()?.log;
+      if (log) log.attempts = faulted.faultAttempts;
       const answer = await next(args);
       if (faulted.faultAttempts > 1) return answer;
       throw Object.assign(new Error('socket hang up (injected after the write was applied)'), { code: 'ECONNRESET' });
@@ -212,7 +216,7 @@ export function stepFaults() {
   return {
     /** Runs `work` (one request) with `plan` (or none: a clean run that only counts). */
     async run<T>(plan: FaultPlan | undefined, work: () => Promise<T>): Promise<{ result: T; log: FaultLog }> {
-      const log: FaultLog = { commands: [], faulted: undefined, inFlight: [] };
+      const log: FaultLog = { commands: [], faulted: undefined, inFlight: [], attempts: 0 };
       const result = await scope.run({ plan, log }, work);
       return { result, log };
     },

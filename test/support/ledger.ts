@@ -11,8 +11,8 @@
  * - a charge that is neither refunded nor pending ("standing") was delivered: standing charges
  *   are never more than the results the caller received.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../lib/db/client.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, queryAll, tableName } from '../../lib/db/client.ts';
 import { orgKey } from '../../lib/db/keys.ts';
 import type { TableKey } from '../../lib/db/table.ts';
 
@@ -42,21 +42,11 @@ const CHARGE_USER = / run by (\S+)$/;
 const REFUNDED_CHARGE = /charge (evt_\S+) refunded$/;
 
 export async function readLedger(orgId: string): Promise<Ledger> {
-  const items: Record<string, any>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': orgKey(orgId).PK },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items: Record<string, any>[] = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': orgKey(orgId).PK },
+    ConsistentRead: true,
+  });
 
   const ledger: Ledger = {
     credits: Number.NaN,
