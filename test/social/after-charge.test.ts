@@ -201,4 +201,25 @@ describe('after the charge', () => {
     expect((await getOrganization(orgId))!.credits).toBe(4);
     expect((await listPendingRuns(orgId)).map((pending) => pending.cost)).toEqual([1]);
   });
+
+  it('a charge refused before it was written (throttled) is not undone: nothing to refund, no second transaction', async () => {
+    const { orgId, users } = await workspace({ credits: 5 });
+    let transactions = 0;
+    const stop = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions >= 1, 'ThrottlingException');
+
+    let answer: Awaited<ReturnType<typeof run>>;
+    try {
+      answer = await run(orgId, users.editor);
+    } finally {
+      stop();
+    }
+
+    expect(answer.status).toBe(500);
+    expect(withoutRequestId(answer.body)).toEqual({
+      code: 'internal_error',
+      message: 'the request failed on the service side; retry with backoff',
+    });
+    expect(transactions).toBe(1);
+    expect((await eventsOf(orgId)).map((event) => event.type)).toEqual(['credits.granted']);
+  });
 });
