@@ -51,34 +51,34 @@ export function failCommands(
  */
 export const FAULTS = {
   /** ThrottlingException, as thrown after the SDK's 3 attempts (final). */
-  throttling: { writesOnly: false, transactionsOnly: false },
+  throttling: { writesOnly: false },
   /** ProvisionedThroughputExceededException after the SDK's attempts (final). */
-  throughput: { writesOnly: false, transactionsOnly: false },
+  throughput: { writesOnly: false },
   /** InternalServerError (HTTP 500 from DynamoDB) after the SDK's attempts (final): nothing written. */
-  internal: { writesOnly: false, transactionsOnly: false },
+  internal: { writesOnly: false },
   /** The SDK's own TimeoutError (a socket that never connected, 3 times): nothing written (final). */
-  'sdk-timeout': { writesOnly: false, transactionsOnly: false },
+  'sdk-timeout': { writesOnly: false },
   /** The command is never answered (nor applied): the call budget must cut it. */
-  hang: { writesOnly: false, transactionsOnly: false },
+  hang: { writesOnly: false },
   /**
    * A write lost to a concurrent transaction: TransactionCanceledException with a
    * `TransactionConflict` reason for a TransactWriteItems (the SDK does not retry it; the service
    * may), TransactionConflictException for a single-item write. Final; nothing written.
    */
-  conflict: { writesOnly: true, transactionsOnly: false },
+  conflict: { writesOnly: true },
   /**
    * The write is applied, then the answer is lost: DynamoDB's InternalServerError ("the request
    * may or may not have succeeded"), as the service receives it (final).
    */
-  lost: { writesOnly: true, transactionsOnly: false },
+  lost: { writesOnly: true },
   /** The write is applied, but its answer comes after the call budget: the service gives up first. */
-  slow: { writesOnly: true, transactionsOnly: false },
+  slow: { writesOnly: true },
   /**
    * The write is applied and the connection then resets (ECONNRESET) on its first attempt, below
    * the SDK's retry middleware: the SDK sends it again, for real, and the service gets the
    * second attempt's answer (a conditional write may now fail its condition).
    */
-  'lost-retried': { writesOnly: true, transactionsOnly: false },
+  'lost-retried': { writesOnly: true },
 } as const;
 
 export type FaultKind = keyof typeof FAULTS;
