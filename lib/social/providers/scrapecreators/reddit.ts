@@ -3,26 +3,10 @@
  * (social-operations.md, "Reddit").
  */
 import * as z from 'zod/mini';
-import {
-  author,
-  comment,
-  count,
-  flag,
-  given,
-  id,
-  int,
-  list,
-  type Mappings,
-  mapping,
-  media,
-  object,
-  page,
-  post,
-  str,
-  text,
-  time,
-  type Vendor,
-} from './common.ts';
+import { type Mappings, mapping, type Vendor } from './mapping.ts';
+import { author, comment, media, page, post } from './output.ts';
+import { given, int, str } from './read.ts';
+import { count, flag, id, list, object, text, time } from './vendor-shapes.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 

@@ -3,28 +3,10 @@
  * `continuationToken` (social-operations.md, "YouTube").
  */
 import * as z from 'zod/mini';
-import {
-  author,
-  bareHandle,
-  count,
-  given,
-  id,
-  int,
-  list,
-  loose,
-  type Mappings,
-  mapping,
-  media,
-  object,
-  type Params,
-  page,
-  post,
-  profile,
-  str,
-  text,
-  time,
-  type Vendor,
-} from './common.ts';
+import { type Mappings, mapping, type Params, type Vendor } from './mapping.ts';
+import { author, media, page, post, profile } from './output.ts';
+import { bareHandle, given, int, str } from './read.ts';
+import { count, id, list, loose, object, text, time } from './vendor-shapes.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 
