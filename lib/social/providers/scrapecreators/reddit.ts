@@ -114,6 +114,13 @@ function flattenComments(list: Comment[], postId: string | null, out: unknown[] 
   return out;
 }
 
+/** A search's or a subreddit's answer: a page of posts, `after` the cursor of the next. */
+const postsPage = {
+  response: () => z.object({ posts: list(t3()), after: id() }),
+  translate: (body: { posts?: Vendor<typeof t3>[] | null; after?: string | number | null }) =>
+    page((body.posts ?? []).map(redditPost), body.after),
+};
+
 const subredditName = (name: unknown) => String(name).replace(/^r\//, '');
 /** Reddit has no "past hour" on SC: the past day is the closest wider window. */
 const timeframe = (value: unknown) => (value === 'hour' ? 'day' : given(value));
@@ -127,8 +134,7 @@ export const reddit = {
       timeframe: timeframe(input.timeframe),
       after: given(input.cursor),
     }),
-    response: () => z.object({ posts: list(t3()), after: id() }),
-    translate: (body) => page((body.posts ?? []).map(redditPost), body.after),
+    ...postsPage,
   }),
   reddit_subreddit_posts: mapping({
     path: '/v1/reddit/subreddit',
@@ -138,8 +144,7 @@ export const reddit = {
       timeframe: timeframe(input.timeframe),
       after: given(input.cursor),
     }),
-    response: () => z.object({ posts: list(t3()), after: id() }),
-    translate: (body) => page((body.posts ?? []).map(redditPost), body.after),
+    ...postsPage,
   }),
   reddit_post: mapping({
     path: '/v1/reddit/post',
