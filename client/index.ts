@@ -1,6 +1,6 @@
 /**
  * A thin typed client of the Workspace Service: openapi-fetch over the types openapi-typescript
- * generates from openapi.json (client/schema.d.ts; `npm run openapi` refreshes both). Every
+ * generates from openapi.json (client/schema.d.ts, written by `npm ci`; `npm run openapi` refreshes both). Every
  * path, parameter, body and answer is typed from the document; this file only adds the bearer
  * token and the API version to each request.
  */

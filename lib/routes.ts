@@ -57,6 +57,32 @@ export type RouteSecret = 'providerApiKey' | 'cursorSigningKey';
 const RESTORE =
   'Brings back a soft-deleted resource within the restore window (30 days by default): `deleted_at` and `deleted_by_id` become null, `updated_at` now, nothing else changes. A resource that is not deleted answers 200 unchanged, so retries are safe. Owners restore anything of the organization, editors what they created and what is not private, viewers nothing (403); whoever cannot read the resource gets 404.';
 
+/**
+ * The four restore routes differ only in their resource, what may refuse them and the one
+ * table action their write needs beyond the common ones: rate-limit counter (UpdateItem),
+ * resource (GetItem), the caller's memberships (Query). A transaction needs the action of each
+ * of its items: PutItem for a slug/name claim, ConditionCheckItem for a conversation's project.
+ */
+function restoreRoute(
+  kind: string,
+  collection: string,
+  noun: string,
+  extra: { description: string; errors: ErrorCode[]; writeAction?: string },
+): Route {
+  const idName = `${collection.replace(/s$/, '')}_id`;
+  return {
+    name: `Restore${kind}`,
+    method: 'POST',
+    path: `/${collection}/{${idName}}/restore`,
+    entry: `functions/restore-${kind.toLowerCase()}.ts`,
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', ...(extra.writeAction ? [extra.writeAction] : [])],
+    summary: `Restore a deleted ${noun}`,
+    description: `${RESTORE}${extra.description}`,
+    tag: 'Restore',
+    errors: ['forbidden', 'not_found', ...extra.errors],
+  };
+}
+
 export const routes: readonly Route[] = [
   {
     name: 'ListBillingEvents',
@@ -86,53 +112,23 @@ export const routes: readonly Route[] = [
     tag: 'Billing',
     errors: ['not_found'],
   },
-  // Restore: rate-limit counter (UpdateItem), resource (GetItem) and the caller's memberships
-  // (Query), then one write. A transaction needs the action of each of its items: PutItem for
-  // a slug/name claim, ConditionCheckItem for a conversation's project.
-  {
-    name: 'RestoreAsset',
-    method: 'POST',
-    path: '/assets/{asset_id}/restore',
-    entry: 'functions/restore-asset.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
-    summary: 'Restore a deleted asset',
-    description: RESTORE,
-    tag: 'Restore',
-    errors: ['forbidden', 'not_found'],
-  },
-  {
-    name: 'RestoreSkill',
-    method: 'POST',
-    path: '/skills/{skill_id}/restore',
-    entry: 'functions/restore-skill.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
-    summary: 'Restore a deleted custom skill',
-    description: `${RESTORE} Only skills with \`source: custom\` can be restored (others: 404); 409 \`name_taken\` if a live custom skill holds its name. The skill comes wrapped: \`{ "skill": … }\`.`,
-    tag: 'Restore',
-    errors: ['forbidden', 'not_found', 'name_taken'],
-  },
-  {
-    name: 'RestoreConversation',
-    method: 'POST',
-    path: '/conversations/{conversation_id}/restore',
-    entry: 'functions/restore-conversation.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
-    summary: 'Restore a deleted conversation',
-    description: `${RESTORE} 409 \`parent_deleted\` if its project is deleted: restore the project first.`,
-    tag: 'Restore',
-    errors: ['forbidden', 'not_found', 'parent_deleted'],
-  },
-  {
-    name: 'RestoreProject',
-    method: 'POST',
-    path: '/projects/{project_id}/restore',
-    entry: 'functions/restore-project.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
-    summary: 'Restore a deleted project',
-    description: `${RESTORE} 409 \`slug_taken\` if a live project holds its slug. An archived project comes back archived.`,
-    tag: 'Restore',
-    errors: ['forbidden', 'not_found', 'slug_taken'],
-  },
+  restoreRoute('Asset', 'assets', 'asset', { description: '', errors: [] }),
+  restoreRoute('Skill', 'skills', 'custom skill', {
+    description:
+      ' Only skills with `source: custom` can be restored (others: 404); 409 `name_taken` if a live custom skill holds its name. The skill comes wrapped: `{ "skill": … }`.',
+    errors: ['name_taken'],
+    writeAction: 'dynamodb:PutItem',
+  }),
+  restoreRoute('Conversation', 'conversations', 'conversation', {
+    description: ' 409 `parent_deleted` if its project is deleted: restore the project first.',
+    errors: ['parent_deleted'],
+    writeAction: 'dynamodb:ConditionCheckItem',
+  }),
+  restoreRoute('Project', 'projects', 'project', {
+    description: ' 409 `slug_taken` if a live project holds its slug. An archived project comes back archived.',
+    errors: ['slug_taken'],
+    writeAction: 'dynamodb:PutItem',
+  }),
   {
     name: 'ListSocialOperations',
     method: 'GET',

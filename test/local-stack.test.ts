@@ -6,6 +6,7 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, javaMajorVersion } from '../lib/local/dynamodb-local.ts';
 import { REPO, runScript, TSX } from './support/processes.ts';
+import { type ScrapeCreatorsStub, STUB_KEY, startScrapeCreatorsStub } from './support/scrapecreators-stub.ts';
 
 interface DevInfo {
   baseUrl: string;
@@ -140,8 +141,9 @@ describe('Java version', () => {
 /**
  * `npm start` end to end: the real script in its own process and working directory, reached
  * over HTTP like a client would. One stack on a DATA_DIR serves most tests; others start
- * beside it and must refuse; it is then killed with SIGKILL, restarted on its data, and
- * stopped with SIGTERM.
+ * beside it and must refuse; it is then killed with SIGKILL with paid runs in flight, restarted
+ * on its data (where the operator's sweep refunds the lost charges), and stopped with SIGTERM.
+ * Each start costs a JVM and a seed, so the tests share these few.
  */
 describe('local stack (npm start)', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'local-stack-'));
@@ -149,14 +151,27 @@ describe('local stack (npm start)', () => {
   let port: number;
   let stack: Stack;
   let dev: DevInfo;
+  let stub: ScrapeCreatorsStub;
+  /** The stack's settings: ScrapeCreators is a stub that can hang; the test sweeps as the operator. */
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     port = await freePort();
-    stack = await startStack(cwd, { PORT: String(port), DATA_DIR: dataDir });
+    stub = await startScrapeCreatorsStub();
+    env = {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      SOCIAL_PROVIDER: 'http',
+      SCRAPECREATORS_BASE_URL: stub.baseUrl,
+      SCRAPECREATORS_API_KEY: STUB_KEY,
+      SWEEP_INTERVAL_SECONDS: '0',
+    };
+    stack = await startStack(cwd, env);
     dev = stack.dev;
   }, 90_000);
-  afterAll(() => {
+  afterAll(async () => {
     stack?.child.kill('SIGKILL');
+    await stub?.close();
   });
 
   it('serves the seeded demo workspace, and names its server in .local/dev.json', async () => {
@@ -337,15 +352,35 @@ describe('local stack (npm start)', () => {
     expect(oldJava.output).toContain('DynamoDB Local needs Java 17 or newer; `java` on PATH is Java 8 (java version "1.8.0_392").');
   });
 
-  it('takes DynamoDB Local down with a SIGKILLed server; the admin CLI then refuses; a restart on the DATA_DIR finds the demo again', async () => {
+  it('takes DynamoDB Local down with a SIGKILLed server; the admin CLI then refuses; a restart on the DATA_DIR finds the demo again, and the sweep refunds the runs that were in flight exactly once', async () => {
+    const owner = { Authorization: `Bearer ${dev.tokens.owner}` };
+    const balance = async (baseUrl: string) => {
+      const answer = await fetch(`${baseUrl}/organizations/${dev.organizationId}/credits`, { headers: owner });
+      expect(answer.status).toBe(200);
+      return ((await answer.json()) as { balance: number }).balance;
+    };
     const restored = dev.deleted.asset![0]!;
-    const restore = await fetch(`${dev.baseUrl}/assets/${restored}/restore`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${dev.tokens.owner}` },
-    });
+    const restore = await fetch(`${dev.baseUrl}/assets/${restored}/restore`, { method: 'POST', headers: owner });
     expect(restore.status).toBe(200);
     expect(processesMentioning(dataDir)).toHaveLength(1);
+    // Three paid runs stuck in the provider (one with an Idempotency-Key): each was charged.
+    const before = await balance(dev.baseUrl);
+    for (let i = 0; i < 3; i += 1) stub.next({ kind: 'hang' });
+    const runs = [undefined, undefined, 'crash-key-1'].map((key) =>
+      fetch(`${dev.baseUrl}/social/tiktok_profile?organization_id=${dev.organizationId}`, {
+        method: 'POST',
+        headers: { ...owner, 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
+        body: JSON.stringify({ handle: 'nasa' }),
+      }).catch((error: unknown) => error),
+    );
+    await until(
+      () => stub.requests.length >= 3,
+      30_000,
+      () => `the provider saw ${stub.requests.length} of 3 runs`,
+    );
 
+    // The server dies mid-call; DynamoDB Local dies with it, as documented. The database keeps
+    // what it acknowledged, as DynamoDB outlives a Lambda.
     stack.child.kill('SIGKILL');
     await stack.exited;
     await until(
@@ -353,6 +388,7 @@ describe('local stack (npm start)', () => {
       15_000,
       () => `still running on ${dataDir}: ${processesMentioning(dataDir)}`,
     );
+    for (const answer of await Promise.all(runs)) expect(answer).toBeInstanceOf(Error);
 
     const admin = await runScript('scripts/admin.ts', ['credits', 'grant', '--org', dev.organizationId, '--amount', '5'], { cwd });
     expect(admin.code).toBe(1);
@@ -360,15 +396,33 @@ describe('local stack (npm start)', () => {
       `The local stack described by .local/dev.json is not running any more (its server, pid ${stack.child.pid}, is gone).`,
     );
 
-    stack = await startStack(cwd, { PORT: String(port), DATA_DIR: dataDir });
+    stack = await startStack(cwd, env);
     const again = stack.dev;
     expect(stack.output()).toContain(`Demo workspace org_demo already present in ${dataDir}`);
     expect(again.deleted).toEqual({ ...dev.deleted, asset: dev.deleted.asset!.filter((id) => id !== restored) });
     expect(again.live.asset).toEqual([...dev.live.asset!, restored]);
-    const events = await fetch(`${again.baseUrl}/organizations/${again.organizationId}/billing/events`, {
-      headers: { Authorization: `Bearer ${again.tokens.owner}` },
-    });
+    expect(await balance(again.baseUrl)).toBe(before - 3);
+
+    // Two sweeps at once, as of a time when the runs can no longer finish: three refunds in all.
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const sweeps = await Promise.all([0, 1].map(() => runScript('scripts/admin.ts', ['charges', 'sweep', '--at', later], { cwd })));
+    for (const sweep of sweeps) expect(sweep.code).toBe(0);
+    expect(sweeps.reduce((sum, sweep) => sum + (JSON.parse(sweep.stdout) as { refunded: number }).refunded, 0)).toBe(3);
+    expect(await balance(again.baseUrl)).toBe(before);
+    const pending = await runScript('scripts/admin.ts', ['charges', 'pending', '--org', dev.organizationId], { cwd });
+    expect(JSON.parse(pending.stdout)).toEqual({ pending: [] });
+    const events = await fetch(`${again.baseUrl}/organizations/${again.organizationId}/billing/events?days=1`, { headers: owner });
     expect(events.status).toBe(200);
+    type Event = { id: string; type: string; title: string; description: string };
+    const all = ((await events.json()) as { events: Event[] }).events;
+    const lost = all.filter((event) => event.type === 'social_operation.charged' && event.title === 'tiktok_profile');
+    const refunds = all.filter(
+      (event) => event.type === 'social_operation.refunded' && event.description.includes('refunded by the sweeper'),
+    );
+    expect(lost).toHaveLength(3);
+    expect(refunds.map((event) => /charge (evt_\S+) refunded/.exec(event.description)?.[1]).sort()).toEqual(
+      lost.map((charge) => charge.id).sort(),
+    );
 
     stack.child.kill('SIGTERM');
     expect(await stack.exited).toBe(0);

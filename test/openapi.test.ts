@@ -33,6 +33,13 @@ const resolve = (node: any): any =>
         .split('/')
         .reduce((at: any, key: string) => at[key.replaceAll('~1', '/')], document)
     : node;
+/** A schema with its references to components.schemas replaced by what they name. */
+const inlined = (schema: any): any => {
+  if (Array.isArray(schema)) return schema.map(inlined);
+  if (schema === null || typeof schema !== 'object') return schema;
+  if (String(schema.$ref).startsWith('#/components/schemas/')) return inlined(resolve(schema));
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inlined(value)]));
+};
 const statuses = (path: string, method: string) => Object.keys(document.paths[path][method].responses);
 const codesAt = (path: string, method: string, status: string) =>
   resolve(document.paths[path][method].responses[status]).content['application/json'].schema.allOf[1].properties.code.enum;
@@ -45,7 +52,7 @@ describe('the committed files', () => {
     expect(committed(DOCUMENT_FILE)).toBe(documentText(document));
   });
 
-  it('client/schema.d.ts holds the types openapi-typescript makes from it (run `npm run openapi`)', async () => {
+  it('client/schema.d.ts (written by `npm ci`) holds the types openapi-typescript makes from it (run `npm run openapi`)', async () => {
     expect(committed(CLIENT_TYPES_FILE)).toBe(await clientTypesText(document));
   });
 });
@@ -211,6 +218,23 @@ describe('social operations', () => {
     expect(paths).toHaveLength(52);
   });
 
+  it('names the shared output shapes once and refers to them (each component used)', () => {
+    const text = JSON.stringify(document.paths);
+    const schemas = document.components.schemas;
+    const xProfile = document.paths['/social/x_profile'].post.responses['200'].content['application/json'].schema;
+    const posts = document.paths['/social/tiktok_user_posts'].post.responses['200'].content['application/json'].schema;
+
+    expect(xProfile).toEqual({ $ref: '#/components/schemas/Profile' });
+    expect(posts.properties.items.items).toEqual({ $ref: '#/components/schemas/Post' });
+    expect(schemas.Post.properties.author).toEqual({ $ref: '#/components/schemas/Author' });
+    for (const name of Object.keys(schemas).filter((name) => name !== 'ErrorBody')) {
+      expect(
+        text.includes(`"#/components/schemas/${name}"`) || JSON.stringify(schemas).includes(`"#/components/schemas/${name}"`),
+        name,
+      ).toBe(true);
+    }
+  });
+
   it.each(
     [...CATALOG.values()].map((definition) => [definition.name, definition] as const),
   )('%s: its schemas, network tag, cost and a request example that passes its schema', (name, definition) => {
@@ -220,7 +244,7 @@ describe('social operations', () => {
 
     expect(operation).toMatchObject({ operationId: name, tags: [definition.network ?? 'cross-network'], 'x-credit-cost': definition.cost });
     expect(operation.requestBody.content['application/json'].schema).toEqual(input);
-    expect(operation.responses['200'].content['application/json'].schema).toEqual(output);
+    expect(inlined(operation.responses['200'].content['application/json'].schema)).toEqual(output);
     expect(operation.responses['402']).toEqual(document.paths['/social/{operation}'].post.responses['402']);
     expect(operation.parameters.map((parameter: any) => parameter.name ?? parameter.$ref)).not.toContain('operation');
     expect(ajv.validate(input, operation.requestBody.content['application/json'].example)).toBe(true);

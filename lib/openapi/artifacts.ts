@@ -1,7 +1,8 @@
 /**
- * The generated files the repository keeps: openapi.json (the document, served by
- * GET /openapi.json) and client/schema.d.ts (its TypeScript types, for client/). `npm run
- * openapi` writes them; test/openapi.test.ts fails when a committed copy is stale.
+ * The generated files: openapi.json (the document, served by GET /openapi.json; committed) and
+ * client/schema.d.ts (its TypeScript types, for client/; written on `npm ci` by the `prepare`
+ * script, not committed). `npm run openapi` writes both; test/openapi.test.ts fails when either
+ * is stale.
  */
 import openapiTS, { astToString } from 'openapi-typescript';
 import { generateDocument } from './document.ts';

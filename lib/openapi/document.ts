@@ -18,6 +18,7 @@ import { type Route, routes as routeTable } from '../routes.ts';
 import { EXAMPLE_INPUTS } from '../social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../social/catalog/index.ts';
 import { type HeaderDescription, REQUEST_HEADERS, RESPONSE_HEADERS } from './headers.ts';
+import { SharedSchemas } from './shared-schemas.ts';
 
 type Json = Record<string, any>;
 
@@ -266,7 +267,7 @@ function methodsOf(route: Route, module: RouteModule): string[] {
 }
 
 /** The run route again, for one catalog operation: its own input and output schemas, example and cost. */
-function catalogOperation(name: string, runRoute: Route, module: RouteModule, shared: SharedResponses): Json {
+function catalogOperation(name: string, runRoute: Route, module: RouteModule, shared: SharedResponses, schemas: SharedSchemas): Json {
   const definition = CATALOG.get(name)!;
   const { input_schema, output_schema, description } = descriptor(definition);
   const endpoint = module.handler.endpoint!;
@@ -283,7 +284,7 @@ function catalogOperation(name: string, runRoute: Route, module: RouteModule, sh
     parameters: parameters.filter((parameter) => (parameter as Json).in !== 'path'),
     requestBody,
     responses: {
-      '200': okResponse(runRoute, module, withoutDialect(output_schema)),
+      '200': okResponse(runRoute, module, schemas.factor(withoutDialect(output_schema)) as Json),
       ...errorResponses(runRoute, endpoint, shared),
     },
   };
@@ -305,7 +306,7 @@ const DESCRIPTION = `Workspaces (organizations) and what their members do: run s
 
 **Idempotency.** Send \`Idempotency-Key\` (a UUID) with a run: a retry with the same key and body within 24 hours replays the first answer (\`Idempotent-Replayed: true\`) without a second charge.`;
 
-function components(shared: SharedResponses): Json {
+function components(shared: SharedResponses, schemas: SharedSchemas): Json {
   const describeHeader = ({ description, required, schema, example }: HeaderDescription) => ({
     description,
     ...(required ? { required } : {}),
@@ -337,7 +338,7 @@ function components(shared: SharedResponses): Json {
       },
     },
     headers: Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, description]) => [name, describeHeader(description)])),
-    schemas: { ErrorBody: jsonSchema(errorBodySchema, 'output') },
+    schemas: { ErrorBody: jsonSchema(errorBodySchema, 'output'), ...schemas.components() },
     responses: {
       ...shared.components,
       RouteNotFound: {
@@ -358,6 +359,7 @@ function components(shared: SharedResponses): Json {
 export function buildDocument(table: readonly Route[], modules: Map<string, RouteModule>): Json {
   const paths: Json = {};
   const shared = new SharedResponses();
+  const schemas = new SharedSchemas();
   const tags: string[] = [];
   const addTag = (tag: string) => tags.includes(tag) || tags.push(tag);
   for (const route of table) {
@@ -374,7 +376,7 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
     }
     if (route.path === RUN_PATH) {
       for (const name of CATALOG.keys()) {
-        const operation = catalogOperation(name, route, module, shared);
+        const operation = catalogOperation(name, route, module, shared, schemas);
         operation.tags.forEach(addTag);
         paths[`/social/${name}`] = { post: operation };
       }
@@ -397,7 +399,7 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
     security: [{ bearerAuth: [] }],
     tags: tags.map((name) => ({ name, description: routeTags.has(name) ? tagDescription(name, table) : networkTag(name) })),
     paths,
-    components: components(shared),
+    components: components(shared, schemas),
   };
 }
 

@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG, descriptors, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
 
 process.env.SOCIAL_PROVIDER = 'sample';
@@ -15,6 +15,12 @@ const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats.default(ajv);
 
 describe('the catalog of social operations', () => {
+  // A refused input is never charged: one workspace serves every operation's 400 cases.
+  let refusing: Awaited<ReturnType<typeof workspace>>;
+  beforeAll(async () => {
+    refusing = await workspace({ credits: 10 });
+  });
+
   it('has exactly the 52 operations of the spec, each with a network except resolve_mention', () => {
     expect(OPERATION_NAMES).toHaveLength(52);
     expect([...descriptors().keys()]).toEqual([...OPERATION_NAMES]);
@@ -63,7 +69,7 @@ describe('the catalog of social operations', () => {
     it('answers 400 naming each required field that is missing', async () => {
       const required = (descriptor.input_schema.required as string[] | undefined) ?? [];
       expect(required.length).toBeGreaterThan(0);
-      const { orgId, users } = await workspace({ credits: 10 });
+      const { orgId, users } = refusing;
       for (const field of required) {
         const { [field]: _dropped, ...rest } = input;
         const answer = await call(handler, { method: 'POST', url: runUrl(name, orgId), token: tokenFor(users.editor), body: rest });

@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import type { OperationName } from '../../catalog/names.ts';
 import type { MentionReference } from '../../mention.ts';
-import type { Input } from './common.ts';
+import type { Input } from './mapping.ts';
 
 /** Which profile operation verifies a mention, and with what input; null when none can. */
 export function verificationFor(match: MentionReference): { operation: OperationName; input: Input } | null {

@@ -4,29 +4,10 @@
  * (social-operations.md, "Facebook").
  */
 import * as z from 'zod/mini';
-import {
-  author,
-  comment,
-  count,
-  flag,
-  given,
-  id,
-  int,
-  iso,
-  list,
-  type Mappings,
-  mapping,
-  media,
-  object,
-  type Params,
-  page,
-  post,
-  profile,
-  str,
-  text,
-  time,
-  type Vendor,
-} from './common.ts';
+import { type Mappings, mapping, type Params, type Vendor } from './mapping.ts';
+import { author, comment, media, page, post, profile } from './output.ts';
+import { given, int, iso, str } from './read.ts';
+import { count, flag, id, list, object, text, time } from './vendor-shapes.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 

@@ -9,17 +9,17 @@
  * not make the function's cold start cheaper (docs/social-operations.md, "Providers").
  */
 import { SCRAPECREATORS_OPERATIONS } from '../served.ts';
-import type { Mapping } from './common.ts';
 import { facebook } from './facebook.ts';
 import { instagram } from './instagram.ts';
 import { linkedin } from './linkedin.ts';
+import type { Mapping } from './mapping.ts';
 import { reddit } from './reddit.ts';
 import { tiktok } from './tiktok.ts';
 import { x } from './x.ts';
 import { youtube } from './youtube.ts';
 
-export type { Mapping } from './common.ts';
 export { verificationFor, verifiedAccount } from './cross-network.ts';
+export type { Mapping } from './mapping.ts';
 
 /** Every mapping, by operation name, in catalog order. */
 export const MAPPINGS: Readonly<Record<string, Mapping | undefined>> = {

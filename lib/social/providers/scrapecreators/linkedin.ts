@@ -4,25 +4,10 @@
  * page number (social-operations.md, "LinkedIn").
  */
 import * as z from 'zod/mini';
-import {
-  author,
-  count,
-  given,
-  id,
-  int,
-  list,
-  loose,
-  type Mappings,
-  mapping,
-  media,
-  object,
-  page,
-  post,
-  profile,
-  str,
-  text,
-  time,
-} from './common.ts';
+import { type Mappings, mapping } from './mapping.ts';
+import { author, media, page, post, profile } from './output.ts';
+import { given, int, str } from './read.ts';
+import { count, id, list, loose, object, text, time } from './vendor-shapes.ts';
 
 /** The public identifier in a LinkedIn URL: `satyanadella` in linkedin.com/in/satyanadella. */
 const slugOf = (url: string) => new URL(url).pathname.split('/').filter(Boolean)[1] ?? null;

@@ -3,26 +3,10 @@
  * (social-operations.md, "Reddit").
  */
 import * as z from 'zod/mini';
-import {
-  author,
-  comment,
-  count,
-  flag,
-  given,
-  id,
-  int,
-  list,
-  type Mappings,
-  mapping,
-  media,
-  object,
-  page,
-  post,
-  str,
-  text,
-  time,
-  type Vendor,
-} from './common.ts';
+import { type Mappings, mapping, type Vendor } from './mapping.ts';
+import { author, comment, media, page, post } from './output.ts';
+import { given, int, str } from './read.ts';
+import { count, flag, id, list, object, text, time } from './vendor-shapes.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 
@@ -130,6 +114,13 @@ function flattenComments(list: Comment[], postId: string | null, out: unknown[] 
   return out;
 }
 
+/** A search's or a subreddit's answer: a page of posts, `after` the cursor of the next. */
+const postsPage = {
+  response: () => z.object({ posts: list(t3()), after: id() }),
+  translate: (body: { posts?: Vendor<typeof t3>[] | null; after?: string | number | null }) =>
+    page((body.posts ?? []).map(redditPost), body.after),
+};
+
 const subredditName = (name: unknown) => String(name).replace(/^r\//, '');
 /** Reddit has no "past hour" on SC: the past day is the closest wider window. */
 const timeframe = (value: unknown) => (value === 'hour' ? 'day' : given(value));
@@ -143,8 +134,7 @@ export const reddit = {
       timeframe: timeframe(input.timeframe),
       after: given(input.cursor),
     }),
-    response: () => z.object({ posts: list(t3()), after: id() }),
-    translate: (body) => page((body.posts ?? []).map(redditPost), body.after),
+    ...postsPage,
   }),
   reddit_subreddit_posts: mapping({
     path: '/v1/reddit/subreddit',
@@ -154,8 +144,7 @@ export const reddit = {
       timeframe: timeframe(input.timeframe),
       after: given(input.cursor),
     }),
-    response: () => z.object({ posts: list(t3()), after: id() }),
-    translate: (body) => page((body.posts ?? []).map(redditPost), body.after),
+    ...postsPage,
   }),
   reddit_post: mapping({
     path: '/v1/reddit/post',

@@ -4,29 +4,10 @@
  */
 import * as z from 'zod/mini';
 import { PROFILE_URL } from '../../mention.ts';
-import {
-  author,
-  bareHandle,
-  comment,
-  count,
-  flag,
-  given,
-  id,
-  int,
-  list,
-  type Mappings,
-  mapping,
-  media,
-  object,
-  page,
-  post,
-  profile,
-  str,
-  text,
-  time,
-  urlList,
-  type Vendor,
-} from './common.ts';
+import { type Mappings, mapping, type Vendor } from './mapping.ts';
+import { author, comment, media, page, post, profile } from './output.ts';
+import { bareHandle, given, int, str } from './read.ts';
+import { count, flag, id, list, object, text, time, urlList } from './vendor-shapes.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 

@@ -4,26 +4,10 @@
  */
 import * as z from 'zod/mini';
 import { PROFILE_URL } from '../../mention.ts';
-import {
-  author,
-  bareHandle,
-  count,
-  flag,
-  given,
-  id,
-  int,
-  list,
-  type Mappings,
-  mapping,
-  media,
-  object,
-  page,
-  post,
-  profile,
-  text,
-  time,
-  type Vendor,
-} from './common.ts';
+import { type Mappings, mapping, type Vendor } from './mapping.ts';
+import { author, media, page, post, profile } from './output.ts';
+import { bareHandle, given, int } from './read.ts';
+import { count, flag, id, list, object, text, time } from './vendor-shapes.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 

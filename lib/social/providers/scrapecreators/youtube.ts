@@ -3,28 +3,10 @@
  * `continuationToken` (social-operations.md, "YouTube").
  */
 import * as z from 'zod/mini';
-import {
-  author,
-  bareHandle,
-  count,
-  given,
-  id,
-  int,
-  list,
-  loose,
-  type Mappings,
-  mapping,
-  media,
-  object,
-  type Params,
-  page,
-  post,
-  profile,
-  str,
-  text,
-  time,
-  type Vendor,
-} from './common.ts';
+import { type Mappings, mapping, type Params, type Vendor } from './mapping.ts';
+import { author, media, page, post, profile } from './output.ts';
+import { bareHandle, given, int, str } from './read.ts';
+import { count, id, list, loose, object, text, time } from './vendor-shapes.ts';
 
 // ------------------------------------------------------------------ the vendor's shapes
 
@@ -84,6 +66,12 @@ const video = (v: Vendor<typeof videoShape>, type: 'video' | 'short') =>
     metrics: { views: int(v.viewCountInt), likes: int(v.likeCountInt), comments: int(v.commentCountInt) },
   });
 
+const videoPage = (items: Vendor<typeof videoShape>[] | null | undefined, type: 'video' | 'short', cursor: unknown) =>
+  page(
+    (items ?? []).map((v) => video(v, type)),
+    cursor,
+  );
+
 const DURATION: Readonly<Record<string, string | undefined>> = {
   'under-3-min': 'under_3_min',
   '3-to-20-min': 'between_3_and_20_min',
@@ -125,11 +113,7 @@ export const youtube = {
     path: '/v1/youtube/channel-videos',
     params: (input) => ({ ...channelParams(input.channel), sort: given(input.sort), continuationToken: given(input.cursor) }),
     response: () => z.object({ videos: videos(), continuationToken: id() }),
-    translate: (body) =>
-      page(
-        (body.videos ?? []).map((v) => video(v, 'video')),
-        body.continuationToken,
-      ),
+    translate: (body) => videoPage(body.videos, 'video', body.continuationToken),
   }),
   youtube_channel_playlists: mapping({
     path: '/v1/youtube/channel/playlists',
@@ -160,11 +144,7 @@ export const youtube = {
       continuationToken: given(input.cursor),
     }),
     response: () => z.object({ shorts: videos(), continuationToken: id() }),
-    translate: (body) =>
-      page(
-        (body.shorts ?? []).map((v) => video(v, 'short')),
-        body.continuationToken,
-      ),
+    translate: (body) => videoPage(body.shorts, 'short', body.continuationToken),
   }),
   youtube_video: mapping({
     path: '/v1/youtube/video',
@@ -185,9 +165,8 @@ export const youtube = {
     }),
     response: () => z.object({ videos: videos(), shorts: videos(), continuationToken: id() }),
     translate: (body, input) =>
-      page(
-        input.type === 'shorts' ? (body.shorts ?? []).map((v) => video(v, 'short')) : (body.videos ?? []).map((v) => video(v, 'video')),
-        body.continuationToken,
-      ),
+      input.type === 'shorts'
+        ? videoPage(body.shorts, 'short', body.continuationToken)
+        : videoPage(body.videos, 'video', body.continuationToken),
   }),
 } satisfies Mappings;
