@@ -20,6 +20,15 @@ const { listPendingRuns } = await import('../../lib/db/pending-runs.ts');
 const run = (orgId: string, user: string, headers: Record<string, string> = {}, target: typeof handler = handler) =>
   call(target, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(user), body: { handle: 'nasa' }, headers });
 
+/** Runs `act` with faults installed (each by its remover), removing them whatever happens. */
+async function withFaults<T>(removers: (() => void)[], act: () => Promise<T>): Promise<T> {
+  try {
+    return await act();
+  } finally {
+    for (const remove of removers.reverse()) remove();
+  }
+}
+
 describe('after the charge', () => {
   it('a function close to its own timeout cuts the provider call short and still refunds before it ends', async () => {
     // Prepare: 3.5 s left in the invocation; the provider never answers (PROVIDER_TIMEOUT_MS is 10 s by default).
@@ -119,15 +128,12 @@ describe('after the charge', () => {
     // on an item a transaction holds with TransactionConflictException, which the SDK does not retry.
     const { orgId, users } = await workspace({ credits: 5 });
     let deletes = 0;
-    const stop = failCommands((command) => command === 'DeleteItemCommand' && ++deletes === 1, 'TransactionConflictException');
 
     // Act
-    let answer: Awaited<ReturnType<typeof run>>;
-    try {
-      answer = await run(orgId, users.editor);
-    } finally {
-      stop();
-    }
+    const answer = await withFaults(
+      [failCommands((command) => command === 'DeleteItemCommand' && ++deletes === 1, 'TransactionConflictException')],
+      () => run(orgId, users.editor),
+    );
 
     // Assess: delivered, paid once, and nothing left for the sweeper to refund.
     expect(answer.status).toBe(200);
@@ -144,17 +150,16 @@ describe('after the charge', () => {
     const { orgId, users } = await workspace({ credits: 5 });
     const headers: Record<string, string> = withKey ? { 'Idempotency-Key': uniqueId('key-') } : {};
     let transactions = 0;
-    const stop = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions === 1, 'InternalServerError', {
-      applied: true,
-    });
 
     // Act
-    let answer: Awaited<ReturnType<typeof run>>;
-    try {
-      answer = await run(orgId, users.editor, headers);
-    } finally {
-      stop();
-    }
+    const answer = await withFaults(
+      [
+        failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions === 1, 'InternalServerError', {
+          applied: true,
+        }),
+      ],
+      () => run(orgId, users.editor, headers),
+    );
 
     // Assess: the charge and its undo, nothing left pending; a retry (same key) runs and pays once.
     expect(answer.status).toBe(500);
@@ -177,19 +182,13 @@ describe('after the charge', () => {
   it('a charge not confirmed whose undo fails too: left to the sweeper, and the answer says not to retry yet', async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     let transactions = 0;
-    const stopLost = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions === 1, 'InternalServerError', {
+    const lost = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions === 1, 'InternalServerError', {
       applied: true,
     });
     // Inside the first: the second transaction (the undo) fails before it is sent.
-    const stopUndo = failCommands((command) => command === 'TransactWriteItemsCommand' && transactions >= 2);
+    const undo = failCommands((command) => command === 'TransactWriteItemsCommand' && transactions >= 2);
 
-    let answer: Awaited<ReturnType<typeof run>>;
-    try {
-      answer = await run(orgId, users.editor);
-    } finally {
-      stopUndo();
-      stopLost();
-    }
+    const answer = await withFaults([lost, undo], () => run(orgId, users.editor));
 
     expect(answer.status).toBe(500);
     expect(withoutRequestId(answer.body)).toEqual({
@@ -205,14 +204,10 @@ describe('after the charge', () => {
   it('a charge refused before it was written (throttled) is not undone: nothing to refund, no second transaction', async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     let transactions = 0;
-    const stop = failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions >= 1, 'ThrottlingException');
-
-    let answer: Awaited<ReturnType<typeof run>>;
-    try {
-      answer = await run(orgId, users.editor);
-    } finally {
-      stop();
-    }
+    const answer = await withFaults(
+      [failCommands((command) => command === 'TransactWriteItemsCommand' && ++transactions >= 1, 'ThrottlingException')],
+      () => run(orgId, users.editor),
+    );
 
     expect(answer.status).toBe(500);
     expect(withoutRequestId(answer.body)).toEqual({
