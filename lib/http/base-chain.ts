@@ -1,5 +1,4 @@
 import middy from '@middy/core';
-import httpErrorHandler from '@middy/http-error-handler';
 import { powertools, requestLog } from '../observability/middleware.ts';
 import { cors } from './cors.ts';
 import { errorMapper } from './error-mapper.ts';
@@ -13,8 +12,8 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  * every answer carries, the request log line and metrics, and the one error mapper.
  *
  * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
- * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
- * cors and requestContext stamp headers, and the Powertools middlewares (outermost) publish metrics.
+ * errorMapper writes the error answer, requestLog logs and counts it, cors and requestContext
+ * stamp headers, and the outermost middlewares (lib/observability) drop the request's log keys.
  */
 export const baseChain = () =>
   middy<HttpEvent, HttpResult, Error, ServiceContext>()
@@ -22,5 +21,4 @@ export const baseChain = () =>
     .use(requestContext())
     .use(cors())
     .use(requestLog())
-    .use(httpErrorHandler({ logger: false }))
     .use(errorMapper());

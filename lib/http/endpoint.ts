@@ -1,7 +1,8 @@
-import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { withDeadline, withWriteBarrier } from '../db/client.ts';
+import { invalidJson } from '../errors.ts';
 import { logIdentity } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { resourceMetadataChallenge } from './auth-challenge.ts';
@@ -58,6 +59,22 @@ export interface EndpointDescription {
 }
 
 /**
+ * The request body as JSON, whatever its Content-Type (415 is not a status of this API). An
+ * absent or empty body is an empty object: operations without required inputs need none.
+ */
+const parseJsonBody = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
+  before: async (request) => {
+    const { body, isBase64Encoded } = request.event;
+    const text = body === undefined || body === '' ? '{}' : isBase64Encoded ? Buffer.from(body, 'base64').toString() : body;
+    try {
+      (request.event as { body: unknown }).body = JSON.parse(text);
+    } catch {
+      throw invalidJson('must be a JSON document');
+    }
+  },
+});
+
+/**
  * The middleware chain every endpoint shares, in the documented order of checks:
  * 401 authentication → 400 API version → 429 rate limit → 400 JSON / validation → the handler
  * (404/403/409/402 and the work).
@@ -74,17 +91,7 @@ export function endpoint<S extends InputSchemas>(
   const chain = baseChain();
   if (options.resourceMetadataUrl) chain.use(resourceMetadataChallenge(options.resourceMetadataUrl));
   chain.use(authenticate()).use(apiVersion()).use(rateLimit());
-  if (options.jsonBody) {
-    // An absent or empty body is an empty object: operations without required inputs need none.
-    chain.use({
-      before: async (request) => {
-        if (request.event.body === undefined || request.event.body === '') request.event.body = '{}';
-      },
-    });
-    // Any Content-Type is parsed as JSON (415 is not a status of this API); the option exists at
-    // runtime in middy 6 but is missing from its type declarations.
-    chain.use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]));
-  }
+  if (options.jsonBody) chain.use(parseJsonBody());
   const handled = chain
     .use(validateInput(options.schemas))
     .use(logIdentity())
