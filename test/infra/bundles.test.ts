@@ -179,9 +179,10 @@ describe('Mcp', () => {
     const [emf, resultsText] = child.stdout.split('\nRESULTS ');
     const requests = emf!.split('\n').flatMap((line) => (line.includes('"Requests"') ? [JSON.parse(line).route] : []));
     expect(requests).toEqual(['Mcp', 'Mcp', 'Mcp']);
-    const [initialize, list, run] = (JSON.parse(resultsText!) as { statusCode: number; body: string }[]).map(
-      (result) => ({ status: result.statusCode, body: JSON.parse(result.body) }),
-    );
+    const [initialize, list, run] = (JSON.parse(resultsText!) as { statusCode: number; body: string }[]).map((result) => ({
+      status: result.statusCode,
+      body: JSON.parse(result.body),
+    }));
     expect(initialize).toMatchObject({ status: 200, body: { id: 1, result: { serverInfo: { name: 'workspace-service' } } } });
     expect(list).toMatchObject({
       status: 200,
