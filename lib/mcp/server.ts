@@ -12,23 +12,16 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { SERVICE_NAME } from '../config.ts';
-import { internalError, ServiceError } from '../errors.ts';
-import { logError, logger } from '../log.ts';
-import type { Caller } from '../model.ts';
+import { readWebResponse } from '../http/web-request.ts';
+import { logger } from '../log.ts';
 import { OPERATION_NAMES } from '../social/catalog/names.ts';
-import { listSocialOperations } from '../social/list.ts';
 import { runSocialOperation } from '../social/run.ts';
-import { refusalResult, successResult, toolOf } from './tools.ts';
+import { asServiceError } from './protocol-errors.ts';
+import type { McpScope } from './scope.ts';
+import { refusalResult, successResult } from './tools.ts';
+import { isPlainToolsList, listTools, toolsListAnswer } from './tools-list.ts';
 
-/** Who asks, for which workspace, and by when the answer must be out. */
-export interface McpScope {
-  caller: Caller;
-  orgId: string;
-  /** Epoch ms by which a tool call must have answered (the function's own deadline). */
-  deadlineMs: number;
-  /** The HTTP request's id: in refusals' text, as in every error body. */
-  requestId: string;
-}
+export type { McpScope } from './scope.ts';
 
 const INSTRUCTIONS = [
   "Social data tools of one workspace (the organization_id in this server's URL).",
@@ -51,16 +44,6 @@ const noClientSchemas: jsonSchemaValidator = {
 
 const knownTool = (name: string): boolean => (OPERATION_NAMES as readonly string[]).includes(name);
 
-async function listTools(scope: McpScope) {
-  logger.appendKeys({ mcp_method: 'tools/list' });
-  try {
-    const { operations } = await listSocialOperations(scope.caller, scope.orgId);
-    return { tools: operations.map(toolOf) };
-  } catch (error) {
-    throw protocolError(error, scope);
-  }
-}
-
 /** The run path of POST /social/{operation}, whole: role, network, credits and limits, charge, provider, refund. */
 async function callTool(scope: McpScope, name: string, args: Record<string, unknown> | undefined) {
   logger.appendKeys({ mcp_method: 'tools/call' });
@@ -82,24 +65,6 @@ async function callTool(scope: McpScope, name: string, args: Record<string, unkn
     logger.appendKeys({ tool_error: refusal.code });
     return refusalResult(refusal, scope.requestId);
   }
-}
-
-/** A ServiceError as it is; anything else is a bug or an outage: logged, and told as a plain internal_error. */
-function asServiceError(error: unknown, scope: McpScope): ServiceError {
-  if (error instanceof ServiceError) return error;
-  logError('unhandled error in an MCP request', error, { request_id: scope.requestId });
-  return internalError();
-}
-
-/** A listing refused (not a member) or failed: a JSON-RPC error carrying the documented error body. */
-function protocolError(error: unknown, scope: McpScope): McpError {
-  const failure = asServiceError(error, scope);
-  const code = failure.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
-  return new McpError(code, `${failure.code}: ${failure.message}`, {
-    code: failure.code,
-    message: failure.message,
-    request_id: scope.requestId,
-  });
 }
 
 /** The body as JSON, or undefined when it is not (the transport then answers its parse error). */
@@ -125,10 +90,28 @@ const batchRefused = (): Response =>
     { status: 400 },
   );
 
-/** Answers one HTTP request of the MCP Streamable HTTP transport. */
-export async function serveMcp(request: Request, scope: McpScope): Promise<Response> {
+/** An HTTP answer read whole: status, headers (lower-case names) and body text (empty for none). */
+export interface McpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/**
+ * Answers one HTTP request of the MCP Streamable HTTP transport: a plain tools/list from the
+ * cached listing (lib/mcp/tools-list.ts), anything else through the SDK's server and transport.
+ */
+export async function serveMcp(request: Request, scope: McpScope): Promise<McpAnswer> {
   const message = await jsonBody(request);
-  if (Array.isArray(message)) return batchRefused();
+  if (Array.isArray(message)) return readWebResponse(batchRefused());
+  if (isPlainToolsList(request, message)) {
+    return { status: 200, headers: { 'content-type': 'application/json' }, text: await toolsListAnswer(message.id, scope) };
+  }
+  return readWebResponse(await serveWithSdk(request, message, scope));
+}
+
+/** The SDK's answer to one HTTP request (exported for the tests that compare it with the fast path's). */
+export async function serveWithSdk(request: Request, message: unknown, scope: McpScope): Promise<Response> {
   const server = new Server(
     { name: SERVICE_NAME, title: 'Workspace Service', version: '1.0.0' },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noClientSchemas },

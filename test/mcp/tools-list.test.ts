@@ -1,0 +1,146 @@
+/**
+ * tools/list's fast path (lib/mcp/tools-list.ts) against the SDK's server and transport, which
+ * it stands in for: for every set of enabled networks, a refused listing, and the requests it
+ * must leave to the SDK, the answer of `serveMcp` is byte for byte the SDK's.
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { readWebResponse } from '../../lib/http/web-request.ts';
+import { NETWORKS, type Network } from '../../lib/model.ts';
+
+process.env.SOCIAL_PROVIDER = 'sample';
+const { serveMcp, serveWithSdk } = await import('../../lib/mcp/server.ts');
+const { workspace } = await import('../support/fixtures.ts');
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+const request = (orgId: string, body: unknown, headers: Record<string, string> = {}) =>
+  new Request(`https://api.test/mcp?organization_id=${orgId}`, {
+    method: 'POST',
+    headers: { ...HEADERS, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+const scopeOf = (orgId: string, userId: string) => ({
+  caller: { userId },
+  orgId,
+  deadlineMs: Date.now() + 30_000,
+  requestId: 'req-tools-list',
+});
+
+/** Every request the SDK's transport handled, to tell which path answered (requests run concurrently). */
+const sdkHandled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+afterAll(() => sdkHandled.mockRestore());
+
+/** One request answered by `serveMcp` and by the SDK alone, and whether `serveMcp` went through the SDK. */
+async function bothAnswers(orgId: string, userId: string, body: unknown, headers: Record<string, string> = {}) {
+  const scope = scopeOf(orgId, userId);
+  const asked = request(orgId, body, headers);
+  const served = await serveMcp(asked, scope);
+  const viaSdk = sdkHandled.mock.calls.some(([handled]) => handled === asked);
+  const message = typeof body === 'string' ? JSON.parse(body) : body;
+  const sdk = await readWebResponse(await serveWithSdk(request(orgId, body, headers), message, scope));
+  return { served, sdk: { status: sdk.status, headers: { 'content-type': sdk.headers['content-type']! }, text: sdk.text }, viaSdk };
+}
+
+const subsets = (networks: readonly Network[]): Network[][] =>
+  Array.from({ length: 2 ** networks.length }, (_, mask) => networks.filter((_, bit) => mask & (1 << bit)));
+
+describe('tools/list without the SDK', () => {
+  it('answers every set of enabled networks with the bytes the SDK writes', async () => {
+    const sets = subsets(NETWORKS);
+    const answers = [];
+    // 16 at a time: 128 at once would queue past the SDK's connection timeout on a busy machine.
+    for (let start = 0; start < sets.length; start += 16) {
+      const batch = sets.slice(start, start + 16).map(async (networks, offset) => {
+        const { orgId, users } = await workspace({ networks, roles: ['viewer'] });
+        const i = start + offset;
+        // Numeric and string ids alike.
+        const id = i % 2 ? i : `list-${i}`;
+        return { networks, ...(await bothAnswers(orgId, users.viewer, { jsonrpc: '2.0', id, method: 'tools/list' })) };
+      });
+      answers.push(...(await Promise.all(batch)));
+    }
+
+    expect(answers).toHaveLength(128);
+    for (const { networks, served, sdk, viaSdk } of answers) {
+      expect({ networks, viaSdk, ...served }).toEqual({ networks, viaSdk: false, ...sdk });
+    }
+    // Every network's listing differs: the cache is keyed by what it lists.
+    expect(new Set(answers.map(({ served }) => JSON.parse(served.text).result.tools.length)).size).toBeGreaterThan(7);
+  });
+
+  it('answers a non-member with the JSON-RPC error the SDK writes', async () => {
+    const { orgId } = await workspace();
+
+    const { served, sdk, viaSdk } = await bothAnswers(orgId, 'someone-else', { jsonrpc: '2.0', id: 7, method: 'tools/list' });
+
+    expect(viaSdk).toBe(false);
+    expect(served).toEqual(sdk);
+    expect(JSON.parse(served.text)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32600,
+        message: 'MCP error -32600: forbidden: you are not a member of this organization',
+        data: { code: 'forbidden', message: 'you are not a member of this organization', request_id: 'req-tools-list' },
+      },
+    });
+  });
+
+  it.each([
+    ['a cursor', { params: { cursor: 'next' } }, {}],
+    ['_meta', { params: { _meta: { progressToken: 'p1' } } }, {}],
+    ['a supported MCP-Protocol-Version', {}, { 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }],
+    ['more media types in Accept', {}, { accept: 'text/event-stream;q=0.9, application/json, */*' }],
+    ['a charset in Content-Type', {}, { 'content-type': 'application/json; charset=utf-8' }],
+  ])('answers a listing with %s itself, as the SDK does', async (_case, extra, headers) => {
+    const { orgId, users } = await workspace({ roles: ['viewer'] });
+
+    const { served, sdk, viaSdk } = await bothAnswers(
+      orgId,
+      users.viewer,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', ...extra },
+      headers,
+    );
+
+    expect(viaSdk).toBe(false);
+    expect(served).toEqual(sdk);
+    expect(served.status).toBe(200);
+  });
+
+  it.each([
+    ['Accept without SSE', {}, { accept: 'application/json' }, 406],
+    ['Accept without JSON', {}, { accept: 'text/event-stream' }, 406],
+    ['a Content-Type that is not JSON', {}, { 'content-type': 'text/plain' }, 415],
+    ['an unsupported MCP-Protocol-Version', {}, { 'mcp-protocol-version': '1999-01-01' }, 400],
+    ['a cursor that is not a string', { params: { cursor: 5 } }, {}, 200],
+    ['a task asked for', { params: { task: { ttl: 1000 } } }, {}, 200],
+    ['a null id', { id: null }, {}, 400],
+    ['another JSON-RPC version', { jsonrpc: '1.0' }, {}, 400],
+  ])('leaves a listing with %s to the SDK, whose answer it is', async (_case, extra, headers, status) => {
+    const { orgId, users } = await workspace({ roles: ['viewer'] });
+
+    const { served, sdk, viaSdk } = await bothAnswers(
+      orgId,
+      users.viewer,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', ...extra },
+      headers,
+    );
+
+    expect(viaSdk).toBe(true);
+    expect(served).toEqual(sdk);
+    expect(served.status).toBe(status);
+  });
+
+  it('leaves every other method to the SDK', async () => {
+    const { orgId, users } = await workspace({ roles: ['viewer'] });
+
+    const { served, sdk, viaSdk } = await bothAnswers(orgId, users.viewer, { jsonrpc: '2.0', id: 3, method: 'ping' });
+
+    expect(viaSdk).toBe(true);
+    expect(served).toEqual(sdk);
+    expect(JSON.parse(served.text)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+});
