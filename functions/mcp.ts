@@ -3,7 +3,7 @@ import { methodNotAllowed } from '../lib/errors.ts';
 import { baseChain, endpoint, JsonText, Reply } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import type { HttpEvent, ServiceContext } from '../lib/http/types.ts';
-import { toWebRequest } from '../lib/http/web-request.ts';
+import { webRequestParts } from '../lib/http/web-request.ts';
 import { baseUrl, MCP_PATH, resourceMetadataUrl } from '../lib/mcp/discovery.ts';
 import { serveMcp } from '../lib/mcp/server.ts';
 
@@ -16,7 +16,7 @@ import { serveMcp } from '../lib/mcp/server.ts';
 const post = endpoint(
   { schemas: { query: z.object({ organization_id: organizationId }) }, resourceMetadataUrl },
   async ({ query }, context, event) => {
-    const { status, headers, text } = await serveMcp(toWebRequest(event, `${baseUrl(event)}${MCP_PATH}?${event.rawQueryString}`), {
+    const { status, headers, text } = await serveMcp(webRequestParts(event, `${baseUrl(event)}${MCP_PATH}?${event.rawQueryString}`), {
       caller: context.caller,
       orgId: query.organization_id,
       deadlineMs: Date.now() + (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY),

@@ -12,7 +12,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { SERVICE_NAME } from '../config.ts';
-import { readWebResponse } from '../http/web-request.ts';
+import { readWebResponse, toWebRequest, type WebRequestParts } from '../http/web-request.ts';
 import { logger } from '../log.ts';
 import { OPERATION_NAMES } from '../social/catalog/names.ts';
 import { runSocialOperation } from '../social/run.ts';
@@ -68,9 +68,10 @@ async function callTool(scope: McpScope, name: string, args: Record<string, unkn
 }
 
 /** The body as JSON, or undefined when it is not (the transport then answers its parse error). */
-async function jsonBody(request: Request): Promise<unknown> {
+function jsonBody(body: string | undefined): unknown {
+  if (body === undefined) return undefined;
   try {
-    return JSON.parse(await request.clone().text());
+    return JSON.parse(body);
   } catch {
     return undefined;
   }
@@ -101,13 +102,14 @@ export interface McpAnswer {
  * Answers one HTTP request of the MCP Streamable HTTP transport: a plain tools/list from the
  * cached listing (lib/mcp/tools-list.ts), anything else through the SDK's server and transport.
  */
-export async function serveMcp(request: Request, scope: McpScope): Promise<McpAnswer> {
-  const message = await jsonBody(request);
+export async function serveMcp(request: WebRequestParts, scope: McpScope): Promise<McpAnswer> {
+  const message = jsonBody(request.body);
   if (Array.isArray(message)) return readWebResponse(batchRefused());
-  if (isPlainToolsList(request, message)) {
+  if (isPlainToolsList(request.headers, message)) {
     return { status: 200, headers: { 'content-type': 'application/json' }, text: await toolsListAnswer(message.id, scope) };
   }
-  return readWebResponse(await serveWithSdk(request, message, scope));
+  // The transport reads the body itself only when it was not parsed here (to answer its parse error).
+  return readWebResponse(await serveWithSdk(toWebRequest(request, message === undefined), message, scope));
 }
 
 /** The SDK's answer to one HTTP request (exported for the tests that compare it with the fast path's). */

@@ -52,11 +52,11 @@ type RequestId = string | number;
  * tools/list request valid against the SDK's schema, and no task asked for (the server has no
  * task capability, so the SDK refuses one).
  */
-export function isPlainToolsList(request: Request, message: unknown): message is { id: RequestId } {
-  const accept = request.headers.get('accept');
+export function isPlainToolsList(headers: Headers, message: unknown): message is { id: RequestId } {
+  const accept = headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
-  if (!isJsonContentType(request.headers.get('content-type'))) return false;
-  const version = request.headers.get('mcp-protocol-version');
+  if (!isJsonContentType(headers.get('content-type'))) return false;
+  const version = headers.get('mcp-protocol-version');
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
   const parsed = JSONRPCMessageSchema.safeParse(message);
   if (!parsed.success || !isJSONRPCRequest(parsed.data) || parsed.data.method !== 'tools/list') return false;

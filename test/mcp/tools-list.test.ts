@@ -3,10 +3,11 @@
  * it stands in for: for every set of enabled networks, a refused listing, and the requests it
  * must leave to the SDK, the answer of `serveMcp` is byte for byte the SDK's.
  */
+import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { readWebResponse } from '../../lib/http/web-request.ts';
+import { readWebResponse, toWebRequest, type WebRequestParts } from '../../lib/http/web-request.ts';
 import { NETWORKS, type Network } from '../../lib/model.ts';
 
 process.env.SOCIAL_PROVIDER = 'sample';
@@ -15,12 +16,13 @@ const { workspace } = await import('../support/fixtures.ts');
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-const request = (orgId: string, body: unknown, headers: Record<string, string> = {}) =>
-  new Request(`https://api.test/mcp?organization_id=${orgId}`, {
-    method: 'POST',
-    headers: { ...HEADERS, ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
+/** A POST of `body`, at a URL of its own (which tells its path through the SDK from any other request's). */
+const request = (orgId: string, body: unknown, headers: Record<string, string> = {}): WebRequestParts => ({
+  method: 'POST',
+  url: `https://api.test/mcp?organization_id=${orgId}&probe=${randomUUID()}`,
+  headers: new Headers({ ...HEADERS, ...headers }),
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
 
 const scopeOf = (orgId: string, userId: string) => ({
   caller: { userId },
@@ -33,14 +35,23 @@ const scopeOf = (orgId: string, userId: string) => ({
 const sdkHandled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
 afterAll(() => sdkHandled.mockRestore());
 
+/** What the SDK is handed as already parsed: nothing for a body that is not JSON (it reads the body itself). */
+function parsed(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
 /** One request answered by `serveMcp` and by the SDK alone, and whether `serveMcp` went through the SDK. */
 async function bothAnswers(orgId: string, userId: string, body: unknown, headers: Record<string, string> = {}) {
   const scope = scopeOf(orgId, userId);
   const asked = request(orgId, body, headers);
   const served = await serveMcp(asked, scope);
-  const viaSdk = sdkHandled.mock.calls.some(([handled]) => handled === asked);
-  const message = typeof body === 'string' ? JSON.parse(body) : body;
-  const sdk = await readWebResponse(await serveWithSdk(request(orgId, body, headers), message, scope));
+  const viaSdk = sdkHandled.mock.calls.some(([handled]) => handled.url === asked.url);
+  const sdk = await readWebResponse(await serveWithSdk(toWebRequest(request(orgId, body, headers)), parsed(body), scope));
   return { served, sdk: { status: sdk.status, headers: { 'content-type': sdk.headers['content-type']! }, text: sdk.text }, viaSdk };
 }
 
@@ -132,6 +143,16 @@ describe('tools/list without the SDK', () => {
     expect(viaSdk).toBe(true);
     expect(served).toEqual(sdk);
     expect(served.status).toBe(status);
+  });
+
+  it('leaves a body that is not JSON to the SDK, which reads it and answers its parse error', async () => {
+    const { orgId, users } = await workspace({ roles: ['viewer'] });
+
+    const { served, sdk, viaSdk } = await bothAnswers(orgId, users.viewer, '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
+
+    expect(viaSdk).toBe(true);
+    expect(served).toEqual(sdk);
+    expect(JSON.parse(served.text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } });
   });
 
   it('leaves every other method to the SDK', async () => {
