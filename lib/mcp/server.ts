@@ -9,19 +9,14 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { SERVICE_NAME } from '../config.ts';
 import { readWebResponse, toWebRequest, type WebRequestParts } from '../http/web-request.ts';
-import { logger } from '../log.ts';
-import { OPERATION_NAMES } from '../social/catalog/names.ts';
-import { runSocialOperation } from '../social/run.ts';
-import { asServiceError } from './protocol-errors.ts';
+import { plainRequest } from './fast-path.ts';
 import type { McpScope } from './scope.ts';
-import { refusalResult, successResult } from './tools.ts';
-import { isPlainToolsList, listTools, toolsListAnswer } from './tools-list.ts';
-
-export type { McpScope } from './scope.ts';
+import { callTool, toolsCallAnswer } from './tools-call.ts';
+import { listTools, toolsListAnswer } from './tools-list.ts';
 
 const INSTRUCTIONS = [
   "Social data tools of one workspace (the organization_id in this server's URL).",
@@ -41,31 +36,6 @@ const noClientSchemas: jsonSchemaValidator = {
     throw new Error('this server validates no client data against JSON Schema');
   },
 };
-
-const knownTool = (name: string): boolean => (OPERATION_NAMES as readonly string[]).includes(name);
-
-/** The run path of POST /social/{operation}, whole: role, network, credits and limits, charge, provider, refund. */
-async function callTool(scope: McpScope, name: string, args: Record<string, unknown> | undefined) {
-  logger.appendKeys({ mcp_method: 'tools/call' });
-  // Only a name the catalog does not know is a protocol error; a known operation this workspace
-  // may not run is a refusal the agent can read (operation_not_enabled).
-  if (!knownTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
-  logger.appendKeys({ tool: name });
-  try {
-    const result = await runSocialOperation({
-      caller: scope.caller,
-      orgId: scope.orgId,
-      operationName: name,
-      input: args ?? {},
-      deadlineMs: scope.deadlineMs,
-    });
-    return successResult(result);
-  } catch (error) {
-    const refusal = asServiceError(error, scope);
-    logger.appendKeys({ tool_error: refusal.code });
-    return refusalResult(refusal, scope.requestId);
-  }
-}
 
 /** The body as JSON, or undefined when it is not (the transport then answers its parse error). */
 function jsonBody(body: string | undefined): unknown {
@@ -99,18 +69,23 @@ export interface McpAnswer {
 }
 
 /**
- * Answers one HTTP request of the MCP Streamable HTTP transport: a plain tools/list from the
- * cached listing (lib/mcp/tools-list.ts), anything else through the SDK's server and transport.
+ * Answers one HTTP request of the MCP Streamable HTTP transport: a plain tools/list or
+ * tools/call without the SDK (lib/mcp/fast-path.ts), anything else through its server and
+ * transport.
  */
 export async function serveMcp(request: WebRequestParts, scope: McpScope): Promise<McpAnswer> {
   const message = jsonBody(request.body);
   if (Array.isArray(message)) return readWebResponse(batchRefused());
-  if (isPlainToolsList(request.headers, message)) {
-    return { status: 200, headers: { 'content-type': 'application/json' }, text: await toolsListAnswer(message.id, scope) };
-  }
+  const listing = plainRequest(request.headers, message, ListToolsRequestSchema, 'tools/list');
+  if (listing) return jsonAnswer(await toolsListAnswer(listing.id, scope));
+  const call = plainRequest(request.headers, message, CallToolRequestSchema, 'tools/call');
+  if (call) return jsonAnswer(await toolsCallAnswer(call, scope));
   // The transport reads the body itself only when it was not parsed here (to answer its parse error).
   return readWebResponse(await serveWithSdk(toWebRequest(request, message === undefined), message, scope));
 }
+
+/** A JSON-RPC response as the SDK's transport sends one in JSON mode: 200, application/json. */
+const jsonAnswer = (text: string): McpAnswer => ({ status: 200, headers: { 'content-type': 'application/json' }, text });
 
 /** The SDK's answer to one HTTP request (exported for the tests that compare it with the fast path's). */
 export async function serveWithSdk(request: Request, message: unknown, scope: McpScope): Promise<Response> {

@@ -1,7 +1,8 @@
 /**
- * tools/list's fast path (lib/mcp/tools-list.ts) against the SDK's server and transport, which
- * it stands in for: for every set of enabled networks, a refused listing, and the requests it
- * must leave to the SDK, the answer of `serveMcp` is byte for byte the SDK's.
+ * The fast path of tools/list and tools/call (lib/mcp/fast-path.ts) against the SDK's server and
+ * transport, which it stands in for: for every set of enabled networks, a refused listing, runs
+ * and their refusals, and the requests it must leave to the SDK, the answer of `serveMcp` is byte
+ * for byte the SDK's.
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -13,6 +14,7 @@ import { NETWORKS, type Network } from '../../lib/model.ts';
 process.env.SOCIAL_PROVIDER = 'sample';
 const { serveMcp, serveWithSdk } = await import('../../lib/mcp/server.ts');
 const { workspace } = await import('../support/fixtures.ts');
+const { getOrganization } = await import('../../lib/db/organizations.ts');
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -28,7 +30,7 @@ const scopeOf = (orgId: string, userId: string) => ({
   caller: { userId },
   orgId,
   deadlineMs: Date.now() + 30_000,
-  requestId: 'req-tools-list',
+  requestId: 'req-fast-path',
 });
 
 /** Every request the SDK's transport handled, to tell which path answered (requests run concurrently). */
@@ -45,14 +47,40 @@ function parsed(body: unknown): unknown {
   }
 }
 
-/** One request answered by `serveMcp` and by the SDK alone, and whether `serveMcp` went through the SDK. */
-async function bothAnswers(orgId: string, userId: string, body: unknown, headers: Record<string, string> = {}) {
-  const scope = scopeOf(orgId, userId);
+/**
+ * One request answered by `serveMcp` and by the SDK alone, and whether `serveMcp` went through
+ * the SDK. A run changes its organization, so the SDK may be asked on a twin (`sdkOrg`).
+ */
+async function bothAnswers(
+  orgId: string,
+  userId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  sdkOrg: { orgId: string; userId: string } = { orgId, userId },
+) {
   const asked = request(orgId, body, headers);
-  const served = await serveMcp(asked, scope);
+  const served = await serveMcp(asked, scopeOf(orgId, userId));
   const viaSdk = sdkHandled.mock.calls.some(([handled]) => handled.url === asked.url);
-  const sdk = await readWebResponse(await serveWithSdk(toWebRequest(request(orgId, body, headers)), parsed(body), scope));
+  const sdkRequest = toWebRequest(request(sdkOrg.orgId, body, headers));
+  const sdk = await readWebResponse(await serveWithSdk(sdkRequest, parsed(body), scopeOf(sdkOrg.orgId, sdkOrg.userId)));
   return { served, sdk: { status: sdk.status, headers: { 'content-type': sdk.headers['content-type']! }, text: sdk.text }, viaSdk };
+}
+
+/** A tools/call asked of two identical workspaces, one through `serveMcp`, the other through the SDK alone. */
+async function bothCallAnswers(options: Parameters<typeof workspace>[0], role: 'editor' | 'viewer', params: unknown) {
+  const [fast, twin] = await Promise.all([workspace(options), workspace(options)]);
+  const answers = await bothAnswers(
+    fast.orgId,
+    fast.users[role],
+    { jsonrpc: '2.0', id: 9, method: 'tools/call', params },
+    {},
+    {
+      orgId: twin.orgId,
+      userId: twin.users[role],
+    },
+  );
+  const credits = await Promise.all([fast.orgId, twin.orgId].map(async (orgId) => (await getOrganization(orgId))!.credits));
+  return { ...answers, credits };
 }
 
 /** One workspace with a viewer, for the cases that need no network set of their own. */
@@ -98,7 +126,7 @@ describe('tools/list without the SDK', () => {
       error: {
         code: -32600,
         message: 'MCP error -32600: forbidden: you are not a member of this organization',
-        data: { code: 'forbidden', message: 'you are not a member of this organization', request_id: 'req-tools-list' },
+        data: { code: 'forbidden', message: 'you are not a member of this organization', request_id: 'req-fast-path' },
       },
     });
   });
@@ -151,5 +179,70 @@ describe('tools/list without the SDK', () => {
     expect(viaSdk).toBe(true);
     expect(served).toEqual(sdk);
     expect(JSON.parse(served.text)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+});
+
+describe('tools/call without the SDK', () => {
+  it('answers a run with the bytes the SDK writes (result, structured content, credits), charging once', async () => {
+    const { served, sdk, viaSdk, credits } = await bothCallAnswers({ credits: 5 }, 'editor', {
+      name: 'x_profile',
+      arguments: { handle: '@nasa' },
+    });
+
+    expect(viaSdk).toBe(false);
+    expect(served).toEqual(sdk);
+    expect(JSON.parse(served.text)).toMatchObject({
+      result: { _meta: { credits_charged: 1, credits_remaining: 4 }, structuredContent: { network: 'x' } },
+      jsonrpc: '2.0',
+      id: 9,
+    });
+    expect(credits).toEqual([4, 4]);
+  });
+
+  it.each<[string, { credits: number; networks?: Network[] }, 'editor' | 'viewer', unknown, string]>([
+    ['no credits', { credits: 0 }, 'editor', { name: 'x_profile', arguments: { handle: 'nasa' } }, 'insufficient_credits'],
+    ["a viewer's run", { credits: 5 }, 'viewer', { name: 'x_profile', arguments: { handle: 'nasa' } }, 'forbidden'],
+    ['invalid arguments', { credits: 5 }, 'editor', { name: 'x_profile', arguments: {} }, 'validation_failed'],
+    ['no arguments', { credits: 5 }, 'editor', { name: 'x_profile' }, 'validation_failed'],
+    [
+      'a network turned off',
+      { credits: 5, networks: ['reddit'] },
+      'editor',
+      { name: 'x_profile', arguments: { handle: 'nasa' } },
+      'operation_not_enabled',
+    ],
+  ])('answers a refused run (%s) with the bytes the SDK writes, charging nothing', async (_case, options, role, params, code) => {
+    const { served, sdk, viaSdk, credits } = await bothCallAnswers(options, role, params);
+
+    expect(viaSdk).toBe(false);
+    expect(served).toEqual(sdk);
+    const { result } = JSON.parse(served.text);
+    expect({ isError: result.isError, code: JSON.parse(result.content[0].text).code }).toEqual({ isError: true, code });
+    expect(credits).toEqual([options.credits, options.credits]);
+  });
+
+  it('answers an unknown tool with the JSON-RPC error the SDK writes', async () => {
+    const { served, sdk, viaSdk } = await bothCallAnswers({ credits: 5 }, 'editor', { name: 'myspace_profile', arguments: {} });
+
+    expect(viaSdk).toBe(false);
+    expect(served).toEqual(sdk);
+    expect(JSON.parse(served.text)).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      error: { code: -32602, message: 'MCP error -32602: Unknown tool: myspace_profile' },
+    });
+  });
+
+  it.each([
+    ['arguments that are not an object', { name: 'x_profile', arguments: 5 }],
+    ['no tool name', { arguments: { handle: 'nasa' } }],
+    ['a task asked for', { name: 'x_profile', arguments: { handle: 'nasa' }, task: { ttl: 1000 } }],
+  ])('leaves a call with %s to the SDK, whose answer it is, charging nothing', async (_case, params) => {
+    const { served, sdk, viaSdk, credits } = await bothCallAnswers({ credits: 5 }, 'editor', params);
+
+    expect(viaSdk).toBe(true);
+    expect(served).toEqual(sdk);
+    expect(JSON.parse(served.text).error).toEqual(expect.objectContaining({ code: expect.any(Number) }));
+    expect(credits).toEqual([5, 5]);
   });
 });
