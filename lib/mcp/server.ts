@@ -1,8 +1,9 @@
 /**
  * The MCP server of one HTTP request: Streamable HTTP in its stateless form (no session, JSON
  * answers, no server-to-client stream), so that any Lambda instance can answer any request and
- * a request is one invocation. Each request gets its own protocol server and transport (the
- * SDK's stateless mode requires it; both are plain objects, cheap to make).
+ * a request is one invocation. A plain tools/list or tools/call is answered without the SDK
+ * (lib/mcp/fast-path.ts); any other request gets its own protocol server and transport (the
+ * SDK's stateless mode requires it).
  *
  * Built on the SDK's low-level `Server`: our tools already carry JSON Schemas (the catalog's),
  * so the high-level McpServer's zod-to-JSON-Schema machinery would only cost bundle size.
