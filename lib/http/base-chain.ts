@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import httpErrorHandler from '@middy/http-error-handler';
 import { powertools, requestLog } from '../observability/middleware.ts';
 import { cors } from './cors.ts';
 import { errorMapper } from './error-mapper.ts';
@@ -12,8 +13,9 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  * every answer carries, the request log line and metrics, and the one error mapper.
  *
  * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
- * errorMapper writes the error answer, requestLog logs and counts it, cors and requestContext
- * stamp headers, and the outermost middlewares (lib/observability) drop the request's log keys.
+ * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
+ * cors and requestContext stamp headers, and the outermost middlewares (lib/observability) drop
+ * the request's log keys.
  */
 export const baseChain = () =>
   middy<HttpEvent, HttpResult, Error, ServiceContext>()
@@ -21,4 +23,5 @@ export const baseChain = () =>
     .use(requestContext())
     .use(cors())
     .use(requestLog())
+    .use(httpErrorHandler({ logger: false }))
     .use(errorMapper());

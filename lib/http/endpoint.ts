@@ -1,13 +1,12 @@
-import type { MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { withDeadline, withWriteBarrier } from '../db/client.ts';
-import { invalidJson } from '../errors.ts';
 import { logIdentity } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { resourceMetadataChallenge } from './auth-challenge.ts';
 import { authenticate } from './authenticate.ts';
 import { baseChain } from './base-chain.ts';
+import type { jsonBody } from './json-body.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 import { type InputSchemas, validateInput } from './validate.ts';
@@ -42,8 +41,11 @@ export class JsonText {
 
 export interface EndpointOptions<S extends InputSchemas> {
   schemas: S;
-  /** Parse the request body as JSON (POST endpoints that take one). */
-  jsonBody?: boolean;
+  /**
+   * Parse the request body as JSON (POST endpoints that take one): `jsonBody` of
+   * lib/http/json-body.ts, passed in so that endpoints without a body bundle no parser.
+   */
+  jsonBody?: typeof jsonBody;
   /** Name this RFC 9728 metadata URL in every 401's `WWW-Authenticate` (the MCP route). */
   resourceMetadataUrl?: (event: HttpEvent) => string;
 }
@@ -57,22 +59,6 @@ export interface EndpointDescription {
   schemas: InputSchemas;
   jsonBody: boolean;
 }
-
-/**
- * The request body as JSON, whatever its Content-Type (415 is not a status of this API). An
- * absent or empty body is an empty object: operations without required inputs need none.
- */
-const parseJsonBody = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
-  before: async (request) => {
-    const { body, isBase64Encoded } = request.event;
-    const text = body === undefined || body === '' ? '{}' : isBase64Encoded ? Buffer.from(body, 'base64').toString() : body;
-    try {
-      (request.event as { body: unknown }).body = JSON.parse(text);
-    } catch {
-      throw invalidJson('must be a JSON document');
-    }
-  },
-});
 
 /**
  * The middleware chain every endpoint shares, in the documented order of checks:
@@ -91,7 +77,7 @@ export function endpoint<S extends InputSchemas>(
   const chain = baseChain();
   if (options.resourceMetadataUrl) chain.use(resourceMetadataChallenge(options.resourceMetadataUrl));
   chain.use(authenticate()).use(apiVersion()).use(rateLimit());
-  if (options.jsonBody) chain.use(parseJsonBody());
+  if (options.jsonBody) chain.use(options.jsonBody());
   const handled = chain
     .use(validateInput(options.schemas))
     .use(logIdentity())
@@ -107,7 +93,7 @@ export function endpoint<S extends InputSchemas>(
         body: reply.body instanceof JsonText ? reply.body.json : JSON.stringify(reply.body),
       };
     });
-  const endpoint: EndpointDescription = { schemas: options.schemas, jsonBody: options.jsonBody ?? false };
+  const endpoint: EndpointDescription = { schemas: options.schemas, jsonBody: options.jsonBody !== undefined };
   // The whole invocation, middlewares included (the rate-limit counter is sent by one), runs
   // under the request's deadline: no DynamoDB call is waited for past it (lib/db/client.ts).
   const scoped = (event: HttpEvent, context: Context): Promise<HttpResult> =>

@@ -1,11 +1,18 @@
 import type { MiddlewareObj } from '@middy/core';
-import { internalError, ServiceError } from '../errors.ts';
+import { internalError, invalidJson, ServiceError } from '../errors.ts';
 import { logError } from '../log.ts';
 import type { ErrorBody } from './error-body.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
+/** Errors thrown by middy's JSON body parser carry a 415 and the package name in `cause`. */
+function isBodyParserError(error: unknown): boolean {
+  const cause = (error as { cause?: { package?: string } } | null)?.cause;
+  return cause?.package === '@middy/http-json-body-parser';
+}
+
 function toServiceError(error: unknown, context: ServiceContext): ServiceError {
   if (error instanceof ServiceError) return error;
+  if (isBodyParserError(error)) return invalidJson('must be a JSON document');
   // Anything else is a bug or an outage: log the details, answer with nothing internal.
   logError('unhandled error', error, { request_id: context.requestId });
   return internalError();
@@ -29,10 +36,8 @@ export const errorHeaders = (error: ServiceError): Record<string, string> => ({
 });
 
 /**
- * The one error mapper: every error becomes the answer, a documented error body (anything
- * unexpected a plain 500 `internal_error`, logged). It is the innermost onError (middy runs
- * them in reverse order of registration), so the request log, CORS and request id stamps see
- * the answer it wrote.
+ * The one error mapper. Runs before @middy/http-error-handler (it is registered after it, and
+ * middy runs onError in reverse order) and hands it a ready JSON body with `expose: true`.
  */
 export const errorMapper = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
   onError: async (request) => {
@@ -45,10 +50,10 @@ export const errorMapper = (): MiddlewareObj<HttpEvent, HttpResult, Error, Servi
         error = limited as ServiceError;
       }
     }
-    request.response = {
+    request.error = Object.assign(new Error(JSON.stringify(errorBody(error, request.context.requestId))), {
       statusCode: error.status,
-      headers: { ...errorHeaders(error), 'Content-Type': 'application/json' },
-      body: JSON.stringify(errorBody(error, request.context.requestId)),
-    };
+      expose: true,
+      headers: errorHeaders(error),
+    });
   },
 });
