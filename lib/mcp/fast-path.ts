@@ -16,39 +16,31 @@ import {
   isJSONRPCRequest,
   isTaskAugmentedRequestParams,
   JSONRPCMessageSchema,
+  type JSONRPCRequest,
   type McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import type * as z from 'zod/v4';
 
 export type RequestId = string | number;
 
 /**
- * The request, parsed by the method's SDK schema, when the SDK's Streamable HTTP transport and
- * server would hand it to our handler: the transport's checks (Accept lists JSON and SSE, a JSON
- * Content-Type, a supported MCP-Protocol-Version or none; stateless: no session), a valid
- * JSON-RPC request of that method, valid against the method's schema (what the SDK's
- * `setRequestHandler` parses it with), and no task asked for (the server has no task
- * capability, so the SDK refuses one). Otherwise undefined.
+ * The JSON-RPC request, when the SDK's Streamable HTTP transport and server would hand it to the
+ * handler of its method: the transport's checks (Accept lists JSON and SSE, a JSON Content-Type,
+ * a supported MCP-Protocol-Version or none; stateless: no session), a valid JSON-RPC request, and
+ * no task asked for (the server has no task capability, so the SDK refuses one). The caller then
+ * parses it with its method's schema, as the SDK's `setRequestHandler` does. Otherwise undefined.
  */
-export function plainRequest<S extends z.ZodType<{ method: string }>>(
-  headers: Headers,
-  message: unknown,
-  schema: S,
-  method: string,
-): (z.output<S> & { id: RequestId }) | undefined {
+export function plainRequest(headers: Headers, message: unknown): JSONRPCRequest | undefined {
   const accept = headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   if (!isJsonContentType(headers.get('content-type'))) return undefined;
   const version = headers.get('mcp-protocol-version');
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
   const parsed = JSONRPCMessageSchema.safeParse(message);
-  if (!parsed.success || !isJSONRPCRequest(parsed.data) || parsed.data.method !== method) return undefined;
-  const { params, id } = parsed.data;
+  if (!parsed.success || !isJSONRPCRequest(parsed.data)) return undefined;
   // The SDK's Protocol asks for a task capability when the params carry a `task` (then refused).
-  if (isTaskAugmentedRequestParams(params) && params.task) return undefined;
-  const request = schema.safeParse(parsed.data);
-  return request.success ? { ...request.data, id } : undefined;
+  const { params } = parsed.data;
+  return isTaskAugmentedRequestParams(params) && params.task ? undefined : parsed.data;
 }
 
 /** A result in a JSON-RPC response, as the SDK's Protocol writes it (`result` first). */

@@ -77,10 +77,12 @@ export interface McpAnswer {
 export async function serveMcp(request: WebRequestParts, scope: McpScope): Promise<McpAnswer> {
   const message = jsonBody(request.body);
   if (Array.isArray(message)) return readWebResponse(batchRefused());
-  const listing = plainRequest(request.headers, message, ListToolsRequestSchema, 'tools/list');
-  if (listing) return jsonAnswer(await toolsListAnswer(listing.id, scope));
-  const call = plainRequest(request.headers, message, CallToolRequestSchema, 'tools/call');
-  if (call) return jsonAnswer(await toolsCallAnswer(call, scope));
+  const plain = plainRequest(request.headers, message);
+  if (plain?.method === 'tools/list' && ListToolsRequestSchema.safeParse(plain).success) {
+    return jsonAnswer(await toolsListAnswer(plain.id, scope));
+  }
+  const call = plain?.method === 'tools/call' ? CallToolRequestSchema.safeParse(plain) : undefined;
+  if (plain && call?.success) return jsonAnswer(await toolsCallAnswer(plain.id, call.data.params, scope));
   // The transport reads the body itself only when it was not parsed here (to answer its parse error).
   return readWebResponse(await serveWithSdk(toWebRequest(request, message === undefined), message, scope));
 }

@@ -42,18 +42,19 @@ export async function callTool(scope: McpScope, name: string, args: Record<strin
  * schema's: `_meta`, `content`, `structuredContent`, `isError`), so this does the same.
  */
 export async function toolsCallAnswer(
-  call: { id: RequestId; params: { name: string; arguments?: Record<string, unknown> } },
+  id: RequestId,
+  params: { name: string; arguments?: Record<string, unknown> },
   scope: McpScope,
 ): Promise<string> {
   let result: CallToolResult;
   try {
-    result = await callTool(scope, call.params.name, call.params.arguments);
+    result = await callTool(scope, params.name, params.arguments);
   } catch (error) {
-    return errorResponse(call.id, error as McpError);
+    return errorResponse(id, error as McpError);
   }
   const checked = CallToolResultSchema.safeParse(result);
   if (!checked.success) {
-    return errorResponse(call.id, new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`));
+    return errorResponse(id, new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`));
   }
-  return resultResponse(call.id, JSON.stringify(checked.data));
+  return resultResponse(id, JSON.stringify(checked.data));
 }
