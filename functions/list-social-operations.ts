@@ -1,9 +1,11 @@
 import * as z from 'zod/mini';
+import { boundedMemo } from '../lib/bounded-memo.ts';
 import { endpoint, JsonText } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { NETWORKS } from '../lib/model.ts';
+import type { OperationDescriptor } from '../lib/social/catalog/descriptors.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
-import { listSocialOperations } from '../lib/social/list.ts';
+import { listingKey, listSocialOperations } from '../lib/social/list.ts';
 
 /**
  * Listings already serialized, by the operations they list. The descriptors are fixed for the
@@ -11,19 +13,10 @@ import { listSocialOperations } from '../lib/social/list.ts';
  * each listing (up to ~170 KB of JSON Schemas, ~2 ms) once per set of enabled networks instead
  * of once per request (docs/performance.md). Bounded: there are 2^7 sets of networks at most.
  */
-const listings = new Map<string, JsonText>();
-const MAX_LISTINGS = 32;
+const listings = boundedMemo<JsonText>(32);
 
-function serializedListing(listing: { operations: readonly { name: string }[] }): JsonText {
-  const key = listing.operations.map((operation) => operation.name).join(',');
-  let json = listings.get(key);
-  if (!json) {
-    if (listings.size >= MAX_LISTINGS) listings.clear();
-    json = new JsonText(JSON.stringify(listing));
-    listings.set(key, json);
-  }
-  return json;
-}
+const serializedListing = (listing: { operations: readonly OperationDescriptor[] }): JsonText =>
+  listings(listingKey(listing.operations), () => new JsonText(JSON.stringify(listing)));
 
 /** GET /social/operations?organization_id= — any member; the operations this workspace can run. */
 export const handler = endpoint({ schemas: { query: z.object({ organization_id: organizationId }) } }, async ({ query }, context) =>

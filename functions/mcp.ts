@@ -3,7 +3,7 @@ import { methodNotAllowed } from '../lib/errors.ts';
 import { baseChain, endpoint, JsonText, Reply } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import type { HttpEvent, ServiceContext } from '../lib/http/types.ts';
-import { readWebResponse, toWebRequest } from '../lib/http/web-request.ts';
+import { webRequestParts } from '../lib/http/web-request.ts';
 import { baseUrl, MCP_PATH, resourceMetadataUrl } from '../lib/mcp/discovery.ts';
 import { serveMcp } from '../lib/mcp/server.ts';
 
@@ -16,13 +16,12 @@ import { serveMcp } from '../lib/mcp/server.ts';
 const post = endpoint(
   { schemas: { query: z.object({ organization_id: organizationId }) }, resourceMetadataUrl },
   async ({ query }, context, event) => {
-    const response = await serveMcp(toWebRequest(event, `${baseUrl(event)}${MCP_PATH}?${event.rawQueryString}`), {
+    const { status, headers, text } = await serveMcp(webRequestParts(event, `${baseUrl(event)}${MCP_PATH}?${event.rawQueryString}`), {
       caller: context.caller,
       orgId: query.organization_id,
       deadlineMs: Date.now() + (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY),
       requestId: context.requestId,
     });
-    const { status, headers, text } = await readWebResponse(response);
     // The SDK's JSON as it wrote it (a tool listing is ~170 KB: no parse and serialize again).
     return new Reply(text ? new JsonText(text) : undefined, { 'Content-Type': headers['content-type'] ?? 'application/json' }, status);
   },

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
+import { jsonBody } from '../lib/http/json-body.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 
@@ -33,7 +34,7 @@ export const handler = endpoint(
         description: "The operation's input, an object: see the operation's own path (`POST /social/<name>`) for its schema.",
       }),
     },
-    jsonBody: true,
+    jsonBody,
   },
   async ({ path, query, headers, body }, context) => {
     const result = await runSocialOperation({

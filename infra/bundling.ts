@@ -9,7 +9,9 @@
  * - A `require` shim: some CommonJS dependencies (the X-Ray SDK) `require` Node built-ins,
  *   which an ES module bundle cannot do without one.
  * - The Powertools Tracer is in the bundle only when asked for (`tracer`; see
- *   lib/observability/tracer.ts): a constant replaces `process.env.WORKSPACE_TRACER`.
+ *   lib/observability/tracer.ts): a constant replaces `process.env.WORKSPACE_TRACER`. Another
+ *   (`process.env.WORKSPACE_ROUTE_NAMES`) gives the route names, so no bundle carries the route
+ *   table (lib/observability/middleware.ts).
  * - A linked source map without sources: not read at run time (no cold-start cost) unless an
  *   operator sets NODE_OPTIONS=--enable-source-maps to read a stack trace.
  * - `ajv` and `ajv-formats` replaced by stubs (`aliases`): the MCP SDK imports them for code the
@@ -19,6 +21,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
+import { routeNames } from '../lib/routes.ts';
 
 const INFRA = dirname(fileURLToPath(import.meta.url));
 
@@ -39,9 +42,13 @@ export const bundling = {
   banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
 } as const;
 
-/** Build-time constants: with `tracer` false the Tracer and the X-Ray SDK are dead code. */
+/**
+ * Build-time constants: with `tracer` false the Tracer and the X-Ray SDK are dead code; the
+ * route names (route key → name, for logs and metrics) replace the route table in every bundle.
+ */
 export const defines = (tracer: boolean): Record<string, string> => ({
   'process.env.WORKSPACE_TRACER': JSON.stringify(String(tracer)),
+  'process.env.WORKSPACE_ROUTE_NAMES': JSON.stringify(JSON.stringify(routeNames())),
 });
 
 /** The file name NodejsFunction gives an ESM bundle; the handler is `index.handler`. */

@@ -246,6 +246,10 @@ export const routes: readonly Route[] = [
 /** The API Gateway route key: "GET /path" or "$default". */
 export const routeKey = (route: Route): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
 
+/** Route key → route name (the `route` of log lines and metrics; lib/observability/middleware.ts). */
+export const routeNames = (table: readonly Route[] = routes): Record<string, string> =>
+  Object.fromEntries(table.map((route) => [routeKey(route), route.name]));
+
 /** `/a/{x}/b` → a regex with one named group per path parameter. */
 export function routePattern(path: string): RegExp {
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');

@@ -6,7 +6,8 @@
  * environment. Runs are interleaved across bundles so that drift on the machine hits all of them
  * alike. `--cpu` times the CPU the process spends on the import (user + system) instead of the
  * wall clock: on a machine busy with other work, waiting for a core inflates wall-clock times
- * and not CPU time. Aim (docs/deployment.md): size and load each ≤ 1.3× the bare bundle.
+ * and not CPU time. Aim (docs/performance.md): size and load each ≤ 1.3× the bare bundle (the MCP
+ * function 1.6×).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +19,8 @@ import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
 import { SWEEPER_ENTRY } from '../infra/sweeper.ts';
 import { routes } from '../lib/routes.ts';
 
-const AIM = 1.3;
+/** The aim in size and load, × the bare bundle (docs/performance.md): 1.3, the MCP function 1.6 (it carries the MCP SDK). */
+const aimOf = (name: string): number => (name === 'Mcp' ? 1.6 : 1.3);
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '9' },
@@ -91,7 +93,8 @@ try {
     const ms = median(times[i]!);
     const size = b.bytes / bare.bytes;
     const load = ms / bare.ms;
-    const verdict = i === 0 ? 'baseline' : size <= AIM && load <= AIM ? 'ok' : `over ${AIM}×`;
+    const aim = aimOf(target.name);
+    const verdict = i === 0 ? 'baseline' : size <= aim && load <= aim ? 'ok' : `over ${aim}×`;
     return [target.name, (b.bytes / 1024).toFixed(0), size.toFixed(2), ms.toFixed(1), load.toFixed(2), verdict];
   });
   const header = ['function', 'size KB', '× bare', cpu ? 'load CPU ms' : 'load ms', '× bare', 'aim'];

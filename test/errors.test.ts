@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { db } from '../lib/db/client.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
+import { jsonBody } from '../lib/http/json-body.ts';
 import type { HttpResult, ServiceContext } from '../lib/http/types.ts';
 import { buildHttpEvent, localContext } from '../lib/local/apigw-event.ts';
 import { workspace } from './support/fixtures.ts';
@@ -11,8 +12,8 @@ import { tokenFor } from './support/tokens.ts';
 
 // Endpoints defined here exercise the shared middleware chain with behaviours no production
 // route has yet (a JSON body, a crash); they use the same endpoint() as every real handler.
-const echo = endpoint({ jsonBody: true, schemas: { body: z.object({ count: z.number().int().min(1) }) } }, async ({ body }) => body);
-const list = endpoint({ jsonBody: true, schemas: { body: z.strictObject({ values: z.array(z.number()) }) } }, async ({ body }) => body);
+const echo = endpoint({ jsonBody, schemas: { body: z.object({ count: z.number().int().min(1) }) } }, async ({ body }) => body);
+const list = endpoint({ jsonBody, schemas: { body: z.strictObject({ values: z.array(z.number()) }) } }, async ({ body }) => body);
 const crash = endpoint({ schemas: {} }, async () => {
   await db().send(new ScanCommand({ TableName: 'no-such-table-secret-name' }));
 });
@@ -129,7 +130,7 @@ describe('error bodies', () => {
 
   it('clips a huge key in an issue path', async () => {
     const key = 'k'.repeat(10_000);
-    const counts = endpoint({ jsonBody: true, schemas: { body: z.record(z.string(), z.number()) } }, async ({ body }) => body);
+    const counts = endpoint({ jsonBody, schemas: { body: z.record(z.string(), z.number()) } }, async ({ body }) => body);
     const answer = await call(counts, { method: 'POST', url: '/counts', token, body: { [key]: 'one' }, contract: false });
     expect(answer.status).toBe(400);
     expect(answer.body.data.issues[0].path).toEqual(['body', `${'k'.repeat(63)}…`]);

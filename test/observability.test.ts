@@ -20,7 +20,7 @@ const { handler: mcp } = await import('../functions/mcp.ts');
 const { handler: routeNotFound } = await import('../functions/route-not-found.ts');
 const { handler: runSocialOperation } = await import('../functions/run-social-operation.ts');
 const { db } = await import('../lib/db/client.ts');
-const { recordCreditsCharged, metrics } = await import('../lib/observability/metrics.ts');
+const { recordCreditsCharged } = await import('../lib/observability/metrics.ts');
 const { sampleProvider } = await import('../lib/social/providers/sample.ts');
 const { UpstreamError, UpstreamNotFoundError } = await import('../lib/social/providers/types.ts');
 const { deleted, restore } = await import('./support/resources.ts');
@@ -198,6 +198,33 @@ describe('metrics', () => {
     });
   });
 
+  it("counts an instance's cold start once, on its first request, by function name", async () => {
+    vi.resetModules(); // a fresh instance: its modules loaded anew
+    const { handler: fresh } = await import('../functions/route-not-found.ts');
+
+    await call(fresh, { method: 'GET', url: '/nowhere' });
+    await call(fresh, { method: 'GET', url: '/nowhere' });
+
+    expect(records().filter((record) => record._aws && 'ColdStart' in record)).toEqual([
+      {
+        _aws: {
+          Timestamp: expect.any(Number),
+          CloudWatchMetrics: [
+            {
+              Namespace: 'WorkspaceServiceTest',
+              Dimensions: [['service', 'function_name']],
+              Metrics: [{ Name: 'ColdStart', Unit: 'Count' }],
+            },
+          ],
+        },
+        service: 'workspace-service',
+        function_name: 'RouteNotFound',
+        ColdStart: 1,
+      },
+    ]);
+    expect(values('Requests')).toEqual([1, 1]);
+  });
+
   it('writes business metrics with the service dimension only', () => {
     recordCreditsCharged(3);
 
@@ -209,7 +236,6 @@ describe('metrics', () => {
       },
       CreditsCharged: 3,
     });
-    expect(metrics.hasStoredMetrics()).toBe(false);
   });
 
   describe('of a social operation run', () => {

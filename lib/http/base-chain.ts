@@ -14,7 +14,8 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  *
  * `.use()` order matters: before-middlewares run top to bottom, onError bottom to top, so
  * errorMapper prepares the body, httpErrorHandler writes it, requestLog logs and counts it,
- * cors and requestContext stamp headers, and the Powertools middlewares (outermost) publish metrics.
+ * cors and requestContext stamp headers, and the outermost middlewares (lib/observability) drop
+ * the request's log keys.
  */
 export const baseChain = () =>
   middy<HttpEvent, HttpResult, Error, ServiceContext>()

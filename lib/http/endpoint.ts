@@ -1,4 +1,3 @@
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { withDeadline, withWriteBarrier } from '../db/client.ts';
@@ -7,6 +6,7 @@ import { apiVersion } from './api-version.ts';
 import { resourceMetadataChallenge } from './auth-challenge.ts';
 import { authenticate } from './authenticate.ts';
 import { baseChain } from './base-chain.ts';
+import type { jsonBody } from './json-body.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 import { type InputSchemas, validateInput } from './validate.ts';
@@ -41,8 +41,11 @@ export class JsonText {
 
 export interface EndpointOptions<S extends InputSchemas> {
   schemas: S;
-  /** Parse the request body as JSON (POST endpoints that take one). */
-  jsonBody?: boolean;
+  /**
+   * Parse the request body as JSON (POST endpoints that take one): `jsonBody` of
+   * lib/http/json-body.ts, passed in so that endpoints without a body bundle no parser.
+   */
+  jsonBody?: typeof jsonBody;
   /** Name this RFC 9728 metadata URL in every 401's `WWW-Authenticate` (the MCP route). */
   resourceMetadataUrl?: (event: HttpEvent) => string;
 }
@@ -74,17 +77,7 @@ export function endpoint<S extends InputSchemas>(
   const chain = baseChain();
   if (options.resourceMetadataUrl) chain.use(resourceMetadataChallenge(options.resourceMetadataUrl));
   chain.use(authenticate()).use(apiVersion()).use(rateLimit());
-  if (options.jsonBody) {
-    // An absent or empty body is an empty object: operations without required inputs need none.
-    chain.use({
-      before: async (request) => {
-        if (request.event.body === undefined || request.event.body === '') request.event.body = '{}';
-      },
-    });
-    // Any Content-Type is parsed as JSON (415 is not a status of this API); the option exists at
-    // runtime in middy 6 but is missing from its type declarations.
-    chain.use(httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]));
-  }
+  if (options.jsonBody) chain.use(options.jsonBody());
   const handled = chain
     .use(validateInput(options.schemas))
     .use(logIdentity())
@@ -100,7 +93,7 @@ export function endpoint<S extends InputSchemas>(
         body: reply.body instanceof JsonText ? reply.body.json : JSON.stringify(reply.body),
       };
     });
-  const endpoint: EndpointDescription = { schemas: options.schemas, jsonBody: options.jsonBody ?? false };
+  const endpoint: EndpointDescription = { schemas: options.schemas, jsonBody: options.jsonBody !== undefined };
   // The whole invocation, middlewares included (the rate-limit counter is sent by one), runs
   // under the request's deadline: no DynamoDB call is waited for past it (lib/db/client.ts).
   const scoped = (event: HttpEvent, context: Context): Promise<HttpResult> =>

@@ -1,34 +1,23 @@
 /**
  * The MCP server of one HTTP request: Streamable HTTP in its stateless form (no session, JSON
  * answers, no server-to-client stream), so that any Lambda instance can answer any request and
- * a request is one invocation. Each request gets its own protocol server and transport (the
- * SDK's stateless mode requires it; both are plain objects, cheap to make).
+ * a request is one invocation. A plain tools/list or tools/call is answered without the SDK
+ * (lib/mcp/fast-path.ts); any other request gets its own protocol server and transport (the
+ * SDK's stateless mode requires it).
  *
  * Built on the SDK's low-level `Server`: our tools already carry JSON Schemas (the catalog's),
  * so the high-level McpServer's zod-to-JSON-Schema machinery would only cost bundle size.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { SERVICE_NAME } from '../config.ts';
-import { internalError, ServiceError } from '../errors.ts';
-import { logError, logger } from '../log.ts';
-import type { Caller } from '../model.ts';
-import { OPERATION_NAMES } from '../social/catalog/names.ts';
-import { listSocialOperations } from '../social/list.ts';
-import { runSocialOperation } from '../social/run.ts';
-import { refusalResult, successResult, toolOf } from './tools.ts';
-
-/** Who asks, for which workspace, and by when the answer must be out. */
-export interface McpScope {
-  caller: Caller;
-  orgId: string;
-  /** Epoch ms by which a tool call must have answered (the function's own deadline). */
-  deadlineMs: number;
-  /** The HTTP request's id: in refusals' text, as in every error body. */
-  requestId: string;
-}
+import { readWebResponse, toWebRequest, type WebRequestParts } from '../http/web-request.ts';
+import { plainRequest } from './fast-path.ts';
+import type { McpScope } from './scope.ts';
+import { callTool, toolsCallAnswer } from './tools-call.ts';
+import { listTools, toolsListAnswer } from './tools-list.ts';
 
 const INSTRUCTIONS = [
   "Social data tools of one workspace (the organization_id in this server's URL).",
@@ -49,63 +38,11 @@ const noClientSchemas: jsonSchemaValidator = {
   },
 };
 
-const knownTool = (name: string): boolean => (OPERATION_NAMES as readonly string[]).includes(name);
-
-async function listTools(scope: McpScope) {
-  logger.appendKeys({ mcp_method: 'tools/list' });
-  try {
-    const { operations } = await listSocialOperations(scope.caller, scope.orgId);
-    return { tools: operations.map(toolOf) };
-  } catch (error) {
-    throw protocolError(error, scope);
-  }
-}
-
-/** The run path of POST /social/{operation}, whole: role, network, credits and limits, charge, provider, refund. */
-async function callTool(scope: McpScope, name: string, args: Record<string, unknown> | undefined) {
-  logger.appendKeys({ mcp_method: 'tools/call' });
-  // Only a name the catalog does not know is a protocol error; a known operation this workspace
-  // may not run is a refusal the agent can read (operation_not_enabled).
-  if (!knownTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
-  logger.appendKeys({ tool: name });
-  try {
-    const result = await runSocialOperation({
-      caller: scope.caller,
-      orgId: scope.orgId,
-      operationName: name,
-      input: args ?? {},
-      deadlineMs: scope.deadlineMs,
-    });
-    return successResult(result);
-  } catch (error) {
-    const refusal = asServiceError(error, scope);
-    logger.appendKeys({ tool_error: refusal.code });
-    return refusalResult(refusal, scope.requestId);
-  }
-}
-
-/** A ServiceError as it is; anything else is a bug or an outage: logged, and told as a plain internal_error. */
-function asServiceError(error: unknown, scope: McpScope): ServiceError {
-  if (error instanceof ServiceError) return error;
-  logError('unhandled error in an MCP request', error, { request_id: scope.requestId });
-  return internalError();
-}
-
-/** A listing refused (not a member) or failed: a JSON-RPC error carrying the documented error body. */
-function protocolError(error: unknown, scope: McpScope): McpError {
-  const failure = asServiceError(error, scope);
-  const code = failure.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
-  return new McpError(code, `${failure.code}: ${failure.message}`, {
-    code: failure.code,
-    message: failure.message,
-    request_id: scope.requestId,
-  });
-}
-
 /** The body as JSON, or undefined when it is not (the transport then answers its parse error). */
-async function jsonBody(request: Request): Promise<unknown> {
+function jsonBody(body: string | undefined): unknown {
+  if (body === undefined) return undefined;
   try {
-    return JSON.parse(await request.clone().text());
+    return JSON.parse(body);
   } catch {
     return undefined;
   }
@@ -125,10 +62,36 @@ const batchRefused = (): Response =>
     { status: 400 },
   );
 
-/** Answers one HTTP request of the MCP Streamable HTTP transport. */
-export async function serveMcp(request: Request, scope: McpScope): Promise<Response> {
-  const message = await jsonBody(request);
-  if (Array.isArray(message)) return batchRefused();
+/** An HTTP answer read whole: status, headers (lower-case names) and body text (empty for none). */
+export interface McpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/**
+ * Answers one HTTP request of the MCP Streamable HTTP transport: a plain tools/list or
+ * tools/call without the SDK (lib/mcp/fast-path.ts), anything else through its server and
+ * transport.
+ */
+export async function serveMcp(request: WebRequestParts, scope: McpScope): Promise<McpAnswer> {
+  const message = jsonBody(request.body);
+  if (Array.isArray(message)) return readWebResponse(batchRefused());
+  const plain = plainRequest(request.headers, message);
+  if (plain?.method === 'tools/list' && ListToolsRequestSchema.safeParse(plain).success) {
+    return jsonAnswer(await toolsListAnswer(plain.id, scope));
+  }
+  const call = plain?.method === 'tools/call' ? CallToolRequestSchema.safeParse(plain) : undefined;
+  if (plain && call?.success) return jsonAnswer(await toolsCallAnswer(plain.id, call.data.params, scope));
+  // The transport reads the body itself only when it was not parsed here (to answer its parse error).
+  return readWebResponse(await serveWithSdk(toWebRequest(request, message === undefined), message, scope));
+}
+
+/** A JSON-RPC response as the SDK's transport sends one in JSON mode: 200, application/json. */
+const jsonAnswer = (text: string): McpAnswer => ({ status: 200, headers: { 'content-type': 'application/json' }, text });
+
+/** The SDK's answer to one HTTP request (exported for the tests that compare it with the fast path's). */
+export async function serveWithSdk(request: Request, message: unknown, scope: McpScope): Promise<Response> {
   const server = new Server(
     { name: SERVICE_NAME, title: 'Workspace Service', version: '1.0.0' },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noClientSchemas },

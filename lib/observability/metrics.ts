@@ -1,43 +1,70 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { METRICS_NAMESPACE, serviceName } from '../config.ts';
 
 /**
- * CloudWatch metrics in Embedded Metric Format: written to the function's log as JSON and
- * turned into metrics by CloudWatch, with no API call on the request path.
- * Namespace POWERTOOLS_METRICS_NAMESPACE (the stack sets `WorkspaceService`), dimension
- * `service` on every metric. Off (nothing written) outside Lambda unless
- * POWERTOOLS_METRICS_DISABLED=false says otherwise: local runs and tests stay quiet.
- * The catalogue of metrics is docs/observability.md.
+ * CloudWatch metrics in Embedded Metric Format: each record is one JSON line on stdout, which
+ * CloudWatch turns into metrics, with no API call on the request path. Namespace
+ * POWERTOOLS_METRICS_NAMESPACE (the stack sets `WorkspaceService`), dimension `service` on
+ * every metric. Off (nothing written) outside Lambda unless POWERTOOLS_METRICS_DISABLED=false
+ * says otherwise: local runs and tests stay quiet. The catalogue of metrics is
+ * docs/observability.md.
+ *
+ * Written here rather than with Powertools Metrics (whose environment variables and record
+ * shape it keeps): every record this service writes is one metric written at once, which needs
+ * none of its store, and Powertools Metrics cost every function 10.7 KB of bundle and every
+ * business metric a new Metrics instance, built even with metrics off (docs/performance.md).
  */
-if (process.env.POWERTOOLS_METRICS_DISABLED === undefined && !process.env.AWS_LAMBDA_FUNCTION_NAME) {
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-}
+export const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds', Seconds: 'Seconds' } as const;
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 
-export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
-  serviceName: serviceName(),
-});
+/** Powertools' reading of POWERTOOLS_METRICS_DISABLED; unset, metrics are on in Lambda only. */
+const disabled = (): boolean => {
+  const setting = process.env.POWERTOOLS_METRICS_DISABLED?.trim().toLowerCase();
+  return setting ? ['1', 'y', 'yes', 't', 'true', 'on'].includes(setting) : !process.env.AWS_LAMBDA_FUNCTION_NAME;
+};
 
 /**
- * `Requests` (Count) with dimensions `route` and `status`: one per request, recorded by the
- * middleware chain. Stored on the per-request instance, published when the request ends.
+ * One EMF record: the metrics given, under the `service` dimension and the dimensions given (in
+ * that order: `[["service", ...dimensions]]`), timestamped now. `process.stdout` directly, not
+ * `console`: in Lambda the runtime wraps console output in its own JSON log format, and an EMF
+ * record must be a line of its own.
  */
-export function recordRequest(route: string, status: number): void {
-  metrics.addDimension('route', route);
-  metrics.addDimension('status', String(status));
-  metrics.addMetric('Requests', MetricUnit.Count, 1);
+export function writeMetrics(metrics: Record<string, readonly [Unit, number]>, dimensions: Record<string, string> = {}): void {
+  if (disabled()) return;
+  const service = serviceName();
+  const record = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        {
+          Namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
+          Dimensions: [['service', ...Object.keys(dimensions)]],
+          Metrics: Object.entries(metrics).map(([name, [unit]]) => ({ Name: name, Unit: unit })),
+        },
+      ],
+    },
+    service,
+    ...dimensions,
+    ...Object.fromEntries(Object.entries(metrics).map(([name, [, value]]) => [name, value])),
+  };
+  process.stdout.write(`${JSON.stringify(record)}\n`);
 }
 
-type Unit = Parameters<Metrics['addMetric']>[1];
+/**
+ * `Requests` (Count) with dimensions `route` and `status`: one per request, written by the
+ * middleware chain when the request ends.
+ */
+export const recordRequest = (route: string, status: number): void =>
+  writeMetrics({ Requests: [MetricUnit.Count, 1] }, { route, status: String(status) });
+
+/** `ColdStart` (Count) with dimension `function_name`: the first request of an instance. */
+export const recordColdStart = (functionName: string): void =>
+  writeMetrics({ ColdStart: [MetricUnit.Count, 1] }, functionName ? { function_name: functionName } : {});
 
 /**
  * Business metrics carry only the `service` dimension (one time series each, whatever the
- * route): each is written at once as its own EMF record, so the request's route/status
- * dimensions never split them.
+ * route): each is its own EMF record, so the request's route/status dimensions never split them.
  */
-function single(name: string, unit: Unit, value: number): void {
-  metrics.singleMetric().addMetric(name, unit, value);
-}
+const single = (name: string, unit: Unit, value: number): void => writeMetrics({ [name]: [unit, value] });
 
 /** `CreditsCharged` (Count): credits taken from an organization by a social operation run. */
 export const recordCreditsCharged = (credits: number): void => single('CreditsCharged', MetricUnit.Count, credits);
@@ -59,11 +86,7 @@ export const recordUpstreamFailure = (): void => single('UpstreamFailures', Metr
 export const recordRefundFailure = (): void => single('RefundFailures', MetricUnit.Count, 1);
 
 /** `Unauthorized` (Count) with dimension `reason` (lib/auth/refusals.ts): 401s by why the token was refused. */
-export function recordUnauthorized(reason: string): void {
-  const metric = metrics.singleMetric();
-  metric.addDimension('reason', reason);
-  metric.addMetric('Unauthorized', MetricUnit.Count, 1);
-}
+export const recordUnauthorized = (reason: string): void => writeMetrics({ Unauthorized: [MetricUnit.Count, 1] }, { reason });
 
 /**
  * One sweep of the charge sweeper: `SweptRefunds` (Count), runs it refunded (each a charge that
@@ -71,7 +94,6 @@ export function recordUnauthorized(reason: string): void {
  * the oldest run it could not refund is (0 when it left none). Both alarm (infra/sweeper.ts).
  */
 export function recordSweep(refunded: number, overdueSeconds: number): void {
-  const record = metrics.singleMetric();
-  record.addMetric('SweptRefunds', MetricUnit.Count, refunded);
-  record.addMetric('PendingRunOverdueSeconds', MetricUnit.Seconds, overdueSeconds);
+  single('SweptRefunds', MetricUnit.Count, refunded);
+  single('PendingRunOverdueSeconds', MetricUnit.Seconds, overdueSeconds);
 }

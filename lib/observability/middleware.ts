@@ -1,28 +1,46 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import type { HttpEvent, HttpResult, ServiceContext } from '../http/types.ts';
 import { logger } from '../log.ts';
-import { routeKey, routes } from '../routes.ts';
-import { metrics, recordRequest } from './metrics.ts';
+import { recordColdStart, recordRequest } from './metrics.ts';
 import { tracingMiddleware } from './tracer.ts';
 
 type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>;
 
-const routeNames = new Map(routes.map((route) => [routeKey(route), route.name]));
+/**
+ * Route key → route name. A bundled function gets it as a build-time constant (infra/bundling.ts
+ * replaces `process.env.WORKSPACE_ROUTE_NAMES` with the JSON of the map), so that it does not
+ * carry the route table and its API descriptions (7 KB, docs/performance.md); under tsx and
+ * vitest the variable is unset and the table is read.
+ */
+const routeNames: Readonly<Record<string, string>> =
+  typeof process.env.WORKSPACE_ROUTE_NAMES === 'string'
+    ? JSON.parse(process.env.WORKSPACE_ROUTE_NAMES)
+    : (await import('../routes.ts')).routeNames();
 
 /** The route's name from the route table (the `route` log key and metric dimension). */
-const routeOf = (event: HttpEvent): string => routeNames.get(event.routeKey) ?? event.routeKey ?? 'unknown';
+const routeOf = (event: HttpEvent): string => routeNames[event.routeKey] ?? event.routeKey ?? 'unknown';
+
+let coldStart = true;
+
+/** The `ColdStart` metric, on the first request of an instance. */
+const coldStartMetric = (): MiddlewareObj => ({
+  before: async (request) => {
+    if (!coldStart) return;
+    coldStart = false;
+    recordColdStart((request.context as { functionName?: string }).functionName ?? '');
+  },
+});
 
 /**
- * The Powertools middlewares, outermost in every chain: the Tracer (when bundled), the Lambda
- * context on every log line (keys appended during a request are dropped at its end), and the
- * metrics of the request published when it ends, success or error, with the cold start.
+ * The outermost middlewares of every chain: the Tracer (when bundled), the Lambda context on
+ * every log line (Powertools Logger; keys appended during a request are dropped at its end), and
+ * the cold start metric. The request's own metric is written with its log line (requestLog).
  */
 export const powertools = (): MiddlewareObj[] => [
   ...tracingMiddleware(),
   injectLambdaContext(logger, { resetKeys: true }),
-  logMetrics(metrics, { captureColdStartMetric: true }),
+  coldStartMetric(),
 ];
 
 const organizationOf = (input: ServiceContext['input'] | undefined): string | undefined => {

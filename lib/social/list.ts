@@ -23,3 +23,6 @@ export async function listSocialOperations(caller: Caller, orgId: string): Promi
     operations: [...allDescriptors().values()].filter((operation) => isEnabled(operation, org.networks, (name) => serves(provider, name))),
   };
 }
+
+/** What a listing depends on, as a cache key: the names of the operations it lists, in order. */
+export const listingKey = (operations: readonly { name: string }[]): string => operations.map((operation) => operation.name).join(',');

@@ -11,7 +11,6 @@ import { db } from '../../lib/db/client.ts';
 import { type CommandLog, recordRequests } from '../../lib/db/round-trips.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { localContext } from '../../lib/local/apigw-event.ts';
-import { metrics } from '../../lib/observability/metrics.ts';
 import { routes } from '../../lib/routes.ts';
 import { bareClient, type FloorPlan, floorPlan, sendFloor, signatureOf } from './floor.ts';
 import { freshIdsFor, trackMadeUpIds } from './made-up-ids.ts';
@@ -86,7 +85,6 @@ export async function runBench(options: BenchOptions): Promise<Omit<BenchResults
   if (missing.length > 0) throw new Error(`no bench scenario for route(s) ${missing.join(', ')}: add one to scripts/bench/scenarios.ts`);
   const progress = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
 
-  muteSharedMetricsWarnings();
   const floor = bareClient(process.env.DYNAMODB_ENDPOINT, process.env.AWS_REGION ?? 'us-east-1');
   const floorRecorder = options.recordFloor ? recordRequests(floor) : undefined;
   const routeRecorder = recordRequests(db());
@@ -215,15 +213,6 @@ export async function runBench(options: BenchOptions): Promise<Omit<BenchResults
         : {}),
     };
   }
-}
-
-/**
- * Requests run concurrently in one process share one Powertools Metrics store (a Lambda
- * instance serves one request at a time), which then warns on stderr about dimensions added
- * twice: a bench artefact, muted so that it neither floods the output nor costs the route.
- */
-function muteSharedMetricsWarnings(): void {
-  (metrics as unknown as { console: { warn: (...args: unknown[]) => void } }).console.warn = () => undefined;
 }
 
 function mostCommon(values: readonly string[]): string {

@@ -14,9 +14,7 @@ export function scrapeCreatorsKey(): Promise<string> {
   apiKey ??= (async () => {
     const { apiKey: plain, apiKeySecretArn } = socialConfig().scrapeCreators;
     if (plain) return plain;
-    const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-    const client = new SecretsManagerClient({});
-    const { SecretString: secret } = await client.send(new GetSecretValueCommand({ SecretId: apiKeySecretArn }));
+    const secret = await (await import('./secret.ts')).secretString(apiKeySecretArn!); // socialConfig() refuses http with neither
     if (!secret) throw new Error('the ScrapeCreators API key secret is empty');
     if (secret.trim().startsWith('{')) {
       const parsed = JSON.parse(secret) as { api_key?: string; apiKey?: string };

@@ -1,0 +1,44 @@
+/**
+ * tools/list: the SDK server's handler, and the same answer written without the SDK (the fast
+ * path, lib/mcp/fast-path.ts), each listing serialized once per instance and per set of
+ * operations it lists, as GET /social/operations does.
+ */
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { boundedMemo } from '../bounded-memo.ts';
+import { logger } from '../log.ts';
+import type { OperationDescriptor } from '../social/catalog/descriptors.ts';
+import { listingKey, listSocialOperations } from '../social/list.ts';
+import { errorResponse, type RequestId, resultResponse } from './fast-path.ts';
+import { protocolError } from './protocol-errors.ts';
+import type { McpScope } from './scope.ts';
+import { toolOf } from './tools.ts';
+
+/** The operations this caller may list as tools, or the JSON-RPC error that refuses the listing. */
+async function listedOperations(scope: McpScope): Promise<OperationDescriptor[]> {
+  logger.appendKeys({ mcp_method: 'tools/list' });
+  try {
+    return (await listSocialOperations(scope.caller, scope.orgId)).operations;
+  } catch (error) {
+    throw protocolError(error, scope);
+  }
+}
+
+/** The SDK server's tools/list handler: the listing as an object (the SDK serializes it). */
+export const listTools = async (scope: McpScope) => ({ tools: (await listedOperations(scope)).map(toolOf) });
+
+/** Each listing's `{"tools":[…]}`, by the operations it lists: at most 2^7 sets of networks. */
+const listings = boundedMemo<string>(32);
+
+/** The JSON-RPC response to a plain tools/list: the SDK's bytes, from the serialized listing. */
+export async function toolsListAnswer(id: RequestId, scope: McpScope): Promise<string> {
+  let operations: OperationDescriptor[];
+  try {
+    operations = await listedOperations(scope);
+  } catch (error) {
+    return errorResponse(id, error as McpError);
+  }
+  return resultResponse(
+    id,
+    listings(listingKey(operations), () => JSON.stringify({ tools: operations.map(toolOf) })),
+  );
+}
