@@ -477,22 +477,3 @@ describe('restoreStamp', () => {
     expect(restoreStamp({ updated_at: '2026-05-01T10:00:02.500Z' } as never, now)).toBe('2026-05-01T10:00:02.501Z');
   });
 });
-
-describe('bundles', () => {
-  it.each(RESOURCE_KINDS)('the %s restore function does not pull in the social catalog', async (kind) => {
-    const { build } = await import('esbuild');
-    const result = await build({
-      entryPoints: [`functions/restore-${kind}.ts`],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      write: false,
-      metafile: true,
-      external: ['@aws-sdk/*'],
-      logLevel: 'silent',
-    });
-    const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/'));
-    expect(inputs.filter((input) => /social/i.test(input))).toEqual([]);
-    expect(inputs).toContain('lib/resources/restore.ts');
-  });
-});
