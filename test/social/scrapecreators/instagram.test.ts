@@ -191,38 +191,8 @@ describe('Instagram on ScrapeCreators', () => {
       cover_url: null,
       media_count: 2,
       items: [
-        {
-          network: 'instagram',
-          id: '3300000000000000004',
-          url: 'https://www.instagram.com/p/C8xYz12AbCd/',
-          type: 'story',
-          author: {
-            id: '528817151',
-            username: 'nasa',
-            display_name: 'NASA',
-            avatar_url: 'https://scontent.cdninstagram.com/p.jpg',
-            url: 'https://www.instagram.com/nasa/',
-            verified: true,
-          },
-          title: null,
-          text: 'Earthrise #space',
-          created_at: '2024-05-29T16:26:40.000Z',
-          media: [
-            {
-              type: 'video',
-              url: 'https://scontent.cdninstagram.com/v.mp4',
-              thumbnail_url: 'https://scontent.cdninstagram.com/i.jpg',
-              width: null,
-              height: null,
-              duration_seconds: 12.5,
-            },
-          ],
-          metrics: { views: 50000, likes: 1000, comments: 20, shares: null, saves: null, quotes: null },
-          hashtags: ['space'],
-          mentions: [],
-          music: null,
-          expires_at: null,
-        },
+        // A story item is the reel's translation, at its post URL, with its expiry.
+        { ...reel('3300000000000000004'), url: 'https://www.instagram.com/p/C8xYz12AbCd/', type: 'story', expires_at: null },
       ],
     });
     expect(issues).toEqual([]);

@@ -64,6 +64,23 @@ describe('LinkedIn on ScrapeCreators', () => {
     expect(issues).toEqual([]);
   });
 
+  /** What the stub's company post translates to (one per page). */
+  const companyPost = {
+    network: 'linkedin',
+    id: '7123456789012345678',
+    url: 'https://www.linkedin.com/posts/microsoft_x',
+    type: 'text',
+    author: { id: null, username: null, display_name: null, avatar_url: null, url: null, verified: null },
+    title: null,
+    text: 'Build 2024 #AI',
+    created_at: '2024-05-01T10:00:00.000Z',
+    media: [],
+    metrics: { views: null, likes: null, comments: null, shares: null, saves: null, quotes: null },
+    hashtags: ['AI'],
+    mentions: [],
+    music: null,
+  };
+
   it('linkedin_company_posts: our cursor is the next page number', () => {
     const { path, params, output, issues } = runMapping('linkedin_company_posts', {
       input: { url: 'https://www.linkedin.com/company/microsoft', cursor: '2' },
@@ -73,23 +90,7 @@ describe('LinkedIn on ScrapeCreators', () => {
       params: { url: 'https://www.linkedin.com/company/microsoft', page: 2 },
     });
     expect(output).toEqual({
-      items: [
-        {
-          network: 'linkedin',
-          id: '7123456789012345678',
-          url: 'https://www.linkedin.com/posts/microsoft_x',
-          type: 'text',
-          author: { id: null, username: null, display_name: null, avatar_url: null, url: null, verified: null },
-          title: null,
-          text: 'Build 2024 #AI',
-          created_at: '2024-05-01T10:00:00.000Z',
-          media: [],
-          metrics: { views: null, likes: null, comments: null, shares: null, saves: null, quotes: null },
-          hashtags: ['AI'],
-          mentions: [],
-          music: null,
-        },
-      ],
+      items: [companyPost],
       next_cursor: '3',
       has_more: true,
     });
@@ -105,23 +106,7 @@ describe('LinkedIn on ScrapeCreators', () => {
       params: { url: 'https://www.linkedin.com/company/microsoft', page: 7 },
     });
     expect(output).toEqual({
-      items: [
-        {
-          network: 'linkedin',
-          id: '7123456789012345678',
-          url: 'https://www.linkedin.com/posts/microsoft_x',
-          type: 'text',
-          author: { id: null, username: null, display_name: null, avatar_url: null, url: null, verified: null },
-          title: null,
-          text: 'Build 2024 #AI',
-          created_at: '2024-05-01T10:00:00.000Z',
-          media: [],
-          metrics: { views: null, likes: null, comments: null, shares: null, saves: null, quotes: null },
-          hashtags: ['AI'],
-          mentions: [],
-          music: null,
-        },
-      ],
+      items: [companyPost],
       next_cursor: null,
       has_more: false,
     });
