@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CACHE = join(ROOT, 'node_modules', '.cache', 'admin-cli');
+// ADMIN_CLI_CACHE: another cache directory (the tests start from an empty one).
+const CACHE = process.env.ADMIN_CLI_CACHE || join(ROOT, 'node_modules', '.cache', 'admin-cli');
 const MANIFEST = join(CACHE, 'manifest.json');
 const ENTRY = 'scripts/admin.ts';
 
@@ -88,11 +89,27 @@ async function build() {
   const inputs = [...Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/')), 'package-lock.json'].sort();
   const hash = hashOf(inputs);
   const dir = join(CACHE, hash);
-  if (existsSync(dir)) rmSync(scratch, { recursive: true, force: true });
-  else renameSync(scratch, dir);
+  publish(scratch, dir);
   writeManifest({ hash, inputs, stats: statsOf(inputs) });
   removeOldBuilds(hash);
   return join(dir, 'admin.mjs');
+}
+
+/**
+ * Moves a finished build to its place. Another first run may have published the same build
+ * between our check and our rename (the rename then fails: the directory is not empty); its
+ * build is as good as ours, so ours is dropped.
+ */
+function publish(scratch, dir) {
+  if (!existsSync(dir)) {
+    try {
+      renameSync(scratch, dir);
+      return;
+    } catch (error) {
+      if (!existsSync(dir)) throw error;
+    }
+  }
+  rmSync(scratch, { recursive: true, force: true });
 }
 
 /** Builds of older sources, once no call that started with one can still be loading its chunks. */

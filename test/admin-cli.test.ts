@@ -4,7 +4,7 @@
  * handful run `npm run admin`'s real entry (the cached build) in a child process, for what only
  * a process shows: exit codes, stdout versus stderr, the local stack's .local/dev.json.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -564,6 +564,19 @@ describe('as a process (npm run admin)', () => {
     expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toContain('usage: npm run --silent admin -- org show --org ID');
+  });
+
+  it('builds once when first runs start at once on an empty cache: each runs, none fails on the other’s build', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'admin-cli-cache-'));
+
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () => runAdmin(['org', 'show', '--help'], { env: { ADMIN_CLI_CACHE: cache } })),
+    );
+
+    for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: '' });
+    const builds = readdirSync(cache).filter((name) => name !== 'manifest.json');
+    expect(builds).toHaveLength(1);
+    rmSync(cache, { recursive: true, force: true });
   });
 
   it('works on the local stack without --table; signs tokens the API accepts, and an expired one for a negative ttl', async () => {
