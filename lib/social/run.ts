@@ -187,16 +187,6 @@ async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | un
   const chargeId = newChargeId();
   const claimed = { id: chargeId, cost: operation.cost, month: spendMonth(new Date(nowMs)) };
   const claim = idempotency ? claimFor(idempotency, nowMs, attempt.providerTimeoutMs, claimed, replacing) : undefined;
-  const held: HeldCharge = {
-    orgId: attempt.orgId,
-    userId: attempt.userId,
-    operation: operation.name,
-    cost: operation.cost,
-    month: claimed.month,
-    eventId: chargeId,
-    owner: attempt.owner,
-    ...(idempotency ? { idempotencyKey: idempotency.key } : {}),
-  };
   const charged = chargeRun(payer, {
     operation: operation.name,
     network: operation.network,
@@ -215,7 +205,7 @@ async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | un
   });
   return charged.catch(async (error: unknown) => {
     if (error instanceof ServiceError || error instanceof StaleRead || !mayHaveBeenWritten(error)) throw error;
-    throw await undoUnconfirmedCharge(held, error);
+    throw await undoUnconfirmedCharge(heldBy(attempt, claimed), error);
   });
 }
 
@@ -249,17 +239,20 @@ async function takeOver(attempt: Attempt, record: Extract<Decision, { kind: 'tak
   if (outcome === 'orphaned') throw new RunOrphaned(charge.id);
   if (outcome === 'lost') throw new KeyClaimed('the Idempotency-Key was taken over concurrently');
   logger.info('took over the run of an attempt that died mid-call', { charge: charge.id });
-  return {
-    orgId: attempt.orgId,
-    userId: attempt.userId,
-    operation: attempt.operation.name,
-    cost: charge.cost,
-    month: charge.month,
-    eventId: charge.id,
-    owner: attempt.owner,
-    idempotencyKey: key,
-  };
+  return heldBy(attempt, charge);
 }
+
+/** The run `attempt` holds once `charge` is written for it (with its key, if it has one). */
+const heldBy = (attempt: Attempt, charge: { id: string; cost: number; month: string }): HeldCharge => ({
+  orgId: attempt.orgId,
+  userId: attempt.userId,
+  operation: attempt.operation.name,
+  cost: charge.cost,
+  month: charge.month,
+  eventId: charge.id,
+  owner: attempt.owner,
+  ...(attempt.idempotency ? { idempotencyKey: attempt.idempotency.key } : {}),
+});
 
 /**
  * The provider failed: refund the charge (releasing the key in the same transaction), then say
