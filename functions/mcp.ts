@@ -19,7 +19,7 @@ const post = endpoint(
     const { status, headers, text } = await serveMcp(webRequestParts(event, `${baseUrl(event)}${MCP_PATH}?${event.rawQueryString}`), {
       caller: context.caller,
       orgId: query.organization_id,
-      deadlineMs: Date.now() + (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY),
+      deadlineMs: context.deadlineMs,
       requestId: context.requestId,
     });
     // The SDK's JSON as it wrote it (a tool listing is ~170 KB: no parse and serialize again).

@@ -43,7 +43,7 @@ export const handler = endpoint(
       operationName: path.operation,
       input: body,
       idempotencyKey: headers['idempotency-key'],
-      deadlineMs: Date.now() + (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY),
+      deadlineMs: context.deadlineMs,
     });
     return new Reply(result.output, {
       'Credits-Charged': String(result.charged),

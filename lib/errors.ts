@@ -278,6 +278,33 @@ export const chargeUnconfirmed = (): ServiceError =>
     'the request failed on the service side and its charge could not be confirmed; if it was made it is refunded automatically, do not retry before your balance is back',
   );
 
+/**
+ * The provider answered but the run could not be recorded as delivered (the settle write failed,
+ * or the run outlived its deadline): the result is not delivered, and its charge was given back.
+ */
+export const resultNotRecorded = (): ServiceError =>
+  new ServiceError(
+    'internal_error',
+    'the request failed on the service side after its charge; the charge was refunded, retry with backoff',
+  );
+
+/** As resultNotRecorded, and the refund write failed too: the sweeper refunds the run once due. */
+export const resultNotRecordedRefundPending = (): ServiceError =>
+  new ServiceError(
+    'internal_error',
+    'the request failed on the service side after its charge; the refund of its charge is delayed, do not retry before your balance is back',
+  );
+
+/**
+ * The run's settle found its run no longer held by it: the run outlived its deadline, and the
+ * sweeper refunded its charge or a retry with the same Idempotency-Key took it over.
+ */
+export const runOutlivedDeadline = (): ServiceError =>
+  new ServiceError(
+    'internal_error',
+    'the run outlived its deadline; its charge was refunded or went to a retry with the same Idempotency-Key, retry with backoff',
+  );
+
 // ---------------------------------------------------------------- admin paths (CLI, seed)
 
 /**

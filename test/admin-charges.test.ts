@@ -3,9 +3,9 @@
  * operator sees of runs in flight, the sweep on demand, and bad usage.
  */
 import { describe, expect, it } from 'vitest';
-import { chargeOperation, newChargeId } from '../lib/db/credits.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
 import { listPendingRuns } from '../lib/db/pending-runs.ts';
+import { chargeDirectly } from './support/charges.ts';
 import { workspace } from './support/fixtures.ts';
 import { runScript } from './support/processes.ts';
 
@@ -16,15 +16,14 @@ describe('admin charges', () => {
   it('lists the pending runs of an organization, and sweeps those due by --at, printing {"refunded": N}', async () => {
     // Prepare: one run charged at 12:00, due for the sweeper at 12:01.
     const { orgId, users } = await workspace({ credits: 5 });
-    const run = await chargeOperation({
+    const run = await chargeDirectly({
       orgId,
       userId: users.editor,
       operation: 'x_profile',
       network: 'x',
-      cost: 1,
-      limits: { org: null, member: null },
       now: new Date('2030-01-01T12:00:00.000Z'),
-      run: { chargeId: newChargeId(), owner: 'attempt-1', sweepAfterMs: Date.parse('2030-01-01T12:01:00.000Z') },
+      owner: 'attempt-1',
+      sweepAfterMs: Date.parse('2030-01-01T12:01:00.000Z'),
     });
 
     // Act

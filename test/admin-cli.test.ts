@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handler } from '../functions/list-billing-events.ts';
+import { refundRun } from '../lib/billing/paid-run.ts';
 import { db } from '../lib/db/client.ts';
-import { chargeOperation, newChargeId, refundRun } from '../lib/db/credits.ts';
 import { getMembership } from '../lib/db/memberships.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
 import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { main } from '../scripts/admin/main.ts';
+import { chargeDirectly } from './support/charges.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call } from './support/http.ts';
 import { runAdmin } from './support/processes.ts';
@@ -32,10 +33,7 @@ async function admin(...args: string[]) {
 
 /** A charge of `cost` by `userId` now, through the service's own charge transaction (limits as stored). */
 async function charge(orgId: string, userId: string, cost: number) {
-  const [org, member] = await Promise.all([getOrganization(orgId), getMembership(orgId, userId)]);
-  const limits = { org: org!.spending_limit, member: member!.spending_limit };
-  const run = { chargeId: newChargeId(), owner: 'test', sweepAfterMs: Date.now() + 60_000 };
-  return chargeOperation({ orgId, userId, operation: 'tiktok_profile', network: 'tiktok', cost, limits, now: new Date(), run });
+  return chargeDirectly({ orgId, userId, cost });
 }
 
 /** A working directory whose .local/dev.json describes "the local stack": this test's table and key. */

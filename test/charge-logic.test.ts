@@ -4,9 +4,8 @@
  * time budget and the version header's grammar.
  */
 import { describe, expect, it } from 'vitest';
-import { refusalOf, StaleRead } from '../lib/billing/charge.ts';
 import { accessRefusal, creditRefusal, type Payer } from '../lib/billing/charge-rules.ts';
-import { chargeCancellation, chargeTransaction } from '../lib/db/credits.ts';
+import { chargeCancellation, chargeTransaction, refusalOf, StaleRead } from '../lib/billing/paid-run.ts';
 import type { IdempotencyRecord } from '../lib/db/idempotency.ts';
 import { parseVersion } from '../lib/http/api-version.ts';
 import { decide, type Idempotency } from '../lib/social/idempotency.ts';
@@ -17,23 +16,15 @@ const payer = (over: { credits?: number; orgLimit?: number | null; memberLimit?:
   member: { role: over.role ?? 'editor', spending_limit: over.memberLimit ?? null },
 });
 const ask = { operation: 'instagram_profile', network: 'instagram', cost: 2 };
-const run = { chargeId: 'evt_1', owner: 'attempt-1', sweepAfterMs: Date.parse('2026-03-15T12:01:00.000Z') };
-const request = { ...ask, orgId: 'org_a', userId: 'u1', now: new Date('2026-03-15T12:00:00.000Z'), run };
+const attempt = { owner: 'attempt-1', sweepAfterMs: Date.parse('2026-03-15T12:01:00.000Z') };
+const request = { ...ask, orgId: 'org_a', userId: 'u1', now: new Date('2026-03-15T12:00:00.000Z'), ...attempt };
 const codeOf = (error: Error | null) => (error && 'code' in error ? error.code : (error?.name ?? null));
 
 describe('chargeTransaction', () => {
   const now = new Date('2026-03-31T23:59:59.000Z');
   const items = chargeTransaction(
-    {
-      orgId: 'org_a',
-      userId: 'u1',
-      operation: 'instagram_profile',
-      network: 'instagram',
-      cost: 2,
-      limits: { org: 10, member: null },
-      now,
-      run,
-    },
+    { orgId: 'org_a', userId: 'u1', operation: 'instagram_profile', network: 'instagram', cost: 2, now, ...attempt },
+    payer({ orgLimit: 10 }),
     'evt_1',
   );
 
@@ -81,7 +72,7 @@ describe('chargeCancellation', () => {
 
   it('reports the stored items of failed conditions and which counters were over', () => {
     const found = chargeCancellation([failed({ credits: { N: '1' }, networks: { SS: ['x'] } }), ok, failed(), ok, ok]);
-    expect(found?.found).toEqual({
+    expect(found).toEqual({
       org: { credits: 1, networks: new Set(['x']) },
       member: undefined,
       orgSpent: 0,
@@ -91,7 +82,7 @@ describe('chargeCancellation', () => {
   });
 
   it('reports a missing item as null', () => {
-    expect(chargeCancellation([ok, failed(), ok, ok, ok])?.found.member).toBeNull();
+    expect(chargeCancellation([ok, failed(), ok, ok, ok])?.member).toBeNull();
   });
 });
 

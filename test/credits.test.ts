@@ -4,11 +4,12 @@
  * member, never 402, one DynamoDB round trip.
  */
 import { describe, expect, it } from 'vitest';
+import { refundRun } from '../lib/billing/paid-run.ts';
 import { db } from '../lib/db/client.ts';
-import { chargeOperation, newChargeId, refundRun } from '../lib/db/credits.ts';
 import { setMemberSpendingLimit } from '../lib/db/memberships.ts';
 import { grantCredits } from '../lib/db/organizations.ts';
 import { countRoundTrips } from '../lib/db/round-trips.ts';
+import { chargeDirectly } from './support/charges.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -38,15 +39,12 @@ describe('GET /organizations/{organization_id}/credits', () => {
     expect((await profile(orgId, users.editor)).status).toBe(200);
     expect((await profile(orgId, users.editor)).status).toBe(200);
     expect((await profile(orgId, users.owner)).status).toBe(200);
-    const refunded = await chargeOperation({
+    const refunded = await chargeDirectly({
       orgId,
       userId: users.owner,
       operation: 'linkedin_search_people',
       network: 'linkedin',
       cost: 3,
-      limits: { org: 50, member: null },
-      now: new Date(),
-      run: { chargeId: newChargeId(), owner: 'test', sweepAfterMs: Date.now() + 60_000 },
     });
     expect(await refundRun(refunded, 'the upstream call failed')).toBe('refunded');
     await grantCredits(orgId, 25);
@@ -86,15 +84,12 @@ describe('GET /organizations/{organization_id}/credits', () => {
 
   it('counts the spend of the month asked for, with that month as the period', async () => {
     const { orgId, users } = await workspace({ credits: 10, spendingLimit: 5 });
-    await chargeOperation({
+    await chargeDirectly({
       orgId,
       userId: users.editor,
       operation: 'instagram_profile',
       network: 'instagram',
-      cost: 1,
-      limits: { org: 5, member: null },
       now: new Date('2025-01-31T23:59:59.900Z'),
-      run: { chargeId: newChargeId(), owner: 'test', sweepAfterMs: Date.now() + 60_000 },
     });
 
     const january = await readCreditsOverview({ userId: users.editor }, orgId, new Date('2025-01-15T12:00:00Z'));

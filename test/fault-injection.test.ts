@@ -30,7 +30,7 @@ Object.assign(process.env, {
 });
 const { chargeUnconfirmed, ERROR_CATALOG, internalError, upstreamFailed, upstreamFailedRefundPending } = await import('../lib/errors.ts');
 const { recordKey } = await import('../lib/db/idempotency.ts');
-const { runSocialOperation } = await import('../lib/social/run.ts');
+const { deadAttempt } = await import('./support/charges.ts');
 const { sweepPendingRuns } = await import('../lib/billing/sweeper.ts');
 const { routes } = await import('../lib/routes.ts');
 const { FAULT_KINDS, faultApplies, stepFaults } = await import('./support/inject-failure.ts');
@@ -218,24 +218,14 @@ const SCENARIOS: Scenario[] = [
     retry: true,
   },
   {
-    // An attempt that died mid-call 10 minutes ago (its settle never answered, its lease is over):
-    // the request under test retries with its key and takes the run over, paid by that charge.
+    // An attempt that died mid-call 10 minutes ago (charged and claimed its key, then its function
+    // was stopped; its lease is over): the request under test retries with its key and takes the
+    // run over, paid by that charge.
     name: 'takeover of a dead keyed run',
     route: 'RunSocialOperation',
     prepare: async (orgId, owner) => {
       const key = uniqueId('key-');
-      const past = Date.now() - 600_000;
-      const dead = await injector.run({ step: 6, kind: 'hang' }, () =>
-        runSocialOperation({
-          caller: { userId: owner },
-          orgId,
-          operationName: OPERATION,
-          input: { handle: 'nike' },
-          idempotencyKey: key,
-          now: () => past,
-        }),
-      );
-      if (dead.log.faulted !== 'TransactWriteItemsCommand') throw new Error(`the dead attempt hung ${dead.log.faulted}, not its settle`);
+      await deadAttempt({ orgId, userId: owner, key, operation: OPERATION, input: { handle: 'nike' }, at: new Date(Date.now() - 600_000) });
       const chargesBefore = (await readLedger(orgId)).charges.map((charge) => charge.id);
       return { request: runRequest(orgId, owner, 'nike', key), chargesBefore, key: recordKey(orgId, owner, key) };
     },
@@ -481,6 +471,10 @@ async function afterSweepProblems(outcome: Outcome): Promise<string[]> {
   const problems = ledgerProblems(ledger, outcome.delivered).map((problem) => `after the sweep: ${problem}`);
   if (ledger.pending.size > 0) problems.push(`after the sweep: ${ledger.pending.size} run(s) still pending`);
   if (outcome.delivered === 0 && ledger.credits !== OPENING) problems.push(`after the sweep: balance ${ledger.credits}, nothing delivered`);
+  // A result goes out only when its charge stands, and every charge left standing had its result delivered.
+  const standing = standingCharges(ledger).length;
+  if (standing !== outcome.delivered)
+    problems.push(`after the sweep: ${standing} charge(s) standing for ${outcome.delivered} result(s) delivered`);
   if (outcome.prepared.key) {
     const record = await idempotencyItem(outcome.prepared.key);
     if (record?.state === 'in_progress') problems.push('after the sweep: the key is still claimed in progress');

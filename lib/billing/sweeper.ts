@@ -7,9 +7,9 @@
  * refund is one transaction conditional on the pending record still being there, still held by
  * the same attempt, and still due.
  */
-import { type RefundOutcome, refundRun } from '../db/credits.ts';
 import { listOverduePendingRuns, type PendingRun } from '../db/pending-runs.ts';
 import { recordSweep } from '../observability/metrics.ts';
+import { type RefundOutcome, refundRun } from './paid-run.ts';
 
 /**
  * Time after a run's deadline before the sweeper may refund it: the deadline is when its

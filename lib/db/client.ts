@@ -9,6 +9,7 @@ import {
   type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
 import { conflictPauseMs, mayRetryConflict } from './conflict-retry.ts';
@@ -218,6 +219,17 @@ export const deleteItem = (input: DeleteCommandInput): Promise<unknown> =>
     (error) => (error as Error | null)?.name === 'TransactionConflictException',
     Number.POSITIVE_INFINITY,
   );
+
+/**
+ * What item `index` of a cancelled transaction found when its condition failed: the stored item
+ * (when it asked for it with ReturnValuesOnConditionCheckFailure), null if there was none, and
+ * `undefined` when its condition held.
+ */
+export function conditionFailedOn(reasons: CancellationReason[], index: number): Record<string, unknown> | null | undefined {
+  const reason = reasons[index];
+  if (reason?.Code !== 'ConditionalCheckFailed') return undefined;
+  return reason.Item ? unmarshall(reason.Item) : null;
+}
 
 /** Whether item `index` of a cancelled transaction failed its condition. */
 export const conditionFailed = (reasons: CancellationReason[], index: number): boolean => reasons[index]?.Code === 'ConditionalCheckFailed';

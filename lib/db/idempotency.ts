@@ -10,9 +10,8 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type CancellationReason, conditionFailed, db, type TransactItem, tableName, transact } from './client.ts';
+import { db, type TransactItem, tableName } from './client.ts';
 import { idempotencyRecordKey } from './keys.ts';
-import { pendingRunTransfer } from './pending-runs.ts';
 import type { TableKey } from './table.ts';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -82,9 +81,9 @@ export async function getIdempotencyRecord(key: TableKey, now = Date.now()): Pro
 /**
  * The transaction item that claims a key for one run and names its charge. It succeeds when the
  * key is free or has expired; otherwise the charge is cancelled and nothing is spent. An
- * in-progress claim whose lease ran out is taken over by takeOverRun, never by a new charge,
+ * in-progress claim whose lease ran out is taken over (lib/billing/paid-run.ts), never by a new charge,
  * with two exceptions where no charge of it can be standing: a claim written before claims named
- * their charge, and the claim whose charge takeOverRun found settled or refunded (`replacing`).
+ * their charge, and the claim whose charge a takeover found settled or refunded (`replacing`).
  */
 export function claimItem(
   key: TableKey,
@@ -118,22 +117,12 @@ export function claimItem(
 }
 
 /**
- * What takeOverRun did: `taken` (this attempt now holds the claim and the run); `lost` (the claim
- * changed since it was read: read again); `orphaned` (the claim is unchanged but its run is gone,
- * settled or refunded outside the protocol: charge afresh, replacing the claim).
+ * The item that hands an in-progress claim whose lease ran out to a new attempt (`to`, with a new
+ * lease), only while it is still held by the dead attempt that was read (`record.owner`). It
+ * joins the transaction that moves the claim's pending run too (lib/billing/paid-run.ts).
  */
-export type TakeoverOutcome = 'taken' | 'lost' | 'orphaned';
-
-/**
- * Hands an in-progress claim whose lease ran out, and the pending run it names, to a new attempt
- * in one transaction: the dead attempt's charge pays for the retry, which is not charged again.
- */
-export async function takeOverRun(
-  key: TableKey,
-  record: InProgressRecord & { charge: ClaimedCharge },
-  run: { orgId: string; owner: string; nowMs: number; leaseMs: number; sweepAfterMs: number },
-): Promise<TakeoverOutcome> {
-  const claim: TransactItem = {
+export function takeoverItem(key: TableKey, record: InProgressRecord, to: { owner: string; nowMs: number; leaseMs: number }): TransactItem {
+  return {
     Update: {
       TableName: tableName(),
       Key: key,
@@ -144,27 +133,14 @@ export async function takeOverRun(
       ExpressionAttributeValues: {
         ':inProgress': 'in_progress',
         ':from': record.owner,
-        ':to': run.owner,
-        ':lease': run.nowMs + run.leaseMs,
-        ':nowMs': run.nowMs,
-        ':now': Math.floor(run.nowMs / 1000),
+        ':to': to.owner,
+        ':lease': to.nowMs + to.leaseMs,
+        ':nowMs': to.nowMs,
+        ':now': Math.floor(to.nowMs / 1000),
         ':hash': record.requestHash,
       },
     },
   };
-  const transfer = pendingRunTransfer({ orgId: run.orgId, eventId: record.charge.id }, record.owner, run.owner, run.sweepAfterMs);
-  let outcome: TakeoverOutcome = 'taken';
-  const settleOutcome = (reasons: CancellationReason[]): Error | null => {
-    if (conditionFailed(reasons, 0)) outcome = 'lost';
-    else if (conditionFailed(reasons, 1)) outcome = reasons[1]?.Item ? 'lost' : 'orphaned';
-    return outcome === 'taken' ? null : new Error(outcome);
-  };
-  try {
-    await transact([claim, transfer], settleOutcome);
-  } catch (error) {
-    if (outcome === 'taken') throw error;
-  }
-  return outcome;
 }
 
 /** The item that stores the response of a completed run (only by the attempt that holds the claim). */

@@ -15,7 +15,8 @@ export interface Membership {
   created_at: string;
 }
 
-const toMembership = (item: Record<string, unknown>): Membership => ({
+/** A membership item as stored (also as a cancelled transaction returns it). */
+export const membershipOf = (item: Record<string, unknown>): Membership => ({
   organization_id: item.organization_id as string,
   user_id: item.user_id as string,
   role: item.role as Role,
@@ -67,7 +68,7 @@ export async function addMembership(input: {
     const [org, member] = cancellationReasons(error) ?? [];
     if (org?.Code === 'ConditionalCheckFailed') throw new NoSuchOrganizationError(`organization ${input.orgId} does not exist`);
     if (member?.Code === 'ConditionalCheckFailed') {
-      const existing = toMembership(unmarshall((member.Item ?? {}) as Record<string, AttributeValue>));
+      const existing = membershipOf(unmarshall((member.Item ?? {}) as Record<string, AttributeValue>));
       throw new AlreadyMemberError(
         `${input.userId} is already a member of ${input.orgId} (role ${existing.role}, spending limit ${existing.spending_limit ?? 'none'})`,
         { role: existing.role, spending_limit: existing.spending_limit },
@@ -81,7 +82,7 @@ export async function addMembership(input: {
 /** The caller's membership of one organization; null when not a member or no such organization. */
 export async function getMembership(orgId: string, userId: string): Promise<Membership | null> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: membershipKey(orgId, userId), ConsistentRead: true }));
-  return result.Item ? toMembership(result.Item) : null;
+  return result.Item ? membershipOf(result.Item) : null;
 }
 
 /** Every organization the user belongs to, with the role in each (one Query on the user's partition). */
@@ -92,7 +93,7 @@ export async function listMembershipsOfUser(userId: string): Promise<Membership[
     ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
     ConsistentRead: true,
   });
-  return items.map(toMembership);
+  return items.map(membershipOf);
 }
 
 /** Sets a member's monthly spending limit (null: none); role and created_at stay. */
@@ -117,7 +118,7 @@ async function updateMembership(orgId: string, userId: string, update: string, v
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return toMembership(result.Attributes!);
+    return membershipOf(result.Attributes!);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw noSuchMember(orgId, userId);
     throw error;
@@ -135,7 +136,7 @@ export async function removeMembership(orgId: string, userId: string): Promise<M
         ReturnValues: 'ALL_OLD',
       }),
     );
-    return toMembership(result.Attributes!);
+    return membershipOf(result.Attributes!);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw noSuchMember(orgId, userId);
     throw error;
@@ -153,7 +154,7 @@ export async function listMembers(orgId: string): Promise<Membership[]> {
     KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
     ExpressionAttributeValues: { ':pk': query.GSI1PK, ':prefix': query.skPrefix },
   });
-  return items.map(toMembership);
+  return items.map(membershipOf);
 }
 
 const noSuchMember = (orgId: string, userId: string) => new NoSuchMemberError(`${userId} is not a member of ${orgId}`);

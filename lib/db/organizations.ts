@@ -18,10 +18,12 @@ export interface Organization {
   created_at: string;
 }
 
-const toOrganization = (item: Record<string, unknown>): Organization => ({
+/** An organization item as stored (also as a cancelled transaction returns it). */
+export const organizationOf = (item: Record<string, unknown>): Organization => ({
   id: item.id as string,
   name: item.name as string,
-  networks: item.networks as Network[],
+  // A list unmarshalls to an array, a string set (written by hand or by an older tool) to a Set.
+  networks: Array.from((item.networks as Iterable<Network> | undefined) ?? []),
   credits: Number(item.credits),
   spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
   created_at: item.created_at as string,
@@ -87,7 +89,7 @@ export async function createOrganization(input: {
 
 export async function getOrganization(id: string): Promise<Organization | null> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: orgKey(id), ConsistentRead: true }));
-  return result.Item ? toOrganization(result.Item) : null;
+  return result.Item ? organizationOf(result.Item) : null;
 }
 
 /**
@@ -206,7 +208,7 @@ async function getOrganizations(ids: string[]): Promise<Organization[]> {
     items.push(...(result.Responses?.[table] ?? []));
     keys = result.UnprocessedKeys?.[table]?.Keys ?? [];
   }
-  return items.map(toOrganization);
+  return items.map(organizationOf);
 }
 
 /** Replaces the organization's enabled networks. */
@@ -222,7 +224,7 @@ export async function setNetworks(orgId: string, networks: Network[]): Promise<O
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return toOrganization(result.Attributes!);
+    return organizationOf(result.Attributes!);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException')
       throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);

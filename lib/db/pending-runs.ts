@@ -1,24 +1,36 @@
 /**
  * Pending runs: the record that a charged run is still in flight (docs/charges.md). The charge
  * transaction puts it; delivering the result deletes it (settle); a refund deletes it in the
- * refund's own transaction (lib/db/credits.ts). Whatever is left once the run can no longer
- * finish is a charge that would be lost: the sweeper (lib/billing/sweeper.ts) finds it through
- * the sweep index and refunds it.
+ * refund's own transaction; those transactions are composed by lib/billing/paid-run.ts. Whatever
+ * is left once the run can no longer finish is a charge that would be lost: the sweeper
+ * (lib/billing/sweeper.ts) finds it through the sweep index and refunds it.
  *
  * Every write is conditional on `owner`, the attempt that holds the run: an Idempotency-Key
  * retry that takes a dead run over becomes its owner, and the dead attempt, should it come back,
  * can then neither settle nor refund it.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { logError, logger } from '../log.ts';
-import { cancellationReasons, db, deleteItem, type TransactItem, tableName, transact } from './client.ts';
-import type { Charge } from './credits.ts';
+import { type DeleteCommandInput, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, type TransactItem, tableName } from './client.ts';
 import { dueBefore, pendingRunIndexKey, pendingRunKey, pendingRunsPrefix, SWEEP_SHARDS, sweepPartition } from './keys.ts';
 import { SWEEP_INDEX, type TableKey } from './table.ts';
+
+/** A charge that went through: what a refund needs to undo it exactly. */
+export interface Charge {
+  orgId: string;
+  userId: string;
+  operation: string;
+  cost: number;
+  /** The month (YYYY-MM) whose spend counters the charge went into. */
+  month: string;
+  /** The charge id: the `social_operation.charged` event's id. */
+  eventId: string;
+}
 
 /** A charge with the attempt that holds its run: what settling or refunding the run needs. */
 export interface HeldCharge extends Charge {
   owner: string;
+  /** Epoch ms after which the run can no longer finish: from then on the sweeper refunds it. */
+  sweepAfterMs: number;
   /** The Idempotency-Key record that claims the run: released by a refund, completed by a settle. */
   idempotencyKey?: TableKey;
 }
@@ -26,8 +38,6 @@ export interface HeldCharge extends Charge {
 /** A pending run as stored. */
 export interface PendingRun extends HeldCharge {
   chargedAt: string;
-  /** Epoch ms after which the run can no longer finish: from then on the sweeper refunds it. */
-  sweepAfterMs: number;
 }
 
 /** The pending-run record, put by the charge transaction (a charge id is never reused). */
@@ -59,17 +69,18 @@ export function pendingRunPut(run: PendingRun): TransactItem {
  * Deletes the record if `run.owner` still holds it and, for the sweeper (`dueBy`), if it is still
  * due then: a run handed to a retry in the meantime has a new owner and a later due time.
  */
-export function pendingRunDelete(run: HeldCharge, dueBy?: number): TransactItem {
+export function pendingRunDeleteInput(run: HeldCharge, dueBy?: number): DeleteCommandInput & { Key: TableKey } {
   return {
-    Delete: {
-      TableName: tableName(),
-      Key: pendingRunKey(run.orgId, run.eventId),
-      ConditionExpression: dueBy === undefined ? '#owner = :owner' : '#owner = :owner AND sweep_after_ms <= :due',
-      ExpressionAttributeNames: { '#owner': 'owner' },
-      ExpressionAttributeValues: { ':owner': run.owner, ...(dueBy === undefined ? {} : { ':due': dueBy }) },
-    },
+    TableName: tableName(),
+    Key: pendingRunKey(run.orgId, run.eventId),
+    ConditionExpression: dueBy === undefined ? '#owner = :owner' : '#owner = :owner AND sweep_after_ms <= :due',
+    ExpressionAttributeNames: { '#owner': 'owner' },
+    ExpressionAttributeValues: { ':owner': run.owner, ...(dueBy === undefined ? {} : { ':due': dueBy }) },
   };
 }
+
+/** The same delete as a transaction item. */
+export const pendingRunDelete = (run: HeldCharge, dueBy?: number): TransactItem => ({ Delete: pendingRunDeleteInput(run, dueBy) });
 
 /** Hands a run from a dead attempt to the one taking it over, with the new attempt's due time. */
 export function pendingRunTransfer(run: Pick<Charge, 'orgId' | 'eventId'>, from: string, to: string, sweepAfterMs: number): TransactItem {
@@ -90,30 +101,6 @@ export function pendingRunTransfer(run: Pick<Charge, 'orgId' | 'eventId'>, from:
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
-}
-
-/**
- * The result is in hand: the run is settled. With an Idempotency-Key, `completion` (storing the
- * response) is written in the same transaction; otherwise one DeleteItem. Never throws: the
- * answer is paid for and goes out whatever happens here. A record left behind is refunded by
- * the sweeper later, so a failure here costs us the run, never the customer.
- */
-export async function settlePendingRun(run: HeldCharge, completion?: TransactItem): Promise<void> {
-  const remove = pendingRunDelete(run);
-  try {
-    if (completion) await transact([completion, remove], () => null);
-    else await deleteItem(remove.Delete!);
-  } catch (error) {
-    const lost =
-      (error as Error).name === 'ConditionalCheckFailedException' ||
-      cancellationReasons(error)?.some((r) => r.Code === 'ConditionalCheckFailed');
-    if (lost) {
-      // Only after the run outlived its own deadline: the sweeper refunded it, or a retry took it over.
-      logger.warn('run delivered after its charge was refunded or taken over', { charge: run.eventId });
-      return;
-    }
-    logError('SETTLE FAILED: the sweeper will refund this delivered run', error, { charge: run });
-  }
 }
 
 const runOf = (item: Record<string, unknown>): PendingRun => ({

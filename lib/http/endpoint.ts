@@ -96,8 +96,10 @@ export function endpoint<S extends InputSchemas>(
   const endpoint: EndpointDescription = { schemas: options.schemas, jsonBody: options.jsonBody !== undefined };
   // The whole invocation, middlewares included (the rate-limit counter is sent by one), runs
   // under the request's deadline: no DynamoDB call is waited for past it (lib/db/client.ts).
-  const scoped = (event: HttpEvent, context: Context): Promise<HttpResult> =>
-    withDeadline(deadlineOf(context), () => handled(event, context as ServiceContext));
+  const scoped = (event: HttpEvent, context: Context): Promise<HttpResult> => {
+    const deadlineMs = deadlineOf(context);
+    return withDeadline(deadlineMs, () => handled(event, Object.assign(context, { deadlineMs }) as ServiceContext));
+  };
   return Object.assign(scoped, { endpoint });
 }
 

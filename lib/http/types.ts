@@ -17,6 +17,12 @@ export interface ServiceContext extends Context {
   requestId: string;
   caller: Caller;
   rateLimit: RateLimitGate | undefined;
+  /**
+   * Epoch ms by which the answer must be on its way: the function's own deadline less the time to
+   * write it (Infinity without one). No DynamoDB call is waited for past it; a run's provider call
+   * and refund fit before it.
+   */
+  deadlineMs: number;
   /** Why the bearer token was refused (lib/auth/refusals.ts), for the request log line. */
   authFailure?: string;
   input: { path: unknown; query: unknown; headers?: unknown; body: unknown };

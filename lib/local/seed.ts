@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { chargeOperation, newChargeId, refundRun } from '../db/credits.ts';
-import { addMembership } from '../db/memberships.ts';
+import { chargeRun, refundRun, settleRun } from '../billing/paid-run.ts';
+import { addMembership, getMembership } from '../db/memberships.ts';
 import { createOrganization, getOrganization, grantCredits } from '../db/organizations.ts';
-import { settlePendingRun } from '../db/pending-runs.ts';
 import { createResource, getResource, softDeleteResource } from '../db/resources.ts';
 import type { ResourceKind } from '../model.ts';
 import { buildResource, type NewResource } from '../resources/factory.ts';
@@ -120,25 +119,31 @@ export async function seedDemoWorkspace(): Promise<DemoWorkspace> {
   // month spend counters (what limits and `admin org show` read) agree with the events.
   const run = async (days: number, role: 'owner' | 'editor', operationName: string) => {
     const operation = findOperation(operationName);
-    return chargeOperation({
-      orgId,
-      userId: users[role],
-      operation: operation.name,
-      network: operation.network,
-      cost: operation.cost,
-      limits: { org: null, member: limits[role] },
-      now: daysAgo(days),
-      run: { chargeId: newChargeId(), owner: 'seed', sweepAfterMs: daysAgo(days).getTime() + 60_000 },
-    });
+    const [org, member] = await Promise.all([getOrganization(orgId), getMembership(orgId, users[role])]);
+    if (!org || !member) throw new Error('seed: the demo organization or its member is missing');
+    return chargeRun(
+      { org, member },
+      {
+        orgId,
+        userId: users[role],
+        operation: operation.name,
+        network: operation.network,
+        cost: operation.cost,
+        now: daysAgo(days),
+        owner: 'seed',
+        sweepAfterMs: daysAgo(days).getTime() + 60_000,
+      },
+    );
   };
+  const settledNow = () => ({ untilMs: Date.now() + 5_000, nowMs: Date.now() });
   // A delivered run settles its pending record; a failed one is refunded (which removes it).
-  await settlePendingRun(await run(12, 'editor', 'instagram_profile'));
+  await settleRun(await run(12, 'editor', 'instagram_profile'), undefined, settledNow());
   await grantCredits(orgId, 250, daysAgo(6));
   const failed = await run(2, 'owner', 'tiktok_search');
   if ((await refundRun(failed, 'the upstream call failed', { now: new Date(daysAgo(2).getTime() + 2_000) })) !== 'refunded') {
     throw new Error('seed: the sample refund could not be written');
   }
-  await settlePendingRun(await run(0.5, 'editor', 'youtube_channel'));
+  await settleRun(await run(0.5, 'editor', 'youtube_channel'), undefined, settledNow());
 
   for (const resource of DEMO_RESOURCES) {
     const { project, ...fields } = resource.fields;

@@ -13,29 +13,18 @@
  * alongside the settle write.
  */
 import { randomUUID } from 'node:crypto';
-import { chargeRun, KeyClaimed, StaleRead } from '../billing/charge.ts';
-import { accessRefusal, type Payer } from '../billing/charge-rules.ts';
+import { accessRefusal } from '../billing/charge-rules.ts';
+import { chargeRun, type HeldCharge, RunOrphaned, refundRun, StaleRead, settleRun, takeOverRun } from '../billing/paid-run.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
-import { mayHaveBeenWritten } from '../db/client.ts';
-import { newChargeId, refundRun } from '../db/credits.ts';
-import { completionItem, getIdempotencyRecord, takeOverRun } from '../db/idempotency.ts';
-import { spendMonth } from '../db/keys.ts';
+import { getIdempotencyRecord } from '../db/idempotency.ts';
 import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
-import { type HeldCharge, settlePendingRun } from '../db/pending-runs.ts';
-import {
-  chargeUnconfirmed,
-  notFoundUpstream,
-  operationNotOffered,
-  ServiceError,
-  upstreamFailed,
-  upstreamFailedRefundPending,
-} from '../errors.ts';
+import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRefundPending } from '../errors.ts';
 import { logError, logger, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
-import { claimFor, type Decision, decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
+import { decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
 import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
 import { callProvider, providerBudgetMs, REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
 import { socialProvider } from './providers/index.ts';
@@ -92,28 +81,7 @@ export async function runSocialOperation(request: RunRequest): Promise<RunResult
   } catch (error) {
     throw await refundAfterFailure(paid.run, error);
   }
-  return settle(paid.run, output, idempotency);
-}
-
-/** One attempt at a run: who pays, who holds the run, and when the sweeper may refund it. */
-interface Attempt {
-  orgId: string;
-  userId: string;
-  operation: OperationDefinition;
-  owner: string;
-  nowMs: number;
-  sweepAfterMs: number;
-  providerTimeoutMs: number;
-  /** The caller's deadline (epoch ms): a charge losing to concurrent ones retries only while the run still fits before it. */
-  deadlineMs: number;
-  idempotency: Idempotency | undefined;
-}
-
-/** The takeover found the claim's run gone (settled or refunded outside the protocol): charge afresh. */
-class RunOrphaned extends StaleRead {
-  constructor(readonly chargeId: string) {
-    super(`the run of charge ${chargeId} is gone while its Idempotency-Key claim remains`);
-  }
+  return deliver(paid.run, output, idempotency, { untilMs: settleUntilMs(deadlineMs), nowMs: now() });
 }
 
 /**
@@ -130,45 +98,56 @@ async function pay(
 ): Promise<{ run: HeldCharge } | { replay: { body: unknown } }> {
   const { orgId, caller } = request;
   const { providerTimeoutMs } = socialConfig();
-  const ask = { operation: operation.name, network: operation.network, cost: operation.cost };
   const owner = idempotency?.owner ?? randomUUID();
+  const ask = { operation: operation.name, network: operation.network, cost: operation.cost };
   const read = () =>
     Promise.all([
       getOrganization(orgId),
       getMembership(orgId, caller.userId),
       idempotency ? getIdempotencyRecord(idempotency.key, now()) : Promise.resolve(null),
     ]);
-  let [org, membership, record] = await read();
+  let [org, member, record] = await read();
   let orphaned: string | undefined;
   for (let retry = 1; ; retry += 1) {
-    const refused = accessRefusal(org, membership, ask);
+    const refused = accessRefusal(org, member, ask);
     if (refused) throw refused;
+    if (!org || !member) throw new Error('unreachable: accessRefusal refuses a missing organization or member');
     // The organization's networks were checked by accessRefusal: what remains is the provider.
-    if (!isEnabled(operation, org!.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
+    if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
     const nowMs = now();
-    const sweepAfter = sweepAfterMs(runEndsByMs(providerTimeoutMs, nowMs, deadlineMs));
-    const attempt: Attempt = {
+    const attempt = {
       orgId,
       userId: caller.userId,
-      operation,
+      operation: operation.name,
       owner,
-      nowMs,
-      sweepAfterMs: sweepAfter,
-      providerTimeoutMs,
-      deadlineMs,
-      idempotency,
+      sweepAfterMs: sweepAfterMs(runEndsByMs(providerTimeoutMs, nowMs, deadlineMs)),
     };
     try {
-      if (decision.kind === 'takeover') return { run: await takeOver(attempt, decision.record) };
-      return { run: await chargeAnew(attempt, { org: org!, member: membership! }, decision.replacing) };
+      if (decision.kind === 'takeover' && idempotency) {
+        return { run: await takeOverRun(idempotency.key, decision.record, { ...attempt, nowMs, leaseMs: leaseMs(providerTimeoutMs) }) };
+      }
+      const replacing = decision.kind === 'charge' ? decision.replacing : undefined;
+      const run = await chargeRun(
+        { org, member },
+        {
+          ...attempt,
+          ...ask,
+          now: new Date(nowMs),
+          retryUntilMs: chargeRetryUntilMs(deadlineMs),
+          ...(idempotency
+            ? { claim: { key: idempotency.key, requestHash: idempotency.requestHash, leaseMs: leaseMs(providerTimeoutMs), replacing } }
+            : {}),
+        },
+      );
+      return { run };
     } catch (error) {
       // A limit changed, or a concurrent request with the same key won the claim or the
       // takeover: read again and decide afresh (the second case ends in a replay or a 409).
       if (!(error instanceof StaleRead) || retry >= STALE_RETRIES) throw error;
       if (error instanceof RunOrphaned) orphaned = error.chargeId;
-      [org, membership, record] = await read();
+      [org, member, record] = await read();
     }
   }
 }
@@ -178,81 +157,7 @@ async function pay(
  * only while the provider call would still get its whole timeout and the refund its reserve
  * after it; past that, the run fails unpaid rather than paid with too little time to deliver.
  */
-const chargeRetryUntilMs = (deadlineMs: number | undefined): number =>
-  (deadlineMs ?? Number.POSITIVE_INFINITY) - socialConfig().providerTimeoutMs - REFUND_RESERVE_MS;
-
-/** Charges the run, recording it pending and (with a key) claiming the key, in one transaction. */
-async function chargeAnew(attempt: Attempt, payer: Payer, replacing: string | undefined): Promise<HeldCharge> {
-  const { operation, idempotency, nowMs } = attempt;
-  const chargeId = newChargeId();
-  const claimed = { id: chargeId, cost: operation.cost, month: spendMonth(new Date(nowMs)) };
-  const claim = idempotency ? claimFor(idempotency, nowMs, attempt.providerTimeoutMs, claimed, replacing) : undefined;
-  const charged = chargeRun(payer, {
-    operation: operation.name,
-    network: operation.network,
-    cost: operation.cost,
-    orgId: attempt.orgId,
-    userId: attempt.userId,
-    now: new Date(nowMs),
-    retryUntilMs: chargeRetryUntilMs(attempt.deadlineMs),
-    run: {
-      chargeId,
-      owner: attempt.owner,
-      sweepAfterMs: attempt.sweepAfterMs,
-      ...(idempotency ? { idempotencyKey: idempotency.key } : {}),
-    },
-    ...(claim ? { claim } : {}),
-  });
-  return charged.catch(async (error: unknown) => {
-    if (error instanceof ServiceError || error instanceof StaleRead || !mayHaveBeenWritten(error)) throw error;
-    throw await undoUnconfirmedCharge(heldBy(attempt, claimed), error);
-  });
-}
-
-/**
- * The charge's write failed without saying whether it was made (DynamoDB's 500, a timeout):
- * undo it at once, so that the error may invite a retry without the client paying twice until
- * the sweeper runs. The undo is the refund, conditional on the run's pending record: it writes
- * nothing if the charge was not made. If the undo fails too, the run is left to the sweeper and
- * the answer says not to retry yet.
- */
-async function undoUnconfirmedCharge(run: HeldCharge, error: unknown): Promise<unknown> {
-  const outcome = await refundRun(run, 'the charge could not be confirmed');
-  if (outcome === 'refunded') logKeys({ credits_refunded: run.cost });
-  if (outcome !== 'failed') return error;
-  logError('charge not confirmed and not undone; the sweeper will refund it if it was made', error, { charge: run.eventId });
-  logKeys({ credits_refund_pending: run.cost });
-  return chargeUnconfirmed();
-}
-
-/** Takes the claim and the pending run of an attempt that died mid-call: its charge pays for this one. */
-async function takeOver(attempt: Attempt, record: Extract<Decision, { kind: 'takeover' }>['record']): Promise<HeldCharge> {
-  const key = attempt.idempotency!.key;
-  const { charge } = record;
-  const outcome = await takeOverRun(key, record, {
-    orgId: attempt.orgId,
-    owner: attempt.owner,
-    nowMs: attempt.nowMs,
-    leaseMs: leaseMs(attempt.providerTimeoutMs),
-    sweepAfterMs: attempt.sweepAfterMs,
-  });
-  if (outcome === 'orphaned') throw new RunOrphaned(charge.id);
-  if (outcome === 'lost') throw new KeyClaimed('the Idempotency-Key was taken over concurrently');
-  logger.info('took over the run of an attempt that died mid-call', { charge: charge.id });
-  return heldBy(attempt, charge);
-}
-
-/** The run `attempt` holds once `charge` is written for it (with its key, if it has one). */
-const heldBy = (attempt: Attempt, charge: { id: string; cost: number; month: string }): HeldCharge => ({
-  orgId: attempt.orgId,
-  userId: attempt.userId,
-  operation: attempt.operation.name,
-  cost: charge.cost,
-  month: charge.month,
-  eventId: charge.id,
-  owner: attempt.owner,
-  ...(attempt.idempotency ? { idempotencyKey: attempt.idempotency.key } : {}),
-});
+const chargeRetryUntilMs = (deadlineMs: number): number => deadlineMs - socialConfig().providerTimeoutMs - REFUND_RESERVE_MS;
 
 /**
  * The provider failed: refund the charge (releasing the key in the same transaction), then say
@@ -274,11 +179,23 @@ async function refundAfterFailure(run: HeldCharge, error: unknown): Promise<Erro
 }
 
 /**
- * The run is paid for and its output in hand: settle it (one write, alongside the balance read)
- * and deliver. A failed balance read only costs the `remaining` figure, never the answer (an
- * error here would make the client pay again).
+ * How long a settle that fails may be tried again: a few seconds at most, and never into the time
+ * the refund that replaces it needs before the deadline.
  */
-async function settle(run: HeldCharge, output: unknown, idempotency: Idempotency | undefined): Promise<RunResult> {
+const SETTLE_PATIENCE_MS = 5_000;
+const settleUntilMs = (deadlineMs: number): number => Math.min(Date.now() + SETTLE_PATIENCE_MS, deadlineMs - REFUND_RESERVE_MS / 2);
+
+/**
+ * The run is paid for and its output in hand: settle it, and deliver only once the settle is
+ * confirmed (the charge stands), alongside the balance read. A failed balance read only costs
+ * the `remaining` figure, never the answer.
+ */
+async function deliver(
+  run: HeldCharge,
+  output: unknown,
+  idempotency: Idempotency | undefined,
+  settle: { untilMs: number; nowMs: number },
+): Promise<RunResult> {
   const [remaining] = await Promise.all([
     getOrganization(run.orgId).then(
       (after) => after?.credits,
@@ -287,7 +204,7 @@ async function settle(run: HeldCharge, output: unknown, idempotency: Idempotency
         return undefined;
       },
     ),
-    settlePendingRun(run, idempotency ? completionItem(idempotency.key, run.owner, { status: 200, headers: {}, body: output }) : undefined),
+    settleRun(run, idempotency ? { status: 200, headers: {}, body: output } : undefined, settle),
   ]);
   return { output, charged: run.cost, remaining, replayed: false };
 }

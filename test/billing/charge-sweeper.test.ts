@@ -14,7 +14,7 @@ process.env.SOCIAL_PROVIDER = 'sample';
 const { handler } = await import('../../functions/run-social-operation.ts');
 const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
 const { UpstreamError } = await import('../../lib/social/providers/types.ts');
-const { chargeOperation, newChargeId } = await import('../../lib/db/credits.ts');
+const { chargeDirectly } = await import('../support/charges.ts');
 const { sweepPendingRuns, SWEEP_MARGIN_MS } = await import('../../lib/billing/sweeper.ts');
 const { startChargeSweeper } = await import('../../lib/local/charge-sweeper.ts');
 const { uniqueId, workspace } = await import('../support/fixtures.ts');
@@ -34,16 +34,7 @@ const spent = async (key: { PK: string; SK: string }) =>
 
 /** A charge whose run died: charged (with its pending record) and never settled, due `dueAgoMs` ago. */
 async function lostCharge(orgId: string, userId: string, dueAgoMs = 1000): Promise<PendingRun> {
-  return chargeOperation({
-    orgId,
-    userId,
-    operation: 'tiktok_profile',
-    network: 'tiktok',
-    cost: 1,
-    limits: { org: null, member: null },
-    now: new Date(),
-    run: { chargeId: newChargeId(), owner: `attempt-${uniqueId('')}`, sweepAfterMs: Date.now() - dueAgoMs },
-  });
+  return chargeDirectly({ orgId, userId, owner: `attempt-${uniqueId('')}`, sweepAfterMs: Date.now() - dueAgoMs });
 }
 
 const dueTime = (run: PendingRun) => new Date(run.sweepAfterMs + 1);

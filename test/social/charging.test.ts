@@ -149,16 +149,16 @@ describe('charging under concurrency (DynamoDB Local)', () => {
 
   it("a refund after the month turned gives back the charge month's spend, not the new month's", async () => {
     const { orgId, users } = await workspace({ credits: 10, spendingLimit: 5 });
-    const { chargeOperation, newChargeId, refundRun } = await import('../../lib/db/credits.ts');
-    const run = await chargeOperation({
+    const { refundRun } = await import('../../lib/billing/paid-run.ts');
+    const { chargeDirectly } = await import('../support/charges.ts');
+    const run = await chargeDirectly({
       orgId,
       userId: users.editor,
       operation: 'instagram_profile',
       network: 'instagram',
-      cost: 1,
-      limits: { org: 5, member: null },
       now: new Date('2025-01-31T23:59:59.900Z'),
-      run: { chargeId: newChargeId(), owner: 'attempt-1', sweepAfterMs: Date.parse('2025-02-01T00:01:00Z') },
+      owner: 'attempt-1',
+      sweepAfterMs: Date.parse('2025-02-01T00:01:00Z'),
     });
     expect(await refundRun(run, 'the upstream call failed', { now: new Date('2025-02-01T00:00:00.100Z') })).toBe('refunded');
     expect(await spent(orgSpendKey(orgId, '2025-01'))).toBe(0);

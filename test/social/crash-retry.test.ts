@@ -58,7 +58,7 @@ const ledger = async (orgId: string) => (await eventsOf(orgId)).map((event) => [
 describe('a run killed mid-call, retried with its Idempotency-Key', () => {
   it.each([
     ['fails', 'its refund finds the run is no longer its own'],
-    ['answers', 'its settle finds the run is no longer its own'],
+    ['answers', 'its settle finds the run is no longer its own and delivers nothing'],
   ] as const)('after the lease, the retry takes the run over and pays nothing more; the dead attempt that %s later: %s', async (how, _outcome) => {
     // Prepare: an attempt charged and stuck in the provider call.
     const { orgId, users } = await workspace({ credits: 5 });
@@ -88,10 +88,11 @@ describe('a run killed mid-call, retried with its Idempotency-Key', () => {
       const replay = await retry(afterLease + 1000);
       expect(replay).toEqual({ output: delivered[0]!.output, charged: 0, remaining: undefined, replayed: true });
 
-      // The dead attempt comes back: it neither refunds nor charges anything.
+      // The dead attempt comes back: it neither refunds nor charges anything, and delivers
+      // nothing (the one charge stands for the retry's result).
       provider.comeBack(how);
       if (how === 'fails') await expect(dead).rejects.toMatchObject({ code: 'upstream_failed' });
-      else await expect(dead).resolves.toMatchObject({ charged: 1, replayed: false });
+      else await expect(dead).rejects.toMatchObject({ code: 'internal_error', message: expect.stringContaining('outlived its deadline') });
       expect(await ledger(orgId)).toEqual([
         ['credits.granted', 5],
         ['social_operation.charged', -1],

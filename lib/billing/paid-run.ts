@@ -1,0 +1,430 @@
+/**
+ * A paid run's money, whole: the charge (with its limits, its event, its pending record and its
+ * Idempotency-Key claim), the takeover of a dead attempt's run, the settle that delivers it, the
+ * refund, and the undo of a charge whose write was not confirmed. This module alone decides which
+ * items go into each of those transactions; the storage modules build the items and send them.
+ * Every entry point that moves a run's credits calls it: the run path (REST and MCP), the sweeper,
+ * the admin CLI and the seed.
+ *
+ * The invariant it keeps (docs/charges.md): a charge stands if and only if its result was
+ * delivered. A charge is written before the provider call with a pending record; the record is
+ * removed by the settle (before the result goes out) or by the refund (in the refund's own
+ * transaction); whatever is left once the run can no longer finish, the sweeper refunds.
+ */
+import { billingEventPut, newBillingEvent } from '../db/billing-events.ts';
+import { conditionFailed, conditionFailedOn, deleteItem, mayHaveBeenWritten, type TransactItem, transact } from '../db/client.ts';
+import { conflictPauseMs } from '../db/conflict-retry.ts';
+import { creditItem, debitItem, memberMayPayItem, memberSpendItem, newChargeId, orgSpendItem, readSpend } from '../db/credits.ts';
+import { type ClaimedCharge, claimItem, completionItem, type InProgressRecord, releaseItem, takeoverItem } from '../db/idempotency.ts';
+import { spendMonth } from '../db/keys.ts';
+import { membershipOf } from '../db/memberships.ts';
+import { organizationOf } from '../db/organizations.ts';
+import {
+  type HeldCharge,
+  type PendingRun,
+  pendingRunDelete,
+  pendingRunDeleteInput,
+  pendingRunPut,
+  pendingRunTransfer,
+} from '../db/pending-runs.ts';
+import type { TableKey } from '../db/table.ts';
+import {
+  chargeUnconfirmed,
+  insufficientCredits,
+  type LimitScope,
+  resultNotRecorded,
+  resultNotRecordedRefundPending,
+  runOutlivedDeadline,
+  ServiceError,
+  spendingLimitExceeded,
+} from '../errors.ts';
+import { logError, logger, logKeys } from '../log.ts';
+import { recordCreditsCharged, recordCreditsRefunded, recordRefundFailure } from '../observability/metrics.ts';
+import { accessRefusal, type ChargeAsk, creditRefusal, type Payer, type Shortfall } from './charge-rules.ts';
+import { monthPeriod } from './period.ts';
+
+export type { HeldCharge } from '../db/pending-runs.ts';
+
+/** The charge found state other than what was read (a limit changed): read again and decide afresh. */
+export class StaleRead extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'StaleRead';
+  }
+}
+
+/** The Idempotency-Key was claimed or taken over by a concurrent request: read again (a replay or a 409 follows). */
+export class KeyClaimed extends StaleRead {}
+
+/** A takeover found the claim's run gone (settled or refunded outside the protocol): charge afresh, replacing the claim. */
+export class RunOrphaned extends StaleRead {
+  constructor(readonly chargeId: string) {
+    super(`the run of charge ${chargeId} is gone while its Idempotency-Key claim remains`);
+  }
+}
+
+/** With an Idempotency-Key, the claim taken in the charge's transaction. */
+export interface ClaimRequest {
+  key: TableKey;
+  requestHash: string;
+  leaseMs: number;
+  /** The charge id of an orphaned claim this one replaces (RunOrphaned). */
+  replacing?: string;
+}
+
+/** One run to charge: what it costs, who pays, and the attempt that will hold it. */
+export interface ChargeRequest extends ChargeAsk {
+  orgId: string;
+  userId: string;
+  now: Date;
+  /** The attempt that holds the run: only it may settle or refund it. */
+  owner: string;
+  /** Epoch ms from which the sweeper may refund the run if it is still pending. */
+  sweepAfterMs: number;
+  claim?: ClaimRequest;
+  /** No attempt of the charge starts after this instant (epoch ms): a charge that lost to concurrent ones retries until then. */
+  retryUntilMs?: number;
+}
+
+/** What a cancelled charge found: for the organization and the membership, the stored item when its condition failed. */
+export interface ChargeCancelled {
+  org: Record<string, unknown> | null | undefined;
+  member: Record<string, unknown> | null | undefined;
+  /** A month's spend counter whose limit refused the charge: what it held (a 402 reports it as `spent`). */
+  orgSpent: number | undefined;
+  memberSpent: number | undefined;
+  claimTaken: boolean;
+}
+
+// ---------------------------------------------------------------- the charge
+
+/** The run a charge pays for, as its attempt holds it. */
+const heldRun = (request: ChargeRequest, chargeId: string): HeldCharge => ({
+  orgId: request.orgId,
+  userId: request.userId,
+  operation: request.operation,
+  cost: request.cost,
+  month: spendMonth(request.now),
+  eventId: chargeId,
+  owner: request.owner,
+  sweepAfterMs: request.sweepAfterMs,
+  ...(request.claim ? { idempotencyKey: request.claim.key } : {}),
+});
+
+/** Positions in the charge transaction, read back from its cancellation reasons. */
+const CHARGE_ITEM = { org: 0, member: 1, orgSpend: 2, memberSpend: 3, claim: 6 } as const;
+
+/**
+ * The charge transaction (pure): the debit, the member's right to pay, both month counters (each
+ * bounded by its limit), the charge event, the pending run and, with a key, the claim. Every rule
+ * is a condition inside it, so the balance never goes negative and no limit is exceeded under any
+ * concurrency.
+ */
+export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId: string): TransactItem[] {
+  const { orgId, userId, cost, now } = request;
+  const month = spendMonth(now);
+  const orgLimit = payer.org.spending_limit;
+  const memberLimit = payer.member.spending_limit;
+  const run: PendingRun = { ...heldRun(request, chargeId), chargedAt: now.toISOString() };
+  const event = newBillingEvent({
+    id: chargeId,
+    type: 'social_operation.charged',
+    title: request.operation,
+    description: `${request.operation} run by ${userId}`,
+    amount: -cost,
+    now,
+  });
+  const items = [
+    debitItem(orgId, cost, orgLimit, request.network),
+    memberMayPayItem(orgId, userId, memberLimit),
+    orgSpendItem(orgId, cost, month, orgLimit === null ? null : orgLimit - cost),
+    memberSpendItem(orgId, userId, cost, month, memberLimit === null ? null : memberLimit - cost),
+    billingEventPut(orgId, event),
+    pendingRunPut(run),
+  ];
+  if (request.claim) {
+    const charge: ClaimedCharge = { id: chargeId, cost, month };
+    const { key, requestHash, leaseMs, replacing } = request.claim;
+    items.push(
+      claimItem(key, { requestHash, owner: request.owner, nowMs: now.getTime(), leaseMs, charge, ...(replacing ? { replacing } : {}) }),
+    );
+  }
+  return items;
+}
+
+/** What a cancelled charge found, from its cancellation reasons, or null when no condition failed (pure). */
+export function chargeCancellation(reasons: Parameters<typeof conditionFailedOn>[0]): ChargeCancelled | null {
+  const spent = (index: number) => {
+    const item = conditionFailedOn(reasons, index);
+    return item === undefined ? undefined : Number(item?.spent ?? 0);
+  };
+  const found: ChargeCancelled = {
+    org: conditionFailedOn(reasons, CHARGE_ITEM.org),
+    member: conditionFailedOn(reasons, CHARGE_ITEM.member),
+    orgSpent: spent(CHARGE_ITEM.orgSpend),
+    memberSpent: spent(CHARGE_ITEM.memberSpend),
+    claimTaken: conditionFailed(reasons, CHARGE_ITEM.claim),
+  };
+  const anyFailed =
+    found.org !== undefined || found.member !== undefined || found.orgSpent !== undefined || found.memberSpent !== undefined;
+  return anyFailed || found.claimTaken ? found : null;
+}
+
+/** The 402 for a limit, with what a client needs to act: the limit, the month's spend, the cost and when it resets. */
+const limitExceeded = (scope: LimitScope, limit: number | null, spent: number, request: ChargeRequest): ServiceError =>
+  spendingLimitExceeded({ scope, spending_limit: limit ?? 0, spent, cost: request.cost, resets_at: monthPeriod(request.now).end });
+
+/**
+ * Why a charge was cancelled, in the documented order of checks: 403 (membership, role,
+ * network) → 409 (the idempotency claim) → 402 (balance, then limits). A condition that failed
+ * only because a limit changed since it was read → StaleRead. Pure.
+ */
+export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeRequest): Error {
+  const org = found.org === undefined ? payer.org : found.org && organizationOf(found.org);
+  const member = found.member === undefined ? payer.member : found.member && membershipOf(found.member);
+  const access = accessRefusal(org, member, request);
+  if (access) return access;
+  if (found.claimTaken) return new KeyClaimed('the Idempotency-Key was claimed concurrently');
+  if (found.org && org && org.credits < request.cost) return insufficientCredits(org.credits, request.cost);
+  if (found.org !== undefined || found.member !== undefined) return new StaleRead('a spending limit changed since it was read');
+  if (found.orgSpent !== undefined) return limitExceeded('organization', payer.org.spending_limit, found.orgSpent, request);
+  if (found.memberSpent !== undefined) return limitExceeded('member', payer.member.spending_limit, found.memberSpent, request);
+  return new StaleRead('the charge was cancelled for no reason it names');
+}
+
+/** A refusal from the payer as read; a limit's 402 reads the month's spend to report it (a refusal path only). */
+async function shortfallError(shortfall: Shortfall, payer: Payer, request: ChargeRequest): Promise<ServiceError> {
+  if (shortfall.kind === 'balance') return insufficientCredits(payer.org.credits, request.cost);
+  const spent = await readSpend(request.orgId, request.userId, spendMonth(request.now));
+  return limitExceeded(shortfall.scope, shortfall.limit, shortfall.scope === 'organization' ? spent.org : spent.member, request);
+}
+
+/**
+ * Charges one run for `payer` (as read) and records it pending, or throws: a 403/402/409
+ * ServiceError, StaleRead (read again), or the storage error. Refuses from what was read when it
+ * can (no transaction spent on a certain 402); a cancelled charge is answered with the same rules.
+ *
+ * A charge whose write failed without saying whether it was made (DynamoDB's 500, a timeout) is
+ * undone at once, so that the error may invite a retry without the client paying twice until the
+ * sweeper runs: the undo is the refund, conditional on the run's pending record, so it writes
+ * nothing if the charge was not made. If the undo fails too, the answer says not to retry yet.
+ */
+export async function chargeRun(payer: Payer, request: ChargeRequest): Promise<HeldCharge> {
+  const shortfall = creditRefusal(payer, request.cost);
+  if (shortfall) throw await shortfallError(shortfall, payer, request);
+  const chargeId = newChargeId();
+  const run = heldRun(request, chargeId);
+  try {
+    await transact(
+      chargeTransaction(request, payer, chargeId),
+      (reasons) => {
+        const found = chargeCancellation(reasons);
+        return found && refusalOf(found, payer, request);
+      },
+      request.retryUntilMs,
+    );
+  } catch (error) {
+    if (error instanceof ServiceError || error instanceof StaleRead || !mayHaveBeenWritten(error)) throw error;
+    throw await undoUnconfirmedCharge(run, error);
+  }
+  recordCreditsCharged(request.cost);
+  return run;
+}
+
+async function undoUnconfirmedCharge(run: HeldCharge, error: unknown): Promise<unknown> {
+  const outcome = await refundRun(run, 'the charge could not be confirmed');
+  if (outcome === 'refunded') logKeys({ credits_refunded: run.cost });
+  if (outcome !== 'failed') return error;
+  logError('charge not confirmed and not undone; the sweeper will refund it if it was made', error, { charge: run.eventId });
+  logKeys({ credits_refund_pending: run.cost });
+  return chargeUnconfirmed();
+}
+
+// ---------------------------------------------------------------- the takeover
+
+/** The attempt taking a dead attempt's run over. */
+export interface Takeover {
+  orgId: string;
+  userId: string;
+  operation: string;
+  owner: string;
+  nowMs: number;
+  leaseMs: number;
+  sweepAfterMs: number;
+}
+
+/**
+ * Takes an in-progress claim whose lease ran out, and the pending run it names, from the dead
+ * attempt that held them, in one transaction: the dead attempt's charge pays for this one, which
+ * is not charged again. Throws KeyClaimed when the claim or the run changed hands since it was
+ * read, RunOrphaned when the claim is unchanged but its run is gone.
+ */
+export async function takeOverRun(key: TableKey, record: InProgressRecord & { charge: ClaimedCharge }, to: Takeover): Promise<HeldCharge> {
+  const { charge } = record;
+  const items = [
+    takeoverItem(key, record, to),
+    pendingRunTransfer({ orgId: to.orgId, eventId: charge.id }, record.owner, to.owner, to.sweepAfterMs),
+  ];
+  await transact(items, (reasons) => {
+    if (conditionFailed(reasons, 0)) return new KeyClaimed('the Idempotency-Key was taken over concurrently');
+    // The transfer returns the run when another attempt holds it, nothing when it is gone.
+    if (conditionFailed(reasons, 1)) {
+      return conditionFailedOn(reasons, 1) ? new KeyClaimed('the run was taken over concurrently') : new RunOrphaned(charge.id);
+    }
+    return null;
+  });
+  logger.info('took over the run of an attempt that died mid-call', { charge: charge.id });
+  return {
+    orgId: to.orgId,
+    userId: to.userId,
+    operation: to.operation,
+    cost: charge.cost,
+    month: charge.month,
+    eventId: charge.id,
+    owner: to.owner,
+    sweepAfterMs: to.sweepAfterMs,
+    idempotencyKey: key,
+  };
+}
+
+// ---------------------------------------------------------------- the settle
+
+/** A settle that lost to a concurrent transaction or failed is tried again at most this often. */
+const SETTLE_ATTEMPTS = 8;
+
+/**
+ * A settle's condition failed. `ours`: what failed can only be this attempt's own earlier write (a
+ * settle that landed while its answer was lost, and was sent again by us or by the SDK's retry).
+ * Otherwise the run outlived its deadline: the sweeper refunded it (which releases the key) or a
+ * retry with its key took it over (which changes the claim's owner).
+ */
+class RunNotHeld extends Error {
+  constructor(readonly ours: boolean) {
+    super('the run is not held by this attempt');
+  }
+}
+
+/**
+ * The result is in hand: settle the run (remove its pending record; with a key, store the
+ * response for replays in the same transaction) and resolve only once that is confirmed, so that
+ * a result is delivered only when its charge stands. A settle that fails is tried again until
+ * `untilMs`; if it is still not confirmed, the charge is refunded at once and the run answers
+ * 500 (refunded, or the refund is delayed and the pending record left to the sweeper).
+ *
+ * `response`: with an Idempotency-Key, the answer to store.
+ */
+export async function settleRun(
+  run: HeldCharge,
+  response: Parameters<typeof completionItem>[2] | undefined,
+  { untilMs, nowMs }: { untilMs: number; nowMs: number },
+): Promise<void> {
+  const key = run.idempotencyKey;
+  // With a key, the claim still being ours tells: a takeover changes its owner, a swept refund
+  // deletes it. Without one (no takeover possible), the sweeper refunds only once the run is due.
+  // Without a key the settle is one DeleteItem (half the write units of a one-item transaction).
+  const send =
+    key && response
+      ? () =>
+          transact([completionItem(key, run.owner, response), pendingRunDelete(run)], (reasons) =>
+            conditionFailed(reasons, 0) || conditionFailed(reasons, 1) ? new RunNotHeld(!conditionFailed(reasons, 0)) : null,
+          )
+      : () =>
+          deleteItem(pendingRunDeleteInput(run)).catch((error: unknown) => {
+            if ((error as Error | null)?.name !== 'ConditionalCheckFailedException') throw error;
+            throw new RunNotHeld(nowMs < run.sweepAfterMs);
+          });
+  let unconfirmed = false;
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt += 1) {
+    try {
+      await send();
+      return;
+    } catch (error) {
+      if (error instanceof RunNotHeld) {
+        // Before its deadline nobody else removes this attempt's run: an earlier attempt of this
+        // settle was written after all. Otherwise the run outlived its deadline and was refunded
+        // by the sweeper or taken over by a retry: this result must not go out.
+        if (unconfirmed || error.ours) return;
+        logger.warn('run outlived its deadline: its charge was refunded or taken over', { charge: run.eventId });
+        throw runOutlivedDeadline();
+      }
+      lastError = error;
+      unconfirmed ||= mayHaveBeenWritten(error);
+      const pauseMs = conflictPauseMs(attempt + 2);
+      if (Date.now() + pauseMs >= untilMs) break;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+  logError('SETTLE FAILED: refunding the run instead of delivering it', lastError, { charge: run.eventId });
+  const outcome = await refundRun(run, 'the result could not be recorded');
+  // Gone: the settle was written after all (nobody else removes the run before its deadline).
+  if (outcome === 'gone') return;
+  logKeys(outcome === 'failed' ? { credits_refund_pending: run.cost } : { credits_refunded: run.cost });
+  throw outcome === 'refunded' ? resultNotRecorded() : resultNotRecordedRefundPending();
+}
+
+// ---------------------------------------------------------------- the refund
+
+/**
+ * What a refund did: `refunded`; `gone` when the run was no longer held by `run.owner` (or no
+ * longer due, for the sweeper): refunded already, settled, or handed to a retry, so nothing was
+ * written; `failed` when it could not be written (the pending record stays, and the sweeper
+ * refunds the run once it is due).
+ */
+export type RefundOutcome = 'refunded' | 'gone' | 'failed';
+
+/**
+ * The refund transaction (pure): credits back, both month counters of the charge's month down (not
+ * the current month's, so a refund across a month boundary frees exactly what the charge took), a
+ * refund event naming the charge, the pending run deleted (held by `run.owner`; due by `dueBy`
+ * when the sweeper asks) and, with a key, its claim released.
+ */
+export function refundTransaction(run: HeldCharge, reason: string, now: Date, dueBy?: number): TransactItem[] {
+  const event = newBillingEvent({
+    type: 'social_operation.refunded',
+    title: `${run.operation} refunded`,
+    description: `${run.operation} run by ${run.userId}: ${reason}; charge ${run.eventId} refunded`,
+    amount: run.cost,
+    now,
+  });
+  const items = [
+    creditItem(run.orgId, run.cost),
+    orgSpendItem(run.orgId, -run.cost, run.month, null),
+    memberSpendItem(run.orgId, run.userId, -run.cost, run.month, null),
+    billingEventPut(run.orgId, event),
+    pendingRunDelete(run, dueBy),
+  ];
+  if (run.idempotencyKey) items.push(releaseItem(run.idempotencyKey, run.owner));
+  return items;
+}
+
+/** Positions in the refund transaction. */
+const REFUND_ITEM = { pending: 4, release: 5 } as const;
+
+class RunGone extends Error {}
+class KeyGone extends Error {}
+
+/**
+ * Gives a run's charge back, once, whoever asks (the run itself, any number of sweepers): every
+ * item is conditional on the run's pending record being held by `run.owner`. Never throws.
+ */
+export async function refundRun(run: HeldCharge, reason: string, options: { now?: Date; dueBy?: number } = {}): Promise<RefundOutcome> {
+  const now = options.now ?? new Date();
+  try {
+    await transact(refundTransaction(run, reason, now, options.dueBy), (reasons) => {
+      if (conditionFailed(reasons, REFUND_ITEM.pending)) return new RunGone();
+      if (run.idempotencyKey && conditionFailed(reasons, REFUND_ITEM.release)) return new KeyGone();
+      return null;
+    });
+  } catch (error) {
+    if (error instanceof RunGone) return 'gone';
+    // The claim is no longer this run's (it expired after 24 h and the key was used again):
+    // refund without touching it.
+    if (error instanceof KeyGone) return refundRun({ ...run, idempotencyKey: undefined }, reason, options);
+    logError('REFUND FAILED: the sweeper will refund this charge once its run is due', error, { charge: run });
+    recordRefundFailure();
+    return 'failed';
+  }
+  recordCreditsRefunded(run.cost);
+  return 'refunded';
+}
