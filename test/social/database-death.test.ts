@@ -1,0 +1,136 @@
+/**
+ * DynamoDB dies while paid runs are in flight (docs/charges.md): ten runs are charged and waiting
+ * on the provider when this file's own DynamoDB Local is terminated; the provider then answers.
+ * Whatever each run answers, once the database is back and the sweeper has run, the charges left
+ * standing are exactly the results delivered (a 200), and every other answer is one of the
+ * documented 500s. Before the money path confirmed its settle, 5 of 10 such runs delivered and
+ * all 10 were refunded by the sweeper.
+ *
+ * This file runs its own DynamoDB Local (on a data directory, so that a restart keeps the table)
+ * rather than the suite's shared one, which it must not stop.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ensureTable } from '../../lib/db/create-table.ts';
+import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'database-death-'));
+let dynamo: RunningDynamo = await startDynamoDbLocal({ dataDir });
+const port = dynamo.port;
+// This file's service talks to its own DynamoDB Local (set before the service reads its config).
+process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+process.env.SOCIAL_PROVIDER = 'sample';
+const setupClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+await ensureTable(setupClient, String(process.env.TABLE_NAME));
+setupClient.destroy();
+
+const { handler } = await import('../../functions/run-social-operation.ts');
+const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
+const { sweepPendingRuns } = await import('../../lib/billing/sweeper.ts');
+const { getOrganization } = await import('../../lib/db/organizations.ts');
+const { workspace } = await import('../support/fixtures.ts');
+const { call } = await import('../support/http.ts');
+const { tokenFor } = await import('../support/tokens.ts');
+const { runUrl } = await import('../support/social.ts');
+const { ledgerProblems, readLedger, standingCharges } = await import('../support/ledger.ts');
+
+afterAll(async () => {
+  await dynamo.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const RUNS = 10;
+const OPENING = 20;
+
+/** The documented answers of a run whose result could not be delivered (lib/errors.ts). */
+const UNDELIVERED = [
+  'the request failed on the service side after its charge; the charge was refunded, retry with backoff',
+  'the request failed on the service side after its charge; the refund of its charge is delayed, do not retry before your balance is back',
+];
+
+/** Terminates DynamoDB Local as an operator's kill would (SIGTERM: it keeps what it acknowledged). */
+async function killDatabase(): Promise<void> {
+  process.kill(dynamo.pid, 'SIGTERM');
+  await dynamo.stop();
+}
+
+const restartDatabase = async () => {
+  dynamo = await startDynamoDbLocal({ dataDir, port });
+};
+
+/** Every provider call waits for `answer()`; `waiting` counts the calls that arrived. */
+function gatedProvider() {
+  const original = sampleProvider.run.bind(sampleProvider);
+  let answer: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (answer = resolve));
+  const spy = vi.spyOn(sampleProvider, 'run').mockImplementation(async (request) => {
+    await gate;
+    return original(request);
+  });
+  return { spy, answer };
+}
+
+/** Ten paid runs, each charged and waiting on the provider. */
+async function runsAtTheProvider() {
+  const { orgId, users } = await workspace({ credits: OPENING });
+  const provider = gatedProvider();
+  const answers = Array.from({ length: RUNS }, (_, i) =>
+    call(handler, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(users.editor), body: { handle: `user${i}` } }),
+  );
+  await vi.waitFor(() => expect(provider.spy).toHaveBeenCalledTimes(RUNS), { timeout: 15_000 });
+  return { orgId, provider, answers };
+}
+
+/** After the sweep: standing charges = delivered results, nothing pending, the balance what was delivered cost. */
+async function expectChargesEqualDeliveries(orgId: string, answers: { status: number; body: { message?: string } }[]) {
+  const delivered = answers.filter((answer) => answer.status === 200).length;
+  for (const answer of answers.filter((each) => each.status !== 200)) {
+    expect(answer.status).toBe(500);
+    expect(UNDELIVERED).toContain(answer.body.message);
+  }
+  await sweepPendingRuns({ now: new Date(Date.now() + 3_600_000) });
+  const ledger = await readLedger(orgId);
+  expect(ledgerProblems(ledger, delivered)).toEqual([]);
+  expect(ledger.pending.size).toBe(0);
+  expect(standingCharges(ledger)).toHaveLength(delivered);
+  expect((await getOrganization(orgId))?.credits).toBe(OPENING - delivered);
+  return delivered;
+}
+
+describe('DynamoDB dies while paid runs are at the provider', () => {
+  it('and stays down past the settle: no result is delivered, and every charge is refunded', async () => {
+    // Prepare
+    const { orgId, provider, answers } = await runsAtTheProvider();
+
+    // Act: the database dies, the provider answers, every run gives up on its settle; then the
+    // database comes back and the sweeper runs.
+    await killDatabase();
+    provider.answer();
+    const settled = await Promise.all(answers);
+    provider.spy.mockRestore();
+    await restartDatabase();
+
+    // Assess
+    expect(settled.map((answer) => answer.status)).toEqual(Array(RUNS).fill(500));
+    expect(await expectChargesEqualDeliveries(orgId, settled)).toBe(0);
+  }, 60_000);
+
+  it('and comes back while the runs still try to settle: what is delivered is exactly what stays charged', async () => {
+    // Prepare
+    const { orgId, provider, answers } = await runsAtTheProvider();
+
+    // Act: the database dies, the provider answers while it is down, and it is restarted at once
+    // (how many runs settle depends on how fast it starts; the invariant may not).
+    await killDatabase();
+    provider.answer();
+    await restartDatabase();
+    const settled = await Promise.all(answers);
+    provider.spy.mockRestore();
+
+    // Assess
+    await expectChargesEqualDeliveries(orgId, settled);
+  }, 60_000);
+});
