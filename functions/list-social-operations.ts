@@ -32,6 +32,10 @@ export const responseSchema = z.object({
       name: z.enum(OPERATION_NAMES),
       network: z.optional(z.enum(NETWORKS)),
       description: z.string(),
+      cost: z.int().register(z.globalRegistry, { description: 'credits a run costs (refunded if the provider fails)' }),
+      cached_cost: z.int().register(z.globalRegistry, {
+        description: "credits a run answered from this organization's cached result costs (`Cache-Control: max-age`)",
+      }),
       input_schema: jsonSchema,
       output_schema: jsonSchema,
     }),

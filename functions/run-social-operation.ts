@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { organizationId } from '../lib/http/params.ts';
+import { cacheControl, maxAgeOf, organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 
 /** Printable ASCII, as most APIs that take an Idempotency-Key accept (UUIDs recommended). */
@@ -28,7 +28,7 @@ export const handler = endpoint(
         }),
       }),
       query: z.object({ organization_id: organizationId }),
-      headers: z.object({ 'idempotency-key': z.optional(idempotencyKey) }),
+      headers: z.object({ 'idempotency-key': z.optional(idempotencyKey), 'cache-control': z.optional(cacheControl) }),
       // The operation's own schema validates the body once the operation is known.
       body: z.unknown().register(z.globalRegistry, {
         description: "The operation's input, an object: see the operation's own path (`POST /social/<name>`) for its schema.",
@@ -43,12 +43,17 @@ export const handler = endpoint(
       operationName: path.operation,
       input: body,
       idempotencyKey: headers['idempotency-key'],
+      maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
+      requestId: context.requestId,
       deadlineMs: context.deadlineMs,
     });
     return new Reply(result.output, {
       'Credits-Charged': String(result.charged),
       ...(result.remaining === undefined ? {} : { 'Credits-Remaining': String(result.remaining) }),
       ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
+      ...(result.chargeId === undefined ? {} : { 'Charge-Id': result.chargeId }),
+      ...(result.cacheStatus === undefined ? {} : { 'Cache-Status': result.cacheStatus }),
+      ...(result.ageSeconds === undefined ? {} : { Age: String(result.ageSeconds) }),
     });
   },
 );
@@ -60,4 +65,4 @@ export const handler = endpoint(
 export const responseSchema = z.record(z.string(), z.unknown());
 
 /** Headers of the 200 answer (described in lib/openapi/headers.ts). */
-export const responseHeaders = ['Credits-Charged', 'Credits-Remaining', 'Idempotent-Replayed'] as const;
+export const responseHeaders = ['Credits-Charged', 'Credits-Remaining', 'Idempotent-Replayed', 'Charge-Id', 'Cache-Status', 'Age'] as const;

@@ -127,6 +127,8 @@ export interface SocialConfig {
   provider: 'sample' | 'http';
   /** How long a provider call may take before it is abandoned and the charge refunded. */
   providerTimeoutMs: number;
+  /** How long the sample provider takes to answer (SAMPLE_PROVIDER_LATENCY_MS, default 0): a real provider's latency, for benches and demos. */
+  sampleLatencyMs: number;
   scrapeCreators: {
     baseUrl: string;
     /** The key itself (local use), or where to fetch it once per cold start (deployed). */
@@ -154,6 +156,7 @@ export function socialConfig(): SocialConfig {
     cachedSocial = {
       provider,
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', DEFAULTS.providerTimeoutMs),
+      sampleLatencyMs: integer('SAMPLE_PROVIDER_LATENCY_MS', 0, 0),
       scrapeCreators: {
         baseUrl: (optional('SCRAPECREATORS_BASE_URL') ?? 'https://api.scrapecreators.com').replace(/\/+$/, ''),
         apiKey,

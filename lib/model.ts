@@ -35,3 +35,6 @@ export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 export interface Caller {
   userId: string;
 }
+
+/** How long a run's result is kept for later runs, and so the most `Cache-Control: max-age` may ask for (seconds). */
+export const MAX_CACHED_AGE_SECONDS = 86_400;

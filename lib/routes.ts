@@ -152,7 +152,7 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey'],
     summary: 'Run a social operation',
     description:
-      'Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge.',
+      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event.",
     tag: 'Social operations',
     errors: [
       'insufficient_credits',
@@ -163,6 +163,18 @@ export const routes: readonly Route[] = [
       'idempotency_key_reused',
       'upstream_failed',
     ],
+  },
+  {
+    name: 'QuoteSocialOperation',
+    method: 'POST',
+    path: '/social/{operation}/quote',
+    entry: 'functions/quote-social-operation.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: 'Quote a social operation: its cost now, and whether it would run',
+    description:
+      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 credits or a limit, with its `data`). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
+    tag: 'Social operations',
+    errors: ['forbidden', 'not_found'],
   },
   {
     name: 'GetOpenApiDocument',

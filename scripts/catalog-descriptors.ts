@@ -30,6 +30,8 @@ const describeOperation = (definition: OperationDefinition) => ({
   name: definition.name,
   ...(definition.network ? { network: definition.network } : {}),
   description: `${definition.description} Costs ${definition.cost} credit${definition.cost === 1 ? '' : 's'}.`,
+  cost: definition.cost,
+  cached_cost: definition.cachedCost,
   input_schema: jsonSchema(definition.input, 'input'),
   output_schema: jsonSchema(definition.output, 'output'),
 });

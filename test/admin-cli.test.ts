@@ -308,6 +308,7 @@ describe('credits deduct', () => {
       created_at: expect.any(String),
       amount: -30,
       currency: 'credits',
+      metadata: { reason: 'chargeback on invoice 1042' },
     });
     expect(events.json.events[0]).toEqual(deducted.json.event);
   });

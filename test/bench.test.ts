@@ -26,13 +26,17 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   ListSocialOperations: 'UpdateItem+GetItem+GetItem',
   // Counter and reads, the charge (with its pending record), then (after the provider) the balance
   // for Credits-Remaining beside the pending record's removal.
-  RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem',
+  // … and the result stored for later runs in the same wave.
+  RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // Counter and reads, the cached result among them: answered at once, nothing written.
+  'RunSocialOperation cache hit': 'UpdateItem+GetItem+GetItem+GetItem',
+  QuoteSocialOperation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
   RestoreAsset: 'UpdateItem+GetItem+Query | UpdateItem',
   RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreConversation: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreProject: 'UpdateItem+GetItem+Query | TransactWriteItems',
   'Mcp tools/list': 'UpdateItem+GetItem+GetItem',
-  'Mcp tools/call': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem',
+  'Mcp tools/call': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   OAuthProtectedResource: '',
   GetOpenApiDocument: '',
   GetDocsPage: '',

@@ -18,6 +18,7 @@ async function recordEvent(orgId: string, at: Date, amount: number, id?: string)
     description: `${amount} credits`,
     amount,
     now: at,
+    metadata: { reason: 'test grant' },
     ...(id ? { id } : {}),
   });
   await applyBillingEvent(orgId, event);
@@ -58,6 +59,7 @@ describe('GET /organizations/{organization_id}/billing/events', () => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         amount: 25,
         currency: 'credits',
+        metadata: { reason: 'test grant' },
       },
     ]);
   });

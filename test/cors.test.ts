@@ -16,7 +16,7 @@ const { createLocalServer } = await import('../lib/local/server.ts');
 
 const ALLOWED = 'https://app.example.com';
 const EXPOSED =
-  'x-request-id, Endless-Api-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Credits-Charged, Credits-Remaining, Idempotent-Replayed, WWW-Authenticate';
+  'x-request-id, Endless-Api-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Credits-Charged, Credits-Remaining, Idempotent-Replayed, Charge-Id, Cache-Status, Age, WWW-Authenticate';
 const preflightHeaders = (origin: string) => ({
   origin,
   'access-control-request-method': 'POST',
@@ -42,7 +42,8 @@ describe('preflight', () => {
     expect(corsHeaders(answer.headers)).toEqual({
       'access-control-allow-origin': ALLOWED,
       'access-control-allow-methods': 'GET, POST',
-      'access-control-allow-headers': 'Authorization, Content-Type, Endless-Api-Version, Service-Api-Version, Idempotency-Key',
+      'access-control-allow-headers':
+        'Authorization, Content-Type, Endless-Api-Version, Service-Api-Version, Idempotency-Key, Cache-Control',
       'access-control-max-age': '600',
       vary: 'Origin',
     });

@@ -168,6 +168,9 @@ describe('routes', () => {
       'Credits-Charged',
       'Credits-Remaining',
       'Idempotent-Replayed',
+      'Charge-Id',
+      'Cache-Status',
+      'Age',
     ]);
     expect(headersAt('/social/{operation}', 'post', '401')).toEqual(['x-request-id', 'Endless-Api-Version', 'WWW-Authenticate']);
     expect(headersAt('/social/{operation}', 'post', '429')).toContain('Retry-After');

@@ -4,8 +4,17 @@
  * cancelled (from the items DynamoDB returns), so both answer a refusal with the same error.
  * Pure: no I/O, no clock.
  */
-import { type LimitScope, mayNotRun, notAMember, operationNotEnabled, type ServiceError } from '../errors.ts';
+import {
+  insufficientCredits,
+  type LimitScope,
+  mayNotRun,
+  notAMember,
+  operationNotEnabled,
+  type ServiceError,
+  spendingLimitExceeded,
+} from '../errors.ts';
 import { mayRunOperations } from '../model.ts';
+import { monthPeriod } from './period.ts';
 
 /** What the payer looked like when read: the organization and the caller's membership. */
 export interface Payer {
@@ -36,10 +45,26 @@ export type Shortfall = { kind: 'balance' } | { kind: 'limit'; scope: LimitScope
  * transaction's `spent <= limit - cost` cannot refuse a month's first charge, which has no
  * counter yet). Limits already partly spent are checked by the transaction's conditions.
  */
-export function creditRefusal(payer: Payer, cost: number): Shortfall | null {
+export function creditRefusal(payer: Payer, cost: number, spent: MonthSpend = { org: 0, member: 0 }): Shortfall | null {
   if (payer.org.credits < cost) return { kind: 'balance' };
   const { org, member } = { org: payer.org.spending_limit, member: payer.member.spending_limit };
-  if (org !== null && org < cost) return { kind: 'limit', scope: 'organization', limit: org };
-  if (member !== null && member < cost) return { kind: 'limit', scope: 'member', limit: member };
+  if (org !== null && spent.org + cost > org) return { kind: 'limit', scope: 'organization', limit: org };
+  if (member !== null && spent.member + cost > member) return { kind: 'limit', scope: 'member', limit: member };
   return null;
 }
+
+/** Credits the organization and the member spent this month. */
+export interface MonthSpend {
+  org: number;
+  member: number;
+}
+
+/** The 402 for a limit, with what a client needs to act: the limit, the month's spend, the cost and when it resets. */
+export const limitRefusal = (scope: LimitScope, limit: number, spent: number, cost: number, now: Date): ServiceError =>
+  spendingLimitExceeded({ scope, spending_limit: limit, spent, cost, resets_at: monthPeriod(now).end });
+
+/** The 402 a shortfall means, given the month's spend (what the answer reports). */
+export const shortfallRefusal = (shortfall: Shortfall, payer: Payer, spent: MonthSpend, cost: number, now: Date): ServiceError =>
+  shortfall.kind === 'balance'
+    ? insufficientCredits(payer.org.credits, cost)
+    : limitRefusal(shortfall.scope, shortfall.limit, shortfall.scope === 'organization' ? spent.org : spent.member, cost, now);

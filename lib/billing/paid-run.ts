@@ -36,12 +36,18 @@ import {
   resultNotRecordedRefundPending,
   runOutlivedDeadline,
   ServiceError,
-  spendingLimitExceeded,
 } from '../errors.ts';
 import { logError, logger, logKeys } from '../log.ts';
 import { recordCreditsCharged, recordCreditsRefunded, recordRefundFailure } from '../observability/metrics.ts';
-import { accessRefusal, type ChargeAsk, creditRefusal, type Payer, type Shortfall } from './charge-rules.ts';
-import { monthPeriod } from './period.ts';
+import {
+  accessRefusal,
+  type ChargeAsk,
+  creditRefusal,
+  limitRefusal,
+  type Payer,
+  type Shortfall,
+  shortfallRefusal,
+} from './charge-rules.ts';
 
 export type { HeldCharge } from '../db/pending-runs.ts';
 
@@ -81,6 +87,8 @@ export interface ChargeRequest extends ChargeAsk {
   owner: string;
   /** Epoch ms from which the sweeper may refund the run if it is still pending. */
   sweepAfterMs: number;
+  /** The request that runs it: named in the charge's and the refund's metadata. */
+  requestId?: string;
   claim?: ClaimRequest;
   /** No attempt of the charge starts after this instant (epoch ms): a charge that lost to concurrent ones retries until then. */
   retryUntilMs?: number;
@@ -109,6 +117,15 @@ const heldRun = (request: ChargeRequest, chargeId: string): HeldCharge => ({
   owner: request.owner,
   sweepAfterMs: request.sweepAfterMs,
   ...(request.claim ? { idempotencyKey: request.claim.key } : {}),
+  ...(request.requestId ? { requestId: request.requestId } : {}),
+});
+
+/** What a charge's and its refund's events name, for a program that follows the money. */
+const eventMetadata = (run: HeldCharge): Record<string, string> => ({
+  operation: run.operation,
+  charge_id: run.eventId,
+  user_id: run.userId,
+  ...(run.requestId ? { request_id: run.requestId } : {}),
 });
 
 /** Positions in the charge transaction, read back from its cancellation reasons. */
@@ -133,6 +150,7 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
     description: `${request.operation} run by ${userId}`,
     amount: -cost,
     now,
+    metadata: eventMetadata(run),
   });
   const items = [
     debitItem(orgId, cost, orgLimit, request.network),
@@ -170,9 +188,8 @@ export function chargeCancellation(reasons: Parameters<typeof conditionFailedOn>
   return anyFailed || found.claimTaken ? found : null;
 }
 
-/** The 402 for a limit, with what a client needs to act: the limit, the month's spend, the cost and when it resets. */
 const limitExceeded = (scope: LimitScope, limit: number | null, spent: number, request: ChargeRequest): ServiceError =>
-  spendingLimitExceeded({ scope, spending_limit: limit ?? 0, spent, cost: request.cost, resets_at: monthPeriod(request.now).end });
+  limitRefusal(scope, limit ?? 0, spent, request.cost, request.now);
 
 /**
  * Why a charge was cancelled, in the documented order of checks: 403 (membership, role,
@@ -194,9 +211,9 @@ export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeR
 
 /** A refusal from the payer as read; a limit's 402 reads the month's spend to report it (a refusal path only). */
 async function shortfallError(shortfall: Shortfall, payer: Payer, request: ChargeRequest): Promise<ServiceError> {
-  if (shortfall.kind === 'balance') return insufficientCredits(payer.org.credits, request.cost);
-  const spent = await readSpend(request.orgId, request.userId, spendMonth(request.now));
-  return limitExceeded(shortfall.scope, shortfall.limit, shortfall.scope === 'organization' ? spent.org : spent.member, request);
+  const spent =
+    shortfall.kind === 'balance' ? { org: 0, member: 0 } : await readSpend(request.orgId, request.userId, spendMonth(request.now));
+  return shortfallRefusal(shortfall, payer, spent, request.cost, request.now);
 }
 
 /**
@@ -386,6 +403,7 @@ export function refundTransaction(run: HeldCharge, reason: string, now: Date, du
     description: `${run.operation} run by ${run.userId}: ${reason}; charge ${run.eventId} refunded`,
     amount: run.cost,
     now,
+    metadata: eventMetadata(run),
   });
   const items = [
     creditItem(run.orgId, run.cost),

@@ -23,6 +23,12 @@ export const billingEventSchema = z.object({
   /** Signed: grants and refunds positive, charges negative. */
   amount: z.int(),
   currency: z.literal('credits'),
+  /**
+   * Facts a program can follow: for charges and refunds `operation`, `charge_id` (the charge
+   * event's id), `user_id` and `request_id`; for grants and deductions `reason`. Empty on events
+   * written before metadata was kept.
+   */
+  metadata: z.record(z.string(), z.string()),
 });
 export type BillingEvent = z.output<typeof billingEventSchema>;
 
@@ -33,6 +39,7 @@ export function newBillingEvent(input: {
   amount: number;
   now?: Date;
   id?: string;
+  metadata?: Record<string, string>;
 }): BillingEvent {
   return {
     id: input.id ?? `evt_${randomUUID()}`,
@@ -42,6 +49,7 @@ export function newBillingEvent(input: {
     created_at: (input.now ?? new Date()).toISOString(),
     amount: input.amount,
     currency: 'credits',
+    metadata: input.metadata ?? {},
   };
 }
 
@@ -56,7 +64,7 @@ export function billingEventPut(orgId: string, event: BillingEvent) {
   };
 }
 
-const FIELDS = ['id', 'type', 'title', 'description', 'created_at', 'amount', 'currency'] as const;
+const FIELDS = ['id', 'type', 'title', 'description', 'created_at', 'amount', 'currency', 'metadata'] as const;
 
 export interface BillingEventsPage {
   events: BillingEvent[];
@@ -111,4 +119,5 @@ const toBillingEvent = (item: Record<string, unknown>): BillingEvent => ({
   created_at: item.created_at as string,
   amount: Number(item.amount),
   currency: 'credits',
+  metadata: (item.metadata as Record<string, string> | undefined) ?? {},
 });

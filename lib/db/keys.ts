@@ -13,6 +13,7 @@
  *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month (TTL)
  *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
  *   ORG#<org>         PENDING#<charge id>       charged run not yet settled or refunded; GSI1 = SWEEP#<shard> / <sweep after>#<charge id>
+ *   RESULT#<org>#<op>#<h> RESULT                 a run's result, for runs with Cache-Control: max-age; h = sha256 of the input (TTL 24 h)
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -147,3 +148,13 @@ export const pendingRunIndexKey = (chargeId: string, sweepAfterMs: number) => ({
 
 /** Upper bound (exclusive) of the index sort keys of the runs due before `nowMs`. */
 export const dueBefore = (nowMs: number): string => new Date(nowMs).toISOString();
+
+/**
+ * The cached result of `operation` for one input in one organization (`inputHash`: the canonical
+ * hash of the validated input). Its own partition per input: a busy organization's cache spreads
+ * over the table instead of sharing its organization item's partition.
+ */
+export const resultCacheKey = (orgId: string, operation: string, inputHash: string): TableKey => ({
+  PK: `RESULT#${orgId}#${operation}#${inputHash}`,
+  SK: 'RESULT',
+});

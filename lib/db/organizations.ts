@@ -73,6 +73,7 @@ export async function createOrganization(input: {
       description: `Opening balance of ${org.credits} credits`,
       amount: org.credits,
       now,
+      metadata: { reason: 'opening balance' },
     });
     items.push(billingEventPut(org.id, event));
   }
@@ -133,11 +134,12 @@ export async function applyBillingEvent(orgId: string, event: BillingEvent): Pro
   return (await getOrganization(orgId))!;
 }
 
-/** Adds credits and records a `credits.granted` event. */
+/** Adds credits and records a `credits.granted` event with its reason. */
 export async function grantCredits(
   orgId: string,
   amount: number,
   now = new Date(),
+  reason = 'credits granted by an operator',
 ): Promise<{ organization: Organization; event: BillingEvent }> {
   const event = newBillingEvent({
     type: 'credits.granted',
@@ -145,6 +147,7 @@ export async function grantCredits(
     description: `${amount} credits added to the balance`,
     amount,
     now,
+    metadata: { reason },
   });
   return { organization: await applyBillingEvent(orgId, event), event };
 }
@@ -160,7 +163,14 @@ export async function deductCredits(
   reason: string,
   now = new Date(),
 ): Promise<{ organization: Organization; event: BillingEvent }> {
-  const event = newBillingEvent({ type: 'credits.deducted', title: 'Credits deducted', description: reason, amount: -amount, now });
+  const event = newBillingEvent({
+    type: 'credits.deducted',
+    title: 'Credits deducted',
+    description: reason,
+    amount: -amount,
+    now,
+    metadata: { reason },
+  });
   return { organization: await applyBillingEvent(orgId, event), event };
 }
 

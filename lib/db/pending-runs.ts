@@ -33,6 +33,8 @@ export interface HeldCharge extends Charge {
   sweepAfterMs: number;
   /** The Idempotency-Key record that claims the run: released by a refund, completed by a settle. */
   idempotencyKey?: TableKey;
+  /** The request that charged (named in the refund event's metadata, whoever refunds). */
+  requestId?: string;
 }
 
 /** A pending run as stored. */
@@ -59,6 +61,7 @@ export function pendingRunPut(run: PendingRun): TransactItem {
         owner: run.owner,
         sweep_after_ms: run.sweepAfterMs,
         ...(run.idempotencyKey ? { idempotency_pk: run.idempotencyKey.PK, idempotency_sk: run.idempotencyKey.SK } : {}),
+        ...(run.requestId ? { request_id: run.requestId } : {}),
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -114,6 +117,7 @@ const runOf = (item: Record<string, unknown>): PendingRun => ({
   chargedAt: String(item.charged_at),
   sweepAfterMs: Number(item.sweep_after_ms),
   ...(item.idempotency_pk ? { idempotencyKey: { PK: String(item.idempotency_pk), SK: String(item.idempotency_sk) } } : {}),
+  ...(item.request_id ? { requestId: String(item.request_id) } : {}),
 });
 
 async function queryAll(input: QueryCommandInput, limit: number): Promise<PendingRun[]> {

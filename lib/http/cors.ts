@@ -9,7 +9,7 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  */
 export const CORS_POLICY = {
   allowMethods: ['GET', 'POST'],
-  allowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key'],
+  allowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key', 'Cache-Control'],
   exposeHeaders: [
     'x-request-id',
     'Endless-Api-Version',
@@ -20,6 +20,9 @@ export const CORS_POLICY = {
     'Credits-Charged',
     'Credits-Remaining',
     'Idempotent-Replayed',
+    'Charge-Id',
+    'Cache-Status',
+    'Age',
     'WWW-Authenticate',
   ],
   maxAgeSeconds: 600,

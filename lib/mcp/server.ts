@@ -97,7 +97,7 @@ export async function serveWithSdk(request: Request, message: unknown, scope: Mc
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: noClientSchemas },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => listTools(scope));
-  server.setRequestHandler(CallToolRequestSchema, (call) => callTool(scope, call.params.name, call.params.arguments));
+  server.setRequestHandler(CallToolRequestSchema, (call) => callTool(scope, call.params.name, call.params.arguments, call.params._meta));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

@@ -3,7 +3,9 @@
  * answer written without the SDK (the fast path, lib/mcp/fast-path.ts).
  */
 import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { validationFailed } from '../errors.ts';
 import { logger } from '../log.ts';
+import { MAX_CACHED_AGE_SECONDS } from '../model.ts';
 import { OPERATION_NAMES } from '../social/catalog/names.ts';
 import { runSocialOperation } from '../social/run.ts';
 import { errorResponse, type RequestId, resultResponse } from './fast-path.ts';
@@ -13,8 +15,30 @@ import { refusalResult, successResult } from './tools.ts';
 
 const knownTool = (name: string): boolean => (OPERATION_NAMES as readonly string[]).includes(name);
 
-/** The run path of POST /social/{operation}, whole: role, network, credits and limits, charge, provider, refund. */
-export async function callTool(scope: McpScope, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+/**
+ * The request's `_meta.max_age` (seconds, 0 to 86400): what `Cache-Control: max-age` is to a REST
+ * run, for agents whose host passes `_meta` and not headers.
+ */
+function maxAgeOf(meta: Record<string, unknown> | undefined): number | undefined {
+  const value = meta?.max_age;
+  if (value === undefined) return undefined;
+  if (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_CACHED_AGE_SECONDS) return value as number;
+  throw validationFailed([
+    {
+      path: ['_meta', 'max_age'],
+      code: 'invalid_value',
+      message: `_meta.max_age: must be a whole number of seconds, 0 to ${MAX_CACHED_AGE_SECONDS}`,
+    },
+  ]);
+}
+
+/** The run path of POST /social/{operation}, whole: role, network, credits and limits, cache, charge, provider, refund. */
+export async function callTool(
+  scope: McpScope,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  meta?: Record<string, unknown>,
+): Promise<CallToolResult> {
   logger.appendKeys({ mcp_method: 'tools/call' });
   // Only a name the catalog does not know is a protocol error; a known operation this workspace
   // may not run is a refusal the agent can read (operation_not_enabled).
@@ -26,6 +50,8 @@ export async function callTool(scope: McpScope, name: string, args: Record<strin
       orgId: scope.orgId,
       operationName: name,
       input: args ?? {},
+      maxAgeSeconds: maxAgeOf(meta),
+      requestId: scope.requestId,
       deadlineMs: scope.deadlineMs,
     });
     return successResult(result);
@@ -43,12 +69,12 @@ export async function callTool(scope: McpScope, name: string, args: Record<strin
  */
 export async function toolsCallAnswer(
   id: RequestId,
-  params: { name: string; arguments?: Record<string, unknown> },
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
   scope: McpScope,
 ): Promise<string> {
   let result: CallToolResult;
   try {
-    result = await callTool(scope, params.name, params.arguments);
+    result = await callTool(scope, params.name, params.arguments, params._meta);
   } catch (error) {
     return errorResponse(id, error as McpError);
   }

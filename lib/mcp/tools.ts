@@ -30,13 +30,20 @@ export const toolOf = (descriptor: OperationDescriptor): Tool => ({
   inputSchema: descriptor.input_schema as Tool['inputSchema'],
   outputSchema: descriptor.output_schema as NonNullable<Tool['outputSchema']>,
   annotations: { readOnlyHint: true, openWorldHint: true },
+  _meta: { cost: descriptor.cost, cached_cost: descriptor.cached_cost },
 });
 
 /** A run that delivered: its output as structured content, and the same JSON as text for hosts that read only text. */
 export const successResult = (result: RunResult): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(result.output) }],
   structuredContent: result.output as Record<string, unknown>,
-  _meta: { credits_charged: result.charged, ...(result.remaining === undefined ? {} : { credits_remaining: result.remaining }) },
+  _meta: {
+    credits_charged: result.charged,
+    ...(result.remaining === undefined ? {} : { credits_remaining: result.remaining }),
+    ...(result.chargeId === undefined ? {} : { charge_id: result.chargeId }),
+    ...(result.cacheStatus === undefined ? {} : { cache_status: result.cacheStatus }),
+    ...(result.ageSeconds === undefined ? {} : { age: result.ageSeconds }),
+  },
 });
 
 /**

@@ -281,6 +281,7 @@ function catalogOperation(name: string, runRoute: Route, module: RouteModule, sh
     description: `${description}\n\nThe same as \`POST ${RUN_PATH}\` with \`operation\` = \`${name}\`: charged before the provider is called, refunded if it fails.`,
     tags: [definition.network ?? CROSS_NETWORK_TAG],
     'x-credit-cost': definition.cost,
+    'x-cached-credit-cost': definition.cachedCost,
     parameters: parameters.filter((parameter) => (parameter as Json).in !== 'path'),
     requestBody,
     responses: {

@@ -57,7 +57,8 @@ export const RESPONSE_HEADERS = {
     example: 'Bearer error="invalid_token"',
   },
   'Credits-Charged': {
-    description: "Credits this request charged: the operation's cost (`x-credit-cost`), or 0 for a replay.",
+    description:
+      "Credits this request charged: the operation's cost (`x-credit-cost`), its cached cost (`x-cached-credit-cost`) for a result answered from the cache, or 0 for a replay.",
     schema: count,
     example: 1,
   },
@@ -69,6 +70,23 @@ export const RESPONSE_HEADERS = {
   'Idempotent-Replayed': {
     description: '`true` when this answer replays the first response to the same `Idempotency-Key`.',
     schema: { type: 'string', const: 'true' },
+  },
+  'Charge-Id': {
+    description:
+      "The id of this request's `social_operation.charged` billing event (its `metadata.charge_id`, and the charge its refund names); absent when nothing was charged.",
+    schema: { type: 'string', pattern: '^evt_' },
+    example: 'evt_6f1d0c1e-3b5a-4d7e-9a43-0a8f5e2c9b71',
+  },
+  'Cache-Status': {
+    description:
+      "RFC 9211: `workspace; hit` when the answer is this organization's cached result of the same input (sent `Cache-Control: max-age`), otherwise `workspace; fwd=<bypass|miss|request>` (no `max-age` sent; nothing usable stored; stored but older than `max-age`) followed by `; stored`, or `; detail=too-large` / `; detail=store-failed` when the fresh result was not stored. Absent on a replay.",
+    schema: { type: 'string' },
+    example: 'workspace; fwd=miss; stored',
+  },
+  Age: {
+    description: "On a cache hit: the cached result's age in seconds (RFC 9111).",
+    schema: count,
+    example: 42,
   },
 } satisfies Record<string, HeaderDescription>;
 

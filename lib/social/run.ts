@@ -7,19 +7,23 @@
  * result out: the HTTP handler and the MCP tool both call it. A run that dies on the way leaves
  * its pending record, which the sweeper refunds (docs/charges.md).
  *
- * DynamoDB round trips before the provider call: (1) the organization, the membership and the
- * idempotency record, in parallel (with the caller's rate-limit counter when called over HTTP);
- * (2) the charge transaction (or the takeover transaction). After it: one, the balance read
- * alongside the settle write.
+ * DynamoDB round trips before the provider call: (1) the organization, the membership, the
+ * idempotency record and (when the run accepts a cached result) the cached result, in parallel
+ * (with the caller's rate-limit counter when called over HTTP); (2) the charge transaction (or the
+ * takeover transaction). After it: one, the balance read alongside the settle write and the
+ * result's storage for later runs. A cache hit at no cost answers after (1).
  */
 import { randomUUID } from 'node:crypto';
-import { accessRefusal } from '../billing/charge-rules.ts';
+import { accessRefusal, type ChargeAsk } from '../billing/charge-rules.ts';
 import { chargeRun, type HeldCharge, RunOrphaned, refundRun, StaleRead, settleRun, takeOverRun } from '../billing/paid-run.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
-import { getIdempotencyRecord } from '../db/idempotency.ts';
+import { canonicalHash, getIdempotencyRecord } from '../db/idempotency.ts';
+import { resultCacheKey } from '../db/keys.ts';
 import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
+import { getCachedResult } from '../db/result-cache.ts';
+import type { TableKey } from '../db/table.ts';
 import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRefundPending } from '../errors.ts';
 import { logError, logger, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
@@ -29,6 +33,7 @@ import { findOperation, isEnabled, validateOperationInput } from './operations.t
 import { callProvider, providerBudgetMs, REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
 import { socialProvider } from './providers/index.ts';
 import { type SocialProvider, UpstreamNotFoundError } from './providers/types.ts';
+import { type CacheHit, cacheStatus, type Forward, lookUp, storeResult } from './result-cache.ts';
 
 /** Re-reads after a spending limit changed under a charge; more would mean limits flapping. */
 const STALE_RETRIES = 3;
@@ -40,6 +45,10 @@ export interface RunRequest {
   /** The operation input as sent (validated here against the operation's schema). */
   input: unknown;
   idempotencyKey?: string | undefined;
+  /** Answer from this organization's result of the same input if it is at most this old (seconds); undefined: always run. */
+  maxAgeSeconds?: number | undefined;
+  /** The request's id: named in the billing events of its charge and refund. */
+  requestId?: string | undefined;
   /** Epoch ms by which the run must have answered (the function's own deadline); none by default. */
   deadlineMs?: number;
   /** The clock (epoch ms); tests pass their own. */
@@ -48,12 +57,18 @@ export interface RunRequest {
 
 export interface RunResult {
   output: unknown;
-  /** Credits charged by this request: 0 for a replay. */
+  /** Credits charged by this request: 0 for a replay or a cached result at no cost. */
   charged: number;
   /** The balance after the run, when it could be read. */
   remaining: number | undefined;
   /** The answer replays the first response to this Idempotency-Key. */
   replayed: boolean;
+  /** The charge's billing event id, when this request charged. */
+  chargeId: string | undefined;
+  /** RFC 9211 `Cache-Status` (undefined on a replay). */
+  cacheStatus: string | undefined;
+  /** A cached result's age in seconds (hits only). */
+  ageSeconds: number | undefined;
 }
 
 export async function runSocialOperation(request: RunRequest): Promise<RunResult> {
@@ -65,14 +80,21 @@ export async function runSocialOperation(request: RunRequest): Promise<RunResult
   const idempotency = request.idempotencyKey
     ? idempotencyOf(request.orgId, request.caller.userId, request.idempotencyKey, operation.name, input)
     : undefined;
+  const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
   const deadlineMs = request.deadlineMs ?? Number.POSITIVE_INFINITY;
+  const settle = () => ({ untilMs: settleUntilMs(deadlineMs), nowMs: now() });
 
-  const paid = await pay(request, operation, provider, idempotency, deadlineMs, now);
+  const paid = await pay(request, operation, provider, { idempotency, cacheKey, deadlineMs, now });
   if ('replay' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, replayed: true });
-    return { output: paid.replay.body, charged: 0, remaining: undefined, replayed: true };
+    return { ...answered(paid.replay.body, 0, undefined, undefined), replayed: true, cacheStatus: undefined };
   }
-  logKeys({ credits_charged: paid.run.cost, credits_refunded: 0 });
+  if ('free' in paid) {
+    logKeys({ credits_charged: 0, credits_refunded: 0, cache: 'hit' });
+    return { ...answered(paid.free.output, 0, paid.balance, undefined), ...hitOf(paid.free) };
+  }
+  logKeys({ credits_charged: paid.run.cost, credits_refunded: 0, ...(paid.hit ? { cache: 'hit' } : {}) });
+  if (paid.hit) return { ...(await deliver(paid.run, paid.hit.output, idempotency, settle())), ...hitOf(paid.hit) };
 
   const budgetMs = providerBudgetMs(socialConfig().providerTimeoutMs, now(), deadlineMs);
   let output: unknown;
@@ -81,34 +103,63 @@ export async function runSocialOperation(request: RunRequest): Promise<RunResult
   } catch (error) {
     throw await refundAfterFailure(paid.run, error);
   }
-  return deliver(paid.run, output, idempotency, { untilMs: settleUntilMs(deadlineMs), nowMs: now() });
+  const [result, stored] = await Promise.all([deliver(paid.run, output, idempotency, settle()), storeResult(cacheKey, output, now())]);
+  logKeys({ cache: `${paid.forward}/${stored}` });
+  return { ...result, cacheStatus: cacheStatus({ forward: paid.forward, stored }), ageSeconds: undefined };
+}
+
+const answered = (output: unknown, charged: number, remaining: number | undefined, chargeId: string | undefined) => ({
+  output,
+  charged,
+  remaining,
+  replayed: false,
+  chargeId,
+  ageSeconds: undefined,
+});
+
+const hitOf = (hit: CacheHit) => ({ cacheStatus: cacheStatus({ hit: true }), ageSeconds: hit.ageSeconds });
+
+/** How pay() ends: a replay, a cached result at no cost, or a run held (charged or taken over), with a cached result to deliver or the reason it goes to the provider. */
+type Paid =
+  | { replay: { body: unknown } }
+  | { free: CacheHit; balance: number }
+  | { run: HeldCharge; hit: CacheHit; forward?: never }
+  | { run: HeldCharge; hit?: never; forward: Forward };
+
+interface PayContext {
+  idempotency: Idempotency | undefined;
+  cacheKey: TableKey;
+  deadlineMs: number;
+  now: () => number;
 }
 
 /**
- * Steps 2-4: read, check access, then replay, take over a dead attempt's run (already paid
- * for), or charge; re-read when the charge found a stale limit or the key changed hands.
+ * Steps 2-4: read, check access, then replay, answer from the cache, take over a dead attempt's
+ * run (already paid for), or charge; re-read when the charge found a stale limit or the key
+ * changed hands.
  */
-async function pay(
-  request: RunRequest,
-  operation: OperationDefinition,
-  provider: SocialProvider,
-  idempotency: Idempotency | undefined,
-  deadlineMs: number,
-  now: () => number,
-): Promise<{ run: HeldCharge } | { replay: { body: unknown } }> {
-  const { orgId, caller } = request;
+async function pay(request: RunRequest, operation: OperationDefinition, provider: SocialProvider, context: PayContext): Promise<Paid> {
+  const { orgId, caller, maxAgeSeconds } = request;
+  const { idempotency, now } = context;
   const { providerTimeoutMs } = socialConfig();
   const owner = idempotency?.owner ?? randomUUID();
-  const ask = { operation: operation.name, network: operation.network, cost: operation.cost };
   const read = () =>
     Promise.all([
       getOrganization(orgId),
       getMembership(orgId, caller.userId),
       idempotency ? getIdempotencyRecord(idempotency.key, now()) : Promise.resolve(null),
+      maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(context.cacheKey, now()),
     ]);
-  let [org, member, record] = await read();
+  let [org, member, record, stored] = await read();
   let orphaned: string | undefined;
   for (let retry = 1; ; retry += 1) {
+    const cache = lookUp(stored, operation, maxAgeSeconds, now());
+    // A cached result is charged at the operation's cached cost, a run at its cost.
+    const ask: ChargeAsk = {
+      operation: operation.name,
+      network: operation.network,
+      cost: 'hit' in cache ? operation.cachedCost : operation.cost,
+    };
     const refused = accessRefusal(org, member, ask);
     if (refused) throw refused;
     if (!org || !member) throw new Error('unreachable: accessRefusal refuses a missing organization or member');
@@ -116,17 +167,21 @@ async function pay(
     if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
+    if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge') return { free: cache.hit, balance: org.credits };
     const nowMs = now();
     const attempt = {
       orgId,
       userId: caller.userId,
       operation: operation.name,
       owner,
-      sweepAfterMs: sweepAfterMs(runEndsByMs(providerTimeoutMs, nowMs, deadlineMs)),
+      sweepAfterMs: sweepAfterMs(runEndsByMs(providerTimeoutMs, nowMs, context.deadlineMs)),
+      ...(request.requestId ? { requestId: request.requestId } : {}),
     };
     try {
       if (decision.kind === 'takeover' && idempotency) {
-        return { run: await takeOverRun(idempotency.key, decision.record, { ...attempt, nowMs, leaseMs: leaseMs(providerTimeoutMs) }) };
+        const run = await takeOverRun(idempotency.key, decision.record, { ...attempt, nowMs, leaseMs: leaseMs(providerTimeoutMs) });
+        // The dead attempt's charge paid for a run of the provider: that is what the retry delivers.
+        return { run, forward: 'forward' in cache ? cache.forward : 'miss' };
       }
       const replacing = decision.kind === 'charge' ? decision.replacing : undefined;
       const run = await chargeRun(
@@ -135,19 +190,19 @@ async function pay(
           ...attempt,
           ...ask,
           now: new Date(nowMs),
-          retryUntilMs: chargeRetryUntilMs(deadlineMs),
+          retryUntilMs: chargeRetryUntilMs(context.deadlineMs),
           ...(idempotency
             ? { claim: { key: idempotency.key, requestHash: idempotency.requestHash, leaseMs: leaseMs(providerTimeoutMs), replacing } }
             : {}),
         },
       );
-      return { run };
+      return 'hit' in cache ? { run, hit: cache.hit } : { run, forward: cache.forward };
     } catch (error) {
       // A limit changed, or a concurrent request with the same key won the claim or the
       // takeover: read again and decide afresh (the second case ends in a replay or a 409).
       if (!(error instanceof StaleRead) || retry >= STALE_RETRIES) throw error;
       if (error instanceof RunOrphaned) orphaned = error.chargeId;
-      [org, member, record] = await read();
+      [org, member, record, stored] = await read();
     }
   }
 }
@@ -195,7 +250,7 @@ async function deliver(
   output: unknown,
   idempotency: Idempotency | undefined,
   settle: { untilMs: number; nowMs: number },
-): Promise<RunResult> {
+): Promise<Omit<RunResult, 'cacheStatus' | 'ageSeconds'>> {
   const [remaining] = await Promise.all([
     getOrganization(run.orgId).then(
       (after) => after?.credits,
@@ -206,5 +261,5 @@ async function deliver(
     ),
     settleRun(run, idempotency ? { status: 200, headers: {}, body: output } : undefined, settle),
   ]);
-  return { output, charged: run.cost, remaining, replayed: false };
+  return { output, charged: run.cost, remaining, replayed: false, chargeId: run.eventId };
 }

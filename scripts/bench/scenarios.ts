@@ -8,10 +8,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
-import { resourceKey } from '../../lib/db/keys.ts';
+import { canonicalHash } from '../../lib/db/idempotency.ts';
+import { resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
+import { putCachedResult } from '../../lib/db/result-cache.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
@@ -19,6 +21,8 @@ import { DOCS_ASSETS } from '../../lib/openapi/assets.ts';
 import { buildResource } from '../../lib/resources/factory.ts';
 import type { ProjectRecord, RecordOf } from '../../lib/resources/model.ts';
 import { type Route, routeKey, routes } from '../../lib/routes.ts';
+import { findOperation, validateOperationInput } from '../../lib/social/operations.ts';
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
 import { substitute } from './floor.ts';
 import { forEachIndex } from './pool.ts';
 
@@ -202,6 +206,56 @@ const runSocialOperation: Scenario = {
   },
 };
 
+/**
+ * A run answered from the cache: each slot's organization holds the result of the same input,
+ * stored through the service's own cache write (lib/db/result-cache.ts), so every request is a hit.
+ */
+const runFromCache: Scenario = {
+  route: 'RunSocialOperation',
+  variant: 'cache hit',
+  label: 'POST social/x_profile (Cache-Control hit)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const operation = findOperation('x_profile');
+    const input = validateOperationInput(operation, { handle: 'nasa' });
+    const output = await sampleProvider.run({ operation, input, signal: new AbortController().signal });
+    await forEachIndex(context.slots, context.slots, (i) =>
+      putCachedResult(resultCacheKey(slotOf(i).orgId, operation.name, canonicalHash(input)), output, Date.now()),
+    );
+    const route = routeNamed('RunSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${slotOf(i).orgId}`,
+          token: context.tokenFor(slotOf(i).userId),
+          body: { handle: 'nasa' },
+          headers: { 'cache-control': 'max-age=86400' },
+        }),
+      check: (result) => status(200)(result) ?? (result.headers?.['Cache-Status'] === 'workspace; hit' ? undefined : 'not a cache hit'),
+    };
+  },
+};
+
+const quoteSocialOperation: Scenario = {
+  route: 'QuoteSocialOperation',
+  label: 'POST social/x_profile/quote',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('QuoteSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${orgId}`,
+          token: context.tokenFor(userOf(i)),
+          body: { handle: 'nasa' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
 const RESTORE_ROUTES: Record<ResourceKind, string> = {
   asset: 'RestoreAsset',
   skill: 'RestoreSkill',
@@ -315,6 +369,8 @@ export const SCENARIOS: readonly Scenario[] = [
   getCredits,
   listSocialOperations,
   runSocialOperation,
+  runFromCache,
+  quoteSocialOperation,
   restore('asset'),
   restore('skill'),
   restore('conversation'),

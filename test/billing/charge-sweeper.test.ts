@@ -41,9 +41,10 @@ const dueTime = (run: PendingRun) => new Date(run.sweepAfterMs + 1);
 
 describe('pending runs', () => {
   it.each([
-    ['without a key', undefined, ['GetItemCommand', 'DeleteItemCommand']],
-    ['with a key', 'key', ['GetItemCommand', 'TransactWriteItemsCommand']],
-  ])('%s: a paid run is pending while the provider works, and settling it takes one write after the provider answers', async (_case, withKey, afterProvider) => {
+    // The balance read, the settle, and the result stored for later runs: one wave.
+    ['without a key', undefined, ['GetItemCommand', 'DeleteItemCommand', 'PutItemCommand']],
+    ['with a key', 'key', ['GetItemCommand', 'TransactWriteItemsCommand', 'PutItemCommand']],
+  ])('%s: a paid run is pending while the provider works, and settling it takes one round trip after the provider answers', async (_case, withKey, afterProvider) => {
     // Prepare
     const { orgId, users } = await workspace({ credits: 5 });
     const headers: Record<string, string> = withKey ? { 'Idempotency-Key': uniqueId('key-') } : {};
@@ -81,6 +82,8 @@ describe('pending runs', () => {
         chargedAt: expect.any(String),
         // The handler's deadline (the local context gives 29 s) plus the margin.
         sweepAfterMs: expect.any(Number),
+        // The request that charged, named by the refund event whoever refunds.
+        requestId: expect.any(String),
         ...(withKey ? { idempotencyKey: expect.objectContaining({ SK: 'IDEM' }) } : {}),
       },
     ]);

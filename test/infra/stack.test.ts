@@ -329,7 +329,7 @@ describe('identity providers and CORS', () => {
         {
           AllowOrigins: { 'Fn::Split': [',', { Ref: 'CorsAllowedOrigins' }] },
           AllowMethods: ['GET', 'POST'],
-          AllowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key'],
+          AllowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key', 'Cache-Control'],
           ExposeHeaders: expect.arrayContaining(['x-request-id', 'RateLimit-Remaining', 'Retry-After', 'Credits-Remaining']),
           MaxAge: 600,
         },

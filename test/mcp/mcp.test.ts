@@ -73,6 +73,7 @@ describe('POST /mcp with the MCP SDK client', () => {
       inputSchema: profile.input_schema,
       outputSchema: profile.output_schema,
       annotations: { readOnlyHint: true, openWorldHint: true },
+      _meta: { cost: 1, cached_cost: 0 },
     });
     expect(tools.find((tool) => tool.name === 'resolve_mention')?.title).toBe('Resolve mention');
     await client.close();
@@ -89,7 +90,12 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toMatchObject({ network: 'x', username: expect.any(String) });
     expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
-    expect(result._meta).toEqual({ credits_charged: 1, credits_remaining: 4 });
+    expect(result._meta).toEqual({
+      credits_charged: 1,
+      credits_remaining: 4,
+      charge_id: expect.stringMatching(/^evt_/),
+      cache_status: 'workspace; fwd=bypass; stored',
+    });
     expect((await getOrganization(orgId))!.credits).toBe(4);
     expect(await charges(orgId)).toEqual([expect.objectContaining({ type: 'social_operation.charged', amount: -1, title: 'x_profile' })]);
     await client.close();

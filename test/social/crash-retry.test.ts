@@ -76,7 +76,16 @@ describe('a run killed mid-call, retried with its Idempotency-Key', () => {
       const delivered = answers.filter((answer) => answer.status === 'fulfilled').map((answer) => answer.value);
       const refused = answers.filter((answer) => answer.status === 'rejected').map((answer) => answer.reason);
       expect(delivered.filter((answer) => !answer.replayed)).toEqual([
-        { output: expect.objectContaining({ username: 'nasa' }), charged: 1, remaining: 4, replayed: false },
+        {
+          output: expect.objectContaining({ username: 'nasa' }),
+          charged: 1,
+          remaining: 4,
+          replayed: false,
+          // The dead attempt's charge, which pays for this run.
+          chargeId: expect.stringMatching(/^evt_/),
+          cacheStatus: 'workspace; fwd=bypass; stored',
+          ageSeconds: undefined,
+        },
       ]);
       for (const answer of delivered) expect(answer.output).toEqual(delivered[0]!.output);
       for (const error of refused) expect(error).toMatchObject(IN_PROGRESS);
@@ -86,7 +95,15 @@ describe('a run killed mid-call, retried with its Idempotency-Key', () => {
       ]);
       expect(await listPendingRuns(orgId)).toEqual([]);
       const replay = await retry(afterLease + 1000);
-      expect(replay).toEqual({ output: delivered[0]!.output, charged: 0, remaining: undefined, replayed: true });
+      expect(replay).toEqual({
+        output: delivered[0]!.output,
+        charged: 0,
+        remaining: undefined,
+        replayed: true,
+        chargeId: undefined,
+        cacheStatus: undefined,
+        ageSeconds: undefined,
+      });
 
       // The dead attempt comes back: it neither refunds nor charges anything, and delivers
       // nothing (the one charge stands for the retry's result).

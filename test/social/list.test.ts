@@ -29,6 +29,8 @@ describe('GET /social/operations', () => {
       name: 'x_profile',
       network: 'x',
       description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
+      cost: 1,
+      cached_cost: 0,
       input_schema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',

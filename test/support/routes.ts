@@ -20,7 +20,7 @@ export const handlerOf = async (route: Route): Promise<Handler> =>
 
 /** A valid body for the route's sample request (the operation `sampleUrl` names takes a handle). */
 export const sampleBody = (route: Route): unknown => {
-  if (route.path === '/social/{operation}') return { handle: 'nike' };
+  if (route.path.startsWith('/social/{operation}')) return { handle: 'nike' };
   if (route.path === '/mcp') return { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
   return {};
 };

@@ -12,6 +12,10 @@ export interface OperationDescriptor {
   name: string;
   network?: Network;
   description: string;
+  /** Credits a run costs. */
+  cost: number;
+  /** Credits a run answered from the organization's cached result costs. */
+  cached_cost: number;
   input_schema: Record<string, unknown>;
   output_schema: Record<string, unknown>;
 }

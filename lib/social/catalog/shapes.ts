@@ -274,6 +274,8 @@ export interface OperationDefinition {
   readonly description: string;
   /** Credits charged per successful run (refunded when the upstream fails). */
   readonly cost: number;
+  /** Credits charged for a run answered from the organization's cached result (`Cache-Control: max-age`). */
+  readonly cachedCost: number;
   /** Built on first read and kept (see `operation`). */
   readonly input: z.ZodMiniObject;
   /** Built on first read and kept (see `operation`). */
@@ -281,7 +283,9 @@ export interface OperationDefinition {
 }
 
 /** What a network file writes per operation: the schemas as functions that build them. */
-export interface OperationSpec extends Omit<OperationDefinition, 'input' | 'output'> {
+export interface OperationSpec extends Omit<OperationDefinition, 'input' | 'output' | 'cachedCost'> {
+  /** Default 0: a result the organization already paid for is free to read again. */
+  cachedCost?: number;
   input: () => z.ZodMiniObject;
   output: () => z.ZodMiniType;
 }
@@ -299,6 +303,7 @@ export function operation(spec: OperationSpec): OperationDefinition {
     network: spec.network,
     description: spec.description,
     cost: spec.cost,
+    cachedCost: spec.cachedCost ?? 0,
     get input() {
       return input();
     },

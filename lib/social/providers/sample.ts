@@ -8,6 +8,8 @@
  * is served without code here; property names pick realistic values (ids, URLs, times, counts).
  */
 import { createHash } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
+import { socialConfig } from '../../config.ts';
 import type { Network } from '../../model.ts';
 import { allDescriptors } from '../catalog/descriptors.ts';
 import type { OperationDefinition } from '../catalog/shapes.ts';
@@ -201,7 +203,9 @@ function resolveMention(input: Record<string, unknown>) {
 export const sampleProvider: SocialProvider = {
   name: 'sample',
   serves: (operation) => serves('sample', operation),
-  async run({ operation, input }: ProviderRequest) {
+  async run({ operation, input, signal }: ProviderRequest) {
+    const { sampleLatencyMs } = socialConfig();
+    if (sampleLatencyMs > 0) await setTimeout(sampleLatencyMs, undefined, { signal });
     if (operation.name === 'resolve_mention') return resolveMention(input);
     return new Generator(operation, input).generate();
   },

@@ -1,0 +1,54 @@
+import * as z from 'zod/mini';
+import { endpoint } from '../lib/http/endpoint.ts';
+import { jsonBody } from '../lib/http/json-body.ts';
+import { cacheControl, maxAgeOf, organizationId } from '../lib/http/params.ts';
+import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
+import { quoteSocialOperation } from '../lib/social/quote.ts';
+
+/**
+ * POST /social/{operation}/quote?organization_id= — any member. Body: the operation input, as
+ * for a run. 200: what the run would cost now and whether it would be refused; nothing charged,
+ * the provider not called, never 402.
+ */
+export const handler = endpoint(
+  {
+    schemas: {
+      path: z.object({
+        operation: z.string().register(z.globalRegistry, {
+          description: 'the operation to quote, one of those `GET /social/operations` lists',
+          examples: ['instagram_profile'],
+        }),
+      }),
+      query: z.object({ organization_id: organizationId }),
+      headers: z.object({ 'cache-control': z.optional(cacheControl) }),
+      body: z.unknown().register(z.globalRegistry, {
+        description: "The operation's input, validated as a run validates it (400 with the same issues).",
+      }),
+    },
+    jsonBody,
+  },
+  async ({ path, query, headers, body }, context) =>
+    quoteSocialOperation({
+      caller: context.caller,
+      orgId: query.organization_id,
+      operationName: path.operation,
+      input: body,
+      maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
+    }),
+);
+
+/** The 200 body, for the API description. */
+export const responseSchema = z.object({
+  operation: z.enum(OPERATION_NAMES),
+  cost: z.int().register(z.globalRegistry, { description: 'credits the run would be charged now' }),
+  balance: z.int().register(z.globalRegistry, { description: "the organization's balance" }),
+  allowed: z.boolean().register(z.globalRegistry, { description: 'whether the run would be charged and run now' }),
+  refusal: z.nullable(
+    z
+      .object({ code: z.string(), message: z.string(), data: z.record(z.string(), z.unknown()) })
+      .register(z.globalRegistry, { description: 'what the run would answer instead (its error body without `request_id`)' }),
+  ),
+  cached: z.boolean().register(z.globalRegistry, {
+    description: 'whether a cached result would answer the run (asked with `Cache-Control: max-age`)',
+  }),
+});

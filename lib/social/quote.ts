@@ -1,0 +1,76 @@
+/**
+ * A quote (`POST /social/{operation}/quote`): what a run with this input would cost now and
+ * whether it would be refused, with the run's own rules (lib/billing/charge-rules.ts) and
+ * nothing charged, claimed or called. One DynamoDB round trip: the organization, the
+ * membership, the month's spend and (when the run would accept one) the cached result, read
+ * together.
+ */
+import { accessRefusal, creditRefusal, shortfallRefusal } from '../billing/charge-rules.ts';
+import { readSpend } from '../db/credits.ts';
+import { canonicalHash } from '../db/idempotency.ts';
+import { resultCacheKey, spendMonth } from '../db/keys.ts';
+import { getMembership } from '../db/memberships.ts';
+import { getOrganization } from '../db/organizations.ts';
+import { getCachedResult } from '../db/result-cache.ts';
+import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts';
+import type { Caller } from '../model.ts';
+import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
+import { socialProvider } from './providers/index.ts';
+import { lookUp } from './result-cache.ts';
+
+export interface Quote {
+  operation: string;
+  /** What the run would be charged: the operation's cost, or its cached cost when a cached result would answer it. */
+  cost: number;
+  balance: number;
+  /** Whether the run would be charged and run now (false: `refusal` says what it would answer). */
+  allowed: boolean;
+  refusal: { code: string; message: string; data: Record<string, unknown> } | null;
+  /** Whether a cached result would answer the run (only when the quote was asked with `max-age`). */
+  cached: boolean;
+}
+
+export interface QuoteRequest {
+  caller: Caller;
+  orgId: string;
+  operationName: string;
+  input: unknown;
+  maxAgeSeconds?: number | undefined;
+  now?: Date;
+}
+
+const refusalOf = (error: ServiceError): Quote['refusal'] => ({ code: error.code, message: error.message, data: error.details.data ?? {} });
+
+/**
+ * A non-member gets the run's 403 as the answer itself (a quote shows the balance, which only
+ * members may read); a member gets 200 with what a run would answer. Never 402.
+ */
+export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote> {
+  const now = request.now ?? new Date();
+  const operation = findOperation(request.operationName);
+  const input = validateOperationInput(operation, request.input);
+  const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
+  const [org, member, spent, stored] = await Promise.all([
+    getOrganization(request.orgId),
+    getMembership(request.orgId, request.caller.userId),
+    readSpend(request.orgId, request.caller.userId, spendMonth(now)),
+    request.maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(cacheKey, now.getTime()),
+  ]);
+  if (!org || !member) throw notAMember();
+  const cache = lookUp(stored, operation, request.maxAgeSeconds, now.getTime());
+  const cost = 'hit' in cache ? operation.cachedCost : operation.cost;
+  const payer = { org, member };
+  const shortfall = cost === 0 ? null : creditRefusal(payer, cost, spent);
+  const refusal =
+    accessRefusal(org, member, { operation: operation.name, network: operation.network, cost }) ??
+    (isEnabled(operation, org.networks, (name) => socialProvider().serves(name)) ? null : operationNotOffered(operation.name)) ??
+    (shortfall ? shortfallRefusal(shortfall, payer, spent, cost, now) : null);
+  return {
+    operation: operation.name,
+    cost,
+    balance: org.credits,
+    allowed: refusal === null,
+    refusal: refusal && refusalOf(refusal),
+    cached: 'hit' in cache,
+  };
+}
