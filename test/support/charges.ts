@@ -23,6 +23,7 @@ export async function chargeDirectly(input: {
   owner?: string;
   sweepAfterMs?: number;
   claim?: ClaimRequest;
+  requestId?: string;
 }): Promise<PendingRun> {
   const [org, member] = await Promise.all([getOrganization(input.orgId), getMembership(input.orgId, input.userId)]);
   if (!org || !member) throw new Error(`chargeDirectly: no organization ${input.orgId} or no member ${input.userId}`);
@@ -40,6 +41,7 @@ export async function chargeDirectly(input: {
       owner: input.owner ?? 'test',
       sweepAfterMs,
       ...(input.claim ? { claim: input.claim } : {}),
+      ...(input.requestId ? { requestId: input.requestId } : {}),
     },
   );
   return { ...run, chargedAt: now.toISOString(), sweepAfterMs };
