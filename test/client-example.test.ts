@@ -28,3 +28,18 @@ describe('examples/quickstart.ts', () => {
     expect(lines.filter((line) => line.includes('social_operation.charged') && line.includes('instagram_profile'))).toHaveLength(1);
   }, 60_000);
 });
+
+describe('examples/cost-control.ts', () => {
+  it('quotes, runs and runs again from the cache for free, and finds its charge', async () => {
+    const result = await runScript('examples/cost-control.ts', [], {
+      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
+    });
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^quote: 1 credit\(s\) of \d+; would run$/);
+    expect(lines[1]).toBe('run: charged 1, workspace; fwd=miss; stored');
+    expect(lines[2]).toMatch(/^again: charged 0, workspace; hit, age \d+ s, same output: true$/);
+    expect(lines[3]).toMatch(/^charge evt_\S+: -1 credits for tiktok_profile, request \S+$/);
+  }, 60_000);
+});
