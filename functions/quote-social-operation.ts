@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
+import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { cacheControl, maxAgeOf, organizationId } from '../lib/http/params.ts';
+import { organizationId } from '../lib/http/params.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
 import { quoteSocialOperation } from '../lib/social/quote.ts';
 

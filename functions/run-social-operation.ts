@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
+import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { cacheControl, maxAgeOf, organizationId } from '../lib/http/params.ts';
+import { organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 
 /** Printable ASCII, as most APIs that take an Idempotency-Key accept (UUIDs recommended). */

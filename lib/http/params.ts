@@ -2,7 +2,7 @@
 // tree-shakes where classic zod does not (figures in docs/deployment.md, "Bundling"); classic
 // and mini schemas are the same zod 4 core types, so validate.ts checks both.
 import * as z from 'zod/mini';
-import { MAX_CACHED_AGE_SECONDS, ORGANIZATION_ID_PATTERN } from '../model.ts';
+import { ORGANIZATION_ID_PATTERN } from '../model.ts';
 
 export const organizationId = z
   .string()
@@ -32,19 +32,3 @@ export const resourceIdParam = z
     z.transform((id: string) => id.toLowerCase()),
   )
   .register(z.globalRegistry, { description: 'the resource id, a UUID (any case)' });
-
-/** `max-age=<seconds>` and nothing else: how old a cached result the client accepts (docs/social-operations.md). */
-export const cacheControl = z
-  .string()
-  .check(
-    z.regex(/^\s*max-age=\d{1,5}\s*$/i, `must be max-age=<seconds>, 0 to ${MAX_CACHED_AGE_SECONDS}`),
-    // Only the bound: a value the pattern refuses is reported once, by the pattern.
-    z.refine((value) => !(maxAgeOf(value) > MAX_CACHED_AGE_SECONDS), `must be max-age=<seconds>, 0 to ${MAX_CACHED_AGE_SECONDS}`),
-  )
-  .register(z.globalRegistry, {
-    description: `Accept this organization's cached result of the same operation and input if it is at most this many seconds old (0 to ${MAX_CACHED_AGE_SECONDS}): it is answered at the operation's cached cost (\`x-cached-credit-cost\`, 0 by default) with \`Cache-Status: workspace; hit\` and \`Age\`. Without it the provider is always called.`,
-    examples: ['max-age=3600'],
-  });
-
-/** The seconds of a valid `cacheControl` value. */
-export const maxAgeOf = (value: string): number => Number(value.trim().slice('max-age='.length));
