@@ -11,7 +11,7 @@
  * - The Powertools Tracer is in the bundle only when asked for (`tracer`; see
  *   lib/observability/tracer.ts): a constant replaces `process.env.WORKSPACE_TRACER`. Another
  *   (`process.env.WORKSPACE_ROUTE_NAMES`) gives the route names, so no bundle carries the route
- *   table (lib/observability/middleware.ts).
+ *   table (lib/http/observability.ts).
  * - A linked source map without sources: not read at run time (no cold-start cost) unless an
  *   operator sets NODE_OPTIONS=--enable-source-maps to read a stack trace.
  * - `ajv` and `ajv-formats` replaced by stubs (`aliases`): the MCP SDK imports them for code the

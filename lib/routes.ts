@@ -4,8 +4,9 @@
  * three against it.
  * `tableActions` is exactly what the handler does to the table (least-privilege IAM).
  */
+
+import { DOCS_ASSETS } from './docs-assets.ts';
 import type { ErrorCode } from './errors.ts';
-import { DOCS_ASSETS } from './openapi/assets.ts';
 
 export interface Route {
   /** Logical name; also the CDK construct id. */
@@ -258,7 +259,7 @@ export const routes: readonly Route[] = [
 /** The API Gateway route key: "GET /path" or "$default". */
 export const routeKey = (route: Route): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
 
-/** Route key → route name (the `route` of log lines and metrics; lib/observability/middleware.ts). */
+/** Route key → route name (the `route` of log lines and metrics; lib/http/observability.ts). */
 export const routeNames = (table: readonly Route[] = routes): Record<string, string> =>
   Object.fromEntries(table.map((route) => [routeKey(route), route.name]));
 

@@ -13,7 +13,7 @@ import { handler as docsPage } from '../functions/get-docs-page.ts';
 import { handler as openapiDocument } from '../functions/get-openapi-document.ts';
 import { ERROR_CATALOG } from '../lib/errors.ts';
 import { CLIENT_TYPES_FILE, clientTypesText, DOCUMENT_FILE, documentText } from '../lib/openapi/artifacts.ts';
-import { DOCS_ASSETS } from '../lib/openapi/assets.ts';
+import { DOCS_ASSETS } from '../lib/docs-assets.ts';
 import { buildDocument, loadRouteModules, type RouteModule } from '../lib/openapi/document.ts';
 import { type Route, routes } from '../lib/routes.ts';
 import { EXAMPLE_INPUTS } from '../lib/social/catalog/examples.ts';

@@ -5,9 +5,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { ResourceKind } from '../model.ts';
-import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, SkillRecord } from '../resources/model.ts';
 import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
 import { projectSlugKey, resourceKey, skillNameKey } from './keys.ts';
+import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, SkillRecord } from './resource-records.ts';
 import type { TableKey } from './table.ts';
 
 /**

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
-import { powertools, requestLog } from '../observability/middleware.ts';
 import { cors } from './cors.ts';
 import { errorMapper } from './error-mapper.ts';
+import { powertools, requestLog } from './observability.ts';
 import { requestContext } from './request-context.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 

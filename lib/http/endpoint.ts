@@ -1,12 +1,12 @@
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { withDeadline, withWriteBarrier } from '../db/client.ts';
-import { logIdentity } from '../observability/middleware.ts';
 import { apiVersion } from './api-version.ts';
 import { resourceMetadataChallenge } from './auth-challenge.ts';
 import { authenticate } from './authenticate.ts';
 import { baseChain } from './base-chain.ts';
 import type { jsonBody } from './json-body.ts';
+import { logIdentity } from './observability.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 import { type InputSchemas, validateInput } from './validate.ts';

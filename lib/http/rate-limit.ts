@@ -3,15 +3,7 @@ import { config } from '../config.ts';
 import { countRequest } from '../db/rate-limit.ts';
 import { rateLimited } from '../errors.ts';
 import { logError } from '../log.ts';
-import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
-
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  /** Seconds until the current window ends (at least 1). */
-  resetSeconds: number;
-  exceeded: boolean;
-}
+import type { HttpEvent, HttpResult, RateLimitGate, RateLimitState, ServiceContext } from './types.ts';
 
 /**
  * The caller's counter increment, started early and awaited late: the handler's first reads go
@@ -19,7 +11,7 @@ export interface RateLimitState {
  * endpoint()), so the documented order of checks (429 before 400/404/403) holds without a
  * sequential round trip.
  */
-export class RateLimitGate {
+export class RateLimitCounter implements RateLimitGate {
   private readonly state: Promise<RateLimitState | undefined>;
 
   constructor(pending: Promise<RateLimitState>) {
@@ -51,6 +43,6 @@ export const rateLimit = (): MiddlewareObj<HttpEvent, HttpResult, Error, Service
       resetSeconds: Math.max(1, Math.ceil((windowEndsMs - nowMs) / 1000)),
       exceeded: count > requests,
     }));
-    request.context.rateLimit = new RateLimitGate(pending);
+    request.context.rateLimit = new RateLimitCounter(pending);
   },
 });

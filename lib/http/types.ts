@@ -1,13 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { RateLimitGate } from './rate-limit.ts';
+import type { Caller } from '../model.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
-
-export interface Caller {
-  /** The token's `sub`: the user id memberships are keyed by. */
-  userId: string;
-}
 
 /**
  * Per-request state the middlewares hand to the handler. Kept on the Lambda context object
@@ -26,4 +21,20 @@ export interface ServiceContext extends Context {
   /** Why the bearer token was refused (lib/auth/refusals.ts), for the request log line. */
   authFailure?: string;
   input: { path: unknown; query: unknown; headers?: unknown; body: unknown };
+}
+
+/** The caller's rate-limit window after this request: what the RateLimit-* headers say. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window ends (at least 1). */
+  resetSeconds: number;
+  exceeded: boolean;
+}
+
+/** The caller's counter, started early and awaited late (lib/http/rate-limit.ts). */
+export interface RateLimitGate {
+  settled(): Promise<RateLimitState | undefined>;
+  /** Throws 429 if the caller is over its limit. */
+  check(): Promise<void>;
 }

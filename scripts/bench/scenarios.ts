@@ -17,7 +17,7 @@ import { putCachedResult } from '../../lib/db/result-cache.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
-import { DOCS_ASSETS } from '../../lib/openapi/assets.ts';
+import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import { buildResource } from '../../lib/resources/factory.ts';
 import type { ProjectRecord, RecordOf } from '../../lib/resources/model.ts';
 import { type Route, routeKey, routes } from '../../lib/routes.ts';

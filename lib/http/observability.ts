@@ -1,9 +1,9 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { MiddlewareObj } from '@middy/core';
-import type { HttpEvent, HttpResult, ServiceContext } from '../http/types.ts';
 import { logger } from '../log.ts';
-import { recordColdStart, recordRequest } from './metrics.ts';
-import { tracingMiddleware } from './tracer.ts';
+import { recordColdStart, recordRequest } from '../observability/metrics.ts';
+import { tracingMiddleware } from '../observability/tracer.ts';
+import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
 type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>;
 
