@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { DOCS_ASSETS } from '../lib/docs-assets.ts';
 import { notFound } from '../lib/errors.ts';
 import { baseChain } from '../lib/http/base-chain.ts';
 import { type StaticBody, staticBody, staticReply } from '../lib/http/static-reply.ts';
-import { DOCS_ASSETS } from '../lib/docs-assets.ts';
 import { readAsset } from '../lib/openapi/read-asset.ts';
 
 /** Read and gzipped on first request, then kept for the life of the instance. */

@@ -5,6 +5,7 @@
  * `tableActions` is exactly what the handler does to the table (least-privilege IAM).
  */
 
+import { defined } from './defined.ts';
 import { DOCS_ASSETS } from './docs-assets.ts';
 import type { ErrorCode } from './errors.ts';
 
@@ -20,8 +21,6 @@ export interface Route {
   /** Module under functions/ exporting `handler`. */
   entry: string;
   tableActions: readonly string[];
-  /** Indexes the handler queries (`dynamodb:Query` is then allowed on those index ARNs only). */
-  indexes?: readonly string[];
   /** Secrets the handler needs (see RouteSecret for how each reaches it). */
   secrets?: readonly RouteSecret[];
   /** Served without a token and not rate limited (the API description, the docs page). */
@@ -296,5 +295,10 @@ export function matchRoute(method: string, pathname: string): { route: Route; pa
       return { route, pathParameters };
     }
   }
-  return { route: routes.find((route) => route.path === '$default')! };
+  return {
+    route: defined(
+      routes.find((route) => route.path === '$default'),
+      'the $default route',
+    ),
+  };
 }

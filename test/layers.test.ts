@@ -22,6 +22,7 @@ const LAYERS = [
       'lib/config.ts',
       'lib/log.ts',
       'lib/bounded-memo.ts',
+      'lib/defined.ts',
       'lib/observability',
       'lib/docs-assets.ts',
       'lib/routes.ts',
@@ -43,7 +44,7 @@ function tsFilesUnder(path: string): string[] {
 }
 
 /** Every relative module specifier a source imports or re-exports, statically or dynamically, resolved from the root. */
-export function importsIn(file: string, source: string): string[] {
+function importsIn(file: string, source: string): string[] {
   const specifiers = [...source.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)['"]([^'"]+)['"]/gm)].map((match) => match[1] ?? '');
   return specifiers
     .filter((specifier) => specifier.startsWith('.'))
@@ -53,20 +54,20 @@ export function importsIn(file: string, source: string): string[] {
 const graphOf = (files: string[]): Imports => new Map(files.map((file) => [file, importsIn(file, readFileSync(join(ROOT, file), 'utf8'))]));
 
 /** The layer index of a path, or undefined when no layer names it. */
-export function layerOf(path: string): number | undefined {
+function layerOf(path: string): number | undefined {
   const index = LAYERS.findIndex((layer) => layer.paths.some((place) => path === place || path.startsWith(`${place}/`)));
   return index === -1 ? undefined : index;
 }
 
 /** Imports that reach a higher layer than their module's: `from → to`. */
-export function upwardImports(graph: Imports): string[] {
+function upwardImports(graph: Imports): string[] {
   return [...graph].flatMap(([from, targets]) =>
     targets.filter((to) => (layerOf(to) ?? -1) > (layerOf(from) ?? Number.POSITIVE_INFINITY)).map((to) => `${from} → ${to}`),
   );
 }
 
 /** The import circles of a graph: its strongly connected components of more than one module, or a module importing itself (Tarjan). */
-export function circles(graph: Imports): string[][] {
+function circles(graph: Imports): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();

@@ -136,7 +136,7 @@ export const pendingRunsPrefix = (orgId: string) => ({ PK: `ORG#${orgId}`, skPre
 export const SWEEP_SHARDS = 16;
 
 /** The shard of a charge: from a hash of its id, so that any run can be found again by its id. */
-export const sweepShard = (chargeId: string): number => createHash('sha256').update(chargeId).digest()[0]! % SWEEP_SHARDS;
+export const sweepShard = (chargeId: string): number => (createHash('sha256').update(chargeId).digest()[0] ?? 0) % SWEEP_SHARDS;
 
 export const sweepPartition = (shard: number): string => `SWEEP#${shard}`;
 

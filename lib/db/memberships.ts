@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { defined } from '../defined.ts';
 import { AlreadyMemberError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
 import type { Role } from '../model.ts';
 import { cancellationReasons, db, queryAll, tableName } from './client.ts';
@@ -118,7 +119,7 @@ async function updateMembership(orgId: string, userId: string, update: string, v
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return membershipOf(result.Attributes!);
+    return membershipOf(defined(result.Attributes, 'the updated membership'));
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw noSuchMember(orgId, userId);
     throw error;
@@ -136,7 +137,7 @@ export async function removeMembership(orgId: string, userId: string): Promise<M
         ReturnValues: 'ALL_OLD',
       }),
     );
-    return membershipOf(result.Attributes!);
+    return membershipOf(defined(result.Attributes, 'the updated membership'));
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw noSuchMember(orgId, userId);
     throw error;

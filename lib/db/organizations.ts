@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { defined } from '../defined.ts';
 import { AlreadyExistsError, InsufficientBalanceError, NoSuchOrganizationError } from '../errors.ts';
 import { NETWORKS, type Network } from '../model.ts';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
@@ -131,7 +132,7 @@ export async function applyBillingEvent(orgId: string, event: BillingEvent): Pro
     }
     throw error;
   }
-  return (await getOrganization(orgId))!;
+  return defined(await getOrganization(orgId), `organization ${orgId} after its update`);
 }
 
 /** Adds credits and records a `credits.granted` event with its reason. */
@@ -199,7 +200,7 @@ export async function listOrganizations(options: {
   const found = new Map((await getOrganizations(ids)).map((org) => [org.id, org]));
   return {
     organizations: ids.flatMap((id) => found.get(id) ?? []),
-    next: page.LastEvaluatedKey && ids.length > 0 ? ids[ids.length - 1]! : null,
+    next: page.LastEvaluatedKey ? (ids.at(-1) ?? null) : null,
   };
 }
 
@@ -234,7 +235,7 @@ export async function setNetworks(orgId: string, networks: Network[]): Promise<O
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return organizationOf(result.Attributes!);
+    return organizationOf(defined(result.Attributes, 'the updated organization'));
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException')
       throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);

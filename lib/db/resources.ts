@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
+import { defined } from '../defined.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { ResourceKind } from '../model.ts';
 import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
@@ -121,7 +121,7 @@ function dependencies(kind: ResourceKind, record: AnyRecord) {
   const claims = claimsOf(kind, record);
   const projectId = kind === 'conversation' ? (record as ConversationRecord).project_id : null;
   const items: TransactItem[] = claims.map((claim) => takeClaim(claim, record.id));
-  if (projectId) items.push(liveParentCheck(projectId, record.organization_id!));
+  if (projectId) items.push(liveParentCheck(projectId, defined(record.organization_id, "a conversation's organization_id")));
   const refuse = (codes: (string | undefined)[]): void => {
     claims.forEach((claim, i) => {
       if (codes[i] === 'ConditionalCheckFailed') throw conflict(claim.conflictCode, claim.message);
@@ -160,7 +160,7 @@ export async function softDeleteResource<K extends ResourceKind>(kind: K, id: st
     // Someone else deleted it first: their deletion stands.
     if (cancellationCodes(error)?.[0] !== 'ConditionalCheckFailed') throw error;
   }
-  return (await getResource(kind, id))!;
+  return defined(await getResource(kind, id), `${kind} ${id} after its write`);
 }
 
 /** Archives a project (idempotent: an archived project keeps its first archive stamp). */
@@ -258,5 +258,3 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
 function oldItem<K extends ResourceKind>(item: Record<string, AttributeValue> | undefined): RecordOf[K] | null {
   return item ? (unmarshall(item) as RecordOf[K]) : null;
 }
-
-export const newResourceId = (): string => randomUUID();

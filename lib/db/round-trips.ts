@@ -39,7 +39,7 @@ function install(client: DynamoDBDocumentClient, logOf: () => CommandLog | undef
       const log = logOf();
       if (!log) return next(args);
       const after = [...log.completed];
-      const wave = 1 + Math.max(0, ...after.map((index) => log.sent[index]!.wave));
+      const wave = 1 + Math.max(0, ...after.map((index) => log.sent[index]?.wave ?? 0));
       const index = log.sent.push({ name: String(context.commandName), input: args.input as Record<string, unknown>, wave, after }) - 1;
       log.sequential = Math.max(log.sequential, wave);
       try {

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defined } from '../defined.ts';
 import { acquirePidLock, isAlive, LockHeldError, type PidLock } from './pid-lock.ts';
 
 // Lambda runs Node 22; on the Node 20 of dev machines the SDK warns once per process. Every
@@ -187,7 +188,8 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
     for (let attempt = 1; ; attempt++) {
       const port = options.port ?? (await freePort());
       const child = spawnLauncher(classPath, port, options.dataDir);
-      lock?.update({ children: [child.pid!] });
+      const pid = defined(child.pid, 'the pid of DynamoDB Local');
+      lock?.update({ children: [pid] });
       const killOnExit = () => child.kill('SIGKILL');
       process.once('exit', killOnExit);
       const stop = async () => {
@@ -201,7 +203,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
       };
       try {
         await whenReady(child, 60_000);
-        return { endpoint: `http://127.0.0.1:${port}`, port, pid: child.pid!, stop };
+        return { endpoint: `http://127.0.0.1:${port}`, port, pid, stop };
       } catch (error) {
         process.removeListener('exit', killOnExit);
         // Gone before the data directory's lock is released (below) or the port tried again.

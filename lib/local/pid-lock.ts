@@ -109,9 +109,3 @@ export function acquirePidLock(file: string, details: Omit<LockOwner, 'pid'> = {
   }
   throw new LockHeldError(file, readOwner(file) ?? { pid: 0 });
 }
-
-/** The holder named in a lock file, if the file exists and its holder is running. */
-export function liveOwner(file: string): LockOwner | null {
-  const owner = readOwner(file);
-  return owner && lockIsLive(owner) ? owner : null;
-}

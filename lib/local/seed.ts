@@ -33,8 +33,8 @@ const DEMO_ID_NAMESPACE = Buffer.from('6f1c2a4e9b3d4c8a8e2f5a7b1d0c3e9f', 'hex')
  */
 export function demoResourceId(name: string): string {
   const hash = createHash('sha1').update(DEMO_ID_NAMESPACE).update(name).digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
+import { defined } from '../defined.ts';
 import { badRequest, headersTooLarge, type ServiceError } from '../errors.ts';
 import { errorBody } from '../http/error-mapper.ts';
 import { API_VERSION } from '../http/request-context.ts';
@@ -33,7 +34,7 @@ const PARSER_HEADER_LIMIT_BYTES = 64 * 1024;
 /** Request line plus header values, as API Gateway counts them. */
 function headerBytes(request: IncomingMessage): number {
   let total = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
-  for (let i = 1; i < request.rawHeaders.length; i += 2) total += Buffer.byteLength(request.rawHeaders[i]!);
+  for (let i = 1; i < request.rawHeaders.length; i += 2) total += Buffer.byteLength(request.rawHeaders[i] ?? '');
   return total;
 }
 
@@ -144,7 +145,7 @@ export function createLocalServer(
         body: await readBody(request),
         ...(pathParameters ? { pathParameters } : {}),
       });
-      const handler = (await handlers).get(route.name)!;
+      const handler = defined((await handlers).get(route.name), `the handler of ${route.name}`);
       const context = localContext(route.name);
       const result = await invoke(context.awsRequestId, () => handler(event, context));
       const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));

@@ -9,6 +9,7 @@
  * GET /openapi.json serves (it imports that file, never this module). Decisions: docs/openapi.md.
  */
 import * as z from 'zod';
+import { defined } from '../defined.ts';
 import { ERROR_CATALOG, type ErrorCode } from '../errors.ts';
 import type { EndpointDescription } from '../http/endpoint.ts';
 import { errorBodySchema } from '../http/error-body.ts';
@@ -20,6 +21,7 @@ import { CATALOG, descriptor } from '../social/catalog/index.ts';
 import { type HeaderDescription, REQUEST_HEADERS, RESPONSE_HEADERS } from './headers.ts';
 import { SharedSchemas } from './shared-schemas.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document walked and built by path, whose shape JSON Schema (not TypeScript) describes
 type Json = Record<string, any>;
 
 /** What the generator reads from a function module. */
@@ -268,9 +270,9 @@ function methodsOf(route: Route, module: RouteModule): string[] {
 
 /** The run route again, for one catalog operation: its own input and output schemas, example and cost. */
 function catalogOperation(name: string, runRoute: Route, module: RouteModule, shared: SharedResponses, schemas: SharedSchemas): Json {
-  const definition = CATALOG.get(name)!;
+  const definition = defined(CATALOG.get(name), `operation ${name}`);
   const { input_schema, output_schema, description } = descriptor(definition);
-  const endpoint = module.handler.endpoint!;
+  const endpoint = defined(module.handler.endpoint, `the endpoint of ${runRoute.name}`);
   const { parameters, requestBody } = requestParts(runRoute, endpoint, {
     schema: withoutDialect(input_schema),
     example: EXAMPLE_INPUTS[name],

@@ -90,8 +90,6 @@ export const RESPONSE_HEADERS = {
   },
 } satisfies Record<string, HeaderDescription>;
 
-export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
-
 /** Request headers every authenticated route reads (Authorization is the security scheme). */
 export const REQUEST_HEADERS = {
   'Endless-Api-Version': {

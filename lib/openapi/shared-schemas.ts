@@ -9,6 +9,7 @@
 import * as z from 'zod/mini';
 import * as shapes from '../social/catalog/shapes.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document walked and built by path, whose shape JSON Schema (not TypeScript) describes
 type Json = Record<string, any>;
 
 /**

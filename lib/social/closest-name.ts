@@ -6,19 +6,21 @@
 
 /** Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a substring). */
 export function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
+  // One flat row-major table of (a.length + 1) × (b.length + 1) distances.
+  const width = b.length + 1;
+  const d = new Int32Array((a.length + 1) * width);
+  const at = (i: number, j: number): number => d[i * width + j] ?? 0;
+  for (let i = 0; i <= a.length; i += 1) d[i * width] = i;
+  for (let j = 0; j <= b.length; j += 1) d[j] = j;
   for (let i = 1; i <= a.length; i += 1) {
     for (let j = 1; j <= b.length; j += 1) {
       const substitution = a[i - 1] === b[j - 1] ? 0 : 1;
-      const row = rows[i]!;
-      const above = rows[i - 1]!;
-      row[j] = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + substitution);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + substitution);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      d[i * width + j] = best;
     }
   }
-  return rows[a.length]![b.length]!;
+  return at(a.length, b.length);
 }
 
 /** Up to 2 edits, 3 for names of 12 characters or more; longer input is not a typo of a name. */

@@ -13,8 +13,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkspaceServiceStack } from '../../infra/stack.ts';
-import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
+import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { matchRoute, type Route, routeKey, routes } from '../../lib/routes.ts';
 import { functionOf, resource } from './template.ts';
 

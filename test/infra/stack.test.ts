@@ -157,13 +157,8 @@ describe('least privilege', () => {
       expect(statements).toEqual([]);
       return;
     }
-    expect(statements.flatMap(actionsOf).sort()).toEqual(
-      [...route.tableActions, ...(route.indexes?.length ? ['dynamodb:Query'] : [])].sort(),
-    );
-    expect(statements.map((statement) => statement.Resource)).toEqual([
-      tableArn,
-      ...(route.indexes?.length ? [route.indexes.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] }))] : []),
-    ]);
+    expect(statements.flatMap(actionsOf).sort()).toEqual([...route.tableActions].sort());
+    expect(statements.map((statement) => statement.Resource)).toEqual([tableArn]);
   });
 
   it('grants no wildcard DynamoDB action anywhere in the stack', () => {
@@ -195,14 +190,13 @@ describe('least privilege', () => {
   });
 });
 
-describe('a route that reads the provider key and queries an index', () => {
+describe('a route that reads the provider key', () => {
   const extra: Route = {
     name: 'NeedsSecretAndIndex',
     method: 'POST',
     path: '/test-only/{thing}',
     entry: 'functions/route-not-found.ts',
-    tableActions: ['dynamodb:GetItem', 'dynamodb:Query'],
-    indexes: [tableDefinition.globalSecondaryIndexes[0].indexName],
+    tableActions: ['dynamodb:GetItem'],
     secrets: ['providerApiKey'],
     ...TEST_ONLY,
   };
@@ -223,17 +217,6 @@ describe('a route that reads the provider key and queries an index', () => {
     expect(secretReaders(variant)).toHaveLength(declaring.length + 1);
     expect(resource(variant, functionId).Properties.Environment.Variables.SCRAPECREATORS_API_KEY_SECRET_ARN).toEqual({ Ref: secretId });
     expect(secretReaders(template)).toEqual(declaring.map((route) => [roleOf(template, route)]));
-  });
-
-  it('may query that index, and only with Query', () => {
-    const statements = statementsOf(variant, functionOf(variant, extra)).filter((statement) =>
-      actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
-    );
-
-    expect(statements.map((statement) => [statement.Action, statement.Resource])).toEqual([
-      [['dynamodb:GetItem', 'dynamodb:Query'], { 'Fn::GetAtt': [tableId, 'Arn'] }],
-      ['dynamodb:Query', { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/GSI1']] }],
-    ]);
   });
 });
 

@@ -7,6 +7,8 @@
  * Only the run function imports this module (it is large; see docs/social-operations.md); the
  * listing imports descriptors.ts alone.
  */
+
+import { defined } from '../../defined.ts';
 import { allDescriptors, type OperationDescriptor } from './descriptors.ts';
 import type { OperationDefinition } from './shapes.ts';
 
@@ -16,7 +18,8 @@ export { OPERATION_NAMES, type OperationName } from './names.ts';
 export type { OperationDefinition } from './shapes.ts';
 
 /** One operation's descriptor. */
-export const descriptor = (definition: OperationDefinition): OperationDescriptor => allDescriptors().get(definition.name)!;
+export const descriptor = (definition: OperationDefinition): OperationDescriptor =>
+  defined(allDescriptors().get(definition.name), `the descriptor of ${definition.name}`);
 
 /** Every operation's descriptor by name, in catalog order (the same objects `descriptor` returns). */
 export const descriptors = (): ReadonlyMap<string, OperationDescriptor> => allDescriptors();

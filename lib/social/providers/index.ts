@@ -1,4 +1,5 @@
 import { socialConfig } from '../../config.ts';
+import { defined } from '../../defined.ts';
 import { httpProvider } from './http.ts';
 import { sampleProvider } from './sample.ts';
 import type { SocialProvider } from './types.ts';
@@ -14,7 +15,8 @@ export function scrapeCreatorsKey(): Promise<string> {
   apiKey ??= (async () => {
     const { apiKey: plain, apiKeySecretArn } = socialConfig().scrapeCreators;
     if (plain) return plain;
-    const secret = await (await import('./secret.ts')).secretString(apiKeySecretArn!); // socialConfig() refuses http with neither
+    // socialConfig() refuses http with neither.
+    const secret = await (await import('./secret.ts')).secretString(defined(apiKeySecretArn, 'SCRAPECREATORS_API_KEY_SECRET_ARN'));
     if (!secret) throw new Error('the ScrapeCreators API key secret is empty');
     if (secret.trim().startsWith('{')) {
       const parsed = JSON.parse(secret) as { api_key?: string; apiKey?: string };

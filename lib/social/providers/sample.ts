@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import { socialConfig } from '../../config.ts';
+import { defined } from '../../defined.ts';
 import type { Network } from '../../model.ts';
 import { allDescriptors } from '../catalog/descriptors.ts';
 import type { OperationDefinition } from '../catalog/shapes.ts';
@@ -17,6 +18,7 @@ import { PROFILE_URL, parseMention } from '../mention.ts';
 import { serves } from './served.ts';
 import type { ProviderRequest, SocialProvider } from './types.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema walked by keyword, whose shape JSON Schema (not TypeScript) describes
 type Schema = Record<string, any>;
 
 const LAST_PAGE = 3;
@@ -36,7 +38,8 @@ const WORDS = ['launch', 'behind the scenes', 'weekly recap', 'new drop', 'tutor
  * `z.toJSONSchema` of the output schema, run by `npm run catalog:descriptors`): the run function
  * then bundles no JSON Schema generator (14 KB, docs/performance.md).
  */
-const outputSchema = (operation: OperationDefinition): Schema => allDescriptors().get(operation.name)!.output_schema;
+const outputSchema = (operation: OperationDefinition): Schema =>
+  defined(allDescriptors().get(operation.name), `the descriptor of ${operation.name}`).output_schema;
 
 class Generator {
   private readonly seed: string;
@@ -116,7 +119,7 @@ class Generator {
         return `https://example.com/${this.handle ?? 'home'}`;
       case 'location':
       case 'headquarters':
-        return ['Berlin, Germany', 'Austin, Texas', 'Lagos, Nigeria', 'Osaka, Japan'][this.integer(path, 0, 3)]!;
+        return ['Berlin, Germany', 'Austin, Texas', 'Lagos, Nigeria', 'Osaka, Japan'][this.integer(path, 0, 3)] ?? 'Berlin, Germany';
       case 'hashtags':
         return `${String(this.input.query ?? this.input.hashtag ?? 'sample').replace(/[^\p{L}\p{N}]/gu, '')}${this.digits(path, 2)}`;
       case 'mentions':

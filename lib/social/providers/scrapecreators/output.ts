@@ -5,7 +5,7 @@
 import { bool, int, iso, str } from './read.ts';
 
 const tagsIn = (text: string | null, mark: '#' | '@') =>
-  [...(text ?? '').matchAll(mark === '#' ? /#([\p{L}\p{N}_]+)/gu : /@([A-Za-z0-9._]+)/g)].map((match) => match[1]!);
+  [...(text ?? '').matchAll(mark === '#' ? /#([\p{L}\p{N}_]+)/gu : /@([A-Za-z0-9._]+)/g)].map((match) => match[1] ?? '');
 
 /** A page of a list: the vendor's cursor out; `hasMore`, when the vendor gives one, decides. */
 export const page = (items: unknown[], next: unknown, hasMore?: unknown) => {

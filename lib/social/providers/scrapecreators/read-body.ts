@@ -14,7 +14,7 @@ const issueText = (issue: z.core.$ZodIssue) =>
 /** Paths deepest and last first: removing an array element then shifts no other path's index. */
 const byPathDescending = (a: z.core.$ZodIssue, b: z.core.$ZodIssue) => {
   for (let i = 0; i < Math.min(a.path.length, b.path.length); i++) {
-    const [x, y] = [a.path[i]!, b.path[i]!];
+    const [x, y] = [a.path[i], b.path[i]];
     if (x !== y) return typeof x === 'number' && typeof y === 'number' ? y - x : String(y).localeCompare(String(x));
   }
   return b.path.length - a.path.length;
