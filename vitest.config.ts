@@ -1,12 +1,17 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two tiers. `unit`: the files named `*.unit.test.ts`, which need neither DynamoDB Local, a
+ * spawned stack nor Chromium (`npm run test:unit`, no Java needed). `integration`: every other
+ * test file, on one DynamoDB Local and one JWKS server for the whole run, each file on its own
+ * table. A new test lands in `integration` unless named otherwise: the safe default, since a
+ * unit test that reaches for the table fails at once (its endpoint refuses connections).
+ */
+const UNIT = 'test/**/*.unit.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One DynamoDB Local and one JWKS server for the whole run; each test file gets its own table.
-    globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/setup-env.ts'],
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores: one file at a time on a 2-core
     // machine, while most of a file's time is spent waiting on DynamoDB Local, a child process
@@ -17,5 +22,21 @@ export default defineConfig({
     hookTimeout: 60_000,
     // No retries: a flaky test is a bug to fix, not to hide.
     retry: 0,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: [UNIT], setupFiles: ['test/support/setup-unit.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [UNIT],
+          globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/setup-env.ts'],
+        },
+      },
+    ],
   },
 });

@@ -8,7 +8,6 @@ import { tokenFor } from './support/tokens.ts';
 
 // Every request of the run counts against its user's window; the sample provider serves runs.
 process.env.RATE_LIMIT_REQUESTS = '100000';
-process.env.SOCIAL_PROVIDER = 'sample';
 
 const { runBench } = await import('../scripts/bench/run.ts');
 const { SCENARIOS, missingScenarios } = await import('../scripts/bench/scenarios.ts');

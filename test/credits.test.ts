@@ -4,6 +4,9 @@
  * member, never 402, one DynamoDB round trip.
  */
 import { describe, expect, it } from 'vitest';
+import { handler } from '../functions/get-credits.ts';
+import { handler as run } from '../functions/run-social-operation.ts';
+import { readCreditsOverview } from '../lib/billing/balance.ts';
 import { refundRun } from '../lib/billing/paid-run.ts';
 import { db } from '../lib/db/client.ts';
 import { setMemberSpendingLimit } from '../lib/db/memberships.ts';
@@ -12,13 +15,8 @@ import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { chargeDirectly } from './support/charges.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
+import { runUrl } from './support/social.ts';
 import { tokenFor } from './support/tokens.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../functions/get-credits.ts');
-const { handler: run } = await import('../functions/run-social-operation.ts');
-const { readCreditsOverview } = await import('../lib/billing/balance.ts');
-const { runUrl } = await import('./support/social.ts');
 
 const creditsUrl = (orgId: string) => `/organizations/${orgId}/credits`;
 const thisMonth = () => {

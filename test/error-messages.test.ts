@@ -6,16 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
+import { handler } from '../functions/run-social-operation.ts';
 import { issuesOf } from '../lib/errors.ts';
+import { OPERATION_NAMES } from '../lib/social/catalog/index.ts';
 import { closestName, editDistance } from '../lib/social/closest-name.ts';
 import { workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
+import { runUrl } from './support/social.ts';
 import { tokenFor } from './support/tokens.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../functions/run-social-operation.ts');
-const { OPERATION_NAMES } = await import('../lib/social/catalog/index.ts');
-const { runUrl } = await import('./support/social.ts');
 
 const { orgId, users } = await workspace({ credits: 50, networks: ['instagram', 'tiktok', 'x'] });
 const run = (operation: string, body: unknown = {}) =>

@@ -5,19 +5,17 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { handler } from '../functions/run-social-operation.ts';
+import { socialConfig } from '../lib/config.ts';
 import { db } from '../lib/db/client.ts';
 import { BASE_MS, CAP_MS, conflictPauseMs, MAX_ATTEMPTS, mayRetryConflict } from '../lib/db/conflict-retry.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
+import { REFUND_RESERVE_MS } from '../lib/social/provider-call.ts';
+import { runSocialOperation } from '../lib/social/run.ts';
+import { runHotOrganization } from '../scripts/bench/hot-org.ts';
+import { workspace } from './support/fixtures.ts';
+import { eventsOf } from './support/social.ts';
 import { tokenFor } from './support/tokens.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../functions/run-social-operation.ts');
-const { runHotOrganization } = await import('../scripts/bench/hot-org.ts');
-const { runSocialOperation } = await import('../lib/social/run.ts');
-const { REFUND_RESERVE_MS } = await import('../lib/social/provider-call.ts');
-const { socialConfig } = await import('../lib/config.ts');
-const { workspace } = await import('./support/fixtures.ts');
-const { eventsOf } = await import('./support/social.ts');
 
 describe('one hot organization', () => {
   it('serves 24 paid runs sent at once, retrying their conflicts, and the balance is exact', async () => {

@@ -14,7 +14,6 @@ const LIMIT = 2;
 process.env.RATE_LIMIT_REQUESTS = String(LIMIT);
 // A day-long window (aligned to UTC midnight) so no test straddles a window boundary.
 process.env.RATE_LIMIT_WINDOW_SECONDS = '86400';
-process.env.SOCIAL_PROVIDER ??= 'sample';
 
 const { endpoint } = await import('../lib/http/endpoint.ts');
 const { db } = await import('../lib/db/client.ts');

@@ -8,10 +8,12 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { TOKEN_REFUSALS } from '../../lib/auth/refusals.ts';
 import { createTokenVerifier } from '../../lib/auth/verifier.ts';
+import { loadHandlers } from '../../lib/local/server.ts';
 import type { Route } from '../../lib/routes.ts';
 import { workspace } from '../support/fixtures.ts';
 import type { Call } from '../support/http.ts';
 import { call } from '../support/http.ts';
+import { sampleRequest, tokenRoutes } from '../support/routes.ts';
 import {
   badTokens,
   cognitoAccessToken,
@@ -24,9 +26,6 @@ import {
   trustedKey,
 } from '../support/tokens.ts';
 
-process.env.SOCIAL_PROVIDER = 'sample';
-const { loadHandlers } = await import('../../lib/local/server.ts');
-const { sampleRequest, tokenRoutes } = await import('../support/routes.ts');
 const handlers = await loadHandlers();
 
 const { orgId, users } = await workspace({ credits: 100 });

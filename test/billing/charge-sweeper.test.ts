@@ -4,27 +4,25 @@
  * finish, exactly once, however many sweepers run. Failures are injected at the SDK; the table
  * is DynamoDB Local.
  */
+
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { db } from '../../lib/db/client.ts';
+import { handler } from '../../functions/run-social-operation.ts';
+import { SWEEP_MARGIN_MS, sweepPendingRuns } from '../../lib/billing/sweeper.ts';
+import { db, tableName } from '../../lib/db/client.ts';
 import { memberSpendKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { listPendingRuns, type PendingRun } from '../../lib/db/pending-runs.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../../functions/run-social-operation.ts');
-const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
-const { UpstreamError } = await import('../../lib/social/providers/types.ts');
-const { chargeDirectly } = await import('../support/charges.ts');
-const { sweepPendingRuns, SWEEP_MARGIN_MS } = await import('../../lib/billing/sweeper.ts');
-const { startChargeSweeper } = await import('../../lib/local/charge-sweeper.ts');
-const { uniqueId, workspace } = await import('../support/fixtures.ts');
-const { call, withoutRequestId } = await import('../support/http.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { eventsOf, runUrl } = await import('../support/social.ts');
-const { failCommands } = await import('../support/inject-failure.ts');
-const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
-const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-const { tableName } = await import('../../lib/db/client.ts');
+import { countRoundTrips } from '../../lib/db/round-trips.ts';
+import { startChargeSweeper } from '../../lib/local/charge-sweeper.ts';
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { UpstreamError } from '../../lib/social/providers/types.ts';
+import { chargeDirectly } from '../support/charges.ts';
+import { uniqueId, workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { failCommands } from '../support/inject-failure.ts';
+import { eventsOf, runUrl } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const run = (orgId: string, user: string, headers: Record<string, string> = {}) =>
   call(handler, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(user), body: { handle: 'nasa' }, headers });

@@ -4,19 +4,17 @@
  * refunds); grants and deductions carry their reason.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { handler as eventsHandler } from '../../functions/list-billing-events.ts';
+import { handler as runHandler } from '../../functions/run-social-operation.ts';
+import { sweepPendingRuns } from '../../lib/billing/sweeper.ts';
 import { deductCredits, grantCredits } from '../../lib/db/organizations.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler: runHandler } = await import('../../functions/run-social-operation.ts');
-const { handler: eventsHandler } = await import('../../functions/list-billing-events.ts');
-const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
-const { UpstreamError } = await import('../../lib/social/providers/types.ts');
-const { sweepPendingRuns } = await import('../../lib/billing/sweeper.ts');
-const { chargeDirectly } = await import('../support/charges.ts');
-const { workspace } = await import('../support/fixtures.ts');
-const { call } = await import('../support/http.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { runUrl } = await import('../support/social.ts');
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { UpstreamError } from '../../lib/social/providers/types.ts';
+import { chargeDirectly } from '../support/charges.ts';
+import { workspace } from '../support/fixtures.ts';
+import { call } from '../support/http.ts';
+import { runUrl } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const run = (orgId: string, user: string) =>
   call(runHandler, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(user), body: { handle: 'nasa' } });

@@ -8,13 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { getOrganization, setNetworks } from '../../lib/db/organizations.ts';
 import { readWebResponse, toWebRequest, type WebRequestParts } from '../../lib/http/web-request.ts';
+import { serveMcp, serveWithSdk } from '../../lib/mcp/server.ts';
 import { NETWORKS, type Network } from '../../lib/model.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { serveMcp, serveWithSdk } = await import('../../lib/mcp/server.ts');
-const { workspace } = await import('../support/fixtures.ts');
-const { getOrganization, setNetworks } = await import('../../lib/db/organizations.ts');
+import { workspace } from '../support/fixtures.ts';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 

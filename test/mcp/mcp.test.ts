@@ -8,12 +8,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getOrganization } from '../../lib/db/organizations.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { createLocalServer, loadHandlers } = await import('../../lib/local/server.ts');
-const { workspace } = await import('../support/fixtures.ts');
-const { eventsOf } = await import('../support/social.ts');
-const { tokenFor } = await import('../support/tokens.ts');
+import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { workspace } from '../support/fixtures.ts';
+import { eventsOf } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const server = createLocalServer(await loadHandlers());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

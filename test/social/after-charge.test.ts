@@ -4,18 +4,16 @@
  * a successful run failing. Failures are injected at the SDK level; the table is DynamoDB Local.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { handler } from '../../functions/run-social-operation.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../../functions/run-social-operation.ts');
-const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
-const { UpstreamError } = await import('../../lib/social/providers/types.ts');
-const { uniqueId, workspace } = await import('../support/fixtures.ts');
-const { call, withoutRequestId } = await import('../support/http.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { eventsOf, runUrl } = await import('../support/social.ts');
-const { failCommands } = await import('../support/inject-failure.ts');
-const { listPendingRuns } = await import('../../lib/db/pending-runs.ts');
+import { listPendingRuns } from '../../lib/db/pending-runs.ts';
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { UpstreamError } from '../../lib/social/providers/types.ts';
+import { uniqueId, workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { failCommands } from '../support/inject-failure.ts';
+import { eventsOf, runUrl } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const run = (orgId: string, user: string, headers: Record<string, string> = {}, target: typeof handler = handler) =>
   call(target, { method: 'POST', url: runUrl('tiktok_profile', orgId), token: tokenFor(user), body: { handle: 'nasa' }, headers });

@@ -1,14 +1,12 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler } from '../../functions/run-social-operation.ts';
 import { CATALOG, descriptors, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../../functions/run-social-operation.ts');
-const { workspace } = await import('../support/fixtures.ts');
-const { call } = await import('../support/http.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { runUrl, VALID_INPUTS } = await import('../support/social.ts');
+import { workspace } from '../support/fixtures.ts';
+import { call } from '../support/http.ts';
+import { runUrl, VALID_INPUTS } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 // strict: unknown keywords or formats in a generated schema are errors, not silently ignored.
 const ajv = new Ajv2020({ strict: true, allErrors: true });

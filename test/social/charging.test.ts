@@ -1,16 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { handler } from '../../functions/run-social-operation.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { memberSpendKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
 import { setMemberSpendingLimit } from '../../lib/db/memberships.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../../functions/run-social-operation.ts');
-const { workspace } = await import('../support/fixtures.ts');
-const { call, withoutRequestId } = await import('../support/http.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { eventsOf, runUrl } = await import('../support/social.ts');
+import { workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { eventsOf, runUrl } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const PARALLEL = 50;
 const profile = (orgId: string, user: string) =>

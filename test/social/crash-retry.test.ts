@@ -12,7 +12,6 @@ import { pendingRunKey } from '../../lib/db/keys.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { listPendingRuns } from '../../lib/db/pending-runs.ts';
 
-process.env.SOCIAL_PROVIDER = 'sample';
 // The dead attempt's provider call must not time out by itself while the test runs.
 process.env.PROVIDER_TIMEOUT_MS = '600000';
 const { runSocialOperation } = await import('../../lib/social/run.ts');

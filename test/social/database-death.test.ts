@@ -22,7 +22,6 @@ let dynamo: RunningDynamo = await startDynamoDbLocal({ dataDir });
 const port = dynamo.port;
 // This file's service talks to its own DynamoDB Local (set before the service reads its config).
 process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-process.env.SOCIAL_PROVIDER = 'sample';
 const setupClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
 await ensureTable(setupClient, String(process.env.TABLE_NAME));
 setupClient.destroy();

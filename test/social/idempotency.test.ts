@@ -1,17 +1,15 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { handler } from '../../functions/run-social-operation.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { recordKey } from '../../lib/db/idempotency.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../../functions/run-social-operation.ts');
-const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
-const { UpstreamError } = await import('../../lib/social/providers/types.ts');
-const { uniqueId, workspace } = await import('../support/fixtures.ts');
-const { call, withoutRequestId } = await import('../support/http.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { eventsOf, runUrl } = await import('../support/social.ts');
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { UpstreamError } from '../../lib/social/providers/types.ts';
+import { uniqueId, workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { eventsOf, runUrl } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const run = (
   orgId: string,

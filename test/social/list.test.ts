@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { handler } from '../../functions/list-social-operations.ts';
 import { db } from '../../lib/db/client.ts';
+import { countRoundTrips } from '../../lib/db/round-trips.ts';
 import { descriptors, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../../functions/list-social-operations.ts');
-const { listSocialOperations } = await import('../../lib/social/list.ts');
-const { uniqueId, workspace } = await import('../support/fixtures.ts');
-const { call, withoutRequestId } = await import('../support/http.ts');
-const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
-const { tokenFor } = await import('../support/tokens.ts');
+import { listSocialOperations } from '../../lib/social/list.ts';
+import { uniqueId, workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const listUrl = (orgId: string) => `/social/operations?organization_id=${orgId}`;
 

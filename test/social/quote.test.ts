@@ -3,19 +3,17 @@
  * rules, in one round trip; never charged, never calling the provider, never 402.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { handler as quoteHandler } from '../../functions/quote-social-operation.ts';
+import { handler as runHandler } from '../../functions/run-social-operation.ts';
 import { db } from '../../lib/db/client.ts';
 import { setMemberSpendingLimit } from '../../lib/db/memberships.ts';
 import { getOrganization, setNetworks } from '../../lib/db/organizations.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler: quoteHandler } = await import('../../functions/quote-social-operation.ts');
-const { handler: runHandler } = await import('../../functions/run-social-operation.ts');
-const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
-const { workspace } = await import('../support/fixtures.ts');
-const { call, withoutRequestId } = await import('../support/http.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { eventsOf, runUrl } = await import('../support/social.ts');
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { eventsOf, runUrl } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const quote = (orgId: string, user: string, operation = 'tiktok_profile', body: unknown = { handle: 'nasa' }, headers = {}) =>
   call(quoteHandler, { method: 'POST', url: `/social/${operation}/quote?organization_id=${orgId}`, token: tokenFor(user), body, headers });

@@ -9,22 +9,20 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { handler as mcpHandler } from '../../functions/mcp.ts';
+import { handler } from '../../functions/run-social-operation.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
 import { resultCacheKey } from '../../lib/db/keys.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { getCachedResult, MAX_STORED_RESULT_BYTES, putCachedResult } from '../../lib/db/result-cache.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../../functions/run-social-operation.ts');
-const { handler: mcpHandler } = await import('../../functions/mcp.ts');
-const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
-const { findOperation, validateOperationInput } = await import('../../lib/social/operations.ts');
-const { workspace } = await import('../support/fixtures.ts');
-const { call, withoutRequestId } = await import('../support/http.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { eventsOf, runUrl } = await import('../support/social.ts');
+import { findOperation, validateOperationInput } from '../../lib/social/operations.ts';
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { eventsOf, runUrl } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const OPERATION = 'tiktok_profile';
 const run = (orgId: string, user: string, headers: Record<string, string> = {}, body: unknown = { handle: 'nasa' }) =>

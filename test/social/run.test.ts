@@ -1,15 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
+import { handler } from '../../functions/run-social-operation.ts';
 import { db } from '../../lib/db/client.ts';
 import { getOrganization, setNetworks } from '../../lib/db/organizations.ts';
-
-process.env.SOCIAL_PROVIDER = 'sample';
-const { handler } = await import('../../functions/run-social-operation.ts');
-const { sampleProvider } = await import('../../lib/social/providers/sample.ts');
-const { uniqueId, workspace } = await import('../support/fixtures.ts');
-const { call, withoutRequestId } = await import('../support/http.ts');
-const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
-const { tokenFor } = await import('../support/tokens.ts');
-const { eventsOf, runUrl } = await import('../support/social.ts');
+import { countRoundTrips } from '../../lib/db/round-trips.ts';
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { uniqueId, workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { eventsOf, runUrl } from '../support/social.ts';
+import { tokenFor } from '../support/tokens.ts';
 
 const run = (orgId: string, user: string, operation = 'tiktok_profile', body: unknown = { handle: '@nasa' }, headers = {}) =>
   call(handler, { method: 'POST', url: runUrl(operation, orgId), token: tokenFor(user), body, headers });

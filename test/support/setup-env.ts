@@ -1,7 +1,8 @@
 /**
  * Runs in each test file's worker before the file is imported: points the service at its own
- * fresh table in the shared DynamoDB Local, and at the test JWKS. A file that needs other
- * settings (a small rate limit) sets process.env before importing a handler.
+ * fresh table in the shared DynamoDB Local, at the test JWKS and at the sample provider: the one
+ * place the tests' environment is set. A file that needs other settings (a small rate limit, the
+ * http provider) sets process.env and then imports the service dynamically, saying why.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -24,6 +25,9 @@ Object.assign(process.env, {
   JWT_JWKS_URI: inject('jwksUri'),
   CURSOR_SIGNING_KEY: randomUUID() + randomUUID(),
   LOG_LEVEL: 'silent',
+  // The deterministic provider, for every file; a file that tests another sets its own before
+  // importing the service (test/social/http-provider.test.ts).
+  SOCIAL_PROVIDER: 'sample',
   // Generous, so that a busy machine's DynamoDB Local cannot fail a test by timing out; the
   // bound itself is tested with a short one (test/hung-database.test.ts).
   DYNAMODB_CALL_TIMEOUT_MS: '30000',
