@@ -6,7 +6,7 @@
  *   of what clients see);
  * - lib/social/catalog/descriptors.packed.ts: the same JSON brotli-compressed, what the code
  *   imports (168 KB of JSON is 7 KB packed; docs/social-operations.md, "Descriptors").
- * The zod schemas stay the one source of truth: test/social/descriptors.test.ts fails when
+ * The zod schemas stay the one source of truth: test/social/descriptors.unit.test.ts fails when
  * either file differs from what this script would write.
  */
 import { writeFileSync } from 'node:fs';

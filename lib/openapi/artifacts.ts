@@ -1,7 +1,7 @@
 /**
  * The generated files: openapi.json (the document, served by GET /openapi.json; committed) and
  * client/schema.d.ts (its TypeScript types, for client/; written on `npm ci` by the `prepare`
- * script, not committed). `npm run openapi` writes both; test/openapi.test.ts fails when either
+ * script, not committed). `npm run openapi` writes both; test/openapi.unit.test.ts fails when either
  * is stale.
  */
 import openapiTS, { astToString } from 'openapi-typescript';

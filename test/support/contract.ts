@@ -1,6 +1,6 @@
 /**
  * The contract check every handler test runs through `call()`: each answer must be one that
- * openapi.json (the committed document, kept fresh by test/openapi.test.ts) describes for its
+ * openapi.json (the committed document, kept fresh by test/openapi.unit.test.ts) describes for its
  * route and status: status listed, body valid against the schema (ajv, draft 2020-12), media
  * type listed, required headers present, and every API header it carries described there.
  */
