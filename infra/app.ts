@@ -2,7 +2,9 @@
  * `npx cdk synth` / `npx cdk deploy`: the Workspace Service stack, checked by cdk-nag's
  * AwsSolutions pack on every synth (an unsuppressed finding fails it).
  * Context: `-c stackName=…` (default WorkspaceService), `-c tracer=true` to bundle the
- * Powertools Tracer. Runtime settings are CloudFormation parameters (docs/deployment.md).
+ * Powertools Tracer, `-c userPool=true` to create a Cognito user pool for the API instead of
+ * naming an existing issuer (`-c selfSignUp=true` lets anyone sign up). Runtime settings are
+ * CloudFormation parameters (docs/deployment.md).
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -13,5 +15,6 @@ const flag = (value: unknown): boolean => value === true || value === 'true';
 new WorkspaceServiceStack(app, String(app.node.tryGetContext('stackName') ?? 'WorkspaceService'), {
   description: 'Workspace Service: HTTP API, Lambda functions, DynamoDB table, alarms',
   tracer: flag(app.node.tryGetContext('tracer')),
+  userPool: flag(app.node.tryGetContext('userPool')) && { selfSignUp: flag(app.node.tryGetContext('selfSignUp')) },
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

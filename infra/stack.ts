@@ -26,6 +26,7 @@ import { CORS_POLICY } from '../lib/http/cors.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
+import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './identity.ts';
 import { bundledFunction, functionRole } from './function.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
@@ -45,6 +46,11 @@ export interface WorkspaceServiceStackProps extends StackProps {
   tracer?: boolean;
   /** The route table; the tests pass variants of it. */
   routes?: readonly Route[];
+  /**
+   * Create a Cognito user pool and app client for the API (infra/identity.ts) instead of taking
+   * an existing issuer's settings as parameters. `selfSignUp` lets anyone sign up.
+   */
+  userPool?: false | IdentityOptions;
 }
 
 /**
@@ -62,6 +68,8 @@ export class WorkspaceServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: WorkspaceServiceStackProps = {}) {
     super(scope, id, props);
     const param = this.parameters();
+    const identity = props.userPool ? new ServiceUserPool(this, 'Identity', props.userPool) : undefined;
+    const jwt = identity?.jwt ?? this.jwtParameters();
 
     // The table, from the shared definition (the same one DynamoDB Local and the tests use).
     // Deletion protection and RETAIN: a `cdk destroy` or a replacement never loses the data.
@@ -107,10 +115,10 @@ export class WorkspaceServiceStack extends Stack {
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
-      JWT_ISSUER: param.jwtIssuer.valueAsString,
-      JWT_AUDIENCE: param.jwtAudience.valueAsString,
-      JWT_CLIENT_IDS: param.jwtClientIds.valueAsString,
-      JWT_JWKS_URI: param.jwtJwksUri.valueAsString,
+      JWT_ISSUER: jwt.issuer,
+      JWT_AUDIENCE: jwt.audience,
+      JWT_CLIENT_IDS: jwt.clientIds,
+      JWT_JWKS_URI: jwt.jwksUri,
       RATE_LIMIT_REQUESTS: param.rateLimitRequests.valueAsString,
       RATE_LIMIT_WINDOW_SECONDS: param.rateLimitWindowSeconds.valueAsString,
       RESTORE_WINDOW_DAYS: param.restoreWindowDays.valueAsString,
@@ -122,7 +130,6 @@ export class WorkspaceServiceStack extends Stack {
       POWERTOOLS_LOG_LEVEL: param.logLevel.valueAsString,
       CORS_ALLOWED_ORIGINS: param.corsAllowedOrigins.valueAsString,
     };
-    this.acceptSomeToken(param.jwtAudience, param.jwtClientIds);
     const retention = param.logRetentionDays.valueAsNumber as RetentionDays;
 
     this.api = new HttpApi(this, 'Api', {
@@ -189,9 +196,50 @@ export class WorkspaceServiceStack extends Stack {
     new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn, description: 'Subscribe on-call here' });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName, description: 'The CloudWatch dashboard of the service' });
+    new CfnOutput(this, 'Region', { value: Aws.REGION, description: 'For the admin CLI and the AWS CLI: --region' });
+    new CfnOutput(this, 'AcceptedIssuer', { value: jwt.issuer, description: 'The issuer whose tokens the API accepts' });
+    if (identity) {
+      new CfnOutput(this, 'UserPoolId', { value: identity.userPool.userPoolId, description: 'aws cognito-idp admin-create-user --user-pool-id' });
+      new CfnOutput(this, 'UserPoolClientId', {
+        value: identity.client.userPoolClientId,
+        description: 'aws cognito-idp initiate-auth --client-id (and the aud / client_id of its tokens)',
+      });
+    }
   }
 
-  /** A deployment must accept some token: CloudFormation refuses a stack with neither JwtAudience nor JwtClientIds. */
+  /**
+   * An existing issuer's settings as parameters (the default path). A deployment must accept some
+   * token: CloudFormation refuses a stack with neither JwtAudience nor JwtClientIds.
+   */
+  private jwtParameters(): JwtSettings {
+    const text = (id: string, description: string, extra: Partial<ConstructorParameters<typeof CfnParameter>[2]> = {}) =>
+      new CfnParameter(this, id, { type: 'String', description, ...extra });
+    const issuer = text('JwtIssuer', 'Issuer (iss) of the bearer JWTs, e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>', {
+      minLength: 1,
+    });
+    const audience = text(
+      'JwtAudience',
+      'Accepted aud values, comma-separated (Cognito ID tokens: the app client id); empty: none. Set this, JwtClientIds, or both',
+      { default: '', allowedPattern: '^[^,\\s]*(,[^,\\s]+)*$', constraintDescription: 'must be comma-separated values without spaces' },
+    );
+    const clientIds = text(
+      'JwtClientIds',
+      'Accepted client_id values of access tokens without aud (Cognito access tokens: the app client id), comma-separated; empty: none',
+      { default: '', allowedPattern: '^[^,\\s]*(,[^,\\s]+)*$', constraintDescription: 'must be comma-separated values without spaces' },
+    );
+    const jwksUri = text('JwtJwksUri', "HTTPS URL of the issuer's JWKS, e.g. <issuer>/.well-known/jwks.json", {
+      allowedPattern: '^https://.+',
+      constraintDescription: 'must be an https:// URL',
+    });
+    this.acceptSomeToken(audience, clientIds);
+    return {
+      issuer: issuer.valueAsString,
+      audience: audience.valueAsString,
+      clientIds: clientIds.valueAsString,
+      jwksUri: jwksUri.valueAsString,
+    };
+  }
+
   private acceptSomeToken(audience: CfnParameter, clientIds: CfnParameter): void {
     new CfnRule(this, 'JwtAudienceOrClientIds', {
       assertions: [
@@ -271,19 +319,6 @@ export class WorkspaceServiceStack extends Stack {
         ...(maxValue === undefined ? {} : { maxValue }),
       });
     return {
-      jwtIssuer: text('JwtIssuer', 'Issuer (iss) of the bearer JWTs, e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>', {
-        minLength: 1,
-      }),
-      jwtAudience: text(
-        'JwtAudience',
-        'Accepted aud values, comma-separated (Cognito ID tokens: the app client id); empty: none. Set this, JwtClientIds, or both',
-        { default: '', allowedPattern: '^[^,\\s]*(,[^,\\s]+)*$', constraintDescription: 'must be comma-separated values without spaces' },
-      ),
-      jwtClientIds: text(
-        'JwtClientIds',
-        'Accepted client_id values of access tokens without aud (Cognito access tokens: the app client id), comma-separated; empty: none',
-        { default: '', allowedPattern: '^[^,\\s]*(,[^,\\s]+)*$', constraintDescription: 'must be comma-separated values without spaces' },
-      ),
       corsAllowedOrigins: text(
         'CorsAllowedOrigins',
         'Browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any; empty: CORS off',
@@ -293,10 +328,6 @@ export class WorkspaceServiceStack extends Stack {
           constraintDescription: 'must be empty, *, or comma-separated origins such as https://app.example.com (no spaces, no path)',
         },
       ),
-      jwtJwksUri: text('JwtJwksUri', "HTTPS URL of the issuer's JWKS, e.g. <issuer>/.well-known/jwks.json", {
-        allowedPattern: '^https://.+',
-        constraintDescription: 'must be an https:// URL',
-      }),
       socialProvider: text(
         'SocialProvider',
         'Social operations provider: http (ScrapeCreators) or sample (generated data, for test stacks)',

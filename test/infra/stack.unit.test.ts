@@ -12,16 +12,21 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { FUNCTION_TIMEOUT_SECONDS, PROVIDER_TIMEOUT_MAX_MS, WorkspaceServiceStack } from '../../infra/stack.ts';
+import {
+  FUNCTION_TIMEOUT_SECONDS,
+  PROVIDER_TIMEOUT_MAX_MS,
+  WorkspaceServiceStack,
+  type WorkspaceServiceStackProps,
+} from '../../infra/stack.ts';
 import { SWEEP_INDEX, table as tableDefinition } from '../../lib/db/table.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 import { actionsOf, allStatements, functionOf, ofType, resource, type Statement, statementsOf, wildcardDynamoActions } from './template.ts';
 
 /** One synth: the template is read from the cloud assembly, so it exists even when cdk-nag fails the synth. */
-function synth(routeTable: readonly Route[]) {
+function synth(routeTable: readonly Route[], options: Pick<WorkspaceServiceStackProps, 'userPool'> = {}) {
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
   const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new WorkspaceServiceStack(app, 'WorkspaceService', { routes: routeTable });
+  const stack = new WorkspaceServiceStack(app, 'WorkspaceService', { routes: routeTable, ...options });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   // An in-memory app throws from synth with cdk-nag's report when a finding is not acknowledged.
   let nagReport: string | undefined;
@@ -613,5 +618,69 @@ describe('the charge sweeper', () => {
 describe('cdk-nag', () => {
   it('finds nothing unacknowledged in the AwsSolutions pack', () => {
     expect(nagReport).toBeUndefined();
+  });
+});
+
+describe('the user pool option (-c userPool=true)', () => {
+  const pooled = synth(routes, { userPool: {} });
+  const [poolId, pool] = ofType(pooled.template, 'AWS::Cognito::UserPool')[0] ?? [];
+  const [clientId, client] = ofType(pooled.template, 'AWS::Cognito::UserPoolClient')[0] ?? [];
+
+  it('creates one user pool with production defaults, kept on delete, and cdk-nag stays clean', () => {
+    expect(ofType(pooled.template, 'AWS::Cognito::UserPool')).toHaveLength(1);
+    expect(pool?.Properties).toMatchObject({
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: 'OPTIONAL',
+      EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+      DeletionProtection: 'ACTIVE',
+      UsernameAttributes: ['email'],
+      Policies: { PasswordPolicy: expect.objectContaining({ MinimumLength: 12 }) },
+    });
+    expect(pool?.DeletionPolicy).toBe('Retain');
+    expect(pooled.nagReport).toBeUndefined();
+  });
+
+  it('creates one public app client for password sign-in from the CLI and SRP from apps', () => {
+    expect(client?.Properties).toMatchObject({
+      UserPoolId: { Ref: poolId },
+      GenerateSecret: false,
+      ExplicitAuthFlows: expect.arrayContaining(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']),
+    });
+  });
+
+  it('wires its issuer, JWKS and client id into every function, and asks for no JWT parameter', () => {
+    const issuer = { 'Fn::GetAtt': [poolId, 'ProviderURL'] };
+    const trusting = ofType(pooled.template, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Environment?.Variables?.JWT_ISSUER);
+    // Every route's function (the sweeper reads no token).
+    expect(trusting.length).toBe(routes.length);
+    for (const [, fn] of trusting) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        JWT_ISSUER: issuer,
+        JWT_JWKS_URI: { 'Fn::Join': ['', [issuer, '/.well-known/jwks.json']] },
+        JWT_AUDIENCE: { Ref: clientId },
+        JWT_CLIENT_IDS: { Ref: clientId },
+      });
+    }
+    expect(Object.keys(pooled.template.toJSON().Parameters)).not.toContain('JwtIssuer');
+    expect(pooled.template.toJSON().Outputs).toMatchObject({
+      UserPoolId: { Value: { Ref: poolId } },
+      UserPoolClientId: { Value: { Ref: clientId } },
+      AcceptedIssuer: { Value: issuer },
+    });
+  });
+
+  it('lets anyone sign up only when asked (-c selfSignUp=true)', () => {
+    const open = synth(routes, { userPool: { selfSignUp: true } });
+    expect(ofType(open.template, 'AWS::Cognito::UserPool')[0]?.[1].Properties.AdminCreateUserConfig).toEqual({
+      AllowAdminCreateUserOnly: false,
+    });
+    expect(open.nagReport).toBeUndefined();
+  });
+
+  it('keeps the existing issuer as the default path: its parameters, and no user pool', () => {
+    expect(ofType(template, 'AWS::Cognito::UserPool')).toEqual([]);
+    expect(Object.keys(template.toJSON().Parameters)).toEqual(
+      expect.arrayContaining(['JwtIssuer', 'JwtAudience', 'JwtClientIds', 'JwtJwksUri']),
+    );
   });
 });
