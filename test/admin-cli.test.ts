@@ -62,6 +62,38 @@ const period = {
 };
 
 describe('org', () => {
+  it('set-spending-limit: sets and clears the limit, and the next run is held to it', async () => {
+    const { orgId, users } = await workspace({ credits: 100 });
+
+    const set = await admin('org', 'set-spending-limit', '--org', orgId, '--limit', '1');
+    await charge(orgId, users.editor, 1);
+    const refused = await charge(orgId, users.editor, 1).catch((error: unknown) => error);
+    const cleared = await admin('org', 'set-spending-limit', '--org', orgId, '--limit', 'none');
+    const unknown = await admin('org', 'set-spending-limit', '--org', 'org_nowhere_limit', '--limit', '5');
+
+    expect(set).toMatchObject({ code: 0, json: { id: orgId, spending_limit: 1 } });
+    expect(refused).toMatchObject({
+      code: 'spending_limit_exceeded',
+      details: { data: { scope: 'organization', spending_limit: 1, spent: 1 } },
+    });
+    expect(cleared).toMatchObject({ code: 0, json: { id: orgId, spending_limit: null } });
+    expect(await charge(orgId, users.editor, 1)).toMatchObject({ cost: 1 });
+    expect(unknown).toMatchObject({ code: 1, stderr: 'admin: organization org_nowhere_limit does not exist\n' });
+  });
+
+  it('rename: the organization and its directory entry, in one write; the id stays', async () => {
+    const orgId = uniqueId('org_');
+    await admin('org', 'create', '--id', orgId, '--name', 'Old name');
+
+    const renamed = await admin('org', 'rename', '--org', orgId, '--name', '  Acme Research  ');
+    const listed = await admin('org', 'list', '--after', orgId.slice(0, -1));
+    const unknown = await admin('org', 'rename', '--org', 'org_nowhere_rename', '--name', 'X');
+
+    expect(renamed).toMatchObject({ code: 0, json: { id: orgId, name: 'Acme Research' } });
+    expect(listed.json.organizations.find((org: { id: string }) => org.id === orgId)).toMatchObject({ name: 'Acme Research' });
+    expect(unknown).toMatchObject({ code: 1, stderr: 'admin: organization org_nowhere_rename does not exist\n' });
+  });
+
   it('create: the organization with its opening balance, then show and grant', async () => {
     const orgId = uniqueId('org_');
 
@@ -511,7 +543,9 @@ describe('bad usage', () => {
     [['delete', 'asset', 'x', 'y', '--by', 'u'], 'delete asset: unexpected argument "y"'],
     [['delete', 'asset', 'x', '--by', 'u', '--at', 'yesterday'], 'delete asset: --at must be an ISO 8601 date-time'],
     [['frobnicate'], 'unknown command "frobnicate"'],
-    [['org'], 'org: a command is required: create, show, list, set-networks'],
+    [['org'], 'org: a command is required: create, show, list, set-networks, set-spending-limit, rename'],
+    [['org', 'rename', '--org', 'org_x', '--name', 'n'.repeat(201)], 'org rename: --name must be 1 to 200 characters'],
+    [['org', 'set-spending-limit', '--org', 'org_x', '--limit', 'lots'], 'org set-spending-limit: --limit must be a whole number from 0'],
     [['org', 'create', '--bogus'], 'org create: unknown option --bogus (org create --help)'],
     [['org', 'show', '--org'], 'org show: --org needs a value (org show --help)'],
   ])('exits 2 with one line, before any read or write: %j', async (args, message) => {
@@ -614,6 +648,12 @@ describe('as a process (npm run admin)', () => {
       code: 2,
       stderr: 'admin: no local stack found (.local/dev.json): start one with `npm start`, or pass --table\n',
     });
+  });
+
+  it('refuses --endpoint without --table instead of silently using the local stack', async () => {
+    const result = await runAdmin(['org', 'show', '--org', 'org_x', '--endpoint', 'http://127.0.0.1:9'], { cwd: localStackDir() });
+
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: 'admin: --endpoint needs --table: name the table on that endpoint\n' });
   });
 
   it('exits 3 when the table cannot be reached', async () => {

@@ -7,6 +7,7 @@ import { NETWORKS, type Network } from '../model.ts';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
 import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
 import { ORG_DIRECTORY_PK, orgDirectoryKey, orgIdOfDirectoryKey, orgKey } from './keys.ts';
+import type { TableKey } from './table.ts';
 
 export interface Organization {
   id: string;
@@ -241,4 +242,47 @@ export async function setNetworks(orgId: string, networks: Network[]): Promise<O
       throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
     throw error;
   }
+}
+
+/** Sets the organization's monthly spending limit (null: none); runs see it on their next read. */
+export async function setOrganizationSpendingLimit(orgId: string, limit: number | null): Promise<Organization> {
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: orgKey(orgId),
+        UpdateExpression: 'SET spending_limit = :limit',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':limit': limit },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return organizationOf(defined(result.Attributes, 'the updated organization'));
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException')
+      throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+    throw error;
+  }
+}
+
+/** Renames the organization and its directory entry (what `org list` shows) in one transaction. */
+export async function renameOrganization(orgId: string, name: string): Promise<Organization> {
+  const rename = (key: TableKey): TransactItem => ({
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET #name = :name',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':name': name },
+    },
+  });
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [rename(orgKey(orgId)), rename(orgDirectoryKey(orgId))] }));
+  } catch (error) {
+    if (cancellationCodes(error)?.includes('ConditionalCheckFailed'))
+      throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+    throw error;
+  }
+  return defined(await getOrganization(orgId), `organization ${orgId} after its rename`);
 }

@@ -28,6 +28,8 @@ function readDevInfo(): DevInfo | null {
 
 export async function connect(flags: { table?: string; region?: string; endpoint?: string }): Promise<Target> {
   const { table, region, endpoint } = flags;
+  // An endpoint alone would silently mean the local stack's table on another database.
+  if (endpoint && !table) throw new UsageError('--endpoint needs --table: name the table on that endpoint');
   if (table) {
     process.env.TABLE_NAME = table;
     if (region) process.env.AWS_REGION = region;

@@ -1,5 +1,5 @@
 import { NETWORKS, type Network } from '../../lib/model.ts';
-import { type Args, type CommandGroup, checkOneOf, command, orgId } from './command.ts';
+import { type Args, type CommandGroup, checkOneOf, command, orgId, UsageError } from './command.ts';
 
 /** `instagram,x` → the networks, each checked against the vocabulary. */
 export const networks = (args: Args, name = 'networks'): Network[] =>
@@ -61,4 +61,33 @@ const setNetworks = command({
   run: async ({ orgId, networks }) => (await import('../../lib/db/organizations.ts')).setNetworks(orgId, networks),
 });
 
-export const group: CommandGroup = { name: 'org', commands: [create, show, list, setNetworks] };
+/** A display name: what `org list` and `org show` print. */
+const NAME_MAX = 200;
+
+const setSpendingLimit = command({
+  name: 'set-spending-limit',
+  summary: "change the organization's monthly spending limit (runs see it at once)",
+  options: {
+    org: { type: 'string', value: 'ID', required: true, description: 'the organization' },
+    limit: { type: 'string', value: 'N|none', required: true, description: 'credits per UTC month, or none' },
+  },
+  parse: (args) => ({ orgId: orgId(args), limit: args.required('limit') === 'none' ? null : (args.integer('limit') ?? null) }),
+  run: async ({ orgId, limit }) => (await import('../../lib/db/organizations.ts')).setOrganizationSpendingLimit(orgId, limit),
+});
+
+const rename = command({
+  name: 'rename',
+  summary: 'change the display name (the id stays)',
+  options: {
+    org: { type: 'string', value: 'ID', required: true, description: 'the organization' },
+    name: { type: 'string', value: 'NAME', required: true, description: `the new display name (1 to ${NAME_MAX} characters)` },
+  },
+  parse: (args) => {
+    const name = args.required('name').trim();
+    if (name.length === 0 || name.length > NAME_MAX) throw new UsageError(`--name must be 1 to ${NAME_MAX} characters`);
+    return { orgId: orgId(args), name };
+  },
+  run: async ({ orgId, name }) => (await import('../../lib/db/organizations.ts')).renameOrganization(orgId, name),
+});
+
+export const group: CommandGroup = { name: 'org', commands: [create, show, list, setNetworks, setSpendingLimit, rename] };
