@@ -129,6 +129,7 @@ export class WorkspaceServiceStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       POWERTOOLS_LOG_LEVEL: param.logLevel.valueAsString,
       CORS_ALLOWED_ORIGINS: param.corsAllowedOrigins.valueAsString,
+      CREDITS_HELP: param.creditsHelp.valueAsString,
     };
     const retention = param.logRetentionDays.valueAsNumber as RetentionDays;
 
@@ -319,6 +320,11 @@ export class WorkspaceServiceStack extends Stack {
         ...(maxValue === undefined ? {} : { maxValue }),
       });
     return {
+      creditsHelp: text('CreditsHelp', 'What a 402 for exhausted credits tells the caller to do: a sentence, a URL or an address', {
+        default: DEFAULTS.creditsHelp,
+        minLength: 1,
+        maxLength: 300,
+      }),
       corsAllowedOrigins: text(
         'CorsAllowedOrigins',
         'Browser origins allowed to call the API (CORS), comma-separated, e.g. https://app.example.com; * for any; empty: CORS off',

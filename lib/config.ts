@@ -23,6 +23,8 @@ export const DEFAULTS = {
   dynamodbCallTimeoutMs: 4_000,
   /** The charge sweeper's period: the deployed schedule, and `npm start`'s (SWEEP_INTERVAL_SECONDS). */
   sweepIntervalSeconds: 60,
+  /** What a 402 for exhausted credits tells the caller to do (CREDITS_HELP; the stack's CreditsHelp). */
+  creditsHelp: 'ask an owner of this workspace to have credits added',
 } as const;
 
 function integer(name: string, fallback: number, min = 1): number {
@@ -166,3 +168,10 @@ export function socialConfig(): SocialConfig {
   }
   return cachedSocial;
 }
+
+/**
+ * How credits are added in this deployment, as one sentence for a 402's message and `data`
+ * (CREDITS_HELP: "ask your workspace owner", a URL, a support address). Read per call: it is one
+ * environment variable, and errors are built where no config object is at hand.
+ */
+export const creditsHelp = (): string => optional('CREDITS_HELP') ?? DEFAULTS.creditsHelp;

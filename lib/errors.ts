@@ -5,6 +5,7 @@
  * decides a status. docs/api-conventions.md lists the same table (a test keeps them equal).
  */
 import type * as z from 'zod/mini';
+import { creditsHelp } from './config.ts';
 import { issueMessage } from './issue-messages.ts';
 
 export const ERROR_CATALOG = {
@@ -154,12 +155,15 @@ export const invalidToken = (reason: string, description: string): ServiceError 
 // ---------------------------------------------------------------- 402
 
 /** 402 with the balance and the cost (`data`), so a client can say how many credits are missing. */
-export const insufficientCredits = (balance: number, cost: number): ServiceError =>
-  new ServiceError(
+/** With what this deployment says to do about it (`CREDITS_HELP`): in the message and in `data.how_to_add_credits`. */
+export const insufficientCredits = (balance: number, cost: number): ServiceError => {
+  const help = creditsHelp();
+  return new ServiceError(
     'insufficient_credits',
-    `the organization has ${plural(balance, 'credit')} and this operation costs ${plural(cost, 'credit')}`,
-    { data: { balance, cost } },
+    `the organization has ${plural(balance, 'credit')} and this operation costs ${plural(cost, 'credit')}; ${help}`,
+    { data: { balance, cost, how_to_add_credits: help } },
   );
+};
 
 export type LimitScope = 'organization' | 'member';
 

@@ -130,6 +130,7 @@ describe('routes and functions', () => {
           'JWT_CLIENT_IDS',
           'JWT_JWKS_URI',
           'CORS_ALLOWED_ORIGINS',
+          'CREDITS_HELP',
           'RATE_LIMIT_REQUESTS',
           'RATE_LIMIT_WINDOW_SECONDS',
           'RESTORE_WINDOW_DAYS',

@@ -108,8 +108,8 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(refusal(result)).toEqual({
       isError: true,
       code: 'insufficient_credits',
-      message: 'the organization has 0 credits and this operation costs 1 credit',
-      data: { balance: 0, cost: 1 },
+      message: 'the organization has 0 credits and this operation costs 1 credit; ask an owner of this workspace to have credits added',
+      data: { balance: 0, cost: 1, how_to_add_credits: 'ask an owner of this workspace to have credits added' },
     });
     expect(await charges(orgId)).toEqual([]);
     await client.close();

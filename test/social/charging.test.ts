@@ -48,8 +48,8 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     const refused = answers.find((answer) => answer.status === 402)!;
     expect(withoutRequestId(refused.body)).toEqual({
       code: 'insufficient_credits',
-      message: 'the organization has 0 credits and this operation costs 1 credit',
-      data: { balance: 0, cost: 1 },
+      message: 'the organization has 0 credits and this operation costs 1 credit; ask an owner of this workspace to have credits added',
+      data: { balance: 0, cost: 1, how_to_add_credits: 'ask an owner of this workspace to have credits added' },
     });
   });
 
@@ -131,8 +131,8 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     });
     expect(withoutRequestId(answer.body)).toEqual({
       code: 'insufficient_credits',
-      message: 'the organization has 3 credits and this operation costs 5 credits',
-      data: { balance: 3, cost: 5 },
+      message: 'the organization has 3 credits and this operation costs 5 credits; ask an owner of this workspace to have credits added',
+      data: { balance: 3, cost: 5, how_to_add_credits: 'ask an owner of this workspace to have credits added' },
     });
   });
 
@@ -169,5 +169,28 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     const { orgId, users } = await workspace({ credits: 0, spendingLimit: 0 });
     const answer = await profile(orgId, users.editor);
     expect(answer.body.code).toBe('insufficient_credits');
+  });
+});
+
+describe('a 402 for exhausted credits says how this deployment adds them (CREDITS_HELP)', () => {
+  it('in the message and in data, with the configured sentence', async () => {
+    const { orgId, users } = await workspace({ credits: 0 });
+    process.env.CREDITS_HELP = 'buy credits at https://billing.example.com/workspace';
+    try {
+      const answer = await call(handler, {
+        method: 'POST',
+        url: runUrl('instagram_profile', orgId),
+        token: tokenFor(users.editor),
+        body: { handle: 'nasa' },
+      });
+      expect(answer.status).toBe(402);
+      expect(withoutRequestId(answer.body)).toEqual({
+        code: 'insufficient_credits',
+        message: 'the organization has 0 credits and this operation costs 1 credit; buy credits at https://billing.example.com/workspace',
+        data: { balance: 0, cost: 1, how_to_add_credits: 'buy credits at https://billing.example.com/workspace' },
+      });
+    } finally {
+      delete process.env.CREDITS_HELP;
+    }
   });
 });
