@@ -55,6 +55,7 @@ export const handler = endpoint(
       ...(result.chargeId === undefined ? {} : { 'Charge-Id': result.chargeId }),
       ...(result.cacheStatus === undefined ? {} : { 'Cache-Status': result.cacheStatus }),
       ...(result.ageSeconds === undefined ? {} : { Age: String(result.ageSeconds) }),
+      ...(result.sampleData ? { 'Sample-Data': 'true' } : {}),
     });
   },
 );
@@ -66,4 +67,12 @@ export const handler = endpoint(
 export const responseSchema = z.record(z.string(), z.unknown());
 
 /** Headers of the 200 answer (described in lib/openapi/headers.ts). */
-export const responseHeaders = ['Credits-Charged', 'Credits-Remaining', 'Idempotent-Replayed', 'Charge-Id', 'Cache-Status', 'Age'] as const;
+export const responseHeaders = [
+  'Credits-Charged',
+  'Credits-Remaining',
+  'Idempotent-Replayed',
+  'Charge-Id',
+  'Cache-Status',
+  'Age',
+  'Sample-Data',
+] as const;

@@ -170,6 +170,7 @@ describe('routes', () => {
       'Charge-Id',
       'Cache-Status',
       'Age',
+      'Sample-Data',
     ]);
     expect(headersAt('/social/{operation}', 'post', '401')).toEqual(['x-request-id', 'Endless-Api-Version', 'WWW-Authenticate']);
     expect(headersAt('/social/{operation}', 'post', '429')).toContain('Retry-After');

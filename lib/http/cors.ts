@@ -23,6 +23,7 @@ export const CORS_POLICY = {
     'Charge-Id',
     'Cache-Status',
     'Age',
+    'Sample-Data',
     'WWW-Authenticate',
   ],
   maxAgeSeconds: 600,

@@ -43,6 +43,7 @@ export const successResult = (result: RunResult): CallToolResult => ({
     ...(result.chargeId === undefined ? {} : { charge_id: result.chargeId }),
     ...(result.cacheStatus === undefined ? {} : { cache_status: result.cacheStatus }),
     ...(result.ageSeconds === undefined ? {} : { age: result.ageSeconds }),
+    ...(result.sampleData ? { sample_data: true } : {}),
   },
 });
 

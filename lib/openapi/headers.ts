@@ -83,6 +83,11 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string' },
     example: 'workspace; fwd=miss; stored',
   },
+  'Sample-Data': {
+    description:
+      '`true` when the output is generated sample data: this deployment runs the `sample` provider (locally, or a test stack). Never sent with real data.',
+    schema: { type: 'string', const: 'true' },
+  },
   Age: {
     description: "On a cache hit: the cached result's age in seconds (RFC 9111).",
     schema: count,

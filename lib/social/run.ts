@@ -69,9 +69,16 @@ export interface RunResult {
   cacheStatus: string | undefined;
   /** A cached result's age in seconds (hits only). */
   ageSeconds: number | undefined;
+  /** The output is generated sample data (the deployment runs the `sample` provider), not real data. */
+  sampleData: boolean;
 }
 
 export async function runSocialOperation(request: RunRequest): Promise<RunResult> {
+  const result = await runOnce(request);
+  return { ...result, sampleData: socialProvider().name === 'sample' };
+}
+
+async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData'>> {
   const now = request.now ?? Date.now;
   const operation = findOperation(request.operationName);
   logKeys({ operation: operation.name });
@@ -250,7 +257,7 @@ async function deliver(
   output: unknown,
   idempotency: Idempotency | undefined,
   settle: { untilMs: number; nowMs: number },
-): Promise<Omit<RunResult, 'cacheStatus' | 'ageSeconds'>> {
+): Promise<Omit<RunResult, 'cacheStatus' | 'ageSeconds' | 'sampleData'>> {
   const [remaining] = await Promise.all([
     getOrganization(run.orgId).then(
       (after) => after?.credits,

@@ -93,6 +93,7 @@ describe('POST /mcp with the MCP SDK client', () => {
       credits_remaining: 4,
       charge_id: expect.stringMatching(/^evt_/),
       cache_status: 'workspace; fwd=bypass; stored',
+      sample_data: true,
     });
     expect((await getOrganization(orgId))!.credits).toBe(4);
     expect(await charges(orgId)).toEqual([expect.objectContaining({ type: 'social_operation.charged', amount: -1, title: 'x_profile' })]);

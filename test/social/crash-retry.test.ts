@@ -84,6 +84,7 @@ describe('a run killed mid-call, retried with its Idempotency-Key', () => {
           chargeId: expect.stringMatching(/^evt_/),
           cacheStatus: 'workspace; fwd=bypass; stored',
           ageSeconds: undefined,
+          sampleData: true,
         },
       ]);
       for (const answer of delivered) expect(answer.output).toEqual(delivered[0]!.output);
@@ -102,6 +103,7 @@ describe('a run killed mid-call, retried with its Idempotency-Key', () => {
         chargeId: undefined,
         cacheStatus: undefined,
         ageSeconds: undefined,
+        sampleData: true,
       });
 
       // The dead attempt comes back: it neither refunds nor charges anything, and delivers

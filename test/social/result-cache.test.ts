@@ -259,6 +259,7 @@ describe('MCP tools/call with _meta.max_age', () => {
       credits_remaining: 4,
       cache_status: 'workspace; hit',
       age: expect.any(Number),
+      sample_data: true,
     });
     expect(answer.body.result.structuredContent).toMatchObject({ username: 'nasa' });
   });

@@ -16,7 +16,7 @@ import { allDescriptors } from '../catalog/descriptors.ts';
 import type { OperationDefinition } from '../catalog/shapes.ts';
 import { PROFILE_URL, parseMention } from '../mention.ts';
 import { serves } from './served.ts';
-import type { ProviderRequest, SocialProvider } from './types.ts';
+import { type ProviderRequest, type SocialProvider, UpstreamError, UpstreamNotFoundError } from './types.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema walked by keyword, whose shape JSON Schema (not TypeScript) describes
 type Schema = Record<string, any>;
@@ -203,12 +203,57 @@ function resolveMention(input: Record<string, unknown>) {
   };
 }
 
+/**
+ * Test mode: an input holding one of these words anywhere in a string (a handle `sample_not_found`,
+ * a query `… sample_timeout …`) makes the sample provider fail as a real one does, so a client can
+ * rehearse refunds and errors locally (docs/social-operations.md, "Test mode").
+ */
+export const TEST_FAILURES = {
+  sample_timeout: 'the provider does not answer: the call times out (500 upstream_failed, refunded)',
+  sample_upstream_error: 'the provider answers HTTP 500 (500 upstream_failed, refunded)',
+  sample_not_found: 'the provider says the account or item does not exist (404 not_found, refunded)',
+  sample_malformed: 'the provider answers output that breaks the output schema (500 upstream_failed, refunded)',
+} as const;
+
+type TestFailure = keyof typeof TEST_FAILURES;
+
+const FAILURE_WORDS = Object.keys(TEST_FAILURES) as TestFailure[];
+
+/** The test failure an input asks for: the first of the words found in any of its strings. */
+function testFailureIn(input: unknown): TestFailure | undefined {
+  const strings: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') strings.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value !== null && typeof value === 'object') Object.values(value).forEach(collect);
+  };
+  collect(input);
+  return FAILURE_WORDS.find((word) => strings.some((text) => text.includes(word)));
+}
+
+async function fail(failure: TestFailure, operation: OperationDefinition, signal: AbortSignal): Promise<unknown> {
+  switch (failure) {
+    case 'sample_timeout':
+      // Never answers: the run's own provider timeout ends the call, as with a stuck vendor.
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      throw new UpstreamError('the sample provider did not answer (test mode)');
+    case 'sample_upstream_error':
+      throw new UpstreamError('the sample provider answered HTTP 500 (test mode)', { status: 500 });
+    case 'sample_not_found':
+      throw new UpstreamNotFoundError(`not found on ${operation.network ?? 'the network'} (sample provider, test mode)`, { status: 404 });
+    case 'sample_malformed':
+      return { malformed: true };
+  }
+}
+
 export const sampleProvider: SocialProvider = {
   name: 'sample',
   serves: (operation) => serves('sample', operation),
   async run({ operation, input, signal }: ProviderRequest) {
     const { sampleLatencyMs } = socialConfig();
     if (sampleLatencyMs > 0) await setTimeout(sampleLatencyMs, undefined, { signal });
+    const failure = testFailureIn(input);
+    if (failure) return fail(failure, operation, signal);
     if (operation.name === 'resolve_mention') return resolveMention(input);
     return new Generator(operation, input).generate();
   },
