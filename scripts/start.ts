@@ -3,7 +3,9 @@
  * DATA_DIR), the table, a dev signing key, the demo workspace, and the real handlers behind a
  * small API Gateway stand-in on http://127.0.0.1:${PORT:-3000}. Ctrl-C stops all of it.
  */
-// First: the local server's per-request log context must exist before any AWS SDK call.
+// First: how to log, before any module creates the logger.
+import { jsonLogs } from './start-log-mode.ts';
+// Then: the local server's per-request log context must exist before any AWS SDK call.
 
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -17,7 +19,7 @@ import { assertInvocationsKeptApart, invoke } from '../lib/local/invocations.ts'
 
 assertInvocationsKeptApart();
 
-import { createLocalServer, type LambdaHandler, loadHandlers } from '../lib/local/server.ts';
+import { type AnswerLine, createLocalServer, type LambdaHandler, loadHandlers, requestLine } from '../lib/local/server.ts';
 import { jwksOf, LOCAL_AUDIENCE, LOCAL_CLIENT_ID, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
 import { useLocalTable } from './local-env.ts';
@@ -105,7 +107,10 @@ async function main() {
     process.env.CURSOR_SIGNING_KEY ??= createHash('sha256').update(`billing-event cursors\n${key.privateKeyPem}`).digest('hex');
     let handlersLoaded: (handlers: Map<string, LambdaHandler>) => void = () => undefined;
     const handlers = new Promise<Map<string, LambdaHandler>>((done) => (handlersLoaded = done));
-    const listening = createLocalServer(handlers, { jwks: jwksOf(key) });
+    const listening = createLocalServer(handlers, {
+      jwks: jwksOf(key),
+      ...(jsonLogs ? {} : { onAnswer: (line: AnswerLine) => console.log(requestLine(line)) }),
+    });
     await listen(listening, port);
     server = listening;
 
@@ -179,6 +184,11 @@ async function main() {
     const origins = process.env.CORS_ALLOWED_ORIGINS;
     console.log(origins ? `CORS allowed origins: ${origins}` : 'CORS off (set CORS_ALLOWED_ORIGINS to allow browser origins)');
     console.log(`MCP server for AI agents (README, "Use from an AI agent"): ${baseUrl}/mcp?organization_id=${DEMO.orgId}`);
+    console.log(
+      jsonLogs
+        ? 'Logging the JSON lines of the service (LOG_FORMAT=json).'
+        : 'One line per request below (LOG_FORMAT=json for the JSON lines of the service, as deployed).',
+    );
     console.log('Ctrl-C stops the server and DynamoDB Local.');
   } catch (error) {
     console.error(error instanceof StartError ? error.message : error);

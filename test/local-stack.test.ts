@@ -320,6 +320,11 @@ describe('local stack (npm start)', () => {
       if (request.route === 'RouteNotFound') expect(line).not.toHaveProperty('caller');
       else expect(line.caller).toBe('user_demo_owner');
     }
+    // And the short line per request a person watching `npm start` reads (without LOG_FORMAT=json).
+    for (const target of targets) {
+      const path = target.path.split('?')[0]!.replace(/[/.]/g, (char) => `\\${char}`);
+      expect(stack.output()).toMatch(new RegExp(`^${target.method} ${path} (200|404) \\d+ ms$`, 'm'));
+    }
   });
 
   it('refuses, naming why: a second start in the checkout, a start on the DATA_DIR in use, on a busy PORT (before anything slow), with Java 8', async () => {

@@ -123,7 +123,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
  */
 export function createLocalServer(
   handlers: Map<string, LambdaHandler> | Promise<Map<string, LambdaHandler>>,
-  options: { jwks?: unknown } = {},
+  options: { jwks?: unknown; onAnswer?: (line: AnswerLine) => void } = {},
 ): Server {
   const server = createServer({ maxHeaderSize: PARSER_HEADER_LIMIT_BYTES }, async (request: IncomingMessage, response: ServerResponse) => {
     try {
@@ -147,7 +147,9 @@ export function createLocalServer(
       });
       const handler = defined((await handlers).get(route.name), `the handler of ${route.name}`);
       const context = localContext(route.name);
+      const startedAt = performance.now();
       const result = await invoke(context.awsRequestId, () => handler(event, context));
+      options.onAnswer?.({ method, path: url.pathname, status: result.statusCode ?? 200, ms: performance.now() - startedAt });
       const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
       // A base64 body (gzipped static files) is bytes on the wire, as API Gateway sends it.
       const body = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
@@ -165,3 +167,14 @@ export function createLocalServer(
   server.on('upgrade', (_request, socket: Duplex) => answerOnSocket(socket, badRequest('protocol upgrades are not supported')));
   return server;
 }
+
+/** One answered request, for `npm start`'s console. */
+export interface AnswerLine {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+/** `POST /social/x_profile 200 12 ms`: what a person watching `npm start` needs, and no more. */
+export const requestLine = (line: AnswerLine): string => `${line.method} ${line.path} ${line.status} ${Math.round(line.ms)} ms`;
