@@ -48,11 +48,13 @@ export class ServiceUserPool extends Construct {
       },
       {
         id: 'AwsSolutions-COG3',
-        reason: 'Threat protection (advanced security) needs the Plus feature plan, a cost the operator chooses; the pool is admin-only by default.',
+        reason:
+          'Threat protection (advanced security) needs the Plus feature plan, a cost the operator chooses; the pool is admin-only by default.',
       },
       {
         id: 'AwsSolutions-COG8',
-        reason: 'The Plus feature plan is a per-user cost the operator chooses (the console switches it on); the pool is admin-only by default.',
+        reason:
+          'The Plus feature plan is a per-user cost the operator chooses (the console switches it on); the pool is admin-only by default.',
       },
     );
     // A public client (no secret): the CLI and browser apps sign in with it. USER_PASSWORD_AUTH

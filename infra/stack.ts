@@ -26,8 +26,8 @@ import { CORS_POLICY } from '../lib/http/cors.ts';
 import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
-import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './identity.ts';
 import { bundledFunction, functionRole } from './function.ts';
+import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './identity.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
 
@@ -200,7 +200,10 @@ export class WorkspaceServiceStack extends Stack {
     new CfnOutput(this, 'Region', { value: Aws.REGION, description: 'For the admin CLI and the AWS CLI: --region' });
     new CfnOutput(this, 'AcceptedIssuer', { value: jwt.issuer, description: 'The issuer whose tokens the API accepts' });
     if (identity) {
-      new CfnOutput(this, 'UserPoolId', { value: identity.userPool.userPoolId, description: 'aws cognito-idp admin-create-user --user-pool-id' });
+      new CfnOutput(this, 'UserPoolId', {
+        value: identity.userPool.userPoolId,
+        description: 'aws cognito-idp admin-create-user --user-pool-id',
+      });
       new CfnOutput(this, 'UserPoolClientId', {
         value: identity.client.userPoolClientId,
         description: 'aws cognito-idp initiate-auth --client-id (and the aud / client_id of its tokens)',
