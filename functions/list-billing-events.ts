@@ -2,14 +2,7 @@ import * as z from 'zod/mini';
 import { listEvents } from '../lib/billing/events.ts';
 import { billingEventSchema } from '../lib/db/billing-events.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
-import { integerParam, organizationId } from '../lib/http/params.ts';
-
-const cursor = z
-  .string()
-  .check(
-    z.minLength(1, 'must not be empty; omit it for the first page'),
-    z.maxLength(512, 'must be at most 512 characters, as issued in next_cursor'),
-  );
+import { integerParam, organizationId, pageCursor } from '../lib/http/params.ts';
 
 /** The 200 body (for the OpenAPI document). */
 export const responseSchema = z.object({
@@ -23,7 +16,7 @@ export const handler = endpoint(
   {
     schemas: {
       path: z.object({ organization_id: organizationId }),
-      query: z.object({ days: integerParam(1, 30, 30), limit: integerParam(1, 100, 25), cursor: z.optional(cursor) }),
+      query: z.object({ days: integerParam(1, 30, 30), limit: integerParam(1, 100, 25), cursor: z.optional(pageCursor) }),
     },
   },
   async ({ path, query }, context) => listEvents(context.caller, path.organization_id, query),

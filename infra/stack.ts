@@ -286,6 +286,12 @@ export class WorkspaceServiceStack extends Stack {
     if (route.tableActions.length > 0) {
       role.addToPrincipalPolicy(new PolicyStatement({ actions: [...route.tableActions], resources: [this.table.tableArn] }));
     }
+    const indexActions = route.tableActions.filter((action) => action === 'dynamodb:Query');
+    if (route.indexes?.length && indexActions.length > 0) {
+      role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: indexActions, resources: route.indexes.map((index) => `${this.table.tableArn}/index/${index}`) }),
+      );
+    }
     const environment = { ...options.environment };
     for (const name of route.secrets ?? []) {
       if (name === 'providerApiKey') {

@@ -25,6 +25,7 @@ export const ERROR_CATALOG = {
   name_taken: { status: 409, message: 'the name is taken by a live custom skill' },
   parent_deleted: { status: 409, message: "the conversation's project is deleted" },
   idempotency_key_reused: { status: 409, message: 'this Idempotency-Key was used with another operation or body' },
+  last_owner: { status: 409, message: 'an organization keeps at least one owner: add or promote another owner first' },
   rate_limited: { status: 429, message: 'rate limit exceeded' },
   headers_too_large: { status: 431, message: 'the request line and headers are too large' },
   internal_error: { status: 500, message: 'the request failed on the service side; retry with backoff' },
@@ -213,6 +214,10 @@ export const operationNotOffered = (operation: string): ServiceError =>
 /** Same body whatever the reason, so an id cannot be probed. */
 export const notFound = (): ServiceError => new ServiceError('not_found');
 
+/** A member who could read the resource asks to restore it after its window: say so (still 404). */
+export const restoreWindowPassed = (until: string): ServiceError =>
+  new ServiceError('not_found', `the restore window of this resource has passed: it could be restored until ${until}`);
+
 /** The upstream says the account or item does not exist (the run was refunded). */
 export const notFoundUpstream = (message: string): ServiceError => new ServiceError('not_found', message);
 
@@ -244,6 +249,10 @@ export const conflict = (code: 'slug_taken' | 'name_taken' | 'parent_deleted', m
   new ServiceError(code, message);
 
 export const idempotencyKeyReused = (): ServiceError => new ServiceError('idempotency_key_reused');
+
+/** Removing or demoting this member would leave the organization without an owner. */
+export const lastOwner = (userId: string): ServiceError =>
+  new ServiceError('last_owner', `${userId} is the organization's last owner: add or promote another owner first`);
 
 export const idempotencyKeyInProgress = (): ServiceError =>
   new ServiceError('idempotency_key_reused', 'a request with this Idempotency-Key is still in progress; retry shortly', {
@@ -324,6 +333,8 @@ export class Refusal extends Error {
 export class AlreadyExistsError extends Refusal {}
 export class NoSuchOrganizationError extends Refusal {}
 export class NoSuchMemberError extends Refusal {}
+/** The change would leave the organization without an owner. */
+export class LastOwnerError extends Refusal {}
 export class NoSuchResourceError extends Refusal {}
 
 /** A membership exists already; `member` is the stored one (role, limit), unchanged. */

@@ -5,6 +5,7 @@
  * `tableActions` is exactly what the handler does to the table (least-privilege IAM).
  */
 
+import { SWEEP_INDEX } from './db/table.ts';
 import { defined } from './defined.ts';
 import { DOCS_ASSETS } from './docs-assets.ts';
 import type { ErrorCode } from './errors.ts';
@@ -12,7 +13,7 @@ import type { ErrorCode } from './errors.ts';
 export interface Route {
   /** Logical name; also the CDK construct id. */
   name: string;
-  method: 'GET' | 'POST' | 'ANY';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'ANY';
   /**
    * API Gateway path template; `$default` catches every request no other route matches. A
    * path with method `ANY` takes every method (API Gateway prefers a route naming the method).
@@ -21,6 +22,8 @@ export interface Route {
   /** Module under functions/ exporting `handler`. */
   entry: string;
   tableActions: readonly string[];
+  /** Indexes the handler queries (`dynamodb:Query` is then allowed on those index ARNs only). */
+  indexes?: readonly string[];
   /** Secrets the handler needs (see RouteSecret for how each reaches it). */
   secrets?: readonly RouteSecret[];
   /** Served without a token and not rate limited (the API description, the docs page). */
@@ -174,6 +177,93 @@ export const routes: readonly Route[] = [
     description:
       "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 credits or a limit, with its `data`). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
     tag: 'Social operations',
+    errors: ['forbidden', 'not_found'],
+  },
+  {
+    name: 'GetMe',
+    method: 'GET',
+    path: '/me',
+    entry: 'functions/get-me.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query'],
+    summary: 'Who am I: the caller and every organization they belong to',
+    description:
+      "Any valid token. `user_id` (the token's `sub`), `token_kind` (`user`; API keys are not built yet) and every organization the caller belongs to with the role in it, ordered by `organization_id`. One round trip.",
+    tag: 'Workspaces',
+    errors: [],
+  },
+  {
+    name: 'GetOrganization',
+    method: 'GET',
+    path: '/organizations/{organization_id}',
+    entry: 'functions/get-organization.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: "Read an organization's settings",
+    description: 'Any member: its networks, spending limit and creation time. Anyone else gets 404, as for an unknown organization.',
+    tag: 'Workspaces',
+    errors: ['not_found'],
+  },
+  {
+    name: 'UpdateOrganization',
+    method: 'PATCH',
+    path: '/organizations/{organization_id}',
+    entry: 'functions/update-organization.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: "Change an organization's spending limit or networks",
+    description:
+      'Owners. `spending_limit` (whole credits, or null for none) and/or `networks` (a non-empty subset of the seven); runs, the listing and the balance see the change on their next request. Other members 403; anyone else 404.',
+    tag: 'Workspaces',
+    errors: ['forbidden', 'not_found'],
+  },
+  {
+    name: 'ListMembers',
+    method: 'GET',
+    path: '/organizations/{organization_id}/members',
+    entry: 'functions/list-members.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    indexes: [SWEEP_INDEX],
+    summary: "List an organization's members",
+    description:
+      "Owners. Each member's role, spending limit and spend this UTC month, by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
+    tag: 'Workspaces',
+    errors: ['forbidden', 'not_found'],
+  },
+  {
+    name: 'PutMember',
+    method: 'PUT',
+    path: '/organizations/{organization_id}/members/{user_id}',
+    entry: 'functions/put-member.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
+    indexes: [SWEEP_INDEX],
+    summary: 'Add a member, or change its role and limit',
+    description:
+      "Owners. Adds the user with `role` or changes an existing member's role; `spending_limit` sets its monthly limit (null: none) and, when omitted, keeps it. 200 with the member either way. Demoting the organization's last owner is 409 `last_owner`, exactly under concurrency (one transaction with the owner count). Other members 403; anyone else 404.",
+    tag: 'Workspaces',
+    errors: ['forbidden', 'not_found', 'last_owner'],
+  },
+  {
+    name: 'DeleteMember',
+    method: 'DELETE',
+    path: '/organizations/{organization_id}/members/{user_id}',
+    entry: 'functions/delete-member.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
+    indexes: [SWEEP_INDEX],
+    summary: 'Remove a member',
+    description:
+      "Owners. 204; the member's spend history stays. An unknown member 404; the last owner 409 `last_owner`. Other members 403; anyone else 404.",
+    tag: 'Workspaces',
+    errors: ['forbidden', 'not_found', 'last_owner'],
+  },
+  {
+    name: 'ListTrash',
+    method: 'GET',
+    path: '/organizations/{organization_id}/trash',
+    entry: 'functions/list-trash.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    indexes: [SWEEP_INDEX],
+    summary: "List the organization's trash: what the caller could restore",
+    description:
+      'Editors and owners. The soft-deleted resources still inside the restore window that the caller could restore (owners: all; editors: what is not private, and their own), newest deletion first, each with `restore_until`; `kind` keeps one kind. Paged by `cursor`. Read from an index: a resource deleted or restored a moment ago may take a moment to show. Viewers 403; anyone else 404.',
+    tag: 'Workspaces',
     errors: ['forbidden', 'not_found'],
   },
   {

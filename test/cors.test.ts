@@ -41,7 +41,7 @@ describe('preflight', () => {
     expect(answer.raw).toBe('');
     expect(corsHeaders(answer.headers)).toEqual({
       'access-control-allow-origin': ALLOWED,
-      'access-control-allow-methods': 'GET, POST',
+      'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
       'access-control-allow-headers':
         'Authorization, Content-Type, Endless-Api-Version, Service-Api-Version, Idempotency-Key, Cache-Control',
       'access-control-max-age': '600',

@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { RUNNER_ROLES } from '../model.ts';
-import { db, type TransactItem, tableName } from './client.ts';
-import { memberSpendKey, membershipKey, orgKey, orgSpendKey } from './keys.ts';
+import { db, queryAll, type TransactItem, tableName } from './client.ts';
+import { memberSpendKey, memberSpendPrefix, membershipKey, orgKey, orgSpendKey } from './keys.ts';
 import type { TableKey } from './table.ts';
 
 /** Spend counters are kept for reporting a little over a year after their month. */
@@ -122,4 +122,16 @@ export async function readSpend(orgId: string, userId: string, month: string): P
   };
   const [org, member] = await Promise.all([spentAt(orgSpendKey(orgId, month)), spentAt(memberSpendKey(orgId, userId, month))]);
   return { org, member };
+}
+
+/** What every member of an organization spent in `month`, by user id (one Query on its partition). */
+export async function readMembersSpend(orgId: string, month: string): Promise<Map<string, number>> {
+  const prefix = memberSpendPrefix(orgId, month);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.skPrefix },
+    ProjectionExpression: 'SK, spent',
+    ConsistentRead: true,
+  });
+  return new Map(items.map((item) => [String(item.SK).slice(prefix.skPrefix.length), Number(item.spent ?? 0)]));
 }

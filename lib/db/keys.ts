@@ -7,7 +7,7 @@
  *   ORG#<org>         SLUG#<slug>               claim on a project slug by a live project
  *   ORG#<org>         SKILLNAME#<name>          claim on a custom skill name by a live skill
  *   USER#<user>       MEMBER#<org>              membership (role, spending limit); GSI1 = ORG#<org> / MEMBER#<user>
- *   <KIND>#<id>       <KIND>                    asset / skill / conversation / project
+ *   <KIND>#<id>       <KIND>                    asset / skill / conversation / project; while deleted, GSI1 = TRASH#<org> / <deleted_at>#<kind>#<id>
  *   RATE#<sub>        WINDOW#<start>            fixed-window request counter (TTL)
  *   ORG#<org>         SPEND#<yyyy-mm>           credits the organization spent in a UTC month (TTL)
  *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month (TTL)
@@ -158,3 +158,22 @@ export const resultCacheKey = (orgId: string, operation: string, inputHash: stri
   PK: `RESULT#${orgId}#${operation}#${inputHash}`,
   SK: 'RESULT',
 });
+
+/**
+ * A soft-deleted resource's entry in its organization's trash (GSI1, sparse: set by the delete,
+ * removed by the restore, gone with the item when TTL purges it), newest deletion last.
+ */
+export const trashIndexKey = (orgId: string, deletedAt: string, kind: ResourceKind, id: string) => ({
+  GSI1PK: `TRASH#${orgId}`,
+  GSI1SK: `${deletedAt}#${kind}#${id}`,
+});
+
+/** The trash of an organization from `sinceIso` on: a Query on GSI1 (eventually consistent). */
+export const trashIndexQuery = (orgId: string, sinceIso: string) => ({
+  indexName: MEMBERS_INDEX,
+  GSI1PK: `TRASH#${orgId}`,
+  from: sinceIso,
+});
+
+/** The spend counters of every member of an organization in `month`: one Query on its partition. */
+export const memberSpendPrefix = (orgId: string, month: string) => ({ PK: `ORG#${orgId}`, skPrefix: `SPEND#${month}#USER#` });

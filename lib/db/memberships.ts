@@ -1,10 +1,8 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defined } from '../defined.ts';
-import { AlreadyMemberError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
+import { AlreadyMemberError, LastOwnerError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
 import type { Role } from '../model.ts';
-import { cancellationReasons, db, queryAll, tableName } from './client.ts';
+import { cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
 
 export interface Membership {
@@ -25,10 +23,131 @@ export const membershipOf = (item: Record<string, unknown>): Membership => ({
   created_at: item.created_at as string,
 });
 
+/** Whether a role counts toward the organization's owner count. */
+const ownerCount = (member: Pick<Membership, 'role'> | null): number => (member?.role === 'owner' ? 1 : 0);
+
+/** The membership changed between its read and the write: read again. */
+class MembershipChanged extends Error {}
+
+/** What a member write needs: whether the organization exists, its owner count, and the membership as it is (consistent reads, in parallel). */
+async function readMemberWriteState(orgId: string, userId: string) {
+  const [org, member] = await Promise.all([
+    db().send(
+      new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true, ProjectionExpression: 'PK, owner_count' }),
+    ),
+    getMembership(orgId, userId),
+  ]);
+  const count = org.Item?.owner_count;
+  return { orgExists: Boolean(org.Item), ownerCount: count === undefined ? undefined : Number(count), member };
+}
+
+/**
+ * Organizations created before the owner count was kept get it once, counted from the members
+ * index (eventually consistent: an owner added in the last moment may be missed, which errs on
+ * refusing to remove an owner, never on removing the last one... unless an owner was removed in
+ * that moment too). Conditional: whoever sets it first wins.
+ */
+async function backfillOwnerCount(orgId: string): Promise<void> {
+  const owners = (await listMembers(orgId)).filter((member) => member.role === 'owner').length;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: orgKey(orgId),
+        UpdateExpression: 'SET owner_count = :owners',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(owner_count)',
+        ExpressionAttributeValues: { ':owners': owners },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/**
+ * One membership change, in one transaction with the organization's owner count: `from` as read
+ * (null: none) becomes `to` (null: removed). The membership must still be as read; a change that
+ * takes an owner away needs the count above 1 at that instant, so two owners demoting each other
+ * at once leave exactly one (a condition on the count, not a read-then-write).
+ */
+async function writeMembership(orgId: string, userId: string, from: Membership | null, to: Membership | null): Promise<void> {
+  const key = membershipKey(orgId, userId);
+  const unchanged = from
+    ? {
+        ConditionExpression: 'attribute_exists(PK) AND #role = :from',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':from': from.role },
+      }
+    : { ConditionExpression: 'attribute_not_exists(PK)' };
+  const member: TransactItem = to
+    ? { Put: { TableName: tableName(), Item: { ...key, ...membershipIndexKey(orgId, userId), entity: 'membership', ...to }, ...unchanged } }
+    : { Delete: { TableName: tableName(), Key: key, ...unchanged } };
+  const delta = ownerCount(to) - ownerCount(from);
+  const org: TransactItem =
+    delta === 0
+      ? {
+          ConditionCheck: {
+            TableName: tableName(),
+            Key: orgKey(orgId),
+            ConditionExpression: 'attribute_exists(PK)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        }
+      : {
+          Update: {
+            TableName: tableName(),
+            Key: orgKey(orgId),
+            UpdateExpression: 'ADD owner_count :delta',
+            ConditionExpression: delta > 0 ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND owner_count > :one',
+            ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? {} : { ':one': 1 }) },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        };
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [org, member] }));
+  } catch (error) {
+    const [orgReason, memberReason] = cancellationReasons(error) ?? [];
+    if (orgReason?.Code === 'ConditionalCheckFailed') {
+      if (!orgReason.Item) throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+      throw new LastOwnerError(`${userId} is the last owner of ${orgId}: add or promote another owner first`);
+    }
+    if (memberReason?.Code === 'ConditionalCheckFailed' || memberReason?.Code === 'TransactionConflict') throw new MembershipChanged();
+    throw error;
+  }
+}
+
+/** Up to this many reads and writes when the membership keeps changing under a write. */
+const MEMBER_WRITE_ATTEMPTS = 4;
+
+/**
+ * Reads the membership and the owner count, then writes `change(current)` (null: remove), again
+ * if the membership changed in between. `change` may throw (a refusal) after seeing the current one.
+ */
+async function changeMembership(
+  orgId: string,
+  userId: string,
+  change: (current: Membership | null) => Membership | null,
+): Promise<{ before: Membership | null; after: Membership | null }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const state = await readMemberWriteState(orgId, userId);
+    if (!state.orgExists) throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+    if (state.ownerCount === undefined) {
+      await backfillOwnerCount(orgId);
+      continue;
+    }
+    const after = change(state.member);
+    try {
+      await writeMembership(orgId, userId, state.member, after);
+      return { before: state.member, after };
+    } catch (error) {
+      if (!(error instanceof MembershipChanged) || attempt >= MEMBER_WRITE_ATTEMPTS) throw error;
+    }
+  }
+}
+
 /**
  * Adds a member. Refuses an existing membership (AlreadyMemberError, nothing changed): changing
- * a member's role or limit has its own writes, so that adding can never reset either. One
- * transaction: the organization must exist, the membership must not (conditions, not reads).
+ * a member's role or limit has its own writes, so that adding can never reset either.
  */
 export async function addMembership(input: {
   orgId: string;
@@ -37,47 +156,42 @@ export async function addMembership(input: {
   spendingLimit?: number | null;
   now?: Date;
 }): Promise<Membership> {
-  const membership: Membership = {
-    organization_id: input.orgId,
-    user_id: input.userId,
-    role: input.role,
-    spending_limit: input.spendingLimit ?? null,
-    created_at: (input.now ?? new Date()).toISOString(),
-  };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { ConditionCheck: { TableName: tableName(), Key: orgKey(input.orgId), ConditionExpression: 'attribute_exists(PK)' } },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...membershipKey(input.orgId, input.userId),
-                ...membershipIndexKey(input.orgId, input.userId),
-                entity: 'membership',
-                ...membership,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    const [org, member] = cancellationReasons(error) ?? [];
-    if (org?.Code === 'ConditionalCheckFailed') throw new NoSuchOrganizationError(`organization ${input.orgId} does not exist`);
-    if (member?.Code === 'ConditionalCheckFailed') {
-      const existing = membershipOf(unmarshall((member.Item ?? {}) as Record<string, AttributeValue>));
+  const { after } = await changeMembership(input.orgId, input.userId, (current) => {
+    if (current) {
       throw new AlreadyMemberError(
-        `${input.userId} is already a member of ${input.orgId} (role ${existing.role}, spending limit ${existing.spending_limit ?? 'none'})`,
-        { role: existing.role, spending_limit: existing.spending_limit },
+        `${input.userId} is already a member of ${input.orgId} (role ${current.role}, spending limit ${current.spending_limit ?? 'none'})`,
+        { role: current.role, spending_limit: current.spending_limit },
       );
     }
-    throw error;
-  }
-  return membership;
+    return {
+      organization_id: input.orgId,
+      user_id: input.userId,
+      role: input.role,
+      spending_limit: input.spendingLimit ?? null,
+      created_at: (input.now ?? new Date()).toISOString(),
+    };
+  });
+  return defined(after, 'the added membership');
+}
+
+/**
+ * Adds or changes a member (PUT semantics): the role given, the spending limit given or (when
+ * `spendingLimit` is undefined) kept. LastOwnerError when it would demote the last owner.
+ */
+export async function putMembership(
+  orgId: string,
+  userId: string,
+  change: { role: Role; spendingLimit?: number | null },
+  now = new Date(),
+): Promise<{ member: Membership; created: boolean }> {
+  const { before, after } = await changeMembership(orgId, userId, (current) => ({
+    organization_id: orgId,
+    user_id: userId,
+    role: change.role,
+    spending_limit: change.spendingLimit === undefined ? (current?.spending_limit ?? null) : change.spendingLimit,
+    created_at: current?.created_at ?? now.toISOString(),
+  }));
+  return { member: defined(after, 'the written membership'), created: before === null };
 }
 
 /** The caller's membership of one organization; null when not a member or no such organization. */
@@ -99,49 +213,27 @@ export async function listMembershipsOfUser(userId: string): Promise<Membership[
 
 /** Sets a member's monthly spending limit (null: none); role and created_at stay. */
 export const setMemberSpendingLimit = (orgId: string, userId: string, limit: number | null): Promise<Membership> =>
-  updateMembership(orgId, userId, 'SET spending_limit = :value', limit);
+  changeExisting(orgId, userId, (current) => ({ ...current, spending_limit: limit }));
 
-/** Changes a member's role; spending limit and created_at stay. */
+/** Changes a member's role; spending limit and created_at stay. LastOwnerError when it would demote the last owner. */
 export const setMemberRole = (orgId: string, userId: string, role: Role): Promise<Membership> =>
-  updateMembership(orgId, userId, 'SET #role = :value', role);
+  changeExisting(orgId, userId, (current) => ({ ...current, role }));
 
-/** One attribute of an existing membership, or NoSuchMemberError (conditional: never creates one). */
-async function updateMembership(orgId: string, userId: string, update: string, value: unknown): Promise<Membership> {
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: membershipKey(orgId, userId),
-        UpdateExpression: update,
-        ConditionExpression: 'attribute_exists(PK)',
-        ...(update.includes('#role') ? { ExpressionAttributeNames: { '#role': 'role' } } : {}),
-        ExpressionAttributeValues: { ':value': value },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return membershipOf(defined(result.Attributes, 'the updated membership'));
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw noSuchMember(orgId, userId);
-    throw error;
-  }
+async function changeExisting(orgId: string, userId: string, change: (current: Membership) => Membership): Promise<Membership> {
+  const { after } = await changeMembership(orgId, userId, (current) => {
+    if (!current) throw noSuchMember(orgId, userId);
+    return change(current);
+  });
+  return defined(after, 'the changed membership');
 }
 
-/** Removes a membership and returns it as it was; NoSuchMemberError if there was none. */
+/** Removes a membership and returns it as it was; NoSuchMemberError if there was none, LastOwnerError for the last owner. */
 export async function removeMembership(orgId: string, userId: string): Promise<Membership> {
-  try {
-    const result = await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: membershipKey(orgId, userId),
-        ConditionExpression: 'attribute_exists(PK)',
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return membershipOf(defined(result.Attributes, 'the updated membership'));
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw noSuchMember(orgId, userId);
-    throw error;
-  }
+  const { before } = await changeMembership(orgId, userId, (current) => {
+    if (!current) throw noSuchMember(orgId, userId);
+    return null;
+  });
+  return defined(before, 'the removed membership');
 }
 
 /**
@@ -159,3 +251,26 @@ export async function listMembers(orgId: string): Promise<Membership[]> {
 }
 
 const noSuchMember = (orgId: string, userId: string) => new NoSuchMemberError(`${userId} is not a member of ${orgId}`);
+
+/** One page of an organization's members by user id, from the members index (eventually consistent). */
+export async function listMembersPage(
+  orgId: string,
+  limit: number,
+  afterUserId?: string,
+): Promise<{ members: Membership[]; hasMore: boolean }> {
+  const query = orgMembersIndexQuery(orgId);
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: query.indexName,
+      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': query.GSI1PK, ':prefix': query.skPrefix },
+      Limit: limit + 1,
+      ...(afterUserId === undefined
+        ? {}
+        : { ExclusiveStartKey: { ...membershipKey(orgId, afterUserId), ...membershipIndexKey(orgId, afterUserId) } }),
+    }),
+  );
+  const items = (result.Items ?? []).map(membershipOf);
+  return { members: items.slice(0, limit), hasMore: items.length > limit || result.LastEvaluatedKey !== undefined };
+}

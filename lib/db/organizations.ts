@@ -56,7 +56,8 @@ export async function createOrganization(input: {
     {
       Put: {
         TableName: tableName(),
-        Item: { ...orgKey(org.id), type: 'organization', ...org },
+        // owner_count: kept by every membership write (lib/db/memberships.ts), for the last-owner rule.
+        Item: { ...orgKey(org.id), type: 'organization', ...org, owner_count: 0 },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -285,4 +286,41 @@ export async function renameOrganization(orgId: string, name: string): Promise<O
     throw error;
   }
   return defined(await getOrganization(orgId), `organization ${orgId} after its rename`);
+}
+
+/**
+ * Changes an organization's settings (PATCH): its spending limit (null: none) and/or its enabled
+ * networks, in one conditional write; runs, the listing and the balance see them on their next read.
+ */
+export async function updateOrganizationSettings(
+  orgId: string,
+  changes: { spendingLimit?: number | null; networks?: Network[] },
+): Promise<Organization | null> {
+  const sets: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (changes.spendingLimit !== undefined) {
+    sets.push('spending_limit = :limit');
+    values[':limit'] = changes.spendingLimit;
+  }
+  if (changes.networks !== undefined) {
+    sets.push('networks = :networks');
+    values[':networks'] = changes.networks;
+  }
+  if (sets.length === 0) return getOrganization(orgId);
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: orgKey(orgId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return organizationOf(defined(result.Attributes, 'the updated organization'));
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    throw error;
+  }
 }

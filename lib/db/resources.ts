@@ -6,7 +6,7 @@ import { defined } from '../defined.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { ResourceKind } from '../model.ts';
 import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
-import { projectSlugKey, resourceKey, skillNameKey } from './keys.ts';
+import { projectSlugKey, resourceKey, skillNameKey, trashIndexKey } from './keys.ts';
 import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, SkillRecord } from './resource-records.ts';
 import type { TableKey } from './table.ts';
 
@@ -143,13 +143,23 @@ export async function softDeleteResource<K extends ResourceKind>(kind: K, id: st
   if (!current) throw notFound();
   if (current.deleted_at) return current;
   const purgeAt = Math.floor(at.getTime() / 1000) + config().restoreWindowDays * 86_400;
+  // A skill without an organization (built-in) lists in no organization's trash.
+  const trash = trashIndexKey(current.organization_id ?? '', nowIso(at), kind, id);
   const update: TransactItem = {
     Update: {
       TableName: tableName(),
       Key: resourceKey(kind, id),
-      UpdateExpression: 'SET deleted_at = :at, deleted_by_id = :by, updated_at = :at, expires_at = :purge',
+      UpdateExpression:
+        'SET deleted_at = :at, deleted_by_id = :by, updated_at = :at, expires_at = :purge, GSI1PK = :trash, GSI1SK = :trashed',
       ConditionExpression: 'attribute_exists(PK) AND attribute_type(deleted_at, :null)',
-      ExpressionAttributeValues: { ':at': nowIso(at), ':by': by, ':purge': purgeAt, ':null': 'NULL' },
+      ExpressionAttributeValues: {
+        ':at': nowIso(at),
+        ':by': by,
+        ':purge': purgeAt,
+        ':null': 'NULL',
+        ':trash': trash.GSI1PK,
+        ':trashed': trash.GSI1SK,
+      },
     },
   };
   try {
@@ -217,7 +227,7 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
   const update = {
     TableName: tableName(),
     Key: resourceKey(kind, read.id),
-    UpdateExpression: 'SET deleted_at = :null, deleted_by_id = :null, updated_at = :now REMOVE expires_at',
+    UpdateExpression: 'SET deleted_at = :null, deleted_by_id = :null, updated_at = :now REMOVE expires_at, GSI1PK, GSI1SK',
     ConditionExpression: 'deleted_at = :deleted AND updated_at = :read',
     ExpressionAttributeValues: { ':null': null, ':now': updatedAt, ':deleted': read.deleted_at, ':read': read.updated_at },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,

@@ -8,7 +8,7 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  * itself when deployed).
  */
 export const CORS_POLICY = {
-  allowMethods: ['GET', 'POST'],
+  allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
   allowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key', 'Cache-Control'],
   exposeHeaders: [
     'x-request-id',

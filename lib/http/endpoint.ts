@@ -87,6 +87,8 @@ export function endpoint<S extends InputSchemas>(
       const result = limit ? await withWriteBarrier(() => limit.check(), run) : await run();
       await limit?.check();
       const reply = result instanceof Reply ? result : new Reply(result);
+      // No body, no Content-Type (a 204).
+      if (reply.body === undefined) return { statusCode: reply.status, headers: { ...reply.headers } };
       return {
         statusCode: reply.status,
         headers: { 'Content-Type': 'application/json', ...reply.headers },

@@ -32,3 +32,17 @@ export const resourceIdParam = z
     z.transform((id: string) => id.toLowerCase()),
   )
   .register(z.globalRegistry, { description: 'the resource id, a UUID (any case)' });
+
+/** A listing's `cursor`: as issued in `next_cursor` (opaque, at most 512 characters). */
+export const pageCursor = z
+  .string()
+  .check(
+    z.minLength(1, 'must not be empty; omit it for the first page'),
+    z.maxLength(512, 'must be at most 512 characters, as issued in next_cursor'),
+  );
+
+/** A member's user id in a path: the `sub` of their tokens. */
+export const userIdParam = z
+  .string()
+  .check(z.regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 printable characters without spaces (the sub of the user's tokens)"))
+  .register(z.globalRegistry, { description: "the member's user id: the `sub` of their tokens", examples: ['user_demo_editor'] });

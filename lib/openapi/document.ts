@@ -241,7 +241,8 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
     ...(endpoint ? {} : { security: [] }),
     ...requestParts(route, endpoint),
     responses: {
-      '200': okResponse(route, module),
+      // A route that answers only without a body (204) has no 200 to describe.
+      ...(module.responseSchema || !module.otherResponses?.['204'] ? { '200': okResponse(route, module) } : {}),
       ...otherResponses(module),
       ...errorResponses(route, endpoint, shared),
     },

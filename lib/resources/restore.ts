@@ -8,13 +8,17 @@ import type { Membership } from '../db/memberships.ts';
 import { listMembershipsOfUser } from '../db/memberships.ts';
 import { getResource, restoreResourceWrite } from '../db/resources.ts';
 import { defined } from '../defined.ts';
-import { internalError, mayNotRestore, notFound } from '../errors.ts';
+import { internalError, mayNotRestore, notFound, restoreWindowPassed } from '../errors.ts';
 import { logger } from '../log.ts';
 import type { Caller, ResourceKind, Role } from '../model.ts';
 import { type AnyRecord, type RecordOf, workspaceRole } from './model.ts';
 
 /** What the caller may do with a resource, decided from the stored item alone. */
-export type Access = { allowed: true; role: Role } | { allowed: false; status: 403 | 404 };
+export type Access =
+  | { allowed: true; role: Role }
+  | { allowed: false; status: 403 | 404 }
+  /** A member who could read it asks after the restore window: told so (404 all the same). */
+  | { allowed: false; status: 404; windowPassedAtMs: number };
 
 /** A stored item may carry the TTL attribute next to the API fields. */
 type Stored = AnyRecord & { expires_at?: number };
@@ -42,11 +46,11 @@ export function restoreAccess(kind: ResourceKind, record: Stored | null, userId:
   if (kind === 'skill' && (record as RecordOf['skill']).source !== 'custom') return hidden;
   const membership = memberships.find((m) => m.organization_id === record.organization_id);
   if (!membership) return hidden;
-  const purgeAt = purgeTimeMs(record);
-  if (purgeAt !== null && purgeAt <= now.getTime()) return hidden;
   const isCreator = record.created_by_id === userId;
   const canRead = record.visibility !== 'private' || isCreator || membership.role === 'owner';
   if (!canRead) return hidden;
+  const purgeAt = purgeTimeMs(record);
+  if (purgeAt !== null && purgeAt <= now.getTime()) return { allowed: false, status: 404, windowPassedAtMs: purgeAt };
   if (membership.role === 'viewer') return { allowed: false, status: 403 };
   return { allowed: true, role: workspaceRole(record, userId, membership.role) };
 }
@@ -78,7 +82,10 @@ export async function restoreResource<K extends ResourceKind>(kind: K, id: strin
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
     const now = new Date();
     const access = restoreAccess(kind, record, userId, memberships, now);
-    if (!access.allowed) throw access.status === 404 ? notFound() : mayNotRestore();
+    if (!access.allowed) {
+      if ('windowPassedAtMs' in access) throw restoreWindowPassed(new Date(access.windowPassedAtMs).toISOString());
+      throw access.status === 404 ? notFound() : mayNotRestore();
+    }
     const found = defined(record, `${kind} ${id}`);
     if (!found.deleted_at) return { record: found, role: access.role };
     const write = await restoreResourceWrite(kind, found, now);

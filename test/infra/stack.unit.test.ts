@@ -163,8 +163,14 @@ describe('least privilege', () => {
       expect(statements).toEqual([]);
       return;
     }
-    expect(statements.flatMap(actionsOf).sort()).toEqual([...route.tableActions].sort());
-    expect(statements.map((statement) => statement.Resource)).toEqual([tableArn]);
+    expect(statements.flatMap(actionsOf).sort()).toEqual(
+      [...route.tableActions, ...(route.indexes?.length ? ['dynamodb:Query'] : [])].sort(),
+    );
+    expect(statements.map((statement) => statement.Resource)).toEqual([
+      tableArn,
+      // One index: a single Resource (CloudFormation's form for one ARN), not a list of one.
+      ...(route.indexes ?? []).map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] })),
+    ]);
   });
 
   it('grants no wildcard DynamoDB action anywhere in the stack', () => {
@@ -317,7 +323,7 @@ describe('identity providers and CORS', () => {
         'CorsEnabled',
         {
           AllowOrigins: { 'Fn::Split': [',', { Ref: 'CorsAllowedOrigins' }] },
-          AllowMethods: ['GET', 'POST'],
+          AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
           AllowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key', 'Cache-Control'],
           ExposeHeaders: expect.arrayContaining(['x-request-id', 'RateLimit-Remaining', 'Retry-After', 'Credits-Remaining']),
           MaxAge: 600,

@@ -1,0 +1,15 @@
+import * as z from 'zod/mini';
+import { endpoint } from '../lib/http/endpoint.ts';
+import { ROLES } from '../lib/model.ts';
+import { whoAmI } from '../lib/workspace/me.ts';
+
+/** The 200 body (for the OpenAPI document). */
+export const responseSchema = z.object({
+  user_id: z.string(),
+  token_kind: z.enum(['user', 'api_key']),
+  api_key_id: z.nullable(z.string()),
+  organizations: z.array(z.object({ organization_id: z.string(), role: z.enum(ROLES) })),
+});
+
+/** GET /me — any valid token: who the caller is and every organization they belong to. */
+export const handler = endpoint({ schemas: {} }, async (_input, context) => whoAmI(context.caller));

@@ -1,0 +1,37 @@
+import * as z from 'zod/mini';
+import { endpoint } from '../lib/http/endpoint.ts';
+import { jsonBody } from '../lib/http/json-body.ts';
+import { organizationId } from '../lib/http/params.ts';
+import { NETWORKS } from '../lib/model.ts';
+import { changeWorkspace } from '../lib/workspace/organization.ts';
+
+export { responseSchema } from './get-organization.ts';
+
+const body = z
+  .strictObject({
+    spending_limit: z.optional(
+      z.nullable(z.int().check(z.gte(0, 'must be a whole number of credits, 0 or more, or null for none'))).register(z.globalRegistry, {
+        description: 'monthly (UTC) spending limit of the organization in credits; null for none',
+      }),
+    ),
+    networks: z.optional(
+      z
+        .array(z.enum(NETWORKS))
+        .check(z.minLength(1, 'must name at least one network'), z.maxLength(NETWORKS.length * 2))
+        .register(z.globalRegistry, {
+          description: 'the networks the organization may use (a non-empty subset of the seven)',
+        }),
+    ),
+  })
+  .check(
+    z.refine(
+      (value) => value.spending_limit !== undefined || value.networks !== undefined,
+      'must change spending_limit, networks, or both',
+    ),
+  );
+
+/** PATCH /organizations/{organization_id} — owners; other members 403, anyone else 404. */
+export const handler = endpoint(
+  { schemas: { path: z.object({ organization_id: organizationId }), body }, jsonBody },
+  async ({ path, body }, context) => changeWorkspace(context.caller, path.organization_id, body),
+);

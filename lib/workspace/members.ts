@@ -1,0 +1,107 @@
+/**
+ * An organization's members, managed by its owners (`/organizations/{id}/members`): the list with
+ * each member's limit and spend this month, adding or changing one (PUT), removing one. The last
+ * owner can be neither removed nor demoted (409 `last_owner`), exactly under concurrency: every
+ * membership write is one transaction with the organization's owner count (lib/db/memberships.ts).
+ */
+import { cursorSigningKey } from '../config.ts';
+import { readMembersSpend, readSpend } from '../db/credits.ts';
+import { spendMonth } from '../db/keys.ts';
+import { getMembership, listMembersPage, putMembership, removeMembership } from '../db/memberships.ts';
+import { forbidden, LastOwnerError, lastOwner, NoSuchMemberError, NoSuchOrganizationError, notFound, validationFailed } from '../errors.ts';
+import type { Caller, Role } from '../model.ts';
+import { openCursor, sealCursor } from '../signed-cursor.ts';
+import { requireOwner } from './organization.ts';
+
+export interface MemberView {
+  user_id: string;
+  role: Role;
+  spending_limit: number | null;
+  /** Credits spent this UTC month. */
+  spent: number;
+}
+
+export interface MembersPage {
+  members: MemberView[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+const cursorScope = (orgId: string) => `members:${orgId}`;
+
+/**
+ * Owners only (other members 403, anyone else 404), paged by user id. One round trip: the
+ * caller's membership, the page of the members index and the month's spend counters, read
+ * together (a caller who may not list gets the same answer as if nothing had been read).
+ */
+export async function listWorkspaceMembers(
+  caller: Caller,
+  orgId: string,
+  query: { limit: number; cursor?: string | undefined },
+  now = new Date(),
+): Promise<MembersPage> {
+  const key = cursorSigningKey();
+  const opened = query.cursor === undefined ? undefined : openCursor(query.cursor, key, cursorScope(orgId));
+  if (opened && 'problem' in opened)
+    throw validationFailed([{ path: ['query', 'cursor'], code: 'invalid_cursor', message: opened.problem }]);
+  const [me, page, spend] = await Promise.all([
+    getMembership(orgId, caller.userId),
+    listMembersPage(orgId, query.limit, opened?.position),
+    readMembersSpend(orgId, spendMonth(now)),
+  ]);
+  if (!me) throw notFound();
+  if (me.role !== 'owner') throw forbidden('only owners of the organization can list its members');
+  const last = page.members.at(-1);
+  return {
+    members: page.members.map((member) => ({
+      user_id: member.user_id,
+      role: member.role,
+      spending_limit: member.spending_limit,
+      spent: spend.get(member.user_id) ?? 0,
+    })),
+    next_cursor: page.hasMore && last ? sealCursor(cursorScope(orgId), last.user_id, key) : null,
+    has_more: page.hasMore,
+  };
+}
+
+/** Adds or changes a member (owners only): its role, and its spending limit when given (kept when omitted). */
+export async function putWorkspaceMember(
+  caller: Caller,
+  orgId: string,
+  userId: string,
+  change: { role: Role; spending_limit?: number | null | undefined },
+  now = new Date(),
+): Promise<{ member: MemberView; created: boolean }> {
+  await requireOwner(caller, orgId);
+  try {
+    const [{ member, created }, spent] = await Promise.all([
+      putMembership(
+        orgId,
+        userId,
+        { role: change.role, ...(change.spending_limit === undefined ? {} : { spendingLimit: change.spending_limit }) },
+        now,
+      ),
+      readSpend(orgId, userId, spendMonth(now)),
+    ]);
+    return { member: { user_id: member.user_id, role: member.role, spending_limit: member.spending_limit, spent: spent.member }, created };
+  } catch (error) {
+    throw asServiceError(error, userId);
+  }
+}
+
+/** Removes a member (owners only); an unknown member is 404. */
+export async function removeWorkspaceMember(caller: Caller, orgId: string, userId: string): Promise<void> {
+  await requireOwner(caller, orgId);
+  try {
+    await removeMembership(orgId, userId);
+  } catch (error) {
+    throw asServiceError(error, userId);
+  }
+}
+
+/** The storage layer's refusals as API answers. */
+function asServiceError(error: unknown, userId: string): unknown {
+  if (error instanceof LastOwnerError) return lastOwner(userId);
+  if (error instanceof NoSuchMemberError || error instanceof NoSuchOrganizationError) return notFound();
+  return error;
+}

@@ -1,0 +1,51 @@
+/**
+ * An organization's settings as its members see them (`GET /organizations/{id}`) and as its
+ * owners change them (`PATCH`). A non-member gets the same 404 as an unknown organization.
+ */
+import { getMembership } from '../db/memberships.ts';
+import { getOrganization, type Organization, updateOrganizationSettings } from '../db/organizations.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Caller, Network } from '../model.ts';
+
+export interface WorkspaceSettings {
+  organization_id: string;
+  networks: Network[];
+  spending_limit: number | null;
+  created_at: string;
+}
+
+const settingsOf = (org: Organization): WorkspaceSettings => ({
+  organization_id: org.id,
+  networks: org.networks,
+  spending_limit: org.spending_limit,
+  created_at: org.created_at,
+});
+
+/** Any member. One round trip: the organization and the membership read together. */
+export async function readWorkspace(caller: Caller, orgId: string): Promise<WorkspaceSettings> {
+  const [org, member] = await Promise.all([getOrganization(orgId), getMembership(orgId, caller.userId)]);
+  if (!org || !member) throw notFound();
+  return settingsOf(org);
+}
+
+/** Owners; other members 403, anyone else 404. The change is one conditional write. */
+export async function changeWorkspace(
+  caller: Caller,
+  orgId: string,
+  changes: { spending_limit?: number | null | undefined; networks?: Network[] | undefined },
+): Promise<WorkspaceSettings> {
+  await requireOwner(caller, orgId);
+  const updated = await updateOrganizationSettings(orgId, {
+    ...(changes.spending_limit === undefined ? {} : { spendingLimit: changes.spending_limit }),
+    ...(changes.networks === undefined ? {} : { networks: [...new Set(changes.networks)] }),
+  });
+  if (!updated) throw notFound();
+  return settingsOf(updated);
+}
+
+/** The caller is an owner of the organization: else 403 for another member, 404 for anyone else. */
+export async function requireOwner(caller: Caller, orgId: string): Promise<void> {
+  const member = await getMembership(orgId, caller.userId);
+  if (!member) throw notFound();
+  if (member.role !== 'owner') throw forbidden('only owners of the organization can change it, its members and its keys');
+}
