@@ -30,6 +30,15 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // Counter and reads, the cached result among them: answered at once, nothing written.
   'RunSocialOperation cache hit': 'UpdateItem+GetItem+GetItem+GetItem',
   QuoteSocialOperation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
+  GetMe: 'UpdateItem+Query',
+  GetOrganization: 'UpdateItem+GetItem+GetItem',
+  // The caller's role first, then the one conditional write.
+  UpdateOrganization: 'UpdateItem+GetItem | UpdateItem',
+  ListMembers: 'UpdateItem+GetItem+Query+Query',
+  // The caller's role; the organization's owner count, the member and its spend; the one transaction.
+  PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem+GetItem | TransactWriteItems',
+  DeleteMember: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',
+  ListTrash: 'UpdateItem+GetItem+Query',
   RestoreAsset: 'UpdateItem+GetItem+Query | UpdateItem',
   RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreConversation: 'UpdateItem+GetItem+Query | TransactWriteItems',

@@ -37,6 +37,10 @@ function expectedStatus(visibility: Visibility, caller: Caller, state: State): 2
 
 const ROLE_IN_BODY = { creator: 'owner', owner: 'owner', 'other editor': 'editor' } as const;
 
+/** Whether the caller could read the resource (a member, and not private unless creator or owner): told when its window has passed. */
+const couldRead = (visibility: Visibility, caller: Caller): boolean =>
+  caller === 'creator' || caller === 'owner' || ((caller === 'other editor' || caller === 'viewer') && visibility !== 'private');
+
 let org: { orgId: string; users: Record<Caller, string> };
 const notFoundAnswers: { label: string; answer: Answer }[] = [];
 
@@ -107,7 +111,13 @@ describe('restore permission matrix', () => {
         request_id: answer.headers['x-request-id'],
       });
     }
-    if (status === 404) notFoundAnswers.push({ label: `${kind}/${visibility}/${caller}/${state}`, answer });
+    if (status === 404 && state === 'purged' && couldRead(visibility, caller)) {
+      expect(answer.body).toEqual({
+        code: 'not_found',
+        message: expect.stringMatching(/^the restore window of this resource has passed: it could be restored until \d{4}-\d\d-\d\dT/),
+        request_id: answer.headers['x-request-id'],
+      });
+    } else if (status === 404) notFoundAnswers.push({ label: `${kind}/${visibility}/${caller}/${state}`, answer });
   });
 
   it('covers every cell of the matrix', () => {

@@ -88,15 +88,21 @@ describe.each(RESOURCE_KINDS)('POST …/%s/restore', (kind) => {
       expect(resourceOf(kind, answer.body).deleted_at).toBeNull();
     });
 
-    it('answers 404 past the window, before TTL has removed the item, like an unknown id', async () => {
+    it('answers 404 past the window, before TTL has removed the item, saying so to a member who could read it', async () => {
       const { orgId, users } = await workspace();
-      const before = await deleted(kind, { orgId, by: users.owner }, users.owner, daysAgo(31));
+      const before = await deleted(kind, { orgId, by: users.owner, visibility: 'private' }, users.owner, daysAgo(31));
       const expired = await restore(kind, before.id, users.owner);
+      const hidden = await restore(kind, before.id, users.editor);
       const unknown = await restore(kind, randomUUID(), users.owner);
       expect(await getResource(kind, before.id)).not.toBeNull();
       expect(expired.status).toBe(404);
-      expect(withoutRequestId(expired.body)).toEqual(NOT_FOUND);
-      expect(withoutRequestId(unknown.body)).toEqual(withoutRequestId(expired.body));
+      expect(withoutRequestId(expired.body)).toEqual({
+        code: 'not_found',
+        message: `the restore window of this resource has passed: it could be restored until ${new Date(Date.parse(before.deleted_at!) + 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, '.000Z')}`,
+      });
+      // Whoever could not read it (a private resource of another) gets the plain 404 of an unknown id.
+      expect(withoutRequestId(hidden.body)).toEqual(NOT_FOUND);
+      expect(withoutRequestId(unknown.body)).toEqual(NOT_FOUND);
       expect((await getResource(kind, before.id))!.deleted_at).toBe(before.deleted_at);
     });
 

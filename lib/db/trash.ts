@@ -6,7 +6,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ResourceKind } from '../model.ts';
 import { db, tableName } from './client.ts';
-import { trashIndexQuery } from './keys.ts';
+import { resourceKey, trashIndexQuery } from './keys.ts';
 import type { AnyRecord } from './resource-records.ts';
 
 export interface TrashedRecord {
@@ -32,8 +32,13 @@ export async function readTrashPage(
       TableName: tableName(),
       IndexName: query.indexName,
       KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :since',
-      ExpressionAttributeValues: { ':pk': query.GSI1PK, ':since': query.from, ...(options.kind ? { ':kind': `#${options.kind}#` } : {}) },
-      ...(options.kind ? { FilterExpression: 'contains(GSI1SK, :kind)' } : {}),
+      ExpressionAttributeValues: {
+        ':pk': query.GSI1PK,
+        ':since': query.from,
+        ...(options.kind ? { ':kind': resourceKey(options.kind, '').SK } : {}),
+      },
+      // A Query cannot filter on its own index's keys: the kind is the item's sort key in the table.
+      ...(options.kind ? { FilterExpression: 'SK = :kind' } : {}),
       ScanIndexForward: false,
       Limit: options.limit,
       ...(options.after === undefined ? {} : { ExclusiveStartKey: JSON.parse(options.after) as Record<string, unknown> }),

@@ -256,6 +256,109 @@ const quoteSocialOperation: Scenario = {
   },
 };
 
+const getMe: Scenario = {
+  route: 'GetMe',
+  label: 'GET /me',
+  async prepare(context) {
+    const { userOf } = await workspace(context);
+    const route = routeNamed('GetMe');
+    return { event: (i) => request(route, { token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+const getOrganization: Scenario = {
+  route: 'GetOrganization',
+  label: 'GET organizations/{id}',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('GetOrganization');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+const updateOrganization: Scenario = {
+  route: 'UpdateOrganization',
+  label: 'PATCH organizations/{id} (spending limit)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('UpdateOrganization');
+    return {
+      event: (i) =>
+        request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)), body: { spending_limit: 1_000_000 } }),
+      check: status(200),
+    };
+  },
+};
+
+const listMembers: Scenario = {
+  route: 'ListMembers',
+  label: 'GET organizations/{id}/members',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('ListMembers');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** An editor per request, kept an editor: the write is the same transaction each time (and for the floor). */
+const putMember: Scenario = {
+  route: 'PutMember',
+  label: 'PUT organizations/{id}/members/{user} (unchanged role)',
+  async prepare(context, count) {
+    const { orgId, userOf } = await workspace(context);
+    const editors = Array.from({ length: count }, () => `user_bench_${hex()}`);
+    await forEachIndex(count, context.slots, (i) => addMembership({ orgId, userId: editors[i] ?? '', role: 'editor' }));
+    const route = routeNamed('PutMember');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: orgId, user_id: editors[i] ?? '' },
+          token: context.tokenFor(userOf(i)),
+          body: { role: 'editor' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
+/** A member to remove per request, and another for the floor to remove (its own copy). */
+const deleteMember: Scenario = {
+  route: 'DeleteMember',
+  label: 'DELETE organizations/{id}/members/{user}',
+  async prepare(context, count) {
+    const { orgId, userOf } = await workspace(context);
+    const pairs = Array.from({ length: count }, () => [`user_bench_${hex()}`, `user_bench_${hex()}`] as const);
+    await forEachIndex(count * 2, context.slots, (j) =>
+      addMembership({ orgId, userId: pairs[Math.floor(j / 2)]?.[j % 2] ?? '', role: 'viewer' }),
+    );
+    const route = routeNamed('DeleteMember');
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId, user_id: pairs[i]?.[0] ?? '' }, token: context.tokenFor(userOf(i)) }),
+      floorReplacements: (i) => ({ [pairs[i]?.[0] ?? '']: pairs[i]?.[1] ?? '' }),
+      check: status(204),
+    };
+  },
+};
+
+/** A trash of 40 resources of the four kinds: the first page of 25. */
+const listTrash: Scenario = {
+  route: 'ListTrash',
+  label: 'GET organizations/{id}/trash (25 of 40)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const kinds: ResourceKind[] = ['asset', 'skill', 'conversation', 'project'];
+    await forEachIndex(40, context.slots, async (i) => {
+      const kind = kinds[i % kinds.length] ?? 'asset';
+      const unique = `bench${hex()}`;
+      const fields = { orgId, by: userOf(0), slug: unique, name: unique, title: unique };
+      const { id } = await createResource(kind, buildResource(kind, fields) as RecordOf[typeof kind]);
+      await softDeleteResource(kind, id, userOf(0));
+    });
+    const route = routeNamed('ListTrash');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
 const RESTORE_ROUTES: Record<ResourceKind, string> = {
   asset: 'RestoreAsset',
   skill: 'RestoreSkill',
@@ -371,6 +474,13 @@ export const SCENARIOS: readonly Scenario[] = [
   runSocialOperation,
   runFromCache,
   quoteSocialOperation,
+  getMe,
+  getOrganization,
+  updateOrganization,
+  listMembers,
+  putMember,
+  deleteMember,
+  listTrash,
   restore('asset'),
   restore('skill'),
   restore('conversation'),

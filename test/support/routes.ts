@@ -22,6 +22,8 @@ export const handlerOf = async (route: Route): Promise<Handler> =>
 export const sampleBody = (route: Route): unknown => {
   if (route.path.startsWith('/social/{operation}')) return { handle: 'nike' };
   if (route.path === '/mcp') return { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+  if (route.name === 'UpdateOrganization') return { spending_limit: 100 };
+  if (route.name === 'PutMember') return { role: 'viewer' };
   return {};
 };
 
