@@ -43,3 +43,20 @@ describe('examples/cost-control.ts', () => {
     expect(lines[3]).toMatch(/^charge evt_\S+: -1 credits for tiktok_profile, request \S+$/);
   }, 60_000);
 });
+
+describe('examples/my-workspace.ts', () => {
+  it('finds the workspace, lists its trash and restores the newest deletion', async () => {
+    const result = await runScript('examples/my-workspace.ts', [], {
+      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken },
+    });
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`: ${stack.organizationId} \\(owner\\)$`));
+    expect(lines.slice(1, -1).length).toBeGreaterThan(0);
+    for (const line of lines.slice(1, -1))
+      expect(line).toMatch(/^ {2}(asset|skill|conversation|project) \S+ ".*" deleted \S+, restorable until \S+$/);
+    const [, kind, id] = /^ {2}(\w+) (\S+)/.exec(lines[1] ?? '') ?? [];
+    expect(lines.at(-1)).toBe(`restored ${kind} ${id}`);
+  }, 60_000);
+});
