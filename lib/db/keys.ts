@@ -45,7 +45,7 @@ export const membershipIndexKey = (orgId: string, userId: string) => ({
   GSI1SK: `MEMBER#${userId}`,
 });
 
-/** The members of an organization: a Query on GSI1 (admin only; eventually consistent). */
+/** The members of an organization: a Query on GSI1 (eventually consistent). */
 export const orgMembersIndexQuery = (orgId: string) => ({
   indexName: MEMBERS_INDEX,
   GSI1PK: `ORG#${orgId}`,

@@ -9,8 +9,9 @@ export const table = {
   /** Epoch seconds; DynamoDB TTL removes the item some time after it. */
   ttlAttribute: 'expires_at',
   globalSecondaryIndexes: [
-    // Overloaded, keys by item type (keys.ts): members of an organization (admin listing, never
-    // on a request path), and the sweep index of pending runs (SWEEP#<shard>, sorted by due time).
+    // Overloaded, keys by item type (keys.ts): members of an organization (ORG#<org>), the trash
+    // of an organization (TRASH#<org>, sorted by deletion time), and the sweep index of pending
+    // runs (SWEEP#<shard>, sorted by due time).
     { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
   ],
 } as const;
