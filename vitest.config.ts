@@ -25,7 +25,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: [UNIT], setupFiles: ['test/support/setup-unit.ts'] },
+        // Pure tests share one module graph per worker (isolate: false): 11.0 s -> 8.8 s here.
+        test: { name: 'unit', include: [UNIT], setupFiles: ['test/support/setup-unit.ts'], isolate: false },
       },
       {
         extends: true,
