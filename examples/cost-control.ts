@@ -8,20 +8,8 @@
  * Settings as in examples/quickstart.ts (.local/dev.json, or WORKSPACE_API_URL, WORKSPACE_TOKEN
  * and WORKSPACE_ORGANIZATION_ID).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { createWorkspaceClient } from '../client/index.ts';
-
-function settings() {
-  const file = new URL('../.local/dev.json', import.meta.url);
-  const dev = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  const baseUrl = process.env.WORKSPACE_API_URL ?? dev.baseUrl;
-  const token = process.env.WORKSPACE_TOKEN ?? dev.tokens?.owner;
-  const organizationId = process.env.WORKSPACE_ORGANIZATION_ID ?? dev.organizationId;
-  if (!baseUrl || !token || !organizationId) {
-    throw new Error('start the local stack (npm start), or set WORKSPACE_API_URL, WORKSPACE_TOKEN and WORKSPACE_ORGANIZATION_ID');
-  }
-  return { baseUrl: baseUrl as string, token: token as string, organizationId: organizationId as string };
-}
+import { settings } from './settings.ts';
 
 const { baseUrl, token, organizationId } = settings();
 const api = createWorkspaceClient({ baseUrl, token });

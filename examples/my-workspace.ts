@@ -5,22 +5,13 @@
  *   npm start                              # in another terminal
  *   node --import tsx examples/my-workspace.ts
  *
- * Settings as in examples/quickstart.ts (.local/dev.json, or WORKSPACE_API_URL and
- * WORKSPACE_TOKEN: an editor's or owner's token).
+ * Settings: examples/settings.ts (an editor's or owner's token).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { createWorkspaceClient } from '../client/index.ts';
+import { settings } from './settings.ts';
 
-function settings() {
-  const file = new URL('../.local/dev.json', import.meta.url);
-  const dev = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-  const baseUrl = process.env.WORKSPACE_API_URL ?? dev.baseUrl;
-  const token = process.env.WORKSPACE_TOKEN ?? dev.tokens?.owner;
-  if (!baseUrl || !token) throw new Error('start the local stack (npm start), or set WORKSPACE_API_URL and WORKSPACE_TOKEN');
-  return { baseUrl: baseUrl as string, token: token as string };
-}
-
-const api = createWorkspaceClient(settings());
+const { baseUrl, token } = settings();
+const api = createWorkspaceClient({ baseUrl, token });
 
 // 1. Who am I, and where?
 const me = await api.GET('/me');

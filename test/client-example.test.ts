@@ -47,7 +47,7 @@ describe('examples/cost-control.ts', () => {
 describe('examples/my-workspace.ts', () => {
   it('finds the workspace, lists its trash and restores the newest deletion', async () => {
     const result = await runScript('examples/my-workspace.ts', [], {
-      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken },
+      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
     });
 
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });

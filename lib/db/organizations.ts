@@ -224,46 +224,19 @@ async function getOrganizations(ids: string[]): Promise<Organization[]> {
   return items.map(organizationOf);
 }
 
-/** Replaces the organization's enabled networks. */
-export async function setNetworks(orgId: string, networks: Network[]): Promise<Organization> {
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: orgKey(orgId),
-        UpdateExpression: 'SET networks = :networks',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':networks': networks },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return organizationOf(defined(result.Attributes, 'the updated organization'));
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException')
-      throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
-    throw error;
-  }
-}
+/** Replaces the organization's enabled networks (the admin CLI). */
+export const setNetworks = (orgId: string, networks: Network[]): Promise<Organization> =>
+  existing(orgId, updateOrganizationSettings(orgId, { networks }));
 
-/** Sets the organization's monthly spending limit (null: none); runs see it on their next read. */
-export async function setOrganizationSpendingLimit(orgId: string, limit: number | null): Promise<Organization> {
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: orgKey(orgId),
-        UpdateExpression: 'SET spending_limit = :limit',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':limit': limit },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return organizationOf(defined(result.Attributes, 'the updated organization'));
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException')
-      throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
-    throw error;
-  }
+/** Sets the organization's monthly spending limit (null: none; the admin CLI); runs see it on their next read. */
+export const setOrganizationSpendingLimit = (orgId: string, limit: number | null): Promise<Organization> =>
+  existing(orgId, updateOrganizationSettings(orgId, { spendingLimit: limit }));
+
+/** The operator tools' refusal for an organization that does not exist. */
+async function existing(orgId: string, updated: Promise<Organization | null>): Promise<Organization> {
+  const org = await updated;
+  if (!org) throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+  return org;
 }
 
 /** Renames the organization and its directory entry (what `org list` shows) in one transaction. */
