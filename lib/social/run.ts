@@ -227,7 +227,9 @@ const chargeRetryUntilMs = (deadlineMs: number): number => deadlineMs - socialCo
  */
 async function refundAfterFailure(run: HeldCharge, error: unknown): Promise<Error> {
   const notFoundUpstreamToo = error instanceof UpstreamNotFoundError;
-  logError('social operation failed upstream; refunding', error, { operation: run.operation });
+  // "Not found upstream" is the caller's answer (an account that is not public), not a failure to alert on.
+  if (notFoundUpstreamToo) logger.info('not found upstream; refunding', { operation: run.operation, error: error.message });
+  else logError('social operation failed upstream; refunding', error, { operation: run.operation });
   const outcome = await refundRun(run, notFoundUpstreamToo ? 'not found upstream' : 'the upstream call failed');
   // A refund still owed is named as such on the request line, next to the charge.
   logKeys(outcome === 'failed' ? { credits_refund_pending: run.cost } : { credits_refunded: run.cost });
