@@ -70,7 +70,14 @@ async function backfillOwnerCount(orgId: string): Promise<void> {
  * takes an owner away needs the count above 1 at that instant, so two owners demoting each other
  * at once leave exactly one (a condition on the count, not a read-then-write).
  */
-async function writeMembership(orgId: string, userId: string, from: Membership | null, to: Membership | null): Promise<void> {
+async function writeMembership(
+  orgId: string,
+  userId: string,
+  from: Membership | null,
+  to: Membership | null,
+  /** Without a read first: an added owner also needs the count to exist (else CountMissing). */
+  blind = false,
+): Promise<void> {
   const key = membershipKey(orgId, userId);
   const unchanged = from
     ? {
@@ -98,7 +105,12 @@ async function writeMembership(orgId: string, userId: string, from: Membership |
             TableName: tableName(),
             Key: orgKey(orgId),
             UpdateExpression: 'ADD owner_count :delta',
-            ConditionExpression: delta > 0 ? 'attribute_exists(PK)' : 'attribute_exists(PK) AND owner_count > :one',
+            ConditionExpression:
+              delta < 0
+                ? 'attribute_exists(PK) AND owner_count > :one'
+                : blind
+                  ? 'attribute_exists(PK) AND attribute_exists(owner_count)'
+                  : 'attribute_exists(PK)',
             ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? {} : { ':one': 1 }) },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
@@ -109,6 +121,7 @@ async function writeMembership(orgId: string, userId: string, from: Membership |
     const [orgReason, memberReason] = cancellationReasons(error) ?? [];
     if (orgReason?.Code === 'ConditionalCheckFailed') {
       if (!orgReason.Item) throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+      if (blind && delta > 0) throw new MembershipChanged();
       throw new LastOwnerError(`${userId} is the last owner of ${orgId}: add or promote another owner first`);
     }
     if (memberReason?.Code === 'ConditionalCheckFailed' || memberReason?.Code === 'TransactionConflict') throw new MembershipChanged();
@@ -156,6 +169,21 @@ export async function addMembership(input: {
   spendingLimit?: number | null;
   now?: Date;
 }): Promise<Membership> {
+  const added: Membership = {
+    organization_id: input.orgId,
+    user_id: input.userId,
+    role: input.role,
+    spending_limit: input.spendingLimit ?? null,
+    created_at: (input.now ?? new Date()).toISOString(),
+  };
+  // One transaction without a read first (every test workspace and seed adds members this way);
+  // an existing member, or an organization without its owner count yet, takes the path below.
+  try {
+    await writeMembership(input.orgId, input.userId, null, added, true);
+    return added;
+  } catch (error) {
+    if (!(error instanceof MembershipChanged)) throw error;
+  }
   const { after } = await changeMembership(input.orgId, input.userId, (current) => {
     if (current) {
       throw new AlreadyMemberError(
@@ -163,13 +191,7 @@ export async function addMembership(input: {
         { role: current.role, spending_limit: current.spending_limit },
       );
     }
-    return {
-      organization_id: input.orgId,
-      user_id: input.userId,
-      role: input.role,
-      spending_limit: input.spendingLimit ?? null,
-      created_at: (input.now ?? new Date()).toISOString(),
-    };
+    return added;
   });
   return defined(after, 'the added membership');
 }
