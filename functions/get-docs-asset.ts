@@ -22,5 +22,7 @@ export const handler = baseChain().handler(async (event) => {
 });
 
 /** The 200 body, for the API description: a script or a style sheet. */
+/** Cached by clients and proxies (lib/http/static-reply.ts). */
+export const responseHeaders = ['Cache-Control'];
 export const responseSchema = z.string();
 export const responseMediaTypes = ['text/javascript', 'text/css'] as const;

@@ -56,5 +56,7 @@ export const handler = baseChain().handler(async (event) =>
 );
 
 /** The 200 body, for the API description: an HTML page. */
+/** Cached by clients and proxies (lib/http/static-reply.ts). */
+export const responseHeaders = ['Cache-Control'];
 export const responseSchema = z.string();
 export const responseMediaTypes = ['text/html'] as const;

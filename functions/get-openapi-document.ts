@@ -20,6 +20,8 @@ const documentBody = () =>
 export const handler = baseChain().handler(async (event) => staticReply(documentBody(), event));
 
 /** The 200 body, for the API description: an OpenAPI document. */
+/** Cached by clients and proxies (lib/http/static-reply.ts). */
+export const responseHeaders = ['Cache-Control'];
 export const responseSchema = z.looseObject({
   openapi: z.string(),
   info: z.looseObject({ title: z.string(), version: z.string() }),

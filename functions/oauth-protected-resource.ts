@@ -14,6 +14,9 @@ export const handler = baseChain().handler(async (event) => ({
   body: JSON.stringify(protectedResourceMetadata(event, jwtConfig().issuer)),
 }));
 
+/** Cached by clients and proxies. */
+export const responseHeaders = ['Cache-Control'];
+
 export const responseSchema = z.object({
   resource: z.string(),
   authorization_servers: z.array(z.string()),

@@ -16,6 +16,7 @@ import { type CfnApi, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, L
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -23,7 +24,7 @@ import type { Construct } from 'constructs';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
-import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
+import { type Route, type RouteSecret, routeKey, routes, tableActionsOf } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { bundledFunction, functionRole } from './function.ts';
@@ -148,8 +149,19 @@ export class WorkspaceServiceStack extends Stack {
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat() },
     });
 
+    // API keys are JWTs this key signs; its private half never leaves KMS. Only the key-issuing
+    // function may sign (routeFunction); every verifier reads the public half from the table,
+    // where that function publishes it. Kept on stack deletion: without it, no key verifies.
+    // Rotation: docs/authentication.md.
+    const apiKeySigningKey = new Key(this, 'ApiKeySigningKey', {
+      description: "Signs the Workspace Service's API keys (RS256)",
+      keySpec: KeySpec.RSA_2048,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
     for (const route of props.routes ?? routes) {
-      const fn = this.routeFunction(route, { environment, retention, secrets, tracer: props.tracer ?? false });
+      const fn = this.routeFunction(route, { environment, retention, secrets, apiKeySigningKey, tracer: props.tracer ?? false });
       this.functions.set(route.name, fn);
       const httpRoute = new HttpRoute(this, `${route.name}Route`, {
         httpApi: this.api,
@@ -280,19 +292,30 @@ export class WorkspaceServiceStack extends Stack {
 
   private routeFunction(
     route: Route,
-    options: { environment: Record<string, string>; retention: RetentionDays; secrets: Record<RouteSecret, Secret>; tracer: boolean },
+    options: {
+      environment: Record<string, string>;
+      retention: RetentionDays;
+      secrets: Record<RouteSecret, Secret>;
+      apiKeySigningKey: Key;
+      tracer: boolean;
+    },
   ): NodejsFunction {
     const { role, logGroup } = functionRole(this, route.name, options.retention);
-    if (route.tableActions.length > 0) {
-      role.addToPrincipalPolicy(new PolicyStatement({ actions: [...route.tableActions], resources: [this.table.tableArn] }));
+    const tableActions = tableActionsOf(route);
+    if (tableActions.length > 0) {
+      role.addToPrincipalPolicy(new PolicyStatement({ actions: tableActions, resources: [this.table.tableArn] }));
     }
-    const indexActions = route.tableActions.filter((action) => action === 'dynamodb:Query');
+    const indexActions = tableActions.filter((action) => action === 'dynamodb:Query');
     if (route.indexes?.length && indexActions.length > 0) {
       role.addToPrincipalPolicy(
         new PolicyStatement({ actions: indexActions, resources: route.indexes.map((index) => `${this.table.tableArn}/index/${index}`) }),
       );
     }
     const environment = { ...options.environment };
+    if (route.signsApiKeys) {
+      options.apiKeySigningKey.grant(role, 'kms:Sign', 'kms:GetPublicKey');
+      environment.API_KEY_KMS_KEY_ID = options.apiKeySigningKey.keyArn;
+    }
     for (const name of route.secrets ?? []) {
       if (name === 'providerApiKey') {
         options.secrets[name].grantRead(role);

@@ -175,3 +175,15 @@ export function socialConfig(): SocialConfig {
  * environment variable, and errors are built where no config object is at hand.
  */
 export const creditsHelp = (): string => optional('CREDITS_HELP') ?? DEFAULTS.creditsHelp;
+
+/**
+ * What signs API keys (lib/auth/issuing-signer.ts): deployed, an AWS KMS asymmetric key
+ * (API_KEY_KMS_KEY_ID, set by the stack on the key-issuing function only); locally and in tests,
+ * the dev key's PEM (API_KEY_SIGNING_KEY_PEM). Neither: this deployment issues no keys.
+ */
+export function apiKeySigning(): { kmsKeyId: string } | { privateKeyPem: string } | undefined {
+  const kmsKeyId = optional('API_KEY_KMS_KEY_ID');
+  if (kmsKeyId) return { kmsKeyId };
+  const privateKeyPem = optional('API_KEY_SIGNING_KEY_PEM');
+  return privateKeyPem ? { privateKeyPem } : undefined;
+}

@@ -18,6 +18,10 @@ export const ERROR_CATALOG = {
   spending_limit_exceeded: { status: 402, message: 'this run would exceed a monthly spending limit' },
   forbidden: { status: 403, message: 'your role does not allow this' },
   operation_not_enabled: { status: 403, message: 'this operation is not enabled for this organization' },
+  api_key_not_allowed: {
+    status: 403,
+    message: 'an API key cannot manage members, organization settings or API keys; use the token of an owner',
+  },
   not_found: { status: 404, message: 'no such resource' },
   route_not_found: { status: 404, message: 'no such route' },
   method_not_allowed: { status: 405, message: 'this route does not answer this method' },
@@ -166,7 +170,7 @@ export const insufficientCredits = (balance: number, cost: number): ServiceError
   );
 };
 
-export type LimitScope = 'organization' | 'member';
+export type LimitScope = 'organization' | 'member' | 'api_key';
 
 /** What a 402 for a spending limit reports (`data`): the limit, the month's spend, the cost, when the limit resets (ISO 8601). */
 export interface SpendingLimitFacts {
@@ -178,8 +182,11 @@ export interface SpendingLimitFacts {
 }
 
 export const spendingLimitExceeded = (facts: SpendingLimitFacts): ServiceError => {
-  const whose =
-    facts.scope === 'organization' ? "the organization's monthly spending limit" : 'your monthly spending limit in this organization';
+  const whose = {
+    organization: "the organization's monthly spending limit",
+    member: 'your monthly spending limit in this organization',
+    api_key: "this API key's monthly spending limit",
+  }[facts.scope];
   return new ServiceError(
     'spending_limit_exceeded',
     `this run would exceed ${whose}: ${facts.spent} of ${plural(facts.spending_limit, 'credit')} spent and this operation costs ${facts.cost}; the limit resets at ${facts.resets_at}`,
@@ -194,6 +201,7 @@ export const notAMember = (): ServiceError => forbidden('you are not a member of
 export const mayNotRun = (): ServiceError => forbidden('only editors and owners can run social operations');
 export const mayNotRestore = (): ServiceError => forbidden('viewers cannot restore resources; an editor or owner can');
 export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
+export const apiKeyNotAllowed = (): ServiceError => new ServiceError('api_key_not_allowed');
 
 /** The organization has the operation's network turned off (an operator can turn it on). */
 export const operationNotEnabled = (operation: string, network: string): ServiceError =>

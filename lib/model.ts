@@ -34,7 +34,37 @@ export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 /** Who is asking: the verified token's `sub`, the user id memberships are keyed by. */
 export interface Caller {
   userId: string;
+  /** Set when the token is one of this service's API keys: it acts in its one organization only. */
+  apiKey?: ApiKeyCaller;
 }
+
+/** What an API key may do in its organization: the part of its record a membership would hold. */
+export interface ApiKeyGrant {
+  role: Role;
+  spending_limit: number | null;
+  created_at: string;
+}
+
+export interface ApiKeyCaller {
+  /** The key's id, also the token's `sub` and so the caller's `userId`. */
+  id: string;
+  orgId: string;
+  /**
+   * The key's standing, read from its record alongside the request's own reads (no sequential
+   * round trip): resolves to its grant, or rejects with the 401 of a revoked or expired key.
+   */
+  grant: Promise<ApiKeyGrant>;
+}
+
+/**
+ * API key ids: `key_` and 32 hex digits. They key spend counters and rate-limit windows the way
+ * user ids do, so a user token whose `sub` has this form is refused (lib/auth/claims.ts).
+ */
+export const API_KEY_ID_PATTERN = /^key_[0-9a-f]{32}$/;
+export const isApiKeyId = (id: string): boolean => API_KEY_ID_PATTERN.test(id);
+
+/** Roles an API key may have: never `owner`, so a key can never manage members, settings or keys. */
+export const API_KEY_ROLES = ['viewer', 'editor'] as const;
 
 /** How long a run's result is kept for later runs, and so the most `Cache-Control: max-age` may ask for (seconds). */
 export const MAX_CACHED_AGE_SECONDS = 86_400;

@@ -28,6 +28,8 @@ export interface Route {
   secrets?: readonly RouteSecret[];
   /** Served without a token and not rate limited (the API description, the docs page). */
   public?: boolean;
+  /** Signs API keys: the one function given the signing key (deployed, kms:Sign on the stack's KMS key). */
+  signsApiKeys?: boolean;
   /**
    * Files the handler reads at run time: package paths (`swagger-ui-dist/swagger-ui.css`) or
    * files of the repository (`./openapi.json`). The stack copies each beside the function's
@@ -187,7 +189,7 @@ export const routes: readonly Route[] = [
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query'],
     summary: 'Who am I: the caller and every organization they belong to',
     description:
-      "Any valid token. `user_id` (the token's `sub`), `token_kind` (`user`; API keys are not built yet) and every organization the caller belongs to with the role in it, ordered by `organization_id`. One round trip.",
+      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role in it, ordered by `organization_id` (an API key: its one organization). One round trip.",
     tag: 'Workspaces',
     errors: [],
   },
@@ -212,7 +214,7 @@ export const routes: readonly Route[] = [
     description:
       'Owners. `spending_limit` (whole credits, or null for none) and/or `networks` (a non-empty subset of the seven); runs, the listing and the balance see the change on their next request. Other members 403; anyone else 404.',
     tag: 'Workspaces',
-    errors: ['forbidden', 'not_found'],
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
   {
     name: 'ListMembers',
@@ -225,7 +227,7 @@ export const routes: readonly Route[] = [
     description:
       "Owners. Each member's role, spending limit and spend this UTC month, by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
     tag: 'Workspaces',
-    errors: ['forbidden', 'not_found'],
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
   {
     name: 'PutMember',
@@ -238,7 +240,7 @@ export const routes: readonly Route[] = [
     description:
       "Owners. Adds the user with `role` or changes an existing member's role; `spending_limit` sets its monthly limit (null: none) and, when omitted, keeps it. 200 with the member either way. Demoting the organization's last owner is 409 `last_owner`, exactly under concurrency (one transaction with the owner count). Other members 403; anyone else 404.",
     tag: 'Workspaces',
-    errors: ['forbidden', 'not_found', 'last_owner'],
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found', 'last_owner'],
   },
   {
     name: 'DeleteMember',
@@ -251,7 +253,57 @@ export const routes: readonly Route[] = [
     description:
       "Owners. 204; the member's spend history stays. An unknown member 404; the last owner 409 `last_owner`. Other members 403; anyone else 404.",
     tag: 'Workspaces',
-    errors: ['forbidden', 'not_found', 'last_owner'],
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found', 'last_owner'],
+  },
+  {
+    name: 'CreateApiKey',
+    method: 'POST',
+    path: '/organizations/{organization_id}/api-keys',
+    entry: 'functions/create-api-key.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
+    signsApiKeys: true,
+    summary: 'Create an API key for an agent or a script',
+    description:
+      "Owners, with a user's token. A key acts in this organization only, as a member with its `role` (`viewer` or `editor`, never `owner`), within its own monthly `spending_limit` (and the organization's), until it expires (`expires_in_days`, default 90, at most 365) or is revoked. 201 with the key and its `token`, a bearer JWT this service signs: shown in this answer only. Use it like any token, on every route and on `/mcp`. An API key cannot manage keys, members or settings (403 `api_key_not_allowed`). Other members 403; anyone else 404.",
+    tag: 'API keys',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
+  },
+  {
+    name: 'ListApiKeys',
+    method: 'GET',
+    path: '/organizations/{organization_id}/api-keys',
+    entry: 'functions/list-api-keys.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    summary: "List an organization's API keys",
+    description:
+      "Owners, with a user's token. Every key by id, revoked and expired ones included, each with its spend this UTC month and `last_used_at` (to within 15 minutes); never a token. Paged by `cursor`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'API keys',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
+  },
+  {
+    name: 'RevokeApiKey',
+    method: 'DELETE',
+    path: '/organizations/{organization_id}/api-keys/{key_id}',
+    entry: 'functions/revoke-api-key.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: 'Revoke an API key',
+    description:
+      "Owners, with a user's token. 204; the key's very next request is refused (401, reason `revoked`), on every instance, and a run it started after this instant is not charged. Revoking a revoked key again is 204 too; an unknown key 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'API keys',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
+  },
+  {
+    name: 'GetJwks',
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    entry: 'functions/get-jwks.ts',
+    tableActions: ['dynamodb:Query'],
+    public: true,
+    summary: "The public keys of this service's API keys (JWKS)",
+    description:
+      "No token needed, not rate limited. The RS256 public keys (RFC 7517) that sign this deployment's API keys: the current one, and any earlier one whose keys may still be valid.",
+    tag: 'API keys',
+    errors: [],
   },
   {
     name: 'ListTrash',
@@ -344,6 +396,17 @@ export const routes: readonly Route[] = [
     errors: ['route_not_found'],
   },
 ];
+
+/**
+ * What the chain itself does to the table on every route that takes a token (endpoint()): the
+ * rate-limit counter (UpdateItem) and, for an API key, its record and its organization (GetItem),
+ * the published signing keys when a new `kid` is seen (Query) and `last_used_at` (UpdateItem).
+ */
+export const CHAIN_TABLE_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'] as const;
+
+/** Every table action a route's function needs: its handler's, and the chain's when it takes a token (least-privilege IAM). */
+export const tableActionsOf = (route: Route): string[] =>
+  route.public ? [...route.tableActions] : [...new Set([...route.tableActions, ...CHAIN_TABLE_ACTIONS])];
 
 /** The API Gateway route key: "GET /path" or "$default". */
 export const routeKey = (route: Route): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);

@@ -19,7 +19,14 @@ import { assertInvocationsKeptApart, invoke } from '../lib/local/invocations.ts'
 
 assertInvocationsKeptApart();
 
-import { type AnswerLine, createLocalServer, type LambdaHandler, loadHandlers, requestLine } from '../lib/local/server.ts';
+import {
+  type AnswerLine,
+  createLocalServer,
+  type LambdaHandler,
+  LOCAL_IDP_JWKS_PATH,
+  loadHandlers,
+  requestLine,
+} from '../lib/local/server.ts';
 import { jwksOf, LOCAL_AUDIENCE, LOCAL_CLIENT_ID, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
 import { useLocalTable } from './local-env.ts';
@@ -89,7 +96,7 @@ async function main() {
     throw new StartError((error as Error).message);
   }
   process.env.JWT_ISSUER = LOCAL_ISSUER;
-  process.env.JWT_JWKS_URI = `${baseUrl}/.well-known/jwks.json`;
+  process.env.JWT_JWKS_URI = `${baseUrl}${LOCAL_IDP_JWKS_PATH}`;
   // Which tokens the local verifier accepts is configuration, as deployed: ID-style tokens with
   // an `aud` in JWT_AUDIENCE, access tokens with a `client_id` in JWT_CLIENT_IDS (set either to
   // "" to turn that kind off). The demo tokens are made to match. Checked before anything starts.
@@ -105,6 +112,8 @@ async function main() {
     const key = loadOrCreateSigningKey(resolve(LOCAL_DIR, 'signing-key.json'));
     // Derived from the local signing key: stable across restarts (cursors stay valid), never shared.
     process.env.CURSOR_SIGNING_KEY ??= createHash('sha256').update(`billing-event cursors\n${key.privateKeyPem}`).digest('hex');
+    // The dev key signs the API keys too (deployed: a KMS key); their JWKS is the route's.
+    process.env.API_KEY_SIGNING_KEY_PEM ??= key.privateKeyPem;
     let handlersLoaded: (handlers: Map<string, LambdaHandler>) => void = () => undefined;
     const handlers = new Promise<Map<string, LambdaHandler>>((done) => (handlersLoaded = done));
     const listening = createLocalServer(handlers, {

@@ -15,7 +15,7 @@ const DESIGN_CODES: Record<number, string[]> = {
   400: ['validation_failed', 'invalid_json', 'unsupported_api_version'],
   401: ['unauthenticated'],
   402: ['insufficient_credits', 'spending_limit_exceeded'],
-  403: ['forbidden', 'operation_not_enabled'],
+  403: ['forbidden', 'operation_not_enabled', 'api_key_not_allowed'],
   404: ['not_found', 'route_not_found'],
   409: ['slug_taken', 'name_taken', 'parent_deleted', 'idempotency_key_reused', 'last_owner'],
   429: ['rate_limited'],

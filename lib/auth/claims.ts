@@ -2,6 +2,8 @@
  * The checks this service adds to aws-jwt-verify's (signature, algorithm, kid, `iss`, `exp`
  * and `nbf` when present): run on a token whose signature is already verified. Pure.
  */
+import { isApiKeyId, ORGANIZATION_ID_PATTERN } from '../model.ts';
+import { API_KEY_TOKEN_USE } from './api-key-token.ts';
 import { MAX_SUBJECT_LENGTH, TokenRefused } from './refusals.ts';
 
 /**
@@ -52,4 +54,26 @@ export function checkClaims(header: Claims, payload: Claims, acceptance: Accepta
   checkRecipient(payload, acceptance);
   const { sub } = payload;
   if (typeof sub !== 'string' || sub.length === 0 || [...sub].length > MAX_SUBJECT_LENGTH) throw new TokenRefused('invalid_subject');
+  // API key ids key spend counters and rate-limit windows as user ids do: no user may take one.
+  if (isApiKeyId(sub)) throw new TokenRefused('invalid_subject');
+}
+
+/**
+ * The claims of one of this service's API keys (lib/auth/api-key-token.ts), on a token whose
+ * signature, issuer, audience and expiry aws-jwt-verify has checked. Pure.
+ */
+export function checkApiKeyClaims(header: Claims, payload: Claims, nowSeconds: number): void {
+  if (header.crit !== undefined) throw new TokenRefused('unsupported_crit');
+  if (payload.exp === undefined) throw new TokenRefused('no_expiry');
+  if (typeof payload.iat === 'number' && payload.iat > nowSeconds + CLOCK_SKEW_SECONDS) throw new TokenRefused('issued_in_future');
+  const { sub, org } = payload;
+  if (
+    payload.token_use !== API_KEY_TOKEN_USE ||
+    typeof sub !== 'string' ||
+    !isApiKeyId(sub) ||
+    payload.jti !== sub ||
+    typeof org !== 'string' ||
+    !ORGANIZATION_ID_PATTERN.test(org)
+  )
+    throw new TokenRefused('invalid_api_key');
 }

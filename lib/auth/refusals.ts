@@ -40,7 +40,10 @@ export const TOKEN_REFUSALS = {
   wrong_audience: 'the bearer token is for another audience or client (aud, client_id)',
   wrong_token_use: 'the bearer token is of a kind this deployment does not accept (token_use)',
   unsupported_crit: 'the bearer token requires a header extension this service does not support (crit)',
-  invalid_subject: `the bearer token subject (sub) must be a non-empty string of at most ${MAX_SUBJECT_LENGTH} characters`,
+  invalid_subject: `the bearer token subject (sub) must be a non-empty string of at most ${MAX_SUBJECT_LENGTH} characters, and not an API key id`,
+  invalid_api_key: 'the API key token does not carry the claims of an API key (token_use, sub, jti, org)',
+  revoked: 'the API key has been revoked',
+  unknown_api_key: 'the API key does not exist, or its organization no longer does',
 } as const;
 
 export type RefusalReason = keyof typeof TOKEN_REFUSALS;

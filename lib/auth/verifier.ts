@@ -1,19 +1,28 @@
 import { type Fetcher, SimpleFetcher } from 'aws-jwt-verify/https';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { type JwtConfig, jwtConfig } from '../config.ts';
-import { CLOCK_SKEW_SECONDS, checkClaims } from './claims.ts';
-import { refusalOf } from './refusals.ts';
+import { listSigningKeys } from '../db/api-keys.ts';
+import { API_KEY_AUDIENCE, API_KEY_ISSUER, SERVICE_JWKS_URI } from './api-key-token.ts';
+import { CLOCK_SKEW_SECONDS, checkApiKeyClaims, checkClaims } from './claims.ts';
+import { refusalOf, TokenRefused } from './refusals.ts';
 
 /**
  * aws-jwt-verify fetches JWKS over HTTPS only. The local stack and the tests serve their JWKS
  * over plain HTTP on the loopback interface, so loopback URIs are fetched with Node's fetch;
- * every other URI goes through the library's own HTTPS fetcher.
+ * every other URI goes through the library's own HTTPS fetcher. The service's own keys (the API
+ * keys' issuer) are read from the table where the key-issuing function publishes them: no HTTP
+ * call to ourselves, and the library's cache and penalty box apply to them as to any JWKS.
  */
-class LoopbackAwareFetcher implements Fetcher {
+class JwksFetcher implements Fetcher {
   private readonly https = new SimpleFetcher();
 
   async fetch(uri: string, requestOptions?: Record<string, unknown>, data?: ArrayBuffer): Promise<ArrayBuffer> {
+    if (uri === SERVICE_JWKS_URI) {
+      const bytes = Buffer.from(JSON.stringify({ keys: await listSigningKeys() }));
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    }
     const { protocol, hostname } = new URL(uri);
     if (protocol === 'http:' && (hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]')) {
       const response = await fetch(uri, { signal: AbortSignal.timeout(3000) });
@@ -24,34 +33,57 @@ class LoopbackAwareFetcher implements Fetcher {
   }
 }
 
+/** Who a verified token stands for: a user of the identity provider, or one of this service's API keys. */
+export interface VerifiedToken {
+  sub: string;
+  apiKey?: { id: string; orgId: string };
+}
+
 export interface TokenVerifier {
   /** The verified subject, or a TokenRefused saying why not; other errors are the service's (JWKS unreachable). */
-  verify(token: string): Promise<{ sub: string }>;
+  verify(token: string): Promise<VerifiedToken>;
 }
 
 /**
- * aws-jwt-verify checks the signature (algorithm, kid through the JWKS), `iss`, and `exp`/`nbf`
- * when present; `audience: null` hands the recipient check to checkClaims, which accepts either
- * an `aud` (ID tokens) or a Cognito access token's `client_id`, and adds this service's rules.
+ * Two issuers, each with its own checks. aws-jwt-verify checks the signature (algorithm, kid
+ * through the JWKS), `iss`, and `exp`/`nbf` when present. For the identity provider, `audience:
+ * null` hands the recipient check to checkClaims, which accepts either an `aud` (ID tokens) or a
+ * Cognito access token's `client_id`, and adds this service's rules; for the service's own API
+ * keys, `aud` is the API and checkApiKeyClaims requires the claims a key carries.
  */
 export function createTokenVerifier(settings: JwtConfig): TokenVerifier {
   const acceptance = { audiences: settings.audiences, clientIds: settings.clientIds };
+  const claimsOf = (jwt: { header: unknown; payload: unknown }) =>
+    [jwt.header as Record<string, unknown>, jwt.payload as Record<string, unknown>] as const;
   const verifier = JwtVerifier.create(
-    {
-      issuer: settings.issuer,
-      jwksUri: settings.jwksUri,
-      audience: null,
-      graceSeconds: CLOCK_SKEW_SECONDS,
-      customJwtCheck: ({ header, payload }) =>
-        checkClaims(header as Record<string, unknown>, payload as Record<string, unknown>, acceptance, Date.now() / 1000),
-    },
-    { jwksCache: new SimpleJwksCache({ fetcher: new LoopbackAwareFetcher() }) },
+    [
+      {
+        issuer: settings.issuer,
+        jwksUri: settings.jwksUri,
+        audience: null,
+        graceSeconds: CLOCK_SKEW_SECONDS,
+        customJwtCheck: (jwt) => checkClaims(...claimsOf(jwt), acceptance, Date.now() / 1000),
+      },
+      {
+        issuer: API_KEY_ISSUER,
+        jwksUri: SERVICE_JWKS_URI,
+        audience: API_KEY_AUDIENCE,
+        graceSeconds: CLOCK_SKEW_SECONDS,
+        customJwtCheck: (jwt) => checkApiKeyClaims(...claimsOf(jwt), Date.now() / 1000),
+      },
+    ],
+    { jwksCache: new SimpleJwksCache({ fetcher: new JwksFetcher() }) },
   );
+  const issuers = new Set([settings.issuer, API_KEY_ISSUER]);
   return {
     async verify(token) {
       try {
+        // With two issuers the library picks the checks by `iss`, and calls an unknown one a
+        // configuration error: it is the token's, said as such before verifying.
+        if (!issuers.has(decomposeUnverifiedJwt(token).payload.iss as string)) throw new TokenRefused('wrong_issuer');
         const payload = await verifier.verify(token);
-        return { sub: payload.sub as string };
+        const sub = payload.sub as string;
+        return payload.iss === API_KEY_ISSUER ? { sub, apiKey: { id: sub, orgId: payload.org as string } } : { sub };
       } catch (error) {
         throw refusalOf(error) ?? error;
       }

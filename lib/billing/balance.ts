@@ -4,9 +4,9 @@
  * membership and the two spend counters are read together (with the rate-limit counter when
  * called over HTTP), and a non-member's reads are discarded.
  */
+import { membershipOfCaller } from '../auth/access.ts';
 import { readSpend } from '../db/credits.ts';
 import { spendMonth } from '../db/keys.ts';
-import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { notFound } from '../errors.ts';
 import type { Caller, Role } from '../model.ts';
@@ -27,7 +27,7 @@ export interface CreditsOverview {
 export async function readCreditsOverview(caller: Caller, orgId: string, now = new Date()): Promise<CreditsOverview> {
   const [org, membership, spent] = await Promise.all([
     getOrganization(orgId),
-    getMembership(orgId, caller.userId),
+    membershipOfCaller(caller, orgId),
     readSpend(orgId, caller.userId, spendMonth(now)),
   ]);
   if (!org || !membership) throw notFound();

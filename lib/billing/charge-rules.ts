@@ -13,13 +13,14 @@ import {
   type ServiceError,
   spendingLimitExceeded,
 } from '../errors.ts';
-import { mayRunOperations } from '../model.ts';
+import { isApiKeyId, mayRunOperations } from '../model.ts';
 import { monthPeriod } from './period.ts';
 
 /** What the payer looked like when read: the organization and the caller's membership. */
 export interface Payer {
   org: { credits: number; networks: readonly string[]; spending_limit: number | null };
-  member: { role: string; spending_limit: number | null };
+  /** A member, or an API key (its `user_id` is the key's id). */
+  member: { role: string; spending_limit: number | null; user_id?: string };
 }
 
 /** What is being charged. `network` is undefined for cross-network operations, which every organization may run. */
@@ -49,9 +50,16 @@ export function creditRefusal(payer: Payer, cost: number, spent: MonthSpend = { 
   if (payer.org.credits < cost) return { kind: 'balance' };
   const { org, member } = { org: payer.org.spending_limit, member: payer.member.spending_limit };
   if (org !== null && spent.org + cost > org) return { kind: 'limit', scope: 'organization', limit: org };
-  if (member !== null && spent.member + cost > member) return { kind: 'limit', scope: 'member', limit: member };
+  if (member !== null && spent.member + cost > member) return { kind: 'limit', scope: payerScope(payer.member), limit: member };
   return null;
 }
+
+/**
+ * Whose limit a payer's own limit is: a member's, or an API key's (a key pays as a member of its
+ * organization with its own limit and spend counter, keyed by its id).
+ */
+export const payerScope = (member: { user_id?: string }): LimitScope =>
+  member.user_id !== undefined && isApiKeyId(member.user_id) ? 'api_key' : 'member';
 
 /** Credits the organization and the member spent this month. */
 export interface MonthSpend {

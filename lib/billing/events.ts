@@ -5,9 +5,9 @@
  * the membership and the page are read together (with the rate-limit counter over HTTP), and a
  * caller who may not list gets the same answer as if the page had not been read.
  */
+import { membershipOfCaller } from '../auth/access.ts';
 import { cursorSigningKey } from '../config.ts';
 import { type BillingEvent, listBillingEventsPage } from '../db/billing-events.ts';
-import { getMembership } from '../db/memberships.ts';
 import { notFound, onlyOwnersListEvents, validationFailed } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -33,7 +33,7 @@ export async function listEvents(caller: Caller, orgId: string, query: EventsQue
   if (typeof position === 'string') throw validationFailed([{ path: ['query', 'cursor'], code: 'invalid_cursor', message: position }]);
   const endMs = position?.endMs ?? nowMs;
   const [membership, page] = await Promise.all([
-    getMembership(orgId, caller.userId),
+    membershipOfCaller(caller, orgId),
     listBillingEventsPage(orgId, { since: new Date(endMs - query.days * DAY_MS), until: new Date(endMs) }, query.limit, position?.after),
   ]);
   if (!membership) throw notFound();

@@ -11,6 +11,8 @@
  * removed by the settle (before the result goes out) or by the refund (in the refund's own
  * transaction); whatever is left once the run can no longer finish, the sweeper refunds.
  */
+import { TOKEN_REFUSALS } from '../auth/refusals.ts';
+import { apiKeyMayPayItem, apiKeyOf, grantOf, standingOf } from '../db/api-keys.ts';
 import { billingEventPut, newBillingEvent } from '../db/billing-events.ts';
 import { conditionFailed, conditionFailedOn, deleteItem, mayHaveBeenWritten, type TransactItem, transact } from '../db/client.ts';
 import { conflictPauseMs } from '../db/conflict-retry.ts';
@@ -31,6 +33,7 @@ import type { TableKey } from '../db/table.ts';
 import {
   chargeUnconfirmed,
   insufficientCredits,
+  invalidToken,
   type LimitScope,
   resultNotRecorded,
   resultNotRecordedRefundPending,
@@ -38,6 +41,7 @@ import {
   ServiceError,
 } from '../errors.ts';
 import { logError, logger, logKeys } from '../log.ts';
+import { isApiKeyId } from '../model.ts';
 import { recordCreditsCharged, recordCreditsRefunded, recordRefundFailure } from '../observability/metrics.ts';
 import {
   accessRefusal,
@@ -45,6 +49,7 @@ import {
   creditRefusal,
   limitRefusal,
   type Payer,
+  payerScope,
   type Shortfall,
   shortfallRefusal,
 } from './charge-rules.ts';
@@ -124,9 +129,18 @@ const heldRun = (request: ChargeRequest, chargeId: string): HeldCharge => ({
 const eventMetadata = (run: HeldCharge): Record<string, string> => ({
   operation: run.operation,
   charge_id: run.eventId,
-  user_id: run.userId,
+  ...(isApiKeyId(run.userId) ? { api_key_id: run.userId } : { user_id: run.userId }),
   ...(run.requestId ? { request_id: run.requestId } : {}),
 });
+
+/**
+ * The payer's right to pay, checked inside the charge: a member's membership, or an API key's
+ * record (which also must not be revoked or expired, so a revocation racing a run is never charged).
+ */
+const payerMayPayItem = (request: ChargeRequest, limit: number | null): TransactItem =>
+  isApiKeyId(request.userId)
+    ? apiKeyMayPayItem(request.orgId, request.userId, limit, request.now)
+    : memberMayPayItem(request.orgId, request.userId, limit);
 
 /** Positions in the charge transaction, read back from its cancellation reasons. */
 const CHARGE_ITEM = { org: 0, member: 1, orgSpend: 2, memberSpend: 3, claim: 6 } as const;
@@ -154,7 +168,7 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
   });
   const items = [
     debitItem(orgId, cost, orgLimit, request.network),
-    memberMayPayItem(orgId, userId, memberLimit),
+    payerMayPayItem(request, memberLimit),
     orgSpendItem(orgId, cost, month, orgLimit === null ? null : orgLimit - cost),
     memberSpendItem(orgId, userId, cost, month, memberLimit === null ? null : memberLimit - cost),
     billingEventPut(orgId, event),
@@ -198,14 +212,20 @@ const limitExceeded = (scope: LimitScope, limit: number | null, spent: number, r
  */
 export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeRequest): Error {
   const org = found.org === undefined ? payer.org : found.org && organizationOf(found.org);
-  const member = found.member === undefined ? payer.member : found.member && membershipOf(found.member);
+  const key = isApiKeyId(request.userId) && found.member ? apiKeyOf(found.member) : undefined;
+  const standing = key && standingOf(key, request.now);
+  // The key was revoked (or expired) between the request's first read and its charge.
+  if (standing && standing !== 'active') return invalidToken(standing, TOKEN_REFUSALS[standing]);
+  const member =
+    found.member === undefined ? payer.member : found.member && (key ? { ...grantOf(key), user_id: key.id } : membershipOf(found.member));
   const access = accessRefusal(org, member, request);
   if (access) return access;
   if (found.claimTaken) return new KeyClaimed('the Idempotency-Key was claimed concurrently');
   if (found.org && org && org.credits < request.cost) return insufficientCredits(org.credits, request.cost);
   if (found.org !== undefined || found.member !== undefined) return new StaleRead('a spending limit changed since it was read');
   if (found.orgSpent !== undefined) return limitExceeded('organization', payer.org.spending_limit, found.orgSpent, request);
-  if (found.memberSpent !== undefined) return limitExceeded('member', payer.member.spending_limit, found.memberSpent, request);
+  if (found.memberSpent !== undefined)
+    return limitExceeded(payerScope(payer.member), payer.member.spending_limit, found.memberSpent, request);
   return new StaleRead('the charge was cancelled for no reason it names');
 }
 

@@ -21,7 +21,7 @@ const SPEND_RETENTION_SECONDS = 400 * 86_400;
 export const newChargeId = (): string => `evt_${randomUUID()}`;
 
 /** The condition that a spending-limit attribute still holds the value read (or is still unset). */
-function limitUnchanged(limit: number | null): { condition: string; values: Record<string, unknown> } {
+export function limitUnchanged(limit: number | null): { condition: string; values: Record<string, unknown> } {
   return limit === null
     ? { condition: '(attribute_not_exists(spending_limit) OR attribute_type(spending_limit, :null))', values: { ':null': 'NULL' } }
     : { condition: 'spending_limit = :limit', values: { ':limit': limit } };

@@ -14,6 +14,8 @@
  *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
  *   ORG#<org>         PENDING#<charge id>       charged run not yet settled or refunded; GSI1 = SWEEP#<shard> / <sweep after>#<charge id>
  *   RESULT#<org>#<op>#<h> RESULT                 a run's result, for runs with Cache-Control: max-age; h = sha256 of the input (TTL 24 h)
+ *   ORG#<org>         APIKEY#<key id>           API key (name, role, limit, expiry, revocation); its spend counters are a member's, by key id
+ *   SIGNING_KEYS      KID#<kid>                 a public key that signs API keys (JWK): the JWKS verifiers and /.well-known/jwks.json read
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -177,3 +179,15 @@ export const trashIndexQuery = (orgId: string, sinceIso: string) => ({
 
 /** The spend counters of every member of an organization in `month`: one Query on its partition. */
 export const memberSpendPrefix = (orgId: string, month: string) => ({ PK: `ORG#${orgId}`, skPrefix: `SPEND#${month}#USER#` });
+
+export const apiKeyKey = (orgId: string, keyId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: `APIKEY#${keyId}` });
+
+/** An organization's API keys, by id: one Query on its partition. */
+export const apiKeysPrefix = (orgId: string) => ({ PK: `ORG#${orgId}`, skPrefix: 'APIKEY#' });
+
+/** The key id of an API key's sort key. */
+export const apiKeyIdOf = (sk: string): string => sk.slice('APIKEY#'.length);
+
+/** Every public key that signs API keys, in one partition (a handful: the current one and those being retired). */
+export const SIGNING_KEYS_PK = 'SIGNING_KEYS';
+export const signingKeyKey = (kid: string): TableKey => ({ PK: SIGNING_KEYS_PK, SK: `KID#${kid}` });

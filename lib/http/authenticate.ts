@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import { apiKeyStanding } from '../auth/api-key-standing.ts';
 import { bearerToken } from '../auth/bearer.ts';
 import { TokenRefused } from '../auth/refusals.ts';
 import { tokenVerifier } from '../auth/verifier.ts';
@@ -11,18 +12,41 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  * (docs/authentication.md); the reason also goes on the request log line and into the
  * `Unauthorized` metric. A verifier that cannot reach the JWKS is not the client's fault: that
  * error passes through and answers 500.
+ *
+ * An API key's token is verified here like any other; whether the key still stands (not revoked,
+ * its organization still there) is read alongside the handler's first reads: the handler sees
+ * the key's grant through its caller, its writes and its answer wait for the verdict (endpoint()),
+ * and a refusal outranks whatever else the request would have answered (the error mapper).
  */
 export const authenticate = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
   before: async (request) => {
+    const { context } = request;
+    const refuse = (error: TokenRefused) => {
+      context.authFailure = error.reason;
+      recordUnauthorized(error.reason);
+      return error.reason === 'missing' ? unauthenticated() : invalidToken(error.reason, error.message);
+    };
     try {
       const token = bearerToken(request.event.headers?.authorization);
-      const { sub } = await tokenVerifier().verify(token);
-      request.context.caller = { userId: sub };
+      const { sub, apiKey } = await tokenVerifier().verify(token);
+      if (!apiKey) {
+        context.caller = { userId: sub };
+        return;
+      }
+      const standing = apiKeyStanding(apiKey.orgId, apiKey.id);
+      const mapped = (error: unknown) => {
+        throw error instanceof TokenRefused ? refuse(error) : error;
+      };
+      const grant = standing.grant.catch(mapped);
+      const settled = standing.settled.catch(mapped);
+      // Awaited later (or never, when the handler fails first): no unhandled rejection meanwhile.
+      grant.catch(() => undefined);
+      settled.catch(() => undefined);
+      context.caller = { userId: sub, apiKey: { ...apiKey, grant } };
+      context.credential = { check: () => settled };
     } catch (error) {
       if (!(error instanceof TokenRefused)) throw error;
-      request.context.authFailure = error.reason;
-      recordUnauthorized(error.reason);
-      throw error.reason === 'missing' ? unauthenticated() : invalidToken(error.reason, error.message);
+      throw refuse(error);
     }
   },
 });

@@ -82,10 +82,15 @@ export function endpoint<S extends InputSchemas>(
     .use(validateInput(options.schemas))
     .use(logIdentity())
     .handler(async (event, context): Promise<HttpResult> => {
-      const limit = context.rateLimit;
+      const { rateLimit: limit, credential } = context;
       const run = () => handler(context.input as EndpointInput<S>, context, event);
-      const result = limit ? await withWriteBarrier(() => limit.check(), run) : await run();
-      await limit?.check();
+      // No write before the caller's verdicts: its rate limit, and an API key's standing.
+      const verdicts = async () => {
+        await credential?.check();
+        await limit?.check();
+      };
+      const result = limit || credential ? await withWriteBarrier(verdicts, run) : await run();
+      await verdicts();
       const reply = result instanceof Reply ? result : new Reply(result);
       // No body, no Content-Type (a 204).
       if (reply.body === undefined) return { statusCode: reply.status, headers: { ...reply.headers } };

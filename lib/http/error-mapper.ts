@@ -42,8 +42,16 @@ export const errorHeaders = (error: ServiceError): Record<string, string> => ({
 export const errorMapper = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
   onError: async (request) => {
     let error = toServiceError(request.error, request.context);
+    // An API key's standing was read alongside the handler: its 401 ranks above everything.
+    if (error.status !== 401 && request.context.credential) {
+      try {
+        await request.context.credential.check();
+      } catch (refused) {
+        error = toServiceError(refused, request.context);
+      }
+    }
     // The counter was started before this error surfaced: 429 ranks above 400/403/404/409/402.
-    if (error.status !== 429 && request.context.rateLimit) {
+    if (error.status !== 401 && error.status !== 429 && request.context.rateLimit) {
       try {
         await request.context.rateLimit.check();
       } catch (limited) {

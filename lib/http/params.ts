@@ -2,7 +2,7 @@
 // tree-shakes where classic zod does not (figures in docs/deployment.md, "Bundling"); classic
 // and mini schemas are the same zod 4 core types, so validate.ts checks both.
 import * as z from 'zod/mini';
-import { ORGANIZATION_ID_PATTERN } from '../model.ts';
+import { API_KEY_ID_PATTERN, ORGANIZATION_ID_PATTERN } from '../model.ts';
 
 export const organizationId = z
   .string()
@@ -46,3 +46,9 @@ export const userIdParam = z
   .string()
   .check(z.regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 printable characters without spaces (the sub of the user's tokens)"))
   .register(z.globalRegistry, { description: "the member's user id: the `sub` of their tokens", examples: ['user_demo_editor'] });
+
+/** An API key's id in a path. */
+export const apiKeyIdParam = z
+  .string()
+  .check(z.regex(API_KEY_ID_PATTERN, 'must be an API key id: "key_" followed by 32 lowercase hex digits'))
+  .register(z.globalRegistry, { description: 'the API key id', examples: ['key_0123456789abcdef0123456789abcdef'] });

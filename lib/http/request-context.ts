@@ -13,6 +13,7 @@ export const requestContext = (): MiddlewareObj<HttpEvent, HttpResult, Error, Se
     request.context.requestId = request.event.requestContext?.requestId || randomUUID();
     request.context.rateLimit = undefined;
     request.context.authFailure = undefined;
+    request.context.credential = undefined;
   };
   const stamp: MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>['after'] = async (request) => {
     const response = request.response ?? { statusCode: 500 };
@@ -23,7 +24,8 @@ export const requestContext = (): MiddlewareObj<HttpEvent, HttpResult, Error, Se
       'x-request-id': request.context.requestId,
       'Endless-Api-Version': API_VERSION,
     };
-    const state = await request.context.rateLimit?.settled();
+    // A 401 names no window: the caller is not known (an API key refused after the counter started).
+    const state = response.statusCode === 401 ? undefined : await request.context.rateLimit?.settled();
     if (state) {
       headers['RateLimit-Limit'] = String(state.limit);
       headers['RateLimit-Remaining'] = String(state.remaining);

@@ -18,6 +18,11 @@ export interface ServiceContext extends Context {
    * and refund fit before it.
    */
   deadlineMs: number;
+  /**
+   * An API key's standing, read alongside the handler (lib/http/authenticate.ts): `check()`
+   * throws its 401 when the key is revoked or gone. Undefined for a user's token.
+   */
+  credential?: { check(): Promise<void> } | undefined;
   /** Why the bearer token was refused (lib/auth/refusals.ts), for the request log line. */
   authFailure?: string;
   input: { path: unknown; query: unknown; headers?: unknown; body: unknown };

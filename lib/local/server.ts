@@ -121,6 +121,12 @@ async function readBody(request: IncomingMessage): Promise<string> {
  * still be loading: the server can listen (and a busy port show) before the stack is ready;
  * requests that arrive meanwhile wait.
  */
+/**
+ * Where the local server plays the identity provider's part, serving the dev key's JWKS (the
+ * service's own `/.well-known/jwks.json` is a route: the keys that sign API keys).
+ */
+export const LOCAL_IDP_JWKS_PATH = '/local-idp/.well-known/jwks.json';
+
 export function createLocalServer(
   handlers: Map<string, LambdaHandler> | Promise<Map<string, LambdaHandler>>,
   options: { jwks?: unknown; onAnswer?: (line: AnswerLine) => void } = {},
@@ -130,7 +136,7 @@ export function createLocalServer(
       const url = parseTarget(request.url ?? '');
       if (!(url instanceof URL)) return answerError(response, url);
       if (headerBytes(request) > HEADER_LIMIT_BYTES) return answerError(response, headersTooLarge(HEADER_LIMIT_BYTES));
-      if (options.jwks && request.method === 'GET' && url.pathname === '/.well-known/jwks.json') {
+      if (options.jwks && request.method === 'GET' && url.pathname === LOCAL_IDP_JWKS_PATH) {
         response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(options.jwks));
         return;
       }

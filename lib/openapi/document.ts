@@ -33,6 +33,8 @@ export interface RouteModule {
   responseMediaTypes?: readonly string[];
   /** Headers of the 200 answer beyond those every answer carries (names of RESPONSE_HEADERS). */
   responseHeaders?: readonly string[];
+  /** The status of the body `responseSchema` describes, when it is not 200 (a creation's 201). */
+  successStatus?: number;
   /** Success statuses without a body besides 200 (a 202 for a notification, …), with what each means. */
   otherResponses?: Readonly<Record<string, string>>;
   /** For a route whose method is `ANY`: the methods the document describes it under. */
@@ -222,7 +224,7 @@ function okResponse(route: Route, module: RouteModule, schema?: Json): Json {
   const body = schema ?? jsonSchema(module.responseSchema, 'output');
   return {
     description: route.summary,
-    headers: responseHeaders(200, module.handler.endpoint, [], module.responseHeaders),
+    headers: responseHeaders(module.successStatus ?? 200, module.handler.endpoint, [], module.responseHeaders),
     content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: body }])),
   };
 }
@@ -242,7 +244,9 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
     ...requestParts(route, endpoint),
     responses: {
       // A route that answers only without a body (204) has no 200 to describe.
-      ...(module.responseSchema || !module.otherResponses?.['204'] ? { '200': okResponse(route, module) } : {}),
+      ...(module.responseSchema || !module.otherResponses?.['204']
+        ? { [String(module.successStatus ?? 200)]: okResponse(route, module) }
+        : {}),
       ...otherResponses(module),
       ...errorResponses(route, endpoint, shared),
     },

@@ -93,6 +93,12 @@ export const RESPONSE_HEADERS = {
     schema: count,
     example: 42,
   },
+  'Cache-Control': {
+    description:
+      "How long the answer may be kept (RFC 9111): `no-store` when it carries a secret (a new API key's token), `public, max-age=<seconds>` for a public document.",
+    schema: { type: 'string', maxLength: 64 },
+    example: 'no-store',
+  },
 } satisfies Record<string, HeaderDescription>;
 
 /** Request headers every authenticated route reads (Authorization is the security scheme). */

@@ -3,9 +3,9 @@
  * project). Two sequential DynamoDB round trips: the resource and the caller's memberships are
  * read together (alongside the rate-limit counter), then one conditional write or transaction.
  */
+import { membershipsOfCaller } from '../auth/access.ts';
 import { config } from '../config.ts';
 import type { Membership } from '../db/memberships.ts';
-import { listMembershipsOfUser } from '../db/memberships.ts';
 import { getResource, restoreResourceWrite } from '../db/resources.ts';
 import { defined } from '../defined.ts';
 import { internalError, mayNotRestore, notFound, restoreWindowPassed } from '../errors.ts';
@@ -75,7 +75,7 @@ export interface Restored<K extends ResourceKind> {
  */
 export async function restoreResource<K extends ResourceKind>(kind: K, id: string, caller: Caller): Promise<Restored<K>> {
   const { userId } = caller;
-  const [read, memberships] = await Promise.all([getResource(kind, id), listMembershipsOfUser(userId)]);
+  const [read, memberships] = await Promise.all([getResource(kind, id), membershipsOfCaller(caller)]);
   // The organization is known only now: on this request's later log lines, its `request` line included.
   if (read?.organization_id) logger.appendKeys({ organization_id: read.organization_id });
   let record: RecordOf[K] | null = read;

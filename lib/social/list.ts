@@ -1,5 +1,5 @@
+import { membershipOfCaller } from '../auth/access.ts';
 import { socialConfig } from '../config.ts';
-import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { notAMember } from '../errors.ts';
 import type { Caller } from '../model.ts';
@@ -13,7 +13,7 @@ import { serves } from './providers/served.ts';
  * list; one round trip (organization and membership, read together).
  */
 export async function listSocialOperations(caller: Caller, orgId: string): Promise<{ operations: OperationDescriptor[] }> {
-  const [org, membership] = await Promise.all([getOrganization(orgId), getMembership(orgId, caller.userId)]);
+  const [org, membership] = await Promise.all([getOrganization(orgId), membershipOfCaller(caller, orgId)]);
   if (!org || !membership) throw notAMember();
   // Not socialProvider(): the listing needs only the served names, not a provider's code.
   const provider = socialConfig().provider;

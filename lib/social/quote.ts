@@ -6,12 +6,12 @@
  * together. It asks which operations the provider serves without importing the providers
  * (lib/social/providers/served.ts), so the quote function bundles neither.
  */
+import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal, creditRefusal, shortfallRefusal } from '../billing/charge-rules.ts';
 import { socialConfig } from '../config.ts';
 import { readSpend } from '../db/credits.ts';
 import { canonicalHash } from '../db/idempotency.ts';
 import { resultCacheKey, spendMonth } from '../db/keys.ts';
-import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { getCachedResult } from '../db/result-cache.ts';
 import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts';
@@ -54,7 +54,7 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
   const [org, member, spent, stored] = await Promise.all([
     getOrganization(request.orgId),
-    getMembership(request.orgId, request.caller.userId),
+    membershipOfCaller(request.caller, request.orgId),
     readSpend(request.orgId, request.caller.userId, spendMonth(now)),
     request.maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(cacheKey, now.getTime()),
   ]);

@@ -13,14 +13,15 @@
  * takeover transaction). After it: one, the balance read alongside the settle write and the
  * result's storage for later runs. A cache hit at no cost answers after (1).
  */
+
 import { randomUUID } from 'node:crypto';
+import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal, type ChargeAsk } from '../billing/charge-rules.ts';
 import { chargeRun, type HeldCharge, RunOrphaned, refundRun, StaleRead, settleRun, takeOverRun } from '../billing/paid-run.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
 import { canonicalHash, getIdempotencyRecord } from '../db/idempotency.ts';
 import { resultCacheKey } from '../db/keys.ts';
-import { getMembership } from '../db/memberships.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { getCachedResult } from '../db/result-cache.ts';
 import type { TableKey } from '../db/table.ts';
@@ -153,7 +154,7 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
   const read = () =>
     Promise.all([
       getOrganization(orgId),
-      getMembership(orgId, caller.userId),
+      membershipOfCaller(caller, orgId),
       idempotency ? getIdempotencyRecord(idempotency.key, now()) : Promise.resolve(null),
       maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(context.cacheKey, now()),
     ]);

@@ -1,8 +1,13 @@
-/** `GET /me`: who the caller is and every organization they belong to, with the role in each. One Query. */
-import { listMembershipsOfUser } from '../db/memberships.ts';
+/**
+ * `GET /me`: who the caller is and every organization they belong to, with the role in each. One
+ * round trip: a user's memberships (one Query), or an API key's record (read by authentication,
+ * alongside the rate-limit counter).
+ */
+import { membershipsOfCaller } from '../auth/access.ts';
 import type { Caller, Role } from '../model.ts';
 
 export interface Me {
+  /** The token's subject: a user's id, or for an API key the key's id. */
   user_id: string;
   token_kind: 'user' | 'api_key';
   api_key_id: string | null;
@@ -10,12 +15,11 @@ export interface Me {
 }
 
 export async function whoAmI(caller: Caller): Promise<Me> {
-  const memberships = await listMembershipsOfUser(caller.userId);
+  const memberships = await membershipsOfCaller(caller);
   return {
     user_id: caller.userId,
-    // API keys (their own issuer and one organization) are not built yet: every caller is a user.
-    token_kind: 'user',
-    api_key_id: null,
+    token_kind: caller.apiKey ? 'api_key' : 'user',
+    api_key_id: caller.apiKey?.id ?? null,
     organizations: memberships
       .map((membership) => ({ organization_id: membership.organization_id, role: membership.role }))
       .sort((a, b) => (a.organization_id < b.organization_id ? -1 : a.organization_id > b.organization_id ? 1 : 0)),

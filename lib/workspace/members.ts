@@ -4,10 +4,11 @@
  * owner can be neither removed nor demoted (409 `last_owner`), exactly under concurrency: every
  * membership write is one transaction with the organization's owner count (lib/db/memberships.ts).
  */
+import { membershipOfCaller, refuseApiKeys } from '../auth/access.ts';
 import { cursorSigningKey } from '../config.ts';
 import { readMembersSpend, readSpend } from '../db/credits.ts';
 import { spendMonth } from '../db/keys.ts';
-import { getMembership, listMembersPage, putMembership, removeMembership } from '../db/memberships.ts';
+import { listMembersPage, putMembership, removeMembership } from '../db/memberships.ts';
 import { forbidden, LastOwnerError, lastOwner, NoSuchMemberError, NoSuchOrganizationError, notFound, validationFailed } from '../errors.ts';
 import type { Caller, Role } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
@@ -44,8 +45,9 @@ export async function listWorkspaceMembers(
   const opened = query.cursor === undefined ? undefined : openCursor(query.cursor, key, cursorScope(orgId));
   if (opened && 'problem' in opened)
     throw validationFailed([{ path: ['query', 'cursor'], code: 'invalid_cursor', message: opened.problem }]);
+  refuseApiKeys(caller, orgId);
   const [me, page, spend] = await Promise.all([
-    getMembership(orgId, caller.userId),
+    membershipOfCaller(caller, orgId),
     listMembersPage(orgId, query.limit, opened?.position),
     readMembersSpend(orgId, spendMonth(now)),
   ]);

@@ -2,7 +2,7 @@
  * An organization's settings as its members see them (`GET /organizations/{id}`) and as its
  * owners change them (`PATCH`). A non-member gets the same 404 as an unknown organization.
  */
-import { getMembership } from '../db/memberships.ts';
+import { membershipOfCaller, refuseApiKeys } from '../auth/access.ts';
 import { getOrganization, type Organization, updateOrganizationSettings } from '../db/organizations.ts';
 import { forbidden, notFound } from '../errors.ts';
 import type { Caller, Network } from '../model.ts';
@@ -23,7 +23,7 @@ const settingsOf = (org: Organization): WorkspaceSettings => ({
 
 /** Any member. One round trip: the organization and the membership read together. */
 export async function readWorkspace(caller: Caller, orgId: string): Promise<WorkspaceSettings> {
-  const [org, member] = await Promise.all([getOrganization(orgId), getMembership(orgId, caller.userId)]);
+  const [org, member] = await Promise.all([getOrganization(orgId), membershipOfCaller(caller, orgId)]);
   if (!org || !member) throw notFound();
   return settingsOf(org);
 }
@@ -43,9 +43,10 @@ export async function changeWorkspace(
   return settingsOf(updated);
 }
 
-/** The caller is an owner of the organization: else 403 for another member, 404 for anyone else. */
+/** The caller is an owner of the organization: else 403 for another member or its API key, 404 for anyone else. */
 export async function requireOwner(caller: Caller, orgId: string): Promise<void> {
-  const member = await getMembership(orgId, caller.userId);
+  refuseApiKeys(caller, orgId);
+  const member = await membershipOfCaller(caller, orgId);
   if (!member) throw notFound();
   if (member.role !== 'owner') throw forbidden('only owners of the organization can change it, its members and its keys');
 }

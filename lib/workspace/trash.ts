@@ -5,8 +5,8 @@
  * 404. Served by the trash entries of GSI1 (no Scan); the caller's membership is read beside the
  * first page.
  */
+import { membershipOfCaller } from '../auth/access.ts';
 import { config, cursorSigningKey } from '../config.ts';
-import { getMembership } from '../db/memberships.ts';
 import type { AnyRecord, RecordOf } from '../db/resource-records.ts';
 import { readTrashPage, type TrashedRecord } from '../db/trash.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
@@ -70,7 +70,7 @@ export async function listTrash(
   const windowMs = config().restoreWindowDays * DAY_MS;
   const since = new Date(now.getTime() - windowMs).toISOString();
   const read = (after: string | undefined) => readTrashPage(orgId, since, { limit: READ_BATCH, after, kind: query.kind });
-  const [member, first] = await Promise.all([getMembership(orgId, caller.userId), read(opened?.position)]);
+  const [member, first] = await Promise.all([membershipOfCaller(caller, orgId), read(opened?.position)]);
   if (!member) throw notFound();
   if (member.role === 'viewer') throw forbidden('viewers cannot restore resources, so they have no trash; an editor or owner can');
 

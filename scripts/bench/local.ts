@@ -36,6 +36,7 @@ export async function startBenchStack(environment: Record<string, string>): Prom
       LOG_LEVEL: 'silent',
       SOCIAL_PROVIDER: 'sample',
       CURSOR_SIGNING_KEY: randomBytes(32).toString('hex'),
+      API_KEY_SIGNING_KEY_PEM: key.privateKeyPem,
       ...environment,
     });
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });

@@ -8,6 +8,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { TOKEN_REFUSALS } from '../../lib/auth/refusals.ts';
 import { createTokenVerifier } from '../../lib/auth/verifier.ts';
+import { createApiKey, revokeApiKey } from '../../lib/db/api-keys.ts';
 import { loadHandlers } from '../../lib/local/server.ts';
 import type { Route } from '../../lib/routes.ts';
 import { workspace } from '../support/fixtures.ts';
@@ -15,9 +16,11 @@ import type { Call } from '../support/http.ts';
 import { call } from '../support/http.ts';
 import { sampleRequest, tokenRoutes } from '../support/routes.ts';
 import {
+  apiKeyTokenWith,
   badTokens,
   cognitoAccessToken,
   cognitoIdToken,
+  publishTestSigningKey,
   signedWith,
   TEST_AUDIENCE,
   TEST_CLIENT_ID,
@@ -34,6 +37,25 @@ function requestFor(route: Route): Call {
   const { token: _none, ...request } = sampleRequest(route, orgId, '');
   return request;
 }
+
+// API keys of this workspace: one revoked, one whose record never existed; the test key signs them.
+await publishTestSigningKey();
+const revokedKey = `key_${'1'.repeat(32)}`;
+const neverStored = `key_${'2'.repeat(32)}`;
+const created = new Date().toISOString();
+await createApiKey({
+  id: revokedKey,
+  organization_id: orgId,
+  name: 'revoked',
+  role: 'editor',
+  spending_limit: null,
+  created_at: created,
+  created_by_id: users.owner,
+  expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+  revoked_at: null,
+  last_used_at: null,
+});
+await revokeApiKey(orgId, revokedKey, new Date());
 
 const authenticated = tokenRoutes().map(([, route]) => route);
 const now = () => Math.floor(Date.now() / 1000);
@@ -95,6 +117,16 @@ const CASES: [string, () => string | undefined, keyof typeof TOKEN_REFUSALS][] =
   ['no sub', () => `Bearer ${signedWith(owner, { sub: undefined })}`, 'invalid_subject'],
   ['a sub of 3,000 characters', () => `Bearer ${signedWith(owner, { sub: 'u'.repeat(3000) })}`, 'invalid_subject'],
   ['a sub of 256 characters', () => `Bearer ${signedWith(owner, { sub: 'é'.repeat(256) })}`, 'invalid_subject'],
+  ['a user token whose sub is an API key id', () => `Bearer ${signedWith(revokedKey, {})}`, 'invalid_subject'],
+  ['an API key token without token_use', () => `Bearer ${apiKeyTokenWith(revokedKey, orgId, { token_use: undefined })}`, 'invalid_api_key'],
+  ['an API key token without org', () => `Bearer ${apiKeyTokenWith(revokedKey, orgId, { org: undefined })}`, 'invalid_api_key'],
+  [
+    'an API key token whose jti is not its sub',
+    () => `Bearer ${apiKeyTokenWith(revokedKey, orgId, { jti: neverStored })}`,
+    'invalid_api_key',
+  ],
+  ['a revoked API key', () => `Bearer ${apiKeyTokenWith(revokedKey, orgId)}`, 'revoked'],
+  ['an API key that was never created', () => `Bearer ${apiKeyTokenWith(neverStored, orgId)}`, 'unknown_api_key'],
 ];
 
 const CORPUS = CASES.map(([name, header, reason]) => [name, reason, once(header)] as const);

@@ -19,7 +19,8 @@ import {
   type WorkspaceServiceStackProps,
 } from '../../infra/stack.ts';
 import { SWEEP_INDEX, table as tableDefinition } from '../../lib/db/table.ts';
-import { type Route, routes } from '../../lib/routes.ts';
+import { defined } from '../../lib/defined.ts';
+import { type Route, routes, tableActionsOf } from '../../lib/routes.ts';
 import { actionsOf, allStatements, functionOf, ofType, resource, type Statement, statementsOf, wildcardDynamoActions } from './template.ts';
 
 /** One synth: the template is read from the cloud assembly, so it exists even when cdk-nag fails the synth. */
@@ -46,6 +47,7 @@ const TEST_ONLY = { summary: 'test only', description: 'test only', tag: 'test',
 const { template, nagReport } = synth(routes);
 const tableId = ofType(template, 'AWS::DynamoDB::Table')[0]![0];
 const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+const kmsKeyId = () => ofType(template, 'AWS::KMS::Key')[0]?.[0];
 const sweeperId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/sweep-charges.ts)'),
 )![0];
@@ -142,6 +144,7 @@ describe('routes and functions', () => {
           'POWERTOOLS_LOG_LEVEL',
           ...((route.secrets ?? []).includes('providerApiKey') ? ['SCRAPECREATORS_API_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('cursorSigningKey') ? ['CURSOR_SIGNING_KEY'] : []),
+          ...(route.signsApiKeys ? ['API_KEY_KMS_KEY_ID'] : []),
         ].sort(),
       );
       expect(variables).toMatchObject({
@@ -163,8 +166,9 @@ describe('least privilege', () => {
       expect(statements).toEqual([]);
       return;
     }
+    // The handler's own actions, and the chain's on every route that takes a token (CHAIN_TABLE_ACTIONS).
     expect(statements.flatMap(actionsOf).sort()).toEqual(
-      [...route.tableActions, ...(route.indexes?.length ? ['dynamodb:Query'] : [])].sort(),
+      [...tableActionsOf(route), ...(route.indexes?.length ? ['dynamodb:Query'] : [])].sort(),
     );
     expect(statements.map((statement) => statement.Resource)).toEqual([
       tableArn,
@@ -252,7 +256,11 @@ describe('the provider API key', () => {
       const variables: Record<string, unknown> = fn.Properties.Environment.Variables;
       for (const [name, value] of Object.entries(variables)) {
         if (/KEY|SECRET|TOKEN/.test(name) && name !== 'CURSOR_SIGNING_KEY') {
-          expect([name, value]).toEqual(['SCRAPECREATORS_API_KEY_SECRET_ARN', { Ref: secretId }]);
+          expect([name, value]).toEqual(
+            name === 'API_KEY_KMS_KEY_ID'
+              ? [name, { 'Fn::GetAtt': [kmsKeyId(), 'Arn'] }]
+              : ['SCRAPECREATORS_API_KEY_SECRET_ARN', { Ref: secretId }],
+          );
         }
       }
     }
@@ -689,5 +697,35 @@ describe('the user pool option (-c userPool=true)', () => {
     expect(Object.keys(template.toJSON().Parameters)).toEqual(
       expect.arrayContaining(['JwtIssuer', 'JwtAudience', 'JwtClientIds', 'JwtJwksUri']),
     );
+  });
+});
+
+describe('the API-key signing key', () => {
+  it('is an RSA key for signing that KMS keeps (retained), usable by the key-issuing function alone', () => {
+    const [id, key] = ofType(template, 'AWS::KMS::Key')[0] ?? [];
+    expect(ofType(template, 'AWS::KMS::Key')).toHaveLength(1);
+    expect(key.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
+    expect(key).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    const signers = ofType(template, 'AWS::IAM::Policy').filter(([, policy]) =>
+      policy.Properties.PolicyDocument.Statement.some((statement: { Action: unknown }) =>
+        [statement.Action].flat().some((action) => String(action).startsWith('kms:')),
+      ),
+    );
+    expect(signers).toHaveLength(1);
+    const kmsStatements = signers[0]?.[1].Properties.PolicyDocument.Statement.filter((statement: { Action: unknown }) =>
+      [statement.Action].flat().some((action) => String(action).startsWith('kms:')),
+    );
+    expect(kmsStatements).toEqual([{ Action: ['kms:Sign', 'kms:GetPublicKey'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [id, 'Arn'] } }]);
+    const issuer = resource(
+      template,
+      functionOf(
+        template,
+        defined(
+          routes.find((route) => route.signsApiKeys),
+          'the issuing route',
+        ),
+      ),
+    );
+    expect(issuer.Properties.Environment.Variables.API_KEY_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
   });
 });

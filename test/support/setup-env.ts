@@ -24,6 +24,8 @@ Object.assign(process.env, {
   JWT_CLIENT_IDS: TEST_CLIENT_ID,
   JWT_JWKS_URI: inject('jwksUri'),
   CURSOR_SIGNING_KEY: randomUUID() + randomUUID(),
+  // The test key signs API keys too, as the dev key does for `npm start`.
+  API_KEY_SIGNING_KEY_PEM: inject('signingKey').privateKeyPem,
   LOG_LEVEL: 'silent',
   // The deterministic provider, for every file; a file that tests another sets its own before
   // importing the service (test/social/http-provider.test.ts).

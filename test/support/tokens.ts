@@ -1,5 +1,8 @@
 import { createHmac, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { inject } from 'vitest';
+import { API_KEY_AUDIENCE, API_KEY_ISSUER } from '../../lib/auth/api-key-token.ts';
+import { pemSigner } from '../../lib/auth/signer.ts';
+import { publishSigningKey } from '../../lib/db/api-keys.ts';
 import { type SigningKey, signJwt, signToken } from '../../lib/local/signing-key.ts';
 
 export const TEST_ISSUER = 'https://issuer.test/';
@@ -108,3 +111,32 @@ export const cognitoAccessToken = (sub: string, clientId: string, claims: Record
     username: sub,
     ...claims,
   });
+
+/**
+ * An API key's token with these claims on top of a valid key's (`undefined` removes one),
+ * signed by the trusted key under the kid the service gives it (its thumbprint), as the dev key
+ * signs them for `npm start`: for the ways a well-signed key token can still be wrong. The key's
+ * public half must be published (`publishTestSigningKey`) for it to verify.
+ */
+export function apiKeyTokenWith(keyId: string, orgId: string, claims: Record<string, unknown> = {}): string {
+  const { kid } = pemSigner(trustedKey().privateKeyPem).publicJwkSync();
+  const now = Math.floor(Date.now() / 1000);
+  return signJwt(
+    { ...trustedKey(), kid },
+    { alg: 'RS256', typ: 'JWT', kid },
+    {
+      iss: API_KEY_ISSUER,
+      aud: API_KEY_AUDIENCE,
+      sub: keyId,
+      jti: keyId,
+      org: orgId,
+      token_use: 'api_key',
+      iat: now,
+      exp: now + 600,
+      ...claims,
+    },
+  );
+}
+
+/** Publishes the trusted key as an API-key signing key in this file's table (what issuing a key does first). */
+export const publishTestSigningKey = () => publishSigningKey(pemSigner(trustedKey().privateKeyPem).publicJwkSync(), new Date());

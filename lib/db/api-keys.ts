@@ -1,0 +1,238 @@
+/**
+ * API keys as stored: one item per key in its organization's partition, and the public keys
+ * that sign them. Item builders and single sends; what a key may do is decided in lib/auth/.
+ */
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyGrant, Role } from '../model.ts';
+import { RUNNER_ROLES } from '../model.ts';
+import { cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
+import { limitUnchanged } from './credits.ts';
+import { apiKeyIdOf, apiKeyKey, apiKeysPrefix, membershipKey, orgKey, SIGNING_KEYS_PK, signingKeyKey } from './keys.ts';
+
+export interface ApiKeyRecord {
+  id: string;
+  organization_id: string;
+  name: string;
+  role: Role;
+  /** Monthly (UTC calendar month) spending limit in credits, or null for none. */
+  spending_limit: number | null;
+  created_at: string;
+  created_by_id: string;
+  expires_at: string;
+  revoked_at: string | null;
+  /** When the key was last seen, to within LAST_USED_GRANULARITY_MS (null: never used). */
+  last_used_at: string | null;
+}
+
+/** An API key item as stored (also as a cancelled transaction returns it). */
+export const apiKeyOf = (item: Record<string, unknown>): ApiKeyRecord => ({
+  id: apiKeyIdOf(String(item.SK)),
+  organization_id: item.organization_id as string,
+  name: item.name as string,
+  role: item.role as Role,
+  spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
+  created_at: item.created_at as string,
+  created_by_id: item.created_by_id as string,
+  // `expires_at` is the table's TTL attribute (epoch seconds): a key's expiry is kept apart, so
+  // that DynamoDB never deletes a key's record (its revocation and history stay listed).
+  expires_at: item.key_expires_at as string,
+  revoked_at: (item.revoked_at as string | undefined) ?? null,
+  last_used_at: (item.last_used_at as string | undefined) ?? null,
+});
+
+/** Whether a key can act at `now`: not revoked and not expired. */
+export function standingOf(key: ApiKeyRecord, now: Date): 'active' | 'revoked' | 'expired' {
+  if (key.revoked_at !== null) return 'revoked';
+  return Date.parse(key.expires_at) <= now.getTime() ? 'expired' : 'active';
+}
+
+export const grantOf = (key: ApiKeyRecord): ApiKeyGrant => ({
+  role: key.role,
+  spending_limit: key.spending_limit,
+  created_at: key.created_at,
+});
+
+/** The key's record (consistent: a revocation counts from the very next request). */
+export async function getApiKey(orgId: string, keyId: string): Promise<ApiKeyRecord | null> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: apiKeyKey(orgId, keyId), ConsistentRead: true }));
+  return result.Item ? apiKeyOf(result.Item) : null;
+}
+
+/** Whether the organization still exists (a key of a deleted organization is refused). */
+export async function organizationExists(orgId: string): Promise<boolean> {
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true, ProjectionExpression: 'PK' }),
+  );
+  return result.Item !== undefined;
+}
+
+/** The issuer was not (or is no longer) an owner of an existing organization when the key was to be written. */
+export class NotAnOwner extends Error {}
+
+/**
+ * Writes a new key, in one transaction with the condition that its creator is still an owner of
+ * the organization: an owner demoted while the token was being signed creates nothing.
+ */
+export async function createApiKey(key: ApiKeyRecord): Promise<void> {
+  const items: TransactItem[] = [
+    {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: membershipKey(key.organization_id, key.created_by_id),
+        ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':owner': 'owner' },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...apiKeyKey(key.organization_id, key.id),
+          entity: 'api_key',
+          organization_id: key.organization_id,
+          name: key.name,
+          role: key.role,
+          spending_limit: key.spending_limit,
+          created_at: key.created_at,
+          created_by_id: key.created_by_id,
+          key_expires_at: key.expires_at,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw new NotAnOwner();
+    throw error;
+  }
+}
+
+/** One page of an organization's keys, by id. */
+export async function listApiKeysPage(
+  orgId: string,
+  limit: number,
+  afterKeyId?: string,
+): Promise<{ keys: ApiKeyRecord[]; hasMore: boolean }> {
+  const { PK, skPrefix } = apiKeysPrefix(orgId);
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
+      ConsistentRead: true,
+      Limit: limit + 1,
+      ...(afterKeyId === undefined ? {} : { ExclusiveStartKey: apiKeyKey(orgId, afterKeyId) }),
+    }),
+  );
+  const keys = (result.Items ?? []).map(apiKeyOf);
+  return { keys: keys.slice(0, limit), hasMore: keys.length > limit || result.LastEvaluatedKey !== undefined };
+}
+
+/**
+ * Revokes a key: `revoked_at` is set once (a second revocation keeps the first instant). Returns
+ * the key as revoked, or null when there is no such key.
+ */
+export async function revokeApiKey(orgId: string, keyId: string, now: Date): Promise<ApiKeyRecord | null> {
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiKeyKey(orgId, keyId),
+        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':now': now.toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return result.Attributes ? apiKeyOf(result.Attributes) : null;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    throw error;
+  }
+}
+
+/** `last_used_at` is written at most once per this much time per key, not on every request. */
+export const LAST_USED_GRANULARITY_MS = 15 * 60_000;
+
+/**
+ * Moves `last_used_at` to `now` if it is older than the granularity (or unset): one conditional
+ * write per key per 15 minutes, whatever the request rate and however many instances see it.
+ */
+export async function touchApiKey(orgId: string, keyId: string, now: Date): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiKeyKey(orgId, keyId),
+        UpdateExpression: 'SET last_used_at = :now',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(last_used_at) OR last_used_at < :stale)',
+        ExpressionAttributeValues: {
+          ':now': now.toISOString(),
+          ':stale': new Date(now.getTime() - LAST_USED_GRANULARITY_MS).toISOString(),
+        },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/**
+ * The key may pay for a run (pure): it exists, may run operations, still has the spending limit
+ * read, is not revoked and has not expired. Its item comes back on failure, so the refusal can say
+ * which (a revocation racing the charge is a 401, not a charge).
+ */
+export function apiKeyMayPayItem(orgId: string, keyId: string, limit: number | null, now: Date): TransactItem {
+  const roleValues = Object.fromEntries(RUNNER_ROLES.map((role, i) => [`:role${i}`, role]));
+  const limitCondition = limitUnchanged(limit);
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: apiKeyKey(orgId, keyId),
+      ConditionExpression: [
+        'attribute_exists(PK)',
+        `#role IN (${Object.keys(roleValues).join(', ')})`,
+        limitCondition.condition,
+        'attribute_not_exists(revoked_at)',
+        'key_expires_at > :now',
+      ].join(' AND '),
+      ExpressionAttributeNames: { '#role': 'role' },
+      ExpressionAttributeValues: { ...roleValues, ...limitCondition.values, ':now': now.toISOString() },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+// ---------------------------------------------------------------- signing keys
+
+/** A public JWK with its `kid`, as published. */
+export type PublicJwk = Record<string, unknown> & { kid: string };
+
+/** Publishes a signing key's public half, once (a second put of the same kid changes nothing). */
+export async function publishSigningKey(jwk: PublicJwk, now: Date): Promise<void> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...signingKeyKey(jwk.kid), entity: 'signing_key', jwk: JSON.stringify(jwk), published_at: now.toISOString() },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/** Every published signing key (the service's JWKS). */
+export async function listSigningKeys(): Promise<PublicJwk[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': SIGNING_KEYS_PK },
+    ConsistentRead: true,
+  });
+  return items.map((item) => JSON.parse(String(item.jwk)) as PublicJwk);
+}

@@ -1,0 +1,150 @@
+/**
+ * An organization's API keys, managed by its owners (`/organizations/{id}/api-keys`): creating
+ * one (its token shown once), listing them with this month's spend, revoking one. A key is a
+ * bearer JWT this service signs (lib/auth/api-key-token.ts) bound to one organization, with its
+ * own role, monthly spending limit and expiry; its record decides, on every request, whether it
+ * still stands (lib/auth/api-key-standing.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { signApiKeyToken } from '../auth/api-key-token.ts';
+import type { TokenSigner } from '../auth/signer.ts';
+import { cursorSigningKey } from '../config.ts';
+import { type ApiKeyRecord, createApiKey, listApiKeysPage, NotAnOwner, publishSigningKey, revokeApiKey } from '../db/api-keys.ts';
+import { readMembersSpend } from '../db/credits.ts';
+import { spendMonth } from '../db/keys.ts';
+import { forbidden, notFound, validationFailed } from '../errors.ts';
+import type { Caller } from '../model.ts';
+import { openCursor, sealCursor } from '../signed-cursor.ts';
+import { requireOwner } from './organization.ts';
+
+export const DEFAULT_KEY_LIFETIME_DAYS = 90;
+export const MAX_KEY_LIFETIME_DAYS = 365;
+
+/** A key as the API shows it: never its token, which only the 201 of its creation carries. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  role: ApiKeyRecord['role'];
+  spending_limit: number | null;
+  /** Credits the key's runs spent this UTC month. */
+  spent: number;
+  created_at: string;
+  created_by_id: string;
+  expires_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+const viewOf = (key: ApiKeyRecord, spent: number): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  role: key.role,
+  spending_limit: key.spending_limit,
+  spent,
+  created_at: key.created_at,
+  created_by_id: key.created_by_id,
+  expires_at: key.expires_at,
+  last_used_at: key.last_used_at,
+  revoked_at: key.revoked_at,
+});
+
+export interface NewApiKey {
+  name: string;
+  role: 'viewer' | 'editor';
+  spending_limit?: number | null | undefined;
+  expires_in_days?: number | undefined;
+}
+
+/** Signing keys this instance has published already: each is written to the table once per instance at most. */
+const published = new Set<string>();
+
+/**
+ * Owners only (an API key: 403 `api_key_not_allowed`; other members 403; anyone else 404). Signs
+ * the key's token, then writes the key in one transaction with the condition that its creator is
+ * still an owner. The public half of the signing key is published first, so that the token
+ * verifies on every instance the moment it exists.
+ */
+export async function createWorkspaceApiKey(
+  caller: Caller,
+  orgId: string,
+  request: NewApiKey,
+  signer: TokenSigner,
+  now = new Date(),
+): Promise<ApiKeyView & { token: string }> {
+  await requireOwner(caller, orgId);
+  const jwk = await signer.publicJwk();
+  if (!published.has(jwk.kid)) {
+    await publishSigningKey(jwk, now);
+    published.add(jwk.kid);
+  }
+  const days = request.expires_in_days ?? DEFAULT_KEY_LIFETIME_DAYS;
+  // Whole seconds: the token's `exp` and the record's expiry are the same instant.
+  const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  const expiresAt = new Date(issuedAt.getTime() + days * 86_400_000);
+  const key: ApiKeyRecord = {
+    id: `key_${randomBytes(16).toString('hex')}`,
+    organization_id: orgId,
+    name: request.name,
+    role: request.role,
+    spending_limit: request.spending_limit ?? null,
+    created_at: issuedAt.toISOString(),
+    created_by_id: caller.userId,
+    expires_at: expiresAt.toISOString(),
+    revoked_at: null,
+    last_used_at: null,
+  };
+  const token = await signApiKeyToken(signer, { keyId: key.id, orgId, issuedAt, expiresAt });
+  try {
+    await createApiKey(key);
+  } catch (error) {
+    // The creator lost the owner role (or the organization) while the token was being signed.
+    if (error instanceof NotAnOwner) throw forbidden('only owners of the organization can change it, its members and its keys');
+    throw error;
+  }
+  return { ...viewOf(key, 0), token };
+}
+
+export interface ApiKeysPage {
+  api_keys: ApiKeyView[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+const cursorScope = (orgId: string) => `api-keys:${orgId}`;
+
+/**
+ * Owners only, paged by key id, revoked and expired keys included (they say so). One round trip:
+ * the caller's membership, the page and the month's spend counters, read together.
+ */
+export async function listWorkspaceApiKeys(
+  caller: Caller,
+  orgId: string,
+  query: { limit: number; cursor?: string | undefined },
+  now = new Date(),
+): Promise<ApiKeysPage> {
+  const signingKey = cursorSigningKey();
+  const opened = query.cursor === undefined ? undefined : openCursor(query.cursor, signingKey, cursorScope(orgId));
+  if (opened && 'problem' in opened)
+    throw validationFailed([{ path: ['query', 'cursor'], code: 'invalid_cursor', message: opened.problem }]);
+  const [, page, spend] = await Promise.all([
+    requireOwner(caller, orgId),
+    listApiKeysPage(orgId, query.limit, opened?.position),
+    readMembersSpend(orgId, spendMonth(now)),
+  ]);
+  const last = page.keys.at(-1);
+  return {
+    api_keys: page.keys.map((key) => viewOf(key, spend.get(key.id) ?? 0)),
+    next_cursor: page.hasMore && last ? sealCursor(cursorScope(orgId), last.id, signingKey) : null,
+    has_more: page.hasMore,
+  };
+}
+
+/**
+ * Owners only. The key is refused from its very next request on (401, reason `revoked`), on
+ * every instance; a revoked key stays listed. Revoking it again changes nothing; an unknown key
+ * is 404.
+ */
+export async function revokeWorkspaceApiKey(caller: Caller, orgId: string, keyId: string, now = new Date()): Promise<void> {
+  await requireOwner(caller, orgId);
+  if (!(await revokeApiKey(orgId, keyId, now))) throw notFound();
+}
