@@ -112,13 +112,17 @@ function publish(scratch, dir) {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-/** Builds of older sources, once no call that started with one can still be loading its chunks. */
+/**
+ * Builds of older sources, once no call that started with one can still be loading its chunks.
+ * Another first run's scratch build or manifest may be renamed away between the listing and the
+ * stat: what is gone is not ours to remove.
+ */
 function removeOldBuilds(current) {
   for (const name of readdirSync(CACHE)) {
     const path = join(CACHE, name);
-    if (name !== current && name !== 'manifest.json' && Date.now() - statSync(path).mtimeMs > 3_600_000) {
-      rmSync(path, { recursive: true, force: true });
-    }
+    if (name === current || name === 'manifest.json') continue;
+    const modified = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+    if (modified !== undefined && Date.now() - modified > 3_600_000) rmSync(path, { recursive: true, force: true });
   }
 }
 

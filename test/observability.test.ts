@@ -15,6 +15,8 @@ Object.assign(process.env, {
   POWERTOOLS_METRICS_NAMESPACE: 'WorkspaceServiceTest',
   SOCIAL_PROVIDER: 'sample',
 });
+const { handler: createApiKey } = await import('../functions/create-api-key.ts');
+const { handler: revokeApiKey } = await import('../functions/revoke-api-key.ts');
 const { handler: listBillingEvents } = await import('../functions/list-billing-events.ts');
 const { handler: mcp } = await import('../functions/mcp.ts');
 const { handler: routeNotFound } = await import('../functions/route-not-found.ts');
@@ -142,6 +144,49 @@ describe('the request log line', () => {
 
     expect(answer.status).toBe(404);
     expect(requestLine()).toMatchObject({ status: 404, code: 'route_not_found', route: 'RouteNotFound' });
+  });
+});
+
+describe('an API key', () => {
+  it('leaves no key material in any line: not its token, nor its signature, from creation to revocation', async () => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 5, roles: ['owner'] });
+
+    // Act
+    const created = await call(createApiKey, {
+      method: 'POST',
+      url: `/organizations/${orgId}/api-keys`,
+      token: tokenFor(users.owner),
+      body: { name: 'observed', role: 'editor' },
+    });
+    const token: string = created.body.token;
+    const ran = await call(runSocialOperation, { method: 'POST', url: runUrl('tiktok_profile', orgId), token, body: { handle: 'nasa' } });
+    await call(revokeApiKey, {
+      method: 'DELETE',
+      url: `/organizations/${orgId}/api-keys/${created.body.id}`,
+      token: tokenFor(users.owner),
+    });
+    const refused = await call(runSocialOperation, {
+      method: 'POST',
+      url: runUrl('tiktok_profile', orgId),
+      token,
+      body: { handle: 'nasa' },
+    });
+
+    // Assess
+    expect([created.status, ran.status, refused.status]).toEqual([201, 200, 401]);
+    const log = written.join('');
+    expect(log).not.toContain(token);
+    expect(log).not.toContain(token.split('.')[2]);
+    expect(log).not.toContain(token.split('.')[1]);
+    const lines = records().filter((record) => record.message === 'request');
+    expect(lines.map((line) => [line.status, line.caller])).toEqual([
+      [201, users.owner],
+      [200, created.body.id],
+      [204, users.owner],
+      [401, created.body.id],
+    ]);
+    expect(lines.at(-1)).toMatchObject({ code: 'unauthenticated', auth_failure: 'revoked' });
   });
 });
 

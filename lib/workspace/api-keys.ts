@@ -5,7 +5,7 @@
  * own role, monthly spending limit and expiry; its record decides, on every request, whether it
  * still stands (lib/auth/api-key-standing.ts).
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { signApiKeyToken } from '../auth/api-key-token.ts';
 import type { TokenSigner } from '../auth/signer.ts';
 import { cursorSigningKey } from '../config.ts';
@@ -82,7 +82,8 @@ export async function createWorkspaceApiKey(
   const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const expiresAt = new Date(issuedAt.getTime() + days * 86_400_000);
   const key: ApiKeyRecord = {
-    id: `key_${randomBytes(16).toString('hex')}`,
+    // From randomUUID, as every id the service makes up (the bench makes them up afresh for its floor).
+    id: `key_${randomUUID().replaceAll('-', '')}`,
     organization_id: orgId,
     name: request.name,
     role: request.role,

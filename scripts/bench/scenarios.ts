@@ -6,6 +6,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
+import { pemSigner } from '../../lib/auth/signer.ts';
+import { createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
@@ -14,6 +17,7 @@ import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import { putCachedResult } from '../../lib/db/result-cache.ts';
+import { defined } from '../../lib/defined.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
@@ -233,6 +237,127 @@ const runFromCache: Scenario = {
           headers: { 'cache-control': 'max-age=86400' },
         }),
       check: (result) => status(200)(result) ?? (result.headers?.['Cache-Status'] === 'workspace; hit' ? undefined : 'not a cache hit'),
+    };
+  },
+};
+
+/** Keys of this run's slots, each an editor key of its slot's organization, signed as the service signs them. */
+async function apiKeyPerSlot(context: BenchContext, slotOf: (i: number) => { orgId: string; userId: string }) {
+  const signer = pemSigner(defined(process.env.API_KEY_SIGNING_KEY_PEM, 'API_KEY_SIGNING_KEY_PEM'));
+  await publishSigningKey(signer.publicJwkSync(), new Date());
+  const tokens = await Promise.all(
+    Array.from({ length: context.slots }, async (_, i) => {
+      const { orgId, userId } = slotOf(i);
+      await addMembership({ orgId, userId: `${userId}_owner`, role: 'owner' });
+      const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+      const expiresAt = new Date(now.getTime() + 86_400_000);
+      const keyId = `key_${randomBytes(16).toString('hex')}`;
+      await createApiKey({
+        id: keyId,
+        organization_id: orgId,
+        name: 'bench',
+        role: 'editor',
+        spending_limit: null,
+        created_at: now.toISOString(),
+        created_by_id: `${userId}_owner`,
+        expires_at: expiresAt.toISOString(),
+        revoked_at: null,
+        last_used_at: null,
+      });
+      // Used a moment ago: the bench measures the steady state, without the write every 15 minutes.
+      await touchApiKey(orgId, keyId, now);
+      return signApiKeyToken(signer, { keyId, orgId, issuedAt: now, expiresAt });
+    }),
+  );
+  return (i: number) => tokens[i % tokens.length] ?? '';
+}
+
+/** The same run with an API key instead of a user's token: the key's record stands in for the membership. */
+const runWithApiKey: Scenario = {
+  route: 'RunSocialOperation',
+  variant: 'api key',
+  label: 'POST social/x_profile (API key)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const keyOf = await apiKeyPerSlot(context, slotOf);
+    const route = routeNamed('RunSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${slotOf(i).orgId}`,
+          token: keyOf(i),
+          body: { handle: 'nasa' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
+/** A key made per request: the membership read, then the transaction with its owner check (the signing key is published already). */
+const createApiKeyScenario: Scenario = {
+  route: 'CreateApiKey',
+  label: 'POST organizations/{id}/api-keys',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('CreateApiKey');
+    return {
+      event: (i) =>
+        request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)), body: { name: 'bench', role: 'viewer' } }),
+      check: status(201),
+    };
+  },
+};
+
+/** A page of 25 of an organization's 40 keys, with their spend. */
+const listApiKeys: Scenario = {
+  route: 'ListApiKeys',
+  label: 'GET organizations/{id}/api-keys (25 of 40)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const created = new Date().toISOString();
+    await forEachIndex(40, context.slots, (i) =>
+      createApiKey({
+        id: `key_${randomBytes(16).toString('hex')}`,
+        organization_id: orgId,
+        name: `bench ${i}`,
+        role: 'viewer',
+        spending_limit: null,
+        created_at: created,
+        created_by_id: userOf(0),
+        expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+        revoked_at: null,
+        last_used_at: null,
+      }),
+    );
+    const route = routeNamed('ListApiKeys');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** Revoking one key again and again: the same conditional write each time (a revocation keeps its first instant). */
+const revokeApiKey: Scenario = {
+  route: 'RevokeApiKey',
+  label: 'DELETE organizations/{id}/api-keys/{key}',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const keyId = `key_${randomBytes(16).toString('hex')}`;
+    await createApiKey({
+      id: keyId,
+      organization_id: orgId,
+      name: 'bench',
+      role: 'viewer',
+      spending_limit: null,
+      created_at: new Date().toISOString(),
+      created_by_id: userOf(0),
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+      revoked_at: null,
+      last_used_at: null,
+    });
+    const route = routeNamed('RevokeApiKey');
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId, key_id: keyId }, token: context.tokenFor(userOf(i)) }),
+      check: status(204),
     };
   },
 };
@@ -473,6 +598,7 @@ export const SCENARIOS: readonly Scenario[] = [
   listSocialOperations,
   runSocialOperation,
   runFromCache,
+  runWithApiKey,
   quoteSocialOperation,
   getMe,
   getOrganization,
@@ -481,6 +607,9 @@ export const SCENARIOS: readonly Scenario[] = [
   putMember,
   deleteMember,
   listTrash,
+  createApiKeyScenario,
+  listApiKeys,
+  revokeApiKey,
   restore('asset'),
   restore('skill'),
   restore('conversation'),
@@ -488,6 +617,7 @@ export const SCENARIOS: readonly Scenario[] = [
   mcpToolsList,
   mcpToolsCall,
   publicDocument('OAuthProtectedResource', 'GET oauth-protected-resource'),
+  publicDocument('GetJwks', 'GET /.well-known/jwks.json'),
   publicDocument('GetOpenApiDocument', 'GET /openapi.json'),
   publicDocument('GetDocsPage', 'GET /docs'),
   publicDocument('GetDocsAsset', `GET /docs/${DOCS_ASSETS[0]!.name}`, { asset: DOCS_ASSETS[0]!.name }),

@@ -13,6 +13,7 @@ import { handler as getJwks } from '../../functions/get-jwks.ts';
 import { handler as getMe } from '../../functions/get-me.ts';
 import { handler as getOrganization } from '../../functions/get-organization.ts';
 import { handler as listKeys } from '../../functions/list-api-keys.ts';
+import { handler as listEvents } from '../../functions/list-billing-events.ts';
 import { handler as listMembers } from '../../functions/list-members.ts';
 import { handler as mcpHandler } from '../../functions/mcp.ts';
 import { handler as putMember } from '../../functions/put-member.ts';
@@ -186,8 +187,8 @@ describe('a key at work', () => {
     // Assess
     expect(answer.status).toBe(200);
     expect(answer.headers['credits-remaining']).toBe('4');
-    const events = await eventsOf(orgId);
-    const charge = events.find((event) => event.type === 'social_operation.charged');
+    const events = await call(listEvents, { url: `/organizations/${orgId}/billing/events`, token: tokenFor(users.owner) });
+    const charge = events.body.events.find((event: { type: string }) => event.type === 'social_operation.charged');
     expect(charge?.metadata).toEqual({
       operation: 'tiktok_profile',
       charge_id: answer.headers['charge-id'],

@@ -702,7 +702,7 @@ describe('the user pool option (-c userPool=true)', () => {
 
 describe('the API-key signing key', () => {
   it('is an RSA key for signing that KMS keeps (retained), usable by the key-issuing function alone', () => {
-    const [id, key] = ofType(template, 'AWS::KMS::Key')[0] ?? [];
+    const [id, key] = defined(ofType(template, 'AWS::KMS::Key')[0], 'the signing key');
     expect(ofType(template, 'AWS::KMS::Key')).toHaveLength(1);
     expect(key.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
     expect(key).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });

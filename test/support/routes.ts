@@ -6,10 +6,16 @@ import type { Call, Handler } from './http.ts';
 export const tokenRoutes = (): (readonly [string, Route])[] =>
   routes.filter((route) => !route.public).map((route) => [route.name, route] as const);
 
-/** A request URL for `route` with every path parameter filled in: an organization, an operation, or a fresh UUID. */
+/** A request URL for `route` with every path parameter filled in: an organization, an operation, a key id, or a fresh UUID. */
 export function sampleUrl(route: Route, orgId: string): string {
   const filled = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    name === 'organization_id' ? orgId : name === 'operation' ? 'instagram_profile' : randomUUID(),
+    name === 'organization_id'
+      ? orgId
+      : name === 'operation'
+        ? 'instagram_profile'
+        : name === 'key_id'
+          ? `key_${randomUUID().replaceAll('-', '')}`
+          : randomUUID(),
   );
   return `${filled}?organization_id=${orgId}`;
 }
@@ -24,6 +30,7 @@ export const sampleBody = (route: Route): unknown => {
   if (route.path === '/mcp') return { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
   if (route.name === 'UpdateOrganization') return { spending_limit: 100 };
   if (route.name === 'PutMember') return { role: 'viewer' };
+  if (route.name === 'CreateApiKey') return { name: 'sample', role: 'viewer' };
   return {};
 };
 

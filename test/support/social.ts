@@ -22,6 +22,5 @@ export async function eventsOf(orgId: string) {
     amount: Number(item.amount),
     title: item.title,
     description: item.description,
-    metadata: item.metadata as Record<string, string> | undefined,
   }));
 }
