@@ -29,6 +29,9 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   // Counter and reads, the cached result among them: answered at once, nothing written.
   'RunSocialOperation cache hit': 'UpdateItem+GetItem+GetItem+GetItem',
+  // The key's record and its organization read by authentication, with the counter and the run's own
+  // reads (the key's record stands in for the membership): the same round trips as a user's run.
+  'RunSocialOperation api key': 'GetItem+GetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   QuoteSocialOperation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
   GetMe: 'UpdateItem+Query',
   GetOrganization: 'UpdateItem+GetItem+GetItem',
@@ -39,6 +42,11 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem+GetItem | TransactWriteItems',
   DeleteMember: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',
   ListTrash: 'UpdateItem+GetItem+Query',
+  // The caller's role; then the key, in one transaction with the condition that the caller is still an owner.
+  CreateApiKey: 'UpdateItem+GetItem | TransactWriteItems',
+  // The caller's role, the page of keys and the month's spend counters, together.
+  ListApiKeys: 'UpdateItem+GetItem+Query+Query',
+  RevokeApiKey: 'UpdateItem+GetItem | UpdateItem',
   RestoreAsset: 'UpdateItem+GetItem+Query | UpdateItem',
   RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreConversation: 'UpdateItem+GetItem+Query | TransactWriteItems',
@@ -46,6 +54,8 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   'Mcp tools/list': 'UpdateItem+GetItem+GetItem',
   'Mcp tools/call': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   OAuthProtectedResource: '',
+  // Read from the table once a minute per instance: the bench's warm-up request did.
+  GetJwks: '',
   GetOpenApiDocument: '',
   GetDocsPage: '',
   GetDocsAsset: '',

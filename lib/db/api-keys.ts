@@ -2,7 +2,7 @@
  * API keys as stored: one item per key in its organization's partition, and the public keys
  * that sign them. Item builders and single sends; what a key may do is decided in lib/auth/.
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyGrant, Role } from '../model.ts';
 import { RUNNER_ROLES } from '../model.ts';
 import { cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
@@ -212,19 +212,19 @@ export function apiKeyMayPayItem(orgId: string, keyId: string, limit: number | n
 /** A public JWK with its `kid`, as published. */
 export type PublicJwk = Record<string, unknown> & { kid: string };
 
-/** Publishes a signing key's public half, once (a second put of the same kid changes nothing). */
+/**
+ * Publishes a signing key's public half. Idempotent without a condition: the kid is the key's
+ * thumbprint, so a second write of it writes the same JWK, and the first publication's instant stays.
+ */
 export async function publishSigningKey(jwk: PublicJwk, now: Date): Promise<void> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...signingKeyKey(jwk.kid), entity: 'signing_key', jwk: JSON.stringify(jwk), published_at: now.toISOString() },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: signingKeyKey(jwk.kid),
+      UpdateExpression: 'SET entity = :entity, jwk = :jwk, published_at = if_not_exists(published_at, :now)',
+      ExpressionAttributeValues: { ':entity': 'signing_key', ':jwk': JSON.stringify(jwk), ':now': now.toISOString() },
+    }),
+  );
 }
 
 /** Every published signing key (the service's JWKS). */

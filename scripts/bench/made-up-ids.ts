@@ -43,6 +43,14 @@ export function trackMadeUpIds(): () => void {
   };
 }
 
-/** A fresh id for each id the request made up. */
+/** A fresh id for each id the request made up, also in the compact form without dashes (an API key's id). */
 export const freshIdsFor = (log: CommandLog): Record<string, string> =>
-  Object.fromEntries((made.get(log) ?? []).map((id) => [id, randomUUID()]));
+  Object.fromEntries(
+    (made.get(log) ?? []).flatMap((id) => {
+      const fresh = randomUUID();
+      return [
+        [id, fresh],
+        [id.replaceAll('-', ''), fresh.replaceAll('-', '')],
+      ];
+    }),
+  );
