@@ -47,6 +47,10 @@ describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route)
     if (route.path !== '/mcp') expect(bundled.filter((input) => input.includes('@modelcontextprotocol/sdk'))).toEqual([]);
     // Routes that never touch the table (the $default route, the discovery document) carry no AWS SDK.
     if (route.tableActions.length === 0) expect(bundled.filter((input) => input.includes('@aws-sdk/'))).toEqual([]);
+    // The KMS client signs API keys: only the function that issues them carries it.
+    if (!('signsApiKeys' in route && route.signsApiKeys))
+      expect(bundled.filter((input) => input.includes('@aws-sdk/client-kms'))).toEqual([]);
+    else expect(bundled.filter((input) => input.includes('@aws-sdk/client-kms')).length).toBeGreaterThan(0);
     expect(bundled.filter((input) => /aws-xray-sdk|powertools\/tracer/.test(input))).toEqual([]);
     expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
   });
