@@ -75,20 +75,41 @@ export function createTokenVerifier(settings: JwtConfig): TokenVerifier {
     { jwksCache: new SimpleJwksCache({ fetcher: new JwksFetcher() }) },
   );
   const issuers = new Set([settings.issuer, API_KEY_ISSUER]);
+  const verified = new Map<string, { token: VerifiedToken; untilMs: number }>();
   return {
     async verify(token) {
+      const nowMs = Date.now();
+      const known = verified.get(token);
+      if (known && nowMs < known.untilMs) return known.token;
       try {
         // With two issuers the library picks the checks by `iss`, and calls an unknown one a
         // configuration error: it is the token's, said as such before verifying.
         if (!issuers.has(decomposeUnverifiedJwt(token).payload.iss as string)) throw new TokenRefused('wrong_issuer');
         const payload = await verifier.verify(token);
         const sub = payload.sub as string;
-        return payload.iss === API_KEY_ISSUER ? { sub, apiKey: { id: sub, orgId: payload.org as string } } : { sub };
+        const result: VerifiedToken = payload.iss === API_KEY_ISSUER ? { sub, apiKey: { id: sub, orgId: payload.org as string } } : { sub };
+        remember(verified, token, result, Math.min(Number(payload.exp) * 1000, nowMs + VERIFIED_KEEP_MS));
+        return result;
       } catch (error) {
         throw refusalOf(error) ?? error;
       }
     },
   };
+}
+
+/**
+ * A token verified once is taken at its word again for a while, by its exact text: a client
+ * sends the same token on every request, and its RSA signature and claims are checked once per
+ * instance and 5 minutes rather than per request. Never past its `exp`; 5 minutes at most, so that
+ * a signing key withdrawn from a JWKS stops its tokens within that time on every instance. What
+ * may change within a token's life (an API key's revocation, a membership) is read per request.
+ */
+const VERIFIED_KEEP_MS = 5 * 60_000;
+const VERIFIED_MAX = 1024;
+
+function remember(verified: Map<string, { token: VerifiedToken; untilMs: number }>, text: string, token: VerifiedToken, untilMs: number) {
+  if (verified.size >= VERIFIED_MAX) verified.clear();
+  verified.set(text, { token, untilMs });
 }
 
 let verifier: TokenVerifier | undefined;

@@ -5,7 +5,8 @@
  * configuration. Real keys, real JWKS over HTTP, the real middy chain of each function.
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
+import { describe, expect, it, vi } from 'vitest';
 import { TOKEN_REFUSALS } from '../../lib/auth/refusals.ts';
 import { createTokenVerifier } from '../../lib/auth/verifier.ts';
 import { createApiKey, revokeApiKey } from '../../lib/db/api-keys.ts';
@@ -254,6 +255,26 @@ describe('Cognito tokens, accepted or refused per configuration', () => {
       await Promise.all(Object.entries(tokens).map(async ([name, make]) => [name, await outcome(verifier, make())] as const)),
     );
     expect(outcomes).toEqual(expected);
+  });
+
+  it('takes a token it verified at its word until its exp, and never after it', async () => {
+    // Prepare
+    const verifier = createTokenVerifier(settings([TEST_AUDIENCE], []));
+    const token = tokenFor('alice', { ttlSeconds: 60 });
+    const signatures = vi.spyOn(JwtVerifier.prototype, 'verify');
+
+    // Act
+    const first = await outcome(verifier, token);
+    const checked = signatures.mock.calls.length;
+    const again = await outcome(verifier, token);
+    vi.useFakeTimers({ now: Date.now() + 120_000, toFake: ['Date'] });
+    const afterExp = await outcome(verifier, token).finally(() => vi.useRealTimers());
+
+    // Assess
+    expect([first, again, afterExp]).toEqual(['accepted alice', 'accepted alice', 'refused expired']);
+    expect(checked).toBe(1);
+    expect(signatures.mock.calls.length).toBe(2); // the second time none, after its exp once more
+    signatures.mockRestore();
   });
 
   it('answers a JWKS that cannot be fetched as the service’s failure, not the token’s', async () => {
