@@ -399,10 +399,10 @@ export const routes: readonly Route[] = [
 
 /**
  * What the chain itself does to the table on every route that takes a token (endpoint()): the
- * rate-limit counter (UpdateItem) and, for an API key, its record and its organization (GetItem),
+ * rate-limit counter (UpdateItem) and, for an API key, its record and its organization (BatchGetItem),
  * the published signing keys when a new `kid` is seen (Query) and `last_used_at` (UpdateItem).
  */
-export const CHAIN_TABLE_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'] as const;
+export const CHAIN_TABLE_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
 /** Every table action a route's function needs: its handler's, and the chain's when it takes a token (least-privilege IAM). */
 export const tableActionsOf = (route: Route): string[] =>

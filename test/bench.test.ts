@@ -29,9 +29,9 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   // Counter and reads, the cached result among them: answered at once, nothing written.
   'RunSocialOperation cache hit': 'UpdateItem+GetItem+GetItem+GetItem',
-  // The key's record and its organization read by authentication, with the counter and the run's own
-  // reads (the key's record stands in for the membership): the same round trips as a user's run.
-  'RunSocialOperation api key': 'GetItem+GetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // The key's record and its organization read by authentication (one BatchGetItem, in place of the
+  // membership), with the counter and the run's own read: a user's run, command for command.
+  'RunSocialOperation api key': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   QuoteSocialOperation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
   GetMe: 'UpdateItem+Query',
   GetOrganization: 'UpdateItem+GetItem+GetItem',

@@ -3,7 +3,7 @@
  * a revocation counts from the very next request, on every instance). The read goes out with
  * the request's own first reads, so a key costs no sequential round trip over a user's token.
  */
-import { getApiKey, grantOf, LAST_USED_GRANULARITY_MS, organizationExists, standingOf, touchApiKey } from '../db/api-keys.ts';
+import { getApiKeyStanding, grantOf, LAST_USED_GRANULARITY_MS, standingOf, touchApiKey } from '../db/api-keys.ts';
 import { logError } from '../log.ts';
 import type { ApiKeyGrant } from '../model.ts';
 import { TokenRefused } from './refusals.ts';
@@ -25,8 +25,7 @@ export interface ApiKeyStanding {
  * alongside the handler's work, so no request waits a round trip for it.
  */
 export function apiKeyStanding(orgId: string, keyId: string, now = new Date()): ApiKeyStanding {
-  const read = Promise.all([getApiKey(orgId, keyId), organizationExists(orgId)]);
-  const grant = read.then(([key, orgExists]) => {
+  const grant = getApiKeyStanding(orgId, keyId).then(({ key, orgExists }) => {
     if (!key || !orgExists) throw new TokenRefused('unknown_api_key');
     const standing = standingOf(key, now);
     if (standing !== 'active') throw new TokenRefused(standing);

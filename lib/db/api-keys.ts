@@ -2,10 +2,10 @@
  * API keys as stored: one item per key in its organization's partition, and the public keys
  * that sign them. Item builders and single sends; what a key may do is decided in lib/auth/.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyGrant, Role } from '../model.ts';
 import { RUNNER_ROLES } from '../model.ts';
-import { cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
+import { batchGetAll, cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { limitUnchanged } from './credits.ts';
 import { apiKeyIdOf, apiKeyKey, apiKeysPrefix, membershipKey, orgKey, SIGNING_KEYS_PK, signingKeyKey } from './keys.ts';
 
@@ -52,18 +52,15 @@ export const grantOf = (key: ApiKeyRecord): ApiKeyGrant => ({
   created_at: key.created_at,
 });
 
-/** The key's record (consistent: a revocation counts from the very next request). */
-export async function getApiKey(orgId: string, keyId: string): Promise<ApiKeyRecord | null> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: apiKeyKey(orgId, keyId), ConsistentRead: true }));
-  return result.Item ? apiKeyOf(result.Item) : null;
-}
-
-/** Whether the organization still exists (a key of a deleted organization is refused). */
-export async function organizationExists(orgId: string): Promise<boolean> {
-  const result = await db().send(
-    new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true, ProjectionExpression: 'PK' }),
-  );
-  return result.Item !== undefined;
+/**
+ * The key's record and whether its organization still exists (a key of a deleted organization is
+ * refused), in one consistent BatchGetItem: a revocation counts from the very next request, and a
+ * key's request sends as many commands as a user's (its record stands in for the membership).
+ */
+export async function getApiKeyStanding(orgId: string, keyId: string): Promise<{ key: ApiKeyRecord | null; orgExists: boolean }> {
+  const items = await batchGetAll([apiKeyKey(orgId, keyId), orgKey(orgId)]);
+  const key = items.find((item) => item.SK !== 'ORG');
+  return { key: key ? apiKeyOf(key) : null, orgExists: items.some((item) => item.SK === 'ORG') };
 }
 
 /** The issuer was not (or is no longer) an owner of an existing organization when the key was to be written. */

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   type DeleteCommandInput,
   DynamoDBDocumentClient,
@@ -113,6 +114,27 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'Exc
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  return items;
+}
+
+/** BatchGet rounds for keys DynamoDB leaves unprocessed (throttling) before giving up. */
+const BATCH_ATTEMPTS = 6;
+
+/**
+ * The items of at most 100 keys, read consistently in one BatchGetItem (plus retries, with
+ * backoff, of what DynamoDB left unprocessed); in no particular order, missing items absent.
+ */
+export async function batchGetAll(keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const table = tableName();
+  const items: Record<string, unknown>[] = [];
+  let pending = keys;
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    if (attempt >= BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${pending.length} items unread after ${BATCH_ATTEMPTS} attempts`);
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+    const result = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+    items.push(...(result.Responses?.[table] ?? []));
+    pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
+  }
   return items;
 }
 

@@ -1,11 +1,11 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { defined } from '../defined.ts';
 import { AlreadyExistsError, InsufficientBalanceError, NoSuchOrganizationError } from '../errors.ts';
 import { NETWORKS, type Network } from '../model.ts';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
-import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
+import { batchGetAll, cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
 import { ORG_DIRECTORY_PK, orgDirectoryKey, orgIdOfDirectoryKey, orgKey } from './keys.ts';
 import type { TableKey } from './table.ts';
 
@@ -206,22 +206,9 @@ export async function listOrganizations(options: {
   };
 }
 
-/** BatchGet rounds for keys DynamoDB leaves unprocessed (throttling) before giving up. */
-const BATCH_ATTEMPTS = 6;
-
 /** At most 100 organizations by id (one BatchGet, plus retries of what DynamoDB left unprocessed). */
 async function getOrganizations(ids: string[]): Promise<Organization[]> {
-  const table = tableName();
-  const items: Record<string, unknown>[] = [];
-  let keys: Record<string, unknown>[] = ids.map(orgKey);
-  for (let attempt = 0; keys.length > 0; attempt += 1) {
-    if (attempt >= BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${keys.length} organizations unread after ${BATCH_ATTEMPTS} attempts`);
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
-    const result = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
-    items.push(...(result.Responses?.[table] ?? []));
-    keys = result.UnprocessedKeys?.[table]?.Keys ?? [];
-  }
-  return items.map(organizationOf);
+  return (await batchGetAll(ids.map(orgKey))).map(organizationOf);
 }
 
 /** Replaces the organization's enabled networks (the admin CLI). */
