@@ -139,6 +139,18 @@ async function main() {
     // imported, like the handlers, only once that store is ready, and runs as an invocation.
     const { DEMO, seedDemoWorkspace } = await import('../lib/local/seed.ts');
     const demo = await invoke('seed', () => seedDemoWorkspace());
+    // An editor API key of the demo owner's, for agents and scripts (the README's MCP setup): a new
+    // one each start, as an owner would make it (with DATA_DIR, earlier ones stay listed).
+    const { createWorkspaceApiKey } = await import('../lib/workspace/api-keys.ts');
+    const { pemSigner } = await import('../lib/auth/signer.ts');
+    const demoKey = await invoke('seed', () =>
+      createWorkspaceApiKey(
+        { userId: DEMO.users.owner },
+        DEMO.orgId,
+        { name: 'demo agent (npm start)', role: 'editor', spending_limit: 100, expires_in_days: 30 },
+        pemSigner(key.privateKeyPem),
+      ),
+    );
     // Handler modules read their configuration when imported: after the variables above.
     handlersLoaded(await loadHandlers());
     // The deployed stack's scheduled sweeper, on an interval: refunds runs that can no longer
@@ -175,6 +187,13 @@ async function main() {
       users: DEMO.users,
       tokens,
       ...(accessTokens ? { accessTokens } : {}),
+      apiKey: {
+        id: demoKey.id,
+        role: demoKey.role,
+        spending_limit: demoKey.spending_limit,
+        expires_at: demoKey.expires_at,
+        token: demoKey.token,
+      },
       deleted: demo.deleted,
       live: demo.live,
     });
@@ -192,7 +211,8 @@ async function main() {
     if (accessTokens) console.log('Access tokens (client_id, token_use: access) of the same users: accessTokens in .local/dev.json');
     const origins = process.env.CORS_ALLOWED_ORIGINS;
     console.log(origins ? `CORS allowed origins: ${origins}` : 'CORS off (set CORS_ALLOWED_ORIGINS to allow browser origins)');
-    console.log(`MCP server for AI agents (README, "Use from an AI agent"): ${baseUrl}/mcp?organization_id=${DEMO.orgId}`);
+    console.log(`Demo API key (editor, 100 credits a month, 30 days; apiKey in .local/dev.json): ${demoKey.token}`);
+    console.log(`MCP server for AI agents, with that key (README, "For clients and agents"): ${baseUrl}/mcp?organization_id=${DEMO.orgId}`);
     console.log(
       jsonLogs
         ? 'Logging the JSON lines of the service (LOG_FORMAT=json).'

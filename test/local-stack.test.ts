@@ -14,6 +14,7 @@ interface DevInfo {
   dynamodbEndpoint: string;
   organizationId: string;
   tokens: Record<'owner' | 'editor' | 'viewer', string>;
+  apiKey: { id: string; role: string; token: string };
   deleted: Record<string, string[]>;
   live: Record<string, string[]>;
 }
@@ -196,6 +197,16 @@ describe('local stack (npm start)', () => {
       headers: { Authorization: `Bearer ${dev.tokens.viewer}` },
     });
     expect(asViewer.status).toBe(403);
+
+    // The demo API key, printed and in dev.json, works as an editor of the demo workspace.
+    expect(stack.output()).toContain(dev.apiKey.token);
+    const me = await fetch(`${dev.baseUrl}/me`, { headers: { Authorization: `Bearer ${dev.apiKey.token}` } });
+    expect(await me.json()).toEqual({
+      user_id: dev.apiKey.id,
+      token_kind: 'api_key',
+      api_key_id: dev.apiKey.id,
+      organizations: [{ organization_id: dev.organizationId, role: 'editor' }],
+    });
 
     expect(stack.output()).toContain(`API reference at ${dev.baseUrl}/docs`);
     const described = await fetch(`${dev.baseUrl}/openapi.json`, { headers: { 'Accept-Encoding': 'gzip' } });
