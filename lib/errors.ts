@@ -341,6 +341,7 @@ export class Refusal extends Error {
 export class AlreadyExistsError extends Refusal {}
 export class NoSuchOrganizationError extends Refusal {}
 export class NoSuchMemberError extends Refusal {}
+export class NoSuchApiKeyError extends Refusal {}
 /** The change would leave the organization without an owner. */
 export class LastOwnerError extends Refusal {}
 export class NoSuchResourceError extends Refusal {}

@@ -8,7 +8,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { handler as createKey } from '../functions/create-api-key.ts';
+import { handler as getMe } from '../functions/get-me.ts';
 import { handler } from '../functions/list-billing-events.ts';
+import { handler as runOperation } from '../functions/run-social-operation.ts';
 import { refundRun } from '../lib/billing/paid-run.ts';
 import { db } from '../lib/db/client.ts';
 import { getMembership } from '../lib/db/memberships.ts';
@@ -195,6 +198,47 @@ describe('org', () => {
       counter.stop();
     }
     expect(counter.log.commands).toEqual(['QueryCommand', 'BatchGetItemCommand']);
+  });
+});
+
+describe('key', () => {
+  it("lists an organization's API keys with their spend, and revokes one so that its next request is refused", async () => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 10 });
+    const created = await call(createKey, {
+      method: 'POST',
+      url: `/organizations/${orgId}/api-keys`,
+      token: tokenFor(users.owner),
+      body: { name: 'leaked', role: 'editor', spending_limit: 5 },
+    });
+    await call(runOperation, {
+      method: 'POST',
+      url: `/social/tiktok_profile?organization_id=${orgId}`,
+      token: created.body.token,
+      body: { handle: 'nasa' },
+    });
+
+    // Act
+    const listed = await admin('key', 'list', '--org', orgId);
+    const revoked = await admin('key', 'revoke', '--org', orgId, '--key', created.body.id);
+    const after = await call(getMe, { url: '/me', token: created.body.token });
+    const unknown = await admin('key', 'revoke', '--org', orgId, '--key', `key_${'0'.repeat(32)}`);
+    const malformed = await admin('key', 'revoke', '--org', orgId, '--key', 'nope');
+
+    // Assess
+    expect(listed.code).toBe(0);
+    expect(listed.json.api_keys).toEqual([
+      expect.objectContaining({ id: created.body.id, name: 'leaked', role: 'editor', spending_limit: 5, spent: 1, revoked_at: null }),
+    ]);
+    expect(revoked.code).toBe(0);
+    expect(revoked.json).toMatchObject({ id: created.body.id, revoked_at: expect.any(String) });
+    expect(after.status).toBe(401);
+    expect(after.body.data).toEqual({ reason: 'revoked' });
+    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({
+      code: 1,
+      stderr: `admin: ${orgId} has no API key key_${'0'.repeat(32)}\n`,
+    });
+    expect(malformed.code).toBe(2);
   });
 });
 

@@ -129,6 +129,17 @@ export async function listApiKeysPage(
   return { keys: keys.slice(0, limit), hasMore: keys.length > limit || result.LastEvaluatedKey !== undefined };
 }
 
+/** Every key of an organization, by id (the operator's listing). */
+export async function listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
+  const { PK, skPrefix } = apiKeysPrefix(orgId);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
+    ConsistentRead: true,
+  });
+  return items.map(apiKeyOf);
+}
+
 /**
  * Revokes a key: `revoked_at` is set once (a second revocation keeps the first instant). Returns
  * the key as revoked, or null when there is no such key.
