@@ -50,5 +50,8 @@ export const userIdParam = z
 /** An API key's id in a path. */
 export const apiKeyIdParam = z
   .string()
-  .check(z.regex(API_KEY_ID_PATTERN, 'must be an API key id: "key_" followed by 32 lowercase hex digits'))
+  .check(
+    z.maxLength(36, 'must be at most 36 characters (an API key id)'),
+    z.regex(API_KEY_ID_PATTERN, 'must be an API key id: "key_" followed by 32 lowercase hex digits'),
+  )
   .register(z.globalRegistry, { description: 'the API key id', examples: ['key_0123456789abcdef0123456789abcdef'] });
