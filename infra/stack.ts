@@ -23,7 +23,7 @@ import type { Construct } from 'constructs';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
-import { type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
+import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routeKey, routes } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { bundledFunction, functionRole } from './function.ts';
@@ -31,14 +31,13 @@ import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './ident
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
 
+export { FUNCTION_TIMEOUT_SECONDS } from '../lib/routes.ts';
 export { copyAssetsCommands } from './function.ts';
 
-/** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
-/** API Gateway (HTTP API) answers 503 after 30 s whatever the function does. */
-export const FUNCTION_TIMEOUT_SECONDS = 25;
 /** The longest provider call the stack accepts: leaves the run 5 s for its reads, charge and refund. */
 export const PROVIDER_TIMEOUT_MAX_MS = 20_000;
 
+/** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
 export interface WorkspaceServiceStackProps extends StackProps {

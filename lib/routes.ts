@@ -345,6 +345,12 @@ export const routes: readonly Route[] = [
   },
 ];
 
+/**
+ * Every route's function timeout (the stack's, and the bundled local server's): API Gateway (HTTP
+ * API) answers 503 after 30 s whatever the function does.
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 25;
+
 /** The API Gateway route key: "GET /path" or "$default". */
 export const routeKey = (route: Route): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
 

@@ -10,6 +10,7 @@ import type { HttpEvent, HttpResult } from '../http/types.ts';
 import { matchRoute, routeKey, routes } from '../routes.ts';
 import { buildHttpEvent, localContext } from './apigw-event.ts';
 import { invoke } from './invocations.ts';
+import { FunctionError } from './lambda.ts';
 
 export type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
@@ -178,8 +179,8 @@ export function createLocalServer(
       const sent = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
       response.writeHead(result.statusCode ?? 200, outHeaders).end(sent);
     } catch (error) {
-      // What API Gateway answers when a function crashes outright.
-      console.error('local server: handler crashed', error);
+      // What API Gateway answers when a function crashes outright (or, bundled, times out).
+      console.error('local server: handler crashed', error instanceof FunctionError ? error.message : error);
       response.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
     }
   });
