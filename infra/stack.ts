@@ -16,6 +16,7 @@ import { type CfnApi, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, L
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { ParamsAndSecretsLayerVersion, ParamsAndSecretsLogLevel, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -36,6 +37,15 @@ export { copyAssetsCommands } from './function.ts';
 
 /** The longest provider call the stack accepts: leaves the run 5 s for its reads, charge and refund. */
 export const PROVIDER_TIMEOUT_MAX_MS = 20_000;
+
+/**
+ * The AWS Parameters and Secrets Lambda Extension, for the functions that read the provider key
+ * (lib/social/providers/secret.ts): the value is kept 300 s (its default and maximum), so a key
+ * put in Secrets Manager reaches new instances within 5 minutes; only warnings are logged.
+ */
+const PROVIDER_KEY_EXTENSION = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+  logLevel: ParamsAndSecretsLogLevel.WARN,
+});
 
 /** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
@@ -292,10 +302,14 @@ export class WorkspaceServiceStack extends Stack {
       );
     }
     const environment = { ...options.environment };
+    let paramsAndSecrets: ParamsAndSecretsLayerVersion | undefined;
     for (const name of route.secrets ?? []) {
       if (name === 'providerApiKey') {
+        // Read at run time through the Parameters and Secrets extension (a layer: CDK maps each
+        // region to AWS's published ARN of its arm64 build), which uses the function's role.
         options.secrets[name].grantRead(role);
         environment.SCRAPECREATORS_API_KEY_SECRET_ARN = options.secrets[name].secretArn;
+        paramsAndSecrets = PROVIDER_KEY_EXTENSION;
       } else {
         // A CloudFormation dynamic reference: resolved at deploy, never a value in the template.
         environment.CURSOR_SIGNING_KEY = options.secrets[name].secretValue.unsafeUnwrap();
@@ -313,6 +327,7 @@ export class WorkspaceServiceStack extends Stack {
       environment,
       tracer: options.tracer,
       ...(route.assets?.length ? { assets: route.assets } : {}),
+      ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
     });
   }
 
