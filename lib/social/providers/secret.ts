@@ -13,14 +13,14 @@ const DEFAULT_PORT = '2773';
 /** A call to a process on the same machine: a hung extension must not hang every run waiting for the key. */
 const TIMEOUT_MS = 3_000;
 
-export async function secretString(secretId: string): Promise<string | undefined> {
+export async function secretString(secretId: string, timeoutMs = TIMEOUT_MS): Promise<string | undefined> {
   const token = process.env.AWS_SESSION_TOKEN;
   if (!token) throw new Error('AWS_SESSION_TOKEN is not set: the Parameters and Secrets extension needs it to read the secret');
   const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT || DEFAULT_PORT;
   const url = `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`;
   const response = await fetch(url, {
     headers: { 'X-Aws-Parameters-Secrets-Token': token },
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal: AbortSignal.timeout(timeoutMs),
   }).catch((error: unknown) => {
     throw new Error(`the Parameters and Secrets extension could not be reached on port ${port}: ${(error as Error).message}`);
   });
