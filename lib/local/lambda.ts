@@ -55,6 +55,27 @@ export class FunctionError extends Error {
   }
 }
 
+/** Lambda gives a function's init (importing the bundle) 10 s, apart from the invocation's timeout. */
+const INIT_TIMEOUT_MS = 10_000;
+
+/** The instance's init, failed as Lambda fails it when it takes longer than the init phase may. */
+function initialized(instance: Instance, fn: BundledFunction): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new FunctionError(fn.name, 'init', {
+            errorType: 'Sandbox.Timedout',
+            errorMessage: `the init (importing the bundle) took more than ${INIT_TIMEOUT_MS / 1000} s`,
+          }),
+        ),
+      INIT_TIMEOUT_MS,
+    );
+  });
+  return Promise.race([instance.ready, late]).finally(() => clearTimeout(timer));
+}
+
 /** The memory the stack gives every function (infra/function.ts). */
 const MEMORY_MB = '1024';
 
@@ -206,7 +227,7 @@ export function lambdaFunctions(
         while (instance && !instance.alive) instance = free.pop();
         instance ??= start(fn);
         try {
-          await instance.ready;
+          await initialized(instance, fn);
           const result = await instance.invoke(event, context.awsRequestId);
           free.push(instance);
           return httpResultOf(result);
