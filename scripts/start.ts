@@ -145,7 +145,7 @@ async function main() {
       // EMF metric lines are on: printed only with the service's JSON lines (LOG_FORMAT=json).
       if (!jsonLogs) process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
       const startedAt = performance.now();
-      const { startBundledFunctions } = await import('../lib/local/bundled.ts');
+      const { startBundledFunctions } = await import('./bundled-functions.ts');
       const running = await startBundledFunctions(
         routes.map((route) => ({ ...route, timeoutSeconds: FUNCTION_TIMEOUT_SECONDS })),
         BUNDLES_DIR,

@@ -3,12 +3,13 @@
  * stack bundles it (infra/bundle.ts, infra/bundling.ts's options) with its assets beside it, the
  * runtime built beside them, all at once; then run as Lambda runs them (lib/local/lambda.ts) by
  * the Node.js of the Lambda runtime's major when it is installed (lib/local/lambda-node.ts).
- * `npm start` in bundled mode and test/bundled.test.ts both start their functions here.
+ * `npm start` in bundled mode and test/bundled.test.ts both start their functions here (a script's
+ * module, not lib/local's: it builds with infra/, which nothing under lib/ imports).
  */
-import { bundleFunctions, bundleLambdaRuntime, type FunctionSource } from '../../infra/bundle.ts';
-import { defined } from '../defined.ts';
-import { type LambdaOptions, lambdaFunctions } from './lambda.ts';
-import { lambdaNodeBinary } from './lambda-node.ts';
+import { bundleFunctions, bundleLambdaRuntime, type FunctionSource } from '../infra/bundle.ts';
+import { defined } from '../lib/defined.ts';
+import { type LambdaOptions, lambdaFunctions } from '../lib/local/lambda.ts';
+import { lambdaNodeBinary } from '../lib/local/lambda-node.ts';
 
 export interface BundledSource extends FunctionSource {
   timeoutSeconds: number;
