@@ -41,11 +41,16 @@ export const PROVIDER_TIMEOUT_MAX_MS = 20_000;
 /**
  * The AWS Parameters and Secrets Lambda Extension, for the functions that read the provider key
  * (lib/social/providers/secret.ts): the value is kept 300 s (its default and maximum), so a key
- * put in Secrets Manager reaches new instances within 5 minutes; only warnings are logged.
+ * put in Secrets Manager reaches new instances within 5 minutes; only warnings are logged. By
+ * default CDK maps each region to AWS's published ARN of the arm64 layer; `layerArn` names one
+ * (a region, or a newer version, that CDK's map lacks).
  */
-const PROVIDER_KEY_EXTENSION = ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-  logLevel: ParamsAndSecretsLogLevel.WARN,
-});
+function providerKeyExtension(layerArn: string | undefined): ParamsAndSecretsLayerVersion {
+  const options = { logLevel: ParamsAndSecretsLogLevel.WARN };
+  return layerArn
+    ? ParamsAndSecretsLayerVersion.fromVersionArn(layerArn, options)
+    : ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, options);
+}
 
 /** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
@@ -60,6 +65,8 @@ export interface WorkspaceServiceStackProps extends StackProps {
    * an existing issuer's settings as parameters. `selfSignUp` lets anyone sign up.
    */
   userPool?: false | IdentityOptions;
+  /** The Parameters and Secrets extension's layer ARN, instead of CDK's map by region (`-c secretsExtensionArn=…`). */
+  secretsExtensionArn?: string;
 }
 
 /**
@@ -158,7 +165,13 @@ export class WorkspaceServiceStack extends Stack {
     });
 
     for (const route of props.routes ?? routes) {
-      const fn = this.routeFunction(route, { environment, retention, secrets, tracer: props.tracer ?? false });
+      const fn = this.routeFunction(route, {
+        environment,
+        retention,
+        secrets,
+        tracer: props.tracer ?? false,
+        extension: providerKeyExtension(props.secretsExtensionArn),
+      });
       this.functions.set(route.name, fn);
       const httpRoute = new HttpRoute(this, `${route.name}Route`, {
         httpApi: this.api,
@@ -289,7 +302,13 @@ export class WorkspaceServiceStack extends Stack {
 
   private routeFunction(
     route: Route,
-    options: { environment: Record<string, string>; retention: RetentionDays; secrets: Record<RouteSecret, Secret>; tracer: boolean },
+    options: {
+      environment: Record<string, string>;
+      retention: RetentionDays;
+      secrets: Record<RouteSecret, Secret>;
+      tracer: boolean;
+      extension: ParamsAndSecretsLayerVersion;
+    },
   ): NodejsFunction {
     const { role, logGroup } = functionRole(this, route.name, options.retention);
     if (route.tableActions.length > 0) {
@@ -309,7 +328,7 @@ export class WorkspaceServiceStack extends Stack {
         // region to AWS's published ARN of its arm64 build), which uses the function's role.
         options.secrets[name].grantRead(role);
         environment.SCRAPECREATORS_API_KEY_SECRET_ARN = options.secrets[name].secretArn;
-        paramsAndSecrets = PROVIDER_KEY_EXTENSION;
+        paramsAndSecrets = options.extension;
       } else {
         // A CloudFormation dynamic reference: resolved at deploy, never a value in the template.
         environment.CURSOR_SIGNING_KEY = options.secrets[name].secretValue.unsafeUnwrap();

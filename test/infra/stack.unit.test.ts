@@ -23,7 +23,7 @@ import { type Route, routes } from '../../lib/routes.ts';
 import { actionsOf, allStatements, functionOf, ofType, resource, type Statement, statementsOf, wildcardDynamoActions } from './template.ts';
 
 /** One synth: the template is read from the cloud assembly, so it exists even when cdk-nag fails the synth. */
-function synth(routeTable: readonly Route[], options: Pick<WorkspaceServiceStackProps, 'userPool'> = {}) {
+function synth(routeTable: readonly Route[], options: Pick<WorkspaceServiceStackProps, 'userPool' | 'secretsExtensionArn'> = {}) {
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
   const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new WorkspaceServiceStack(app, 'WorkspaceService', { routes: routeTable, ...options });
@@ -251,6 +251,18 @@ const secretNamed = (t: Template, logicalIdPrefix: string) => {
 };
 
 describe('the provider API key', () => {
+  it('takes the extension layer named by -c secretsExtensionArn where the region map lacks one, with no map', () => {
+    const arn = 'arn:aws:lambda:ap-south-2:123456789012:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:12';
+    const named = synth(routes, { secretsExtensionArn: arn });
+    const { Mappings } = named.template.toJSON() as { Mappings?: Record<string, unknown> };
+
+    expect(named.nagReport).toBeUndefined();
+    expect(Object.keys(Mappings ?? {}).filter((name) => /paramsandsecrets/i.test(name))).toEqual([]);
+    for (const route of routes.filter((candidate) => candidate.secrets?.includes('providerApiKey'))) {
+      expect(resource(named.template, functionOf(named.template, route)).Properties.Layers).toEqual([arn]);
+    }
+  });
+
   it('is read through the Parameters and Secrets extension: its arm64 layer, from the map of its ARNs by region that CDK keeps, on exactly the functions that read the key', () => {
     const { Mappings } = template.toJSON() as { Mappings: Record<string, Record<string, Record<string, string>>> };
     const [mapName, byRegion] = Object.entries(Mappings).find(([name]) => /paramsandsecrets/i.test(name))!;
