@@ -3,7 +3,8 @@
  * AwsSolutions pack on every synth (an unsuppressed finding fails it).
  * Context: `-c stackName=…` (default WorkspaceService), `-c tracer=true` to bundle the
  * Powertools Tracer, `-c userPool=true` to create a Cognito user pool for the API instead of
- * naming an existing issuer (`-c selfSignUp=true` lets anyone sign up). Runtime settings are
+ * naming an existing issuer (`-c selfSignUp=true` lets anyone sign up), `-c secretsExtensionArn=…`
+ * for the Parameters and Secrets extension's layer where CDK's map of it lacks the region. Runtime settings are
  * CloudFormation parameters (docs/deployment.md).
  */
 import { App, Validations } from 'aws-cdk-lib';
@@ -16,5 +17,6 @@ new WorkspaceServiceStack(app, String(app.node.tryGetContext('stackName') ?? 'Wo
   description: 'Workspace Service: HTTP API, Lambda functions, DynamoDB table, alarms',
   tracer: flag(app.node.tryGetContext('tracer')),
   userPool: flag(app.node.tryGetContext('userPool')) && { selfSignUp: flag(app.node.tryGetContext('selfSignUp')) },
+  ...(app.node.tryGetContext('secretsExtensionArn') ? { secretsExtensionArn: String(app.node.tryGetContext('secretsExtensionArn')) } : {}),
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

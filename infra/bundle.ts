@@ -2,10 +2,14 @@
  * Builds one function's bundle with esbuild's API and the stack's options (infra/bundling.ts),
  * for the bundle report and the bundle tests.
  */
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_FILE, esbuildOptions } from './bundling.ts';
+import { assetPath } from '../lib/openapi/read-asset.ts';
+import { BUNDLE_FILE, bundling, esbuildOptions } from './bundling.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface Bundle {
   file: string;
@@ -20,6 +24,48 @@ export interface Bundle {
 export function ownerOf(input: string): string {
   const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
   return inPackage ? inPackage[1]! : input.split('/').slice(0, -1).join('/') || input;
+}
+
+/** A function to bundle: its entry (from the repository root) and the files it reads beside its bundle. */
+export interface FunctionSource {
+  name: string;
+  entry: string;
+  assets?: readonly string[];
+}
+
+/**
+ * Each function as the stack deploys it: `<outDir>/<name>/index.mjs` with its assets copied
+ * beside it (as infra/function.ts's command hooks do), all built at once.
+ */
+export async function bundleFunctions(
+  functions: readonly FunctionSource[],
+  outDir: string,
+  options: { tracer: boolean },
+): Promise<Map<string, Bundle>> {
+  const built = await Promise.all(
+    functions.map(async (fn) => {
+      const dir = join(outDir, fn.name);
+      const result = await bundle(join(ROOT, fn.entry), dir, options);
+      for (const asset of fn.assets ?? []) copyFileSync(assetPath(asset), join(dir, basename(asset)));
+      return [fn.name, result] as const;
+    }),
+  );
+  return new Map(built);
+}
+
+/** The bundled local server's Lambda runtime (lib/local/lambda-runtime.ts) as one file in `outDir`. */
+export async function bundleLambdaRuntime(outDir: string): Promise<string> {
+  const outfile = join(outDir, 'lambda-runtime.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'lib/local/lambda-runtime.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: bundling.target,
+    format: 'esm',
+    logLevel: 'warning',
+  });
+  return outfile;
 }
 
 export async function bundle(entry: string, outDir: string, options: { tracer: boolean }): Promise<Bundle> {

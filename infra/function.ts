@@ -7,7 +7,15 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Duration, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { type ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  type ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  type ParamsAndSecretsLayerVersion,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -49,6 +57,8 @@ export interface BundledFunctionProps {
   retryAttempts?: number;
   /** Files the handler reads at run time, copied beside its bundle (lib/routes.ts `assets`). */
   assets?: readonly string[];
+  /** The Parameters and Secrets Lambda Extension, for a function that reads a secret at run time. */
+  paramsAndSecrets?: ParamsAndSecretsLayerVersion;
 }
 
 export function bundledFunction(scope: Construct, id: string, props: BundledFunctionProps): NodejsFunction {
@@ -73,6 +83,7 @@ export function bundledFunction(scope: Construct, id: string, props: BundledFunc
     tracing: Tracing.ACTIVE,
     environment: props.environment,
     ...(props.retryAttempts === undefined ? {} : { retryAttempts: props.retryAttempts }),
+    ...(props.paramsAndSecrets ? { paramsAndSecrets: props.paramsAndSecrets } : {}),
     bundling: {
       target: bundling.target,
       format: OutputFormat.ESM,

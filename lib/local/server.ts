@@ -3,13 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { defined } from '../defined.ts';
-import { badRequest, headersTooLarge, type ServiceError } from '../errors.ts';
+import { badRequest, headersTooLarge, payloadTooLarge, type ServiceError } from '../errors.ts';
 import { errorBody } from '../http/error-mapper.ts';
 import { API_VERSION } from '../http/request-context.ts';
 import type { HttpEvent, HttpResult } from '../http/types.ts';
 import { matchRoute, routeKey, routes } from '../routes.ts';
 import { buildHttpEvent, localContext } from './apigw-event.ts';
 import { invoke } from './invocations.ts';
+import { FunctionError } from './lambda.ts';
 
 export type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
@@ -109,10 +110,25 @@ function answerParseError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
+/**
+ * Lambda's synchronous invocation payload: 6 MB (6,291,456 bytes) for the event it is given and
+ * as much for the result it returns (Lambda quotas). API Gateway accepts bodies up to 10 MB, so
+ * a request between the two reaches Lambda and is refused there; the local server refuses it
+ * here, in the documented error shape, measured as Lambda measures it: the event as JSON.
+ */
+export const LAMBDA_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
+
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+/** The body, or undefined when it alone is over Lambda's limit (the rest is read and dropped, not kept). */
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  let bytes = 0;
+  for await (const chunk of request) {
+    bytes += (chunk as Buffer).length;
+    if (bytes <= LAMBDA_PAYLOAD_LIMIT_BYTES) chunks.push(chunk as Buffer);
+  }
+  return bytes > LAMBDA_PAYLOAD_LIMIT_BYTES ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -142,27 +158,35 @@ export function createLocalServer(
       }
       const method = request.method ?? 'GET';
       const { route, pathParameters } = matchRoute(method, url.pathname);
+      const body = await readBody(request);
+      if (body === undefined) return answerError(response, payloadTooLarge('request', LAMBDA_PAYLOAD_LIMIT_BYTES));
       const event = buildHttpEvent({
         method,
         path: url.pathname,
         routeKey: routeKey(route),
         rawQueryString: url.search.slice(1),
         headers: joinedHeaders(request),
-        body: await readBody(request),
+        body,
         ...(pathParameters ? { pathParameters } : {}),
       });
+      if (jsonBytes(event) > LAMBDA_PAYLOAD_LIMIT_BYTES)
+        return answerError(response, payloadTooLarge('request', LAMBDA_PAYLOAD_LIMIT_BYTES));
       const handler = defined((await handlers).get(route.name), `the handler of ${route.name}`);
       const context = localContext(route.name);
       const startedAt = performance.now();
       const result = await invoke(context.awsRequestId, () => handler(event, context));
-      options.onAnswer?.({ method, path: url.pathname, status: result.statusCode ?? 200, ms: performance.now() - startedAt });
+      // Lambda refuses to return a result over its limit: the function's answer never leaves.
+      const oversize = jsonBytes(result) > LAMBDA_PAYLOAD_LIMIT_BYTES;
+      const ms = performance.now() - startedAt;
+      options.onAnswer?.({ method, path: url.pathname, status: oversize ? 413 : (result.statusCode ?? 200), ms });
+      if (oversize) return answerError(response, payloadTooLarge('response', LAMBDA_PAYLOAD_LIMIT_BYTES));
       const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
       // A base64 body (gzipped static files) is bytes on the wire, as API Gateway sends it.
-      const body = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
-      response.writeHead(result.statusCode ?? 200, outHeaders).end(body);
+      const sent = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
+      response.writeHead(result.statusCode ?? 200, outHeaders).end(sent);
     } catch (error) {
-      // What API Gateway answers when a function crashes outright.
-      console.error('local server: handler crashed', error);
+      // What API Gateway answers when a function crashes outright (or, bundled, times out).
+      console.error('local server: handler crashed', error instanceof FunctionError ? error.message : error);
       response.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
     }
   });

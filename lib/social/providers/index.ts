@@ -7,8 +7,8 @@ import type { SocialProvider } from './types.ts';
 let apiKey: Promise<string> | undefined;
 
 /**
- * The ScrapeCreators key: from the environment locally; deployed, from Secrets Manager, fetched
- * once per cold start (the SDK client is imported only then, so other paths never load it).
+ * The ScrapeCreators key: from the environment locally; deployed, from Secrets Manager through the
+ * Parameters and Secrets extension, fetched once per cold start by the first run that needs it.
  * The secret is the key itself, or JSON with an `api_key` (or `apiKey`) field.
  */
 export function scrapeCreatorsKey(): Promise<string> {
