@@ -101,8 +101,10 @@ describe('restore permission matrix', () => {
         state === 'live' ? restoredBody(kind, record!, role, record!.updated_at) : restoredBody(kind, record!, role),
       );
     } else {
-      // Nothing changed.
-      if (record) expect((await getResource(kind, id))!.deleted_at).toBe(record.deleted_at);
+      // Nothing changed. A purged item may be gone already (DynamoDB Local deletes expired items
+      // too, at a time of its own): then it was not restored either.
+      const after = record && (await getResource(kind, id));
+      if (record && (after || state !== 'purged')) expect(after?.deleted_at).toBe(record.deleted_at);
     }
     if (status === 403) {
       expect(answer.body).toEqual({
