@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { methodNotAllowed } from '../lib/errors.ts';
+import { methodNotAllowed, originNotAllowed } from '../lib/errors.ts';
+import { foreignOrigin } from '../lib/http/cors.ts';
 import { baseChain, endpoint, JsonText, Reply } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import type { HttpEvent, ServiceContext } from '../lib/http/types.ts';
@@ -22,8 +23,11 @@ const post = endpoint(
       deadlineMs: context.deadlineMs,
       requestId: context.requestId,
     });
+    // A notification or a client's response: 202, no body and so no Content-Type (a proxy that
+    // trusted an application/json on an empty body answered 500).
+    if (!text) return new Reply(undefined, {}, status);
     // The SDK's JSON as it wrote it (a tool listing is ~170 KB: no parse and serialize again).
-    return new Reply(text ? new JsonText(text) : undefined, { 'Content-Type': headers['content-type'] ?? 'application/json' }, status);
+    return new Reply(new JsonText(text), { 'Content-Type': headers['content-type'] ?? 'application/json' }, status);
   },
 );
 
@@ -35,9 +39,21 @@ const notAllowed = baseChain().handler(async (event) => {
   throw methodNotAllowed(event.requestContext.http.method, MCP_PATH, ['POST']);
 });
 
+/**
+ * A present `Origin` that is not an allowed one: 403 before anything else, as the MCP transport
+ * requires against DNS rebinding (a page whose name was rebound to this server's address).
+ */
+const originRefused = baseChain().handler(async (event) => {
+  throw originNotAllowed(foreignOrigin(event) ?? '');
+});
+
 export const handler = Object.assign(
   (event: HttpEvent, context: ServiceContext) =>
-    event.requestContext.http.method === 'POST' ? post(event, context) : notAllowed(event, context),
+    foreignOrigin(event) !== undefined
+      ? originRefused(event, context)
+      : event.requestContext.http.method === 'POST'
+        ? post(event, context)
+        : notAllowed(event, context),
   // The API description reads what POST validates (the OpenAPI generator, lib/openapi/).
   { endpoint: post.endpoint },
 );

@@ -9,6 +9,7 @@ import { SWEEP_INDEX } from './db/table.ts';
 import { defined } from './defined.ts';
 import { DOCS_ASSETS } from './docs-assets.ts';
 import type { ErrorCode } from './errors.ts';
+import { routePattern } from './http/route-pattern.ts';
 
 export interface Route {
   /** Logical name; also the CDK construct id. */
@@ -317,7 +318,7 @@ export const routes: readonly Route[] = [
     description:
       'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. See docs/mcp.md.',
     tag: 'AI agents (MCP)',
-    errors: ['method_not_allowed'],
+    errors: ['forbidden', 'method_not_allowed'],
   },
   {
     name: 'OAuthProtectedResource',
@@ -339,9 +340,10 @@ export const routes: readonly Route[] = [
     tableActions: [],
     public: true,
     summary: 'Any other method and path',
-    description: 'Answers 404 `route_not_found`, before authentication.',
+    description:
+      'Answers before authentication: 405 `method_not_allowed` with `Allow` when another route names the path with other methods, else 404 `route_not_found`.',
     tag: 'API description',
-    errors: ['route_not_found'],
+    errors: ['route_not_found', 'method_not_allowed'],
   },
 ];
 
@@ -352,11 +354,7 @@ export const routeKey = (route: Route): string => (route.path === '$default' ? '
 export const routeNames = (table: readonly Route[] = routes): Record<string, string> =>
   Object.fromEntries(table.map((route) => [routeKey(route), route.name]));
 
-/** `/a/{x}/b` → a regex with one named group per path parameter. */
-export function routePattern(path: string): RegExp {
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
-  return new RegExp(`^${source}$`);
-}
+export { routePattern };
 
 /** A malformed escape (`%E0%A4%A`) stays as sent; validation then refuses it with a 400. */
 function decodeOrKeep(value: string): string {

@@ -74,6 +74,7 @@ describe('validity', () => {
       'error operation-4xx-response #/paths/~1docs/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1.well-known~1oauth-protected-resource/get/responses: Operation must have at least one `4XX` response.',
       'error no-unused-components #/components/responses/RouteNotFound: Component: "RouteNotFound" is never used.',
+      'error no-unused-components #/components/responses/MethodNotAllowed: Component: "MethodNotAllowed" is never used.',
     ]);
   });
 });
@@ -94,10 +95,13 @@ describe('routes', () => {
     expect(operation.responses['500']).toBeDefined();
   });
 
-  it('describes the $default route as the one 404 route_not_found response', () => {
-    const response = document.components.responses.RouteNotFound;
+  it('describes the $default route as its two responses: 404 route_not_found, and 405 method_not_allowed with Allow', () => {
+    const { RouteNotFound, MethodNotAllowed } = document.components.responses;
 
-    expect(response.content['application/json'].schema.allOf[1].properties.code).toEqual({ const: 'route_not_found' });
+    expect(RouteNotFound.content['application/json'].schema.allOf[1].properties.code).toEqual({ const: 'route_not_found' });
+    expect(MethodNotAllowed.content['application/json'].schema.allOf[1].properties.code).toEqual({ const: 'method_not_allowed' });
+    expect(MethodNotAllowed.headers.Allow).toEqual({ $ref: '#/components/headers/Allow' });
+    expect(document.components.headers.Allow.required).toBe(true);
     expect(Object.keys(document.paths)).not.toContain('$default');
   });
 
@@ -290,8 +294,21 @@ describe('the contract check of every handler test', () => {
     expect(() => assertDescribed('POST', '/social/x_profile', false, output)).toThrow(/body: .*must have required property 'network'/);
   });
 
-  it('refuses any answer but 404 from the $default route', () => {
+  it('refuses any answer but 404 and 405 from the $default route, each only for the paths it belongs to', () => {
+    const body = (code: string) => ({ code, message: 'm', request_id: 'r' });
+    const allow = { ...ok, allow: 'GET' };
+
     expect(() => assertDescribed('POST', '/echo', true, { status: 200, headers: ok, body: {} })).toThrow(/only 404 route_not_found/);
+    expect(() => assertDescribed('DELETE', '/me', true, { status: 405, headers: allow, body: body('method_not_allowed') })).not.toThrow();
+    expect(() => assertDescribed('DELETE', '/me', true, { status: 404, headers: ok, body: body('route_not_found') })).toThrow(
+      /describes this path/,
+    );
+    expect(() => assertDescribed('GET', '/echo', true, { status: 405, headers: allow, body: body('method_not_allowed') })).toThrow(
+      /does not describe this path/,
+    );
+    expect(() => assertDescribed('DELETE', '/me', true, { status: 405, headers: ok, body: body('method_not_allowed') })).toThrow(
+      /header Allow is required but missing/,
+    );
   });
 });
 

@@ -45,6 +45,16 @@ function allowOrigin(event: HttpEvent): string | undefined {
 }
 
 /**
+ * The request's `Origin` when it is present and not an allowed origin (any origin, CORS off):
+ * a page on another site, or a DNS-rebound name, that /mcp refuses with 403. Non-browser clients
+ * send no `Origin`, and a browser sends one for every cross-origin request and every POST.
+ */
+export function foreignOrigin(event: HttpEvent): string | undefined {
+  const origin = event.headers?.origin;
+  return origin !== undefined && allowOrigin(event) === undefined ? origin : undefined;
+}
+
+/**
  * The answer to a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`)
  * when CORS is on: 204 with the policy for an allowed origin, 204 without CORS headers for any
  * other (the browser then refuses). Null when it is not a preflight or CORS is off, so the

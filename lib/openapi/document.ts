@@ -148,6 +148,7 @@ function responseHeaders(status: number, endpoint: EndpointDescription | undefin
   // Counted once the caller is known and the version accepted: never on a 401, maybe on the rest.
   if (endpoint && status !== 401) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
   if (status === 401) names.push('WWW-Authenticate');
+  if (status === 405) names.push('Allow');
   if (status === 429) names.push('Retry-After');
   // A request with the same Idempotency-Key still in progress: come back shortly.
   if (status === 409 && codes.includes('idempotency_key_reused')) names.push('Retry-After');
@@ -302,7 +303,7 @@ const DESCRIPTION = `Workspaces (organizations) and what their members do: run s
 
 **Versions.** \`Endless-Api-Version: ${API_VERSION}\` (optional) pins the major version; every response carries the version that answered.
 
-**Errors.** Every error is \`{ code, message, data?, request_id }\`; each response below lists the codes its status can carry. \`request_id\` equals the \`x-request-id\` header. Any method and path not described here answers 404 \`route_not_found\`.
+**Errors.** Every error is \`{ code, message, data?, request_id }\`; each response below lists the codes its status can carry. \`request_id\` equals the \`x-request-id\` header. A path described here asked with another method answers 405 \`method_not_allowed\` with \`Allow\`; any other path 404 \`route_not_found\`.
 
 **Rate limits.** Per caller, a fixed window: \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` on authenticated answers, 429 with \`Retry-After\` past the limit.
 
@@ -351,7 +352,22 @@ function components(shared: SharedResponses, schemas: SharedSchemas): Json {
         content: {
           [JSON_TYPE]: {
             schema: { allOf: [ref('schemas', 'ErrorBody'), { type: 'object', properties: { code: { const: 'route_not_found' } } }] },
-            example: { code: 'route_not_found', message: 'no route for DELETE /social/operations', request_id: 'Lq3Z1gHqoAMEbXw=' },
+            example: { code: 'route_not_found', message: 'no route for GET /nowhere', request_id: 'Lq3Z1gHqoAMEbXw=' },
+          },
+        },
+      },
+      MethodNotAllowed: {
+        description:
+          'A path this document describes, asked with a method it does not describe there, before authentication: `method_not_allowed`, with `Allow` listing the methods that path answers.',
+        headers: responseHeaders(405, undefined, ['method_not_allowed']),
+        content: {
+          [JSON_TYPE]: {
+            schema: { allOf: [ref('schemas', 'ErrorBody'), { type: 'object', properties: { code: { const: 'method_not_allowed' } } }] },
+            example: {
+              code: 'method_not_allowed',
+              message: '/social/operations answers GET, POST, not DELETE',
+              request_id: 'Lq3Z1gHqoAMEbXw=',
+            },
           },
         },
       },

@@ -88,6 +88,12 @@ export const RESPONSE_HEADERS = {
       '`true` when the output is generated sample data: this deployment runs the `sample` provider (locally, or a test stack). Never sent with real data.',
     schema: { type: 'string', const: 'true' },
   },
+  Allow: {
+    description: 'On a 405: the methods this path answers (RFC 9110), comma-separated.',
+    required: true,
+    schema: { type: 'string' },
+    example: 'GET, POST',
+  },
   Age: {
     description: "On a cache hit: the cached result's age in seconds (RFC 9111).",
     schema: count,

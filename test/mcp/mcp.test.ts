@@ -167,13 +167,14 @@ describe('POST /mcp with the MCP SDK client', () => {
     await client.close();
   });
 
-  it('answers an unknown tool with a JSON-RPC error (invalid params)', async () => {
+  it('answers an unknown tool with a JSON-RPC error (invalid params), its message prefixed once', async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     const client = await agent(orgId, users.editor);
 
+    // The SDK's client prefixes the code itself: the server's message must not carry it already.
     await expect(client.callTool({ name: 'myspace_profile', arguments: {} })).rejects.toMatchObject({
       code: -32602,
-      message: expect.stringContaining('Unknown tool: myspace_profile'),
+      message: 'MCP error -32602: Unknown tool: myspace_profile',
     });
     await client.close();
   });
@@ -184,6 +185,7 @@ describe('POST /mcp with the MCP SDK client', () => {
 
     await expect(client.listTools()).rejects.toMatchObject({
       code: -32600,
+      message: 'MCP error -32600: forbidden: you are not a member of this organization',
       data: { code: 'forbidden', message: 'you are not a member of this organization', request_id: expect.any(String) },
     });
     await client.close();
@@ -319,6 +321,7 @@ describe('/mcp over plain HTTP', () => {
     const answer = await post(orgId, users.viewer, { jsonrpc: '2.0', method: 'notifications/initialized' });
 
     expect(answer.status).toBe(202);
+    expect(answer.headers.get('content-type')).toBeNull();
     expect(await answer.text()).toBe('');
   });
 
