@@ -214,6 +214,47 @@ describe('routes', () => {
   });
 });
 
+describe('string bounds', () => {
+  /** Every schema node under `node` (references to components followed), with where it is. */
+  const schemaNodes = (node: any, at: string, seen = new Set<any>()): { at: string; schema: any }[] => {
+    if (node === null || typeof node !== 'object' || seen.has(node)) return [];
+    seen.add(node);
+    if (typeof node.$ref === 'string') return schemaNodes(resolve(node), `${at} → ${node.$ref}`, seen);
+    const here = Array.isArray(node) ? [] : [{ at, schema: node }];
+    return [...here, ...Object.entries(node).flatMap(([key, value]) => schemaNodes(value, `${at}/${key}`, seen))];
+  };
+  const isString = (schema: any) => schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'));
+  const unbounded = (schema: any) =>
+    isString(schema) && schema.maxLength === undefined && schema.enum === undefined && schema.const === undefined;
+  /** What a client sends: each operation's parameters and request body. */
+  const requestSchemas = Object.entries<any>(document.paths).flatMap(([path, operations]) =>
+    Object.entries<any>(operations).flatMap(([method, operation]) => [
+      ...(operation.parameters ?? []).map((parameter: any) => ({
+        at: `${method} ${path} ${resolve(parameter).in} ${resolve(parameter).name}`,
+        schema: resolve(parameter).schema,
+      })),
+      ...(operation.requestBody
+        ? [{ at: `${method} ${path} body`, schema: operation.requestBody.content['application/json'].schema }]
+        : []),
+    ]),
+  );
+
+  it('bounds every string a client sends (parameters, headers, bodies) with maxLength, an enum or a const', () => {
+    const strings = requestSchemas.flatMap(({ at, schema }) => schemaNodes(schema, at)).filter(({ schema }) => isString(schema));
+
+    expect(strings.length).toBeGreaterThan(300);
+    expect(strings.filter(({ schema }) => unbounded(schema)).map(({ at }) => at)).toEqual([]);
+  });
+
+  it('invents no bound on what the service answers: no maxLength in a response', () => {
+    const responses = Object.values<any>(document.paths).flatMap((operations) =>
+      Object.entries<any>(operations).flatMap(([method, operation]) => schemaNodes(operation.responses, method)),
+    );
+
+    expect(responses.filter(({ schema }) => schema.maxLength !== undefined).map(({ at }) => at)).toEqual([]);
+  });
+});
+
 describe('social operations', () => {
   const ajv = new Ajv2020({ strict: false });
 

@@ -35,6 +35,8 @@ export interface RouteModule {
   responseHeaders?: readonly string[];
   /** Success statuses without a body besides 200 (a 202 for a notification, …), with what each means. */
   otherResponses?: Readonly<Record<string, string>>;
+  /** The path parameters of a route built on baseChain() (an endpoint() route has them in its schemas). */
+  pathSchema?: z.core.$ZodType;
   /** For a route whose method is `ANY`: the methods the document describes it under. */
   methods?: readonly string[];
 }
@@ -103,12 +105,24 @@ function parametersOf(location: Location, schema: z.core.$ZodType | undefined): 
   });
 }
 
-/** Path parameters of a route built on baseChain(), which has no schemas: named by its path. */
-const templateParameters = (path: string): Json[] =>
-  [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+/** Path parameters of a route built on baseChain(), which validates none: from its module's `pathSchema`. */
+function templateParameters(route: Route, pathSchema: z.core.$ZodType | undefined): Json[] {
+  if (!route.path.includes('{')) return [];
+  if (!pathSchema) {
+    throw new Error(
+      `openapi: route ${route.name} (${route.entry}) has path parameters; its module describes them (\`export const pathSchema\`)`,
+    );
+  }
+  return parametersOf('path', pathSchema);
+}
 
-function requestParts(route: Route, endpoint: EndpointDescription | undefined, body?: { schema: Json; example?: unknown }) {
-  if (!endpoint) return { parameters: templateParameters(route.path) };
+function requestParts(
+  route: Route,
+  endpoint: EndpointDescription | undefined,
+  body?: { schema: Json; example?: unknown },
+  pathSchema?: z.core.$ZodType,
+) {
+  if (!endpoint) return { parameters: templateParameters(route, pathSchema) };
   const schemas: InputSchemas = endpoint.schemas;
   const parameters = [
     ...parametersOf('path', schemas.path),
@@ -240,7 +254,7 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
     description: route.description,
     tags: [route.tag],
     ...(endpoint ? {} : { security: [] }),
-    ...requestParts(route, endpoint),
+    ...requestParts(route, endpoint, undefined, module.pathSchema),
     responses: {
       // A route that answers only without a body (204) has no 200 to describe.
       ...(module.responseSchema || !module.otherResponses?.['204'] ? { '200': okResponse(route, module) } : {}),

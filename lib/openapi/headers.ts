@@ -3,6 +3,7 @@
  * (components.headers / components.parameters). Which response carries which is decided in
  * document.ts from the route (chain, codes) and the function module (`responseHeaders`).
  */
+import { MAX_VERSION_LENGTH } from '../http/api-version.ts';
 import { API_VERSION } from '../http/request-context.ts';
 
 export interface HeaderDescription {
@@ -105,11 +106,11 @@ export const RESPONSE_HEADERS = {
 export const REQUEST_HEADERS = {
   'Endless-Api-Version': {
     description: `The major API version to serve, optionally with a minor (\`1\`, \`1.4\`); absent means the current one (${API_VERSION}). Any other major answers 400 \`unsupported_api_version\`.`,
-    schema: { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
+    schema: { type: 'string', maxLength: MAX_VERSION_LENGTH, pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
     example: API_VERSION,
   },
   'Service-Api-Version': {
     description: 'Alias of `Endless-Api-Version`; if both are sent they must name the same version.',
-    schema: { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
+    schema: { type: 'string', maxLength: MAX_VERSION_LENGTH, pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
   },
 } satisfies Record<string, HeaderDescription>;
