@@ -47,6 +47,12 @@ export interface Route {
    * 400 `validation_failed`/`invalid_json`; every route can answer 500 `internal_error`.
    */
   errors: readonly ErrorCode[];
+  /**
+   * Statuses the API specification lists for this route that this deployment never answers,
+   * each with why: declared anyway, with the error body, so that a client generated from the
+   * specification finds them in the document (lib/openapi/document.ts).
+   */
+  notProduced?: Readonly<Record<number, string>>;
 }
 
 /**
@@ -57,6 +63,12 @@ export interface Route {
  * fetch would cost the function the Secrets Manager client and a call per cold start.
  */
 export type RouteSecret = 'providerApiKey' | 'cursorSigningKey';
+
+/** The why of a status the specification lists and this deployment never answers. */
+const NEVER_402 =
+  'Listed by the API specification; this deployment never answers it here: a call that spends no credits is never refused for credits, so a workspace out of credits can still see why.';
+const NEVER_409_READ =
+  'Listed by the API specification; this deployment never answers it here: a listing changes nothing, so no state of a resource can forbid it.';
 
 const RESTORE =
   'Brings back a soft-deleted resource within the restore window (30 days by default): `deleted_at` and `deleted_by_id` become null, `updated_at` now, nothing else changes. A resource that is not deleted answers 200 unchanged, so retries are safe. Owners restore anything of the organization, editors what they created and what is not private, viewers nothing (403); whoever cannot read the resource gets 404.';
@@ -71,7 +83,7 @@ function restoreRoute(
   kind: string,
   collection: string,
   noun: string,
-  extra: { description: string; errors: ErrorCode[]; writeAction?: string },
+  extra: { description: string; errors: ErrorCode[]; writeAction?: string; notProduced?: Record<number, string> },
 ): Route {
   const idName = `${collection.replace(/s$/, '')}_id`;
   return {
@@ -84,6 +96,7 @@ function restoreRoute(
     description: `${RESTORE}${extra.description}`,
     tag: 'Restore',
     errors: ['forbidden', 'not_found', ...extra.errors],
+    notProduced: { 402: NEVER_402, ...extra.notProduced },
   };
 }
 
@@ -101,6 +114,7 @@ export const routes: readonly Route[] = [
       'Owners only. Events created within the last `days` days, newest first (ties by id), at most `limit` a page; follow `next_cursor` while `has_more` to read the whole window, each event exactly once. A caller who is not a member gets 404, as for an organization that does not exist.',
     tag: 'Billing',
     errors: ['forbidden', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
     // One round trip: rate-limit counter (UpdateItem) with the organization, the membership and
@@ -116,7 +130,13 @@ export const routes: readonly Route[] = [
     tag: 'Billing',
     errors: ['not_found'],
   },
-  restoreRoute('Asset', 'assets', 'asset', { description: '', errors: [] }),
+  restoreRoute('Asset', 'assets', 'asset', {
+    description: '',
+    errors: [],
+    notProduced: {
+      409: 'Listed by the API specification; this deployment never answers it for an asset: an asset has no unique name and no parent that its restore could collide with (skills, conversations and projects do).',
+    },
+  }),
   restoreRoute('Skill', 'skills', 'custom skill', {
     description:
       ' Only skills with `source: custom` can be restored (others: 404); 409 `name_taken` if a live custom skill holds its name. The skill comes wrapped: `{ "skill": … }`.',
@@ -144,6 +164,7 @@ export const routes: readonly Route[] = [
       'Any member. The operations of the networks enabled for the organization (plus `resolve_mention`) that the configured provider serves, in catalog order, each with its description (cost included) and the JSON Schemas (draft 2020-12) of its input and output. Not a member: 403.',
     tag: 'Social operations',
     errors: ['forbidden'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
     // TransactWriteItems is authorized per item as the item's own action (UpdateItem,

@@ -227,6 +227,28 @@ function errorResponses(route: Route, endpoint: EndpointDescription | undefined,
   );
 }
 
+/**
+ * The statuses the API specification lists for a route that this deployment never answers:
+ * the error body, any code, and the description saying so (`notProduced` in lib/routes.ts).
+ */
+function notProducedResponses(route: Route, endpoint: EndpointDescription | undefined): Record<string, Json> {
+  const produced = new Set(codesOf(route, endpoint).map((code) => String(ERROR_CATALOG[code].status)));
+  for (const status of Object.keys(route.notProduced ?? {})) {
+    if (produced.has(status))
+      throw new Error(`openapi: route ${route.name} answers ${status}, yet lists it as never answered (notProduced)`);
+  }
+  return Object.fromEntries(
+    Object.entries(route.notProduced ?? {}).map(([status, description]) => [
+      status,
+      {
+        description,
+        headers: responseHeaders(Number(status), endpoint, []),
+        content: { [JSON_TYPE]: { schema: ref('schemas', 'ErrorBody') } },
+      },
+    ]),
+  );
+}
+
 function okResponse(route: Route, module: RouteModule, schema?: Json): Json {
   if (!module.responseSchema) {
     throw new Error(
@@ -260,6 +282,7 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
       ...(module.responseSchema || !module.otherResponses?.['204'] ? { '200': okResponse(route, module) } : {}),
       ...otherResponses(module),
       ...errorResponses(route, endpoint, shared),
+      ...notProducedResponses(route, endpoint),
     },
   };
 }
