@@ -62,6 +62,43 @@ export const handler = Object.assign(
 export const methods = ['POST'];
 export const otherResponses = { '202': 'A notification or a response from the client was accepted; no body.' };
 
+/**
+ * The request body, for the API description (the MCP transport validates it, not this schema):
+ * one JSON-RPC message, or a batch, which is answered 400. The bounds are generous for what MCP
+ * sends (its longest method name is 36 characters; ids are numbers or short strings) and give a
+ * gateway generated from the document a limit; the server answers longer values as the SDK does.
+ */
+const jsonRpcId = z.union([z.string().check(z.maxLength(256)), z.int()]);
+const method = z.string().check(z.maxLength(128)).register(z.globalRegistry, { description: 'the MCP method, e.g. tools/call' });
+const params = z.optional(z.record(z.string().check(z.maxLength(256)), z.unknown()));
+const jsonRpcMessage = z.union([
+  z.object({ jsonrpc: z.literal('2.0'), id: jsonRpcId, method, params }).register(z.globalRegistry, { title: 'Request' }),
+  z.object({ jsonrpc: z.literal('2.0'), method, params }).register(z.globalRegistry, { title: 'Notification (answered 202)' }),
+  z
+    .object({ jsonrpc: z.literal('2.0'), id: jsonRpcId, result: z.record(z.string().check(z.maxLength(256)), z.unknown()) })
+    .register(z.globalRegistry, { title: 'Response from the client (answered 202)' }),
+  z
+    .object({
+      jsonrpc: z.literal('2.0'),
+      id: z.nullable(jsonRpcId),
+      error: z.object({ code: z.int(), message: z.string().check(z.maxLength(4096)), data: z.optional(z.unknown()) }),
+    })
+    .register(z.globalRegistry, { title: 'Error response from the client (answered 202)' }),
+]);
+export const requestBodySchema = z.union([
+  jsonRpcMessage,
+  z
+    .array(jsonRpcMessage)
+    .check(z.minLength(1), z.maxLength(100))
+    .register(z.globalRegistry, { title: 'Batch (answered 400: send one message per request)' }),
+]);
+export const requestBodyExample = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'instagram_profile', arguments: { handle: 'nasa' } },
+};
+
 /** The 200 answer: one JSON-RPC response (batches are refused; a notification gets 202 and no body). */
 export const responseSchema = z.object({
   jsonrpc: z.literal('2.0'),

@@ -133,6 +133,35 @@ describe('routes', () => {
     );
   });
 
+  it("describes POST /mcp's JSON-RPC body: a request, a notification, a response of the client, or a batch", () => {
+    const { requestBody } = document.paths['/mcp'].post;
+    const valid = new Ajv2020({ strict: false }).compile(requestBody.content['application/json'].schema);
+    const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x_profile', arguments: { handle: 'nasa' } } };
+
+    expect(requestBody.required).toBe(true);
+    expect(valid(requestBody.content['application/json'].example)).toBe(true);
+    expect(
+      [
+        request,
+        {
+          jsonrpc: '2.0',
+          id: 'a1',
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 5, result: {} },
+        { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } },
+        [request, { ...request, id: 2 }],
+      ].map((message) => valid(message)),
+    ).toEqual([true, true, true, true, true, true]);
+    expect(
+      [{ hello: 'world' }, { jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 'x'.repeat(129) }, [], 'ping'].map(
+        (message) => valid(message),
+      ),
+    ).toEqual([false, false, false, false, false]);
+  });
+
   it('lists for each status the codes of the error catalog it can carry', () => {
     expect(statuses('/social/{operation}', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '429', '500']);
     expect(codesAt('/social/{operation}', 'post', '400')).toEqual(['validation_failed', 'invalid_json', 'unsupported_api_version']);

@@ -35,6 +35,12 @@ export interface RouteModule {
   responseHeaders?: readonly string[];
   /** Success statuses without a body besides 200 (a 202 for a notification, …), with what each means. */
   otherResponses?: Readonly<Record<string, string>>;
+  /**
+   * The request body of an endpoint() route that reads its body itself (the MCP route: the MCP
+   * transport validates it), with an example.
+   */
+  requestBodySchema?: z.core.$ZodType;
+  requestBodyExample?: unknown;
   /** The path parameters of a route built on baseChain() (an endpoint() route has them in its schemas). */
   pathSchema?: z.core.$ZodType;
   /** For a route whose method is `ANY`: the methods the document describes it under. */
@@ -119,7 +125,7 @@ function templateParameters(route: Route, pathSchema: z.core.$ZodType | undefine
 function requestParts(
   route: Route,
   endpoint: EndpointDescription | undefined,
-  body?: { schema: Json; example?: unknown },
+  body?: { schema: Json; example?: unknown; required?: boolean },
   pathSchema?: z.core.$ZodType,
 ) {
   if (!endpoint) return { parameters: templateParameters(route, pathSchema) };
@@ -131,13 +137,13 @@ function requestParts(
     ref('parameters', 'EndlessApiVersion'),
     ref('parameters', 'ServiceApiVersion'),
   ];
-  if (!endpoint.jsonBody) return { parameters };
+  if (!endpoint.jsonBody && !body) return { parameters };
   const bodySchema = body?.schema ?? (schemas.body ? jsonSchema(schemas.body, 'input') : {});
   return {
     parameters,
     requestBody: {
-      // An absent or empty body is read as `{}`.
-      required: (bodySchema.required ?? []).length > 0,
+      // An absent or empty body is read as `{}` (a JSON body); a body read by its handler says.
+      required: body?.required ?? (bodySchema.required ?? []).length > 0,
       content: { [JSON_TYPE]: { schema: bodySchema, ...(body?.example ? { example: body.example } : {}) } },
     },
   };
@@ -276,7 +282,14 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
     description: route.description,
     tags: [route.tag],
     ...(endpoint ? {} : { security: [] }),
-    ...requestParts(route, endpoint, undefined, module.pathSchema),
+    ...requestParts(
+      route,
+      endpoint,
+      module.requestBodySchema
+        ? { schema: jsonSchema(module.requestBodySchema, 'input'), example: module.requestBodyExample, required: true }
+        : undefined,
+      module.pathSchema,
+    ),
     responses: {
       // A route that answers only without a body (204) has no 200 to describe.
       ...(module.responseSchema || !module.otherResponses?.['204'] ? { '200': okResponse(route, module) } : {}),
