@@ -297,7 +297,8 @@ export const routes: readonly Route[] = [
     public: true,
     assets: ['./openapi.json'],
     summary: 'This API description (OpenAPI 3.1)',
-    description: 'No token needed, not rate limited. The same document as `openapi.json` in the repository.',
+    description:
+      'No token needed, not rate limited. The same document as `openapi.json` in the repository, its `servers` naming the URL it was read from.',
     tag: 'API description',
     errors: [],
   },

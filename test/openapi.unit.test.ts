@@ -451,12 +451,34 @@ describe('the contract check of every handler test', () => {
 
 describe('served', () => {
   it('GET /openapi.json: the committed document, with no token and no rate limit', async () => {
-    const answer = await call(openapiDocument, { url: '/openapi.json' });
+    const answer = await call(openapiDocument, { url: '/openapi.json', headers: { host: '127.0.0.1:3000' } });
 
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual(JSON.parse(committed(DOCUMENT_FILE)));
+    expect(answer.body).toEqual({
+      ...JSON.parse(committed(DOCUMENT_FILE)),
+      servers: [{ url: 'http://127.0.0.1:3000', description: 'This deployment: the URL this document was read from' }],
+    });
     expect(answer.headers).toMatchObject({ 'content-type': 'application/json', 'cache-control': 'public, max-age=300' });
     expect(answer.headers['ratelimit-limit']).toBeUndefined();
+  });
+
+  it.each([
+    ['the local stack on any port', { host: '127.0.0.1:49152' }, 'http://127.0.0.1:49152'],
+    ['localhost', { host: 'localhost:8080' }, 'http://localhost:8080'],
+    [
+      'a deployed stage on its execute-api host',
+      { host: 'a1b2c3.execute-api.eu-west-1.amazonaws.com' },
+      'https://a1b2c3.execute-api.eu-west-1.amazonaws.com',
+    ],
+    ['a custom domain behind a proxy', { host: 'api.example.com', 'x-forwarded-proto': 'https' }, 'https://api.example.com'],
+  ])('names as its server the URL it was read from: %s', async (_case, headers, url) => {
+    const answer = await call(openapiDocument, { url: '/openapi.json', headers });
+
+    expect(answer.body.servers).toEqual([{ url, description: 'This deployment: the URL this document was read from' }]);
+  });
+
+  it('keeps the committed document relative: its server is the host that serves it', () => {
+    expect(JSON.parse(committed(DOCUMENT_FILE)).servers).toEqual([{ url: '/', description: 'The host that serves this document' }]);
   });
 
   it('ignores a token, even a bad one: there is nothing to protect', async () => {

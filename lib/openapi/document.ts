@@ -465,7 +465,8 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
       description: DESCRIPTION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/', description: 'The host that serves this document (the local stack: http://127.0.0.1:3000)' }],
+    // GET /openapi.json replaces it with the URL the document was read from (functions/get-openapi-document.ts).
+    servers: [{ url: '/', description: 'The host that serves this document' }],
     security: [{ bearerAuth: [] }],
     tags: tags.map((name) => ({ name, description: routeTags.has(name) ? tagDescription(name, table) : networkTag(name) })),
     paths,
