@@ -9,6 +9,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { portableSchema } from '../../lib/mcp/tools.ts';
 import { workspace } from '../support/fixtures.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -64,12 +65,14 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(tools.map((tool) => tool.name)).toEqual(listed.operations.map((operation) => operation.name));
     expect(tools).toHaveLength(listed.operations.length);
     const profile = listed.operations.find((operation) => operation.name === 'x_profile')!;
+    expect(JSON.stringify(profile.output_schema)).toContain('"type":["string","null"]');
     expect(tools.find((tool) => tool.name === 'x_profile')).toEqual({
       name: 'x_profile',
       title: 'X profile',
       description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
-      inputSchema: profile.input_schema,
-      outputSchema: profile.output_schema,
+      // The listing's schemas, each nullable `type: [T, "null"]` as anyOf branches (lib/mcp/tools.ts).
+      inputSchema: portableSchema(profile.input_schema),
+      outputSchema: portableSchema(profile.output_schema),
       annotations: { readOnlyHint: true, openWorldHint: true },
       _meta: { cost: 1, cached_cost: 0 },
     });
