@@ -198,7 +198,9 @@ export const mayNotRestore = (): ServiceError => forbidden('viewers cannot resto
  * requires 403 against DNS rebinding (docs/mcp.md#origin).
  */
 export const originNotAllowed = (origin: string): ServiceError =>
-  forbidden(`the origin ${echo(origin)} is not allowed to call this server; only the origins its CORS configuration names are`);
+  forbidden(
+    `the origin ${echo(origin)} is not allowed to call this server; only the origins its CORS configuration names are, and its own on a loopback address`,
+  );
 export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
 
 /** The organization has the operation's network turned off (an operator can turn it on). */

@@ -17,18 +17,22 @@ const post = (orgId: string, token: string | undefined, body: unknown, headers: 
 
 const refusedOrigin = (origin: string) => ({
   code: 'forbidden',
-  message: `the origin ${origin} is not allowed to call this server; only the origins its CORS configuration names are`,
+  message: `the origin ${origin} is not allowed to call this server; only the origins its CORS configuration names are, and its own on a loopback address`,
 });
 
 describe('Origin (DNS rebinding protection)', () => {
   it.each([
-    'https://evil.example',
-    'http://127.0.0.1:3000',
-    'null',
-  ])('refuses Origin %s with 403 when CORS names no origin', async (origin) => {
+    ['https://evil.example', '127.0.0.1:3000'],
+    // A DNS-rebound name: Origin and Host agree, on the attacker's name.
+    ['http://evil.example:3000', 'evil.example:3000'],
+    // A page of another local server.
+    ['http://127.0.0.1:5173', '127.0.0.1:3000'],
+    ['http://localhost:3000', '127.0.0.1:3000'],
+    ['null', '127.0.0.1:3000'],
+  ])('refuses Origin %s (Host %s) with 403 when CORS names no origin', async (origin, host) => {
     const { orgId, users } = await workspace();
 
-    const answer = await post(orgId, tokenFor(users.owner), { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin });
+    const answer = await post(orgId, tokenFor(users.owner), { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin, host });
 
     expect({ status: answer.status, body: withoutRequestId(answer.body) }).toEqual({ status: 403, body: refusedOrigin(origin) });
     expect(answer.headers['content-type']).toBe('application/json');
@@ -45,6 +49,18 @@ describe('Origin (DNS rebinding protection)', () => {
     expect([anonymous.status, get.status]).toEqual([403, 403]);
     expect(withoutRequestId(get.body)).toEqual(refusedOrigin(origin));
     expect(anonymous.headers['www-authenticate']).toBeUndefined();
+  });
+
+  it.each([
+    ['http://127.0.0.1:3000', '127.0.0.1:3000'],
+    ['http://localhost:49152', 'localhost:49152'],
+    ['http://[::1]:3000', '[::1]:3000'],
+  ])('serves a page of this server on a loopback address: Origin %s, Host %s (the local docs page)', async (origin, host) => {
+    const { orgId, users } = await workspace();
+
+    const answer = await post(orgId, tokenFor(users.viewer), { jsonrpc: '2.0', id: 1, method: 'ping' }, { origin, host });
+
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 1, result: {} } });
   });
 
   it('serves a request without Origin, as non-browser MCP clients send', async () => {
