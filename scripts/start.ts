@@ -24,7 +24,8 @@ import { jwksOf, LOCAL_AUDIENCE, LOCAL_CLIENT_ID, LOCAL_ISSUER, loadOrCreateSign
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
 import { useLocalTable } from './local-env.ts';
 
-const LOCAL_DIR = resolve('.local');
+/** Where the stack's lock, dev.json and signing key live: `.local`, or LOCAL_DIR (`npm run conformance` runs its own stack beside yours). */
+const LOCAL_DIR = resolve(process.env.LOCAL_DIR || '.local');
 const TABLE_NAME = 'workspace-service-local';
 const TOKEN_TTL_SECONDS = 24 * 3600;
 
