@@ -15,7 +15,7 @@ import { EXAMPLE_INPUTS } from '../../lib/social/catalog/examples.ts';
 import { CATALOG } from '../../lib/social/catalog/index.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+const ajv = new Ajv2020({ strict: false });
 addFormats.default(ajv);
 const descriptors = [...allDescriptors().values()];
 
