@@ -21,11 +21,6 @@ export const handler = baseChain().handler(async (event) => {
   return staticReply(body, event, { 'X-Content-Type-Options': 'nosniff' });
 });
 
-/** Its path parameter, for the API description: one of the assets' names (any other answers 404). */
-export const pathSchema = z.object({
-  asset: z.enum(DOCS_ASSETS.map((asset) => asset.name)).register(z.globalRegistry, { description: 'the script or style sheet' }),
-});
-
 /** The 200 body, for the API description: a script or a style sheet. */
 export const responseSchema = z.string();
 export const responseMediaTypes = ['text/javascript', 'text/css'] as const;

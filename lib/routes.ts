@@ -35,6 +35,12 @@ export interface Route {
    * bundle, where lib/openapi/read-asset.ts finds them.
    */
   assets?: readonly string[];
+  /**
+   * The JSON Schemas of the path parameters of a route built on baseChain(), which validates
+   * none (an endpoint() route's come from its schemas): for the API description only, and here
+   * rather than in the function module, whose exports every bundle keeps.
+   */
+  pathParameters?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** The OpenAPI document's summary of the route (lib/openapi/document.ts). */
   summary: string;
   /** What a client should know beyond the summary: who may call, what it answers. Markdown. */
@@ -322,6 +328,8 @@ export const routes: readonly Route[] = [
     tableActions: [],
     public: true,
     assets: DOCS_ASSETS.map((asset) => asset.source),
+    // Any other name answers 404.
+    pathParameters: { asset: { type: 'string', enum: DOCS_ASSETS.map((asset) => asset.name), description: 'the script or style sheet' } },
     summary: 'A script or style sheet of the reference page',
     description: 'The page loads nothing from anywhere else. An unknown asset name answers 404 `not_found`.',
     tag: 'API description',

@@ -41,8 +41,6 @@ export interface RouteModule {
    */
   requestBodySchema?: z.core.$ZodType;
   requestBodyExample?: unknown;
-  /** The path parameters of a route built on baseChain() (an endpoint() route has them in its schemas). */
-  pathSchema?: z.core.$ZodType;
   /** For a route whose method is `ANY`: the methods the document describes it under. */
   methods?: readonly string[];
 }
@@ -111,24 +109,23 @@ function parametersOf(location: Location, schema: z.core.$ZodType | undefined): 
   });
 }
 
-/** Path parameters of a route built on baseChain(), which validates none: from its module's `pathSchema`. */
-function templateParameters(route: Route, pathSchema: z.core.$ZodType | undefined): Json[] {
-  if (!route.path.includes('{')) return [];
-  if (!pathSchema) {
-    throw new Error(
-      `openapi: route ${route.name} (${route.entry}) has path parameters; its module describes them (\`export const pathSchema\`)`,
-    );
-  }
-  return parametersOf('path', pathSchema);
+/** Path parameters of a route built on baseChain(), which validates none: from the route's `pathParameters`. */
+function templateParameters(route: Route): Json[] {
+  return [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => {
+    const schema = route.pathParameters?.[name];
+    if (!schema)
+      throw new Error(`openapi: route ${route.name} has the path parameter ${name}; its pathParameters in lib/routes.ts describe it`);
+    const { description, ...rest } = schema;
+    return { name, in: 'path', required: true, ...(description ? { description } : {}), schema: rest };
+  });
 }
 
 function requestParts(
   route: Route,
   endpoint: EndpointDescription | undefined,
   body?: { schema: Json; example?: unknown; required?: boolean },
-  pathSchema?: z.core.$ZodType,
 ) {
-  if (!endpoint) return { parameters: templateParameters(route, pathSchema) };
+  if (!endpoint) return { parameters: templateParameters(route) };
   const schemas: InputSchemas = endpoint.schemas;
   const parameters = [
     ...parametersOf('path', schemas.path),
@@ -288,7 +285,6 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
       module.requestBodySchema
         ? { schema: jsonSchema(module.requestBodySchema, 'input'), example: module.requestBodyExample, required: true }
         : undefined,
-      module.pathSchema,
     ),
     responses: {
       // A route that answers only without a body (204) has no 200 to describe.
