@@ -24,7 +24,10 @@ const bodies = boundedMemo<StaticBody>(8);
 const documentBody = (base: string) =>
   bodies(base, () =>
     staticBody(
-      JSON.stringify({ ...parsed(), servers: [{ url: base, description: 'This deployment: the URL this document was read from' }] }),
+      JSON.stringify({
+        ...parsed(),
+        servers: [{ url: base, description: 'This deployment: the URL this document was read from', 'x-internal': false }],
+      }),
       'application/json',
       'public, max-age=300',
     ),

@@ -456,7 +456,7 @@ describe('served', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       ...JSON.parse(committed(DOCUMENT_FILE)),
-      servers: [{ url: 'http://127.0.0.1:3000', description: 'This deployment: the URL this document was read from' }],
+      servers: [{ url: 'http://127.0.0.1:3000', description: 'This deployment: the URL this document was read from', 'x-internal': false }],
     });
     expect(answer.headers).toMatchObject({ 'content-type': 'application/json', 'cache-control': 'public, max-age=300' });
     expect(answer.headers['ratelimit-limit']).toBeUndefined();
@@ -474,11 +474,15 @@ describe('served', () => {
   ])('names as its server the URL it was read from: %s', async (_case, headers, url) => {
     const answer = await call(openapiDocument, { url: '/openapi.json', headers });
 
-    expect(answer.body.servers).toEqual([{ url, description: 'This deployment: the URL this document was read from' }]);
+    expect(answer.body.servers).toEqual([
+      { url, description: 'This deployment: the URL this document was read from', 'x-internal': false },
+    ]);
   });
 
   it('keeps the committed document relative: its server is the host that serves it', () => {
-    expect(JSON.parse(committed(DOCUMENT_FILE)).servers).toEqual([{ url: '/', description: 'The host that serves this document' }]);
+    expect(JSON.parse(committed(DOCUMENT_FILE)).servers).toEqual([
+      { url: '/', description: 'The host that serves this document: the local stack (npm start) or a deployed stage', 'x-internal': false },
+    ]);
   });
 
   it('ignores a token, even a bad one: there is nothing to protect', async () => {

@@ -462,7 +462,9 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     // GET /openapi.json replaces it with the URL the document was read from (functions/get-openapi-document.ts).
-    servers: [{ url: '/', description: 'The host that serves this document' }],
+    servers: [
+      { url: '/', description: 'The host that serves this document: the local stack (npm start) or a deployed stage', 'x-internal': false },
+    ],
     security: [{ bearerAuth: [] }],
     tags: tags.map((name) => ({ name, description: routeTags.has(name) ? tagDescription(name, table) : networkTag(name) })),
     paths,
