@@ -346,7 +346,7 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey'],
     summary: 'The social operations as MCP tools (Model Context Protocol)',
     description:
-      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. See docs/mcp.md.',
+      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. A request whose `Origin` is not allowed (by the CORS configuration, or as its own origin on a loopback address) answers 403 `forbidden` before authentication (DNS rebinding). A notification or a response of the client answers 202 with no body. See docs/mcp.md.',
     tag: 'AI agents (MCP)',
     errors: ['forbidden', 'method_not_allowed'],
   },
