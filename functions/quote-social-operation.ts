@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { organizationId } from '../lib/http/params.ts';
+import { operationParam, organizationId } from '../lib/http/params.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
 import { quoteSocialOperation } from '../lib/social/quote.ts';
 
@@ -15,10 +15,7 @@ export const handler = endpoint(
   {
     schemas: {
       path: z.object({
-        operation: z.string().register(z.globalRegistry, {
-          description: 'the operation to quote, one of those `GET /social/operations` lists',
-          examples: ['instagram_profile'],
-        }),
+        operation: operationParam('the operation to quote, one of those `GET /social/operations` lists'),
       }),
       query: z.object({ organization_id: organizationId }),
       headers: z.object({ 'cache-control': z.optional(cacheControl) }),

@@ -2,13 +2,15 @@ import * as z from 'zod/mini';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { organizationId } from '../lib/http/params.ts';
+import { atMost, operationParam, organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
+
+const IDEMPOTENCY_KEY_RULE = 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)';
 
 /** Printable ASCII, as most APIs that take an Idempotency-Key accept (UUIDs recommended). */
 const idempotencyKey = z
   .string()
-  .check(z.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)'))
+  .check(atMost(255, IDEMPOTENCY_KEY_RULE), z.regex(/^[\x21-\x7e]{1,255}$/, IDEMPOTENCY_KEY_RULE))
   .register(z.globalRegistry, {
     description:
       'Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.',
@@ -23,10 +25,7 @@ export const handler = endpoint(
   {
     schemas: {
       path: z.object({
-        operation: z.string().register(z.globalRegistry, {
-          description: 'the operation to run, one of those `GET /social/operations` lists',
-          examples: ['instagram_profile'],
-        }),
+        operation: operationParam('the operation to run, one of those `GET /social/operations` lists'),
       }),
       query: z.object({ organization_id: organizationId }),
       headers: z.object({ 'idempotency-key': z.optional(idempotencyKey), 'cache-control': z.optional(cacheControl) }),

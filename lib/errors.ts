@@ -209,6 +209,14 @@ export const forbidden = (message: string): ServiceError => new ServiceError('fo
 export const notAMember = (): ServiceError => forbidden('you are not a member of this organization');
 export const mayNotRun = (): ServiceError => forbidden('only editors and owners can run social operations');
 export const mayNotRestore = (): ServiceError => forbidden('viewers cannot restore resources; an editor or owner can');
+/**
+ * A browser page from an origin this deployment does not allow, calling /mcp: the MCP transport
+ * requires 403 against DNS rebinding (docs/mcp.md#origin).
+ */
+export const originNotAllowed = (origin: string): ServiceError =>
+  forbidden(
+    `the origin ${echo(origin)} is not allowed to call this server; only the origins its CORS configuration names are, and its own on a loopback address`,
+  );
 export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
 export const apiKeyNotAllowed = (): ServiceError => new ServiceError('api_key_not_allowed');
 

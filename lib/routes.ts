@@ -9,6 +9,7 @@ import { SWEEP_INDEX } from './db/table.ts';
 import { defined } from './defined.ts';
 import { DOCS_ASSETS } from './docs-assets.ts';
 import type { ErrorCode } from './errors.ts';
+import { routePattern } from './http/route-pattern.ts';
 
 export interface Route {
   /** Logical name; also the CDK construct id. */
@@ -36,6 +37,12 @@ export interface Route {
    * bundle, where lib/openapi/read-asset.ts finds them.
    */
   assets?: readonly string[];
+  /**
+   * The JSON Schemas of the path parameters of a route built on baseChain(), which validates
+   * none (an endpoint() route's come from its schemas): for the API description only, and here
+   * rather than in the function module, whose exports every bundle keeps.
+   */
+  pathParameters?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** The OpenAPI document's summary of the route (lib/openapi/document.ts). */
   summary: string;
   /** What a client should know beyond the summary: who may call, what it answers. Markdown. */
@@ -48,6 +55,12 @@ export interface Route {
    * 400 `validation_failed`/`invalid_json`; every route can answer 500 `internal_error`.
    */
   errors: readonly ErrorCode[];
+  /**
+   * Statuses the API specification lists for this route that this deployment never answers,
+   * each with why: declared anyway, with the error body, so that a client generated from the
+   * specification finds them in the document (lib/openapi/document.ts).
+   */
+  notProduced?: Readonly<Record<number, string>>;
 }
 
 /**
@@ -58,6 +71,12 @@ export interface Route {
  * fetch would cost the function the Secrets Manager client and a call per cold start.
  */
 export type RouteSecret = 'providerApiKey' | 'cursorSigningKey';
+
+/** The why of a status the specification lists and this deployment never answers. */
+const NEVER_402 =
+  'Listed by the API specification; this deployment never answers it here: a call that spends no credits is never refused for credits, so a workspace out of credits can still see why.';
+const NEVER_409_READ =
+  'Listed by the API specification; this deployment never answers it here: a listing changes nothing, so no state of a resource can forbid it.';
 
 const RESTORE =
   'Brings back a soft-deleted resource within the restore window (30 days by default): `deleted_at` and `deleted_by_id` become null, `updated_at` now, nothing else changes. A resource that is not deleted answers 200 unchanged, so retries are safe. Owners restore anything of the organization, editors what they created and what is not private, viewers nothing (403); whoever cannot read the resource gets 404.';
@@ -72,7 +91,7 @@ function restoreRoute(
   kind: string,
   collection: string,
   noun: string,
-  extra: { description: string; errors: ErrorCode[]; writeAction?: string },
+  extra: { description: string; errors: ErrorCode[]; writeAction?: string; notProduced?: Record<number, string> },
 ): Route {
   const idName = `${collection.replace(/s$/, '')}_id`;
   return {
@@ -85,6 +104,7 @@ function restoreRoute(
     description: `${RESTORE}${extra.description}`,
     tag: 'Restore',
     errors: ['forbidden', 'not_found', ...extra.errors],
+    notProduced: { 402: NEVER_402, ...extra.notProduced },
   };
 }
 
@@ -102,6 +122,7 @@ export const routes: readonly Route[] = [
       'Owners only. Events created within the last `days` days, newest first (ties by id), at most `limit` a page; follow `next_cursor` while `has_more` to read the whole window, each event exactly once. A caller who is not a member gets 404, as for an organization that does not exist.',
     tag: 'Billing',
     errors: ['forbidden', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
     // One round trip: rate-limit counter (UpdateItem) with the organization, the membership and
@@ -117,7 +138,13 @@ export const routes: readonly Route[] = [
     tag: 'Billing',
     errors: ['not_found'],
   },
-  restoreRoute('Asset', 'assets', 'asset', { description: '', errors: [] }),
+  restoreRoute('Asset', 'assets', 'asset', {
+    description: '',
+    errors: [],
+    notProduced: {
+      409: 'Listed by the API specification; this deployment never answers it for an asset: an asset has no unique name and no parent that its restore could collide with (skills, conversations and projects do).',
+    },
+  }),
   restoreRoute('Skill', 'skills', 'custom skill', {
     description:
       ' Only skills with `source: custom` can be restored (others: 404); 409 `name_taken` if a live custom skill holds its name. The skill comes wrapped: `{ "skill": … }`.',
@@ -145,6 +172,7 @@ export const routes: readonly Route[] = [
       'Any member. The operations of the networks enabled for the organization (plus `resolve_mention`) that the configured provider serves, in catalog order, each with its description (cost included) and the JSON Schemas (draft 2020-12) of its input and output. Not a member: 403.',
     tag: 'Social operations',
     errors: ['forbidden'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
     // TransactWriteItems is authorized per item as the item's own action (UpdateItem,
@@ -327,7 +355,8 @@ export const routes: readonly Route[] = [
     public: true,
     assets: ['./openapi.json'],
     summary: 'This API description (OpenAPI 3.1)',
-    description: 'No token needed, not rate limited. The same document as `openapi.json` in the repository.',
+    description:
+      'No token needed, not rate limited. The same document as `openapi.json` in the repository, its `servers` naming the URL it was read from.',
     tag: 'API description',
     errors: [],
   },
@@ -351,6 +380,8 @@ export const routes: readonly Route[] = [
     tableActions: [],
     public: true,
     assets: DOCS_ASSETS.map((asset) => asset.source),
+    // Any other name answers 404.
+    pathParameters: { asset: { type: 'string', enum: DOCS_ASSETS.map((asset) => asset.name), description: 'the script or style sheet' } },
     summary: 'A script or style sheet of the reference page',
     description: 'The page loads nothing from anywhere else. An unknown asset name answers 404 `not_found`.',
     tag: 'API description',
@@ -367,9 +398,9 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey'],
     summary: 'The social operations as MCP tools (Model Context Protocol)',
     description:
-      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. See docs/mcp.md.',
+      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. A request whose `Origin` is not allowed (by the CORS configuration, or as its own origin on a loopback address) answers 403 `forbidden` before authentication (DNS rebinding). A notification or a response of the client answers 202 with no body. See docs/mcp.md.',
     tag: 'AI agents (MCP)',
-    errors: ['method_not_allowed'],
+    errors: ['forbidden', 'method_not_allowed'],
   },
   {
     name: 'OAuthProtectedResource',
@@ -391,9 +422,10 @@ export const routes: readonly Route[] = [
     tableActions: [],
     public: true,
     summary: 'Any other method and path',
-    description: 'Answers 404 `route_not_found`, before authentication.',
+    description:
+      'Answers before authentication: 405 `method_not_allowed` with `Allow` when another route names the path with other methods, else 404 `route_not_found`.',
     tag: 'API description',
-    errors: ['route_not_found'],
+    errors: ['route_not_found', 'method_not_allowed'],
   },
 ];
 
@@ -421,11 +453,7 @@ export const routeKey = (route: Route): string => (route.path === '$default' ? '
 export const routeNames = (table: readonly Route[] = routes): Record<string, string> =>
   Object.fromEntries(table.map((route) => [routeKey(route), route.name]));
 
-/** `/a/{x}/b` → a regex with one named group per path parameter. */
-export function routePattern(path: string): RegExp {
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
-  return new RegExp(`^${source}$`);
-}
+export { routePattern };
 
 /** A malformed escape (`%E0%A4%A`) stays as sent; validation then refuses it with a 400. */
 function decodeOrKeep(value: string): string {

@@ -35,7 +35,8 @@ import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
 import { FUNCTION_TIMEOUT_SECONDS, routes } from '../lib/routes.ts';
 import { useLocalTable } from './local-env.ts';
 
-const LOCAL_DIR = resolve('.local');
+/** Where the stack's lock, dev.json and signing key live: `.local`, or LOCAL_DIR (`npm run conformance` runs its own stack beside yours). */
+const LOCAL_DIR = resolve(process.env.LOCAL_DIR || '.local');
 /** Where bundled mode builds the functions (rebuilt at every start: esbuild takes seconds). */
 const BUNDLES_DIR = resolve('node_modules/.cache/workspace-service/bundles');
 const bundled = process.env.WORKSPACE_BUNDLED === '1' || process.argv.slice(2).includes('--bundled');

@@ -4,7 +4,7 @@ import { handler as routeNotFound } from '../functions/route-not-found.ts';
 import { call } from './support/http.ts';
 
 describe('CORS by default', () => {
-  it('is off: a preflight is an unknown route, and no answer carries CORS headers', async () => {
+  it('is off: a preflight is answered as any other method, and no answer carries CORS headers', async () => {
     expect(process.env.CORS_ALLOWED_ORIGINS).toBeUndefined();
     const answer = await call(routeNotFound, {
       method: 'OPTIONS',
@@ -12,8 +12,9 @@ describe('CORS by default', () => {
       headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
     });
 
-    expect(answer.status).toBe(404);
-    expect(answer.body).toMatchObject({ code: 'route_not_found', message: 'no route for OPTIONS /social/operations' });
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('GET, POST');
+    expect(answer.body).toMatchObject({ code: 'method_not_allowed', message: '/social/operations answers GET, POST, not OPTIONS' });
     expect(Object.keys(answer.headers).filter((name) => name.startsWith('access-control-') || name === 'vary')).toEqual([]);
   });
 });

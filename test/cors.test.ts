@@ -11,6 +11,7 @@ import { tokenFor } from './support/tokens.ts';
 process.env.CORS_ALLOWED_ORIGINS = 'https://app.example.com,https://admin.example.com';
 const { handler: routeNotFound } = await import('../functions/route-not-found.ts');
 const { handler: listBillingEvents } = await import('../functions/list-billing-events.ts');
+const { handler: mcp } = await import('../functions/mcp.ts');
 const { loadHandlers } = await import('../lib/local/server.ts');
 const { createLocalServer } = await import('../lib/local/server.ts');
 
@@ -62,15 +63,10 @@ describe('preflight', () => {
     expect(corsHeaders(answer.headers)).toEqual({ vary: 'Origin' });
   });
 
-  it('treats an OPTIONS that is not a preflight as an unknown route', async () => {
-    const answer = await call(routeNotFound, {
-      method: 'OPTIONS',
-      // A preflight is CORS protocol, answered before any route: the API description leaves it out.
-      contract: false,
-      url: '/social/operations',
-    });
-    expect(answer.status).toBe(404);
-    expect(answer.body.code).toBe('route_not_found');
+  it('treats an OPTIONS that is not a preflight as any other method: 405 on a known path', async () => {
+    const answer = await call(routeNotFound, { method: 'OPTIONS', url: '/social/operations' });
+    expect(answer.status).toBe(405);
+    expect(answer.body.code).toBe('method_not_allowed');
   });
 
   it('is answered by the local server like any request (npm start)', async () => {
@@ -128,5 +124,34 @@ describe('answers to an allowed origin', () => {
 
     expect(corsHeaders(other.headers)).toEqual({ vary: 'Origin' });
     expect(corsHeaders(none.headers)).toEqual({ vary: 'Origin' });
+  });
+});
+
+describe('/mcp and Origin (the MCP transport against DNS rebinding)', () => {
+  const ping = (origin: string) =>
+    call(mcp, {
+      method: 'POST',
+      url: `/mcp?organization_id=${orgId}`,
+      token: tokenFor(users.viewer),
+      headers: { origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    });
+
+  it('serves an allowed origin, with the CORS headers', async () => {
+    const answer = await ping(ALLOWED);
+
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 1, result: {} } });
+    expect(answer.headers['access-control-allow-origin']).toBe(ALLOWED);
+  });
+
+  it.each([
+    'https://app.example.com.evil.example',
+    'http://app.example.com',
+    'https://app.example.com:8443',
+  ])('refuses %s, which is not one, with 403 and without CORS headers', async (origin) => {
+    const answer = await ping(origin);
+
+    expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 403, code: 'forbidden' });
+    expect(corsHeaders(answer.headers)).toEqual({ vary: 'Origin' });
   });
 });

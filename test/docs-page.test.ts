@@ -1,7 +1,8 @@
 /**
  * GET /docs in a real browser: headless Chromium (Debian's `chromium`, driven by
  * puppeteer-core) opens the page of the local stack, which must render every route and every
- * operation from /openapi.json with no console error and no request leaving 127.0.0.1.
+ * operation from /openapi.json with no console error and no request leaving 127.0.0.1, naming
+ * the stack's own URL as its server.
  * One browser launch for the file; a screenshot goes to test-output/ (git-ignored).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -78,6 +79,8 @@ describe('GET /docs in headless Chromium', () => {
         return `${method} ${path}`;
       }),
     );
+    // The server the page calls ("Try it out") is this stack, on whatever port it runs.
+    const servers = await page.$$eval('.servers select option', (options) => options.map((option) => option.getAttribute('value')));
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: new URL('docs-page.png', OUTPUT).pathname });
     // One operation opened: its parameters, body example, schemas and error responses render too.
@@ -87,6 +90,7 @@ describe('GET /docs in headless Chromium', () => {
     await (await page.$('#operations-instagram-instagram_profile'))?.screenshot({ path: new URL('docs-operation.png', OUTPUT).pathname });
 
     expect(response?.status()).toBe(200);
+    expect(servers).toEqual([stack.baseUrl]);
     expect({ errors, elsewhere }).toEqual({ errors: [], elsewhere: [] });
     for (const route of routes.filter((candidate) => candidate.path !== '$default')) {
       // An `ANY` route (POST /mcp) is shown under the methods its module describes.

@@ -75,6 +75,7 @@ describe('validity', () => {
       'error operation-4xx-response #/paths/~1docs/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1.well-known~1oauth-protected-resource/get/responses: Operation must have at least one `4XX` response.',
       'error no-unused-components #/components/responses/RouteNotFound: Component: "RouteNotFound" is never used.',
+      'error no-unused-components #/components/responses/MethodNotAllowed: Component: "MethodNotAllowed" is never used.',
     ]);
   });
 });
@@ -95,10 +96,13 @@ describe('routes', () => {
     expect(operation.responses['500']).toBeDefined();
   });
 
-  it('describes the $default route as the one 404 route_not_found response', () => {
-    const response = document.components.responses.RouteNotFound;
+  it('describes the $default route as its two responses: 404 route_not_found, and 405 method_not_allowed with Allow', () => {
+    const { RouteNotFound, MethodNotAllowed } = document.components.responses;
 
-    expect(response.content['application/json'].schema.allOf[1].properties.code).toEqual({ const: 'route_not_found' });
+    expect(RouteNotFound.content['application/json'].schema.allOf[1].properties.code).toEqual({ const: 'route_not_found' });
+    expect(MethodNotAllowed.content['application/json'].schema.allOf[1].properties.code).toEqual({ const: 'method_not_allowed' });
+    expect(MethodNotAllowed.headers.Allow).toEqual({ $ref: '#/components/headers/Allow' });
+    expect(document.components.headers.Allow.required).toBe(true);
     expect(Object.keys(document.paths)).not.toContain('$default');
   });
 
@@ -130,6 +134,35 @@ describe('routes', () => {
     );
   });
 
+  it("describes POST /mcp's JSON-RPC body: a request, a notification, a response of the client, or a batch", () => {
+    const { requestBody } = document.paths['/mcp'].post;
+    const valid = new Ajv2020({ strict: false }).compile(requestBody.content['application/json'].schema);
+    const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x_profile', arguments: { handle: 'nasa' } } };
+
+    expect(requestBody.required).toBe(true);
+    expect(valid(requestBody.content['application/json'].example)).toBe(true);
+    expect(
+      [
+        request,
+        {
+          jsonrpc: '2.0',
+          id: 'a1',
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 5, result: {} },
+        { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } },
+        [request, { ...request, id: 2 }],
+      ].map((message) => valid(message)),
+    ).toEqual([true, true, true, true, true, true]);
+    expect(
+      [{ hello: 'world' }, { jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 'x'.repeat(129) }, [], 'ping'].map(
+        (message) => valid(message),
+      ),
+    ).toEqual([false, false, false, false, false]);
+  });
+
   it('lists for each status the codes of the error catalog it can carry', () => {
     expect(statuses('/social/{operation}', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '429', '500']);
     expect(codesAt('/social/{operation}', 'post', '400')).toEqual(['validation_failed', 'invalid_json', 'unsupported_api_version']);
@@ -137,8 +170,20 @@ describe('routes', () => {
     expect(codesAt('/social/{operation}', 'post', '500')).toEqual(['internal_error', 'upstream_failed']);
     expect(codesAt('/skills/{skill_id}/restore', 'post', '409')).toEqual(['name_taken']);
     expect(codesAt('/projects/{project_id}/restore', 'post', '409')).toEqual(['slug_taken']);
-    expect(statuses('/assets/{asset_id}/restore', 'post')).toEqual(['200', '400', '401', '403', '404', '429', '500']);
-    expect(statuses('/organizations/{organization_id}/billing/events', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500']);
+    // 402 and 409 besides: the specification lists them, this deployment never answers them there (below).
+    expect(statuses('/assets/{asset_id}/restore', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '429', '500']);
+    expect(codesAt('/assets/{asset_id}/restore', 'post', '404')).toEqual(['not_found']);
+    expect(statuses('/organizations/{organization_id}/billing/events', 'get')).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '409',
+      '429',
+      '500',
+    ]);
     const answered = Object.values<any>(document.components.responses).flatMap((response) => {
       const code = response.content['application/json'].schema.allOf[1].properties.code;
       return code.enum ?? [code.const];
@@ -209,6 +254,102 @@ describe('routes', () => {
     ]);
     expect(run.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
     expect(run.requestBody.content['application/json']).toBeDefined();
+  });
+});
+
+describe('the statuses of the API specification', () => {
+  /** The spec's "Error statuses" of its routes (copied here: CI has only this repository); the run route lists none. */
+  const SPEC_STATUSES: Record<string, number[]> = {
+    'GET /social/operations': [400, 401, 402, 403, 409, 429, 500],
+    'POST /assets/{asset_id}/restore': [400, 401, 402, 403, 404, 409, 429, 500],
+    'POST /skills/{skill_id}/restore': [400, 401, 402, 403, 404, 409, 429, 500],
+    'POST /conversations/{conversation_id}/restore': [400, 401, 402, 403, 404, 409, 429, 500],
+    'POST /projects/{project_id}/restore': [400, 401, 402, 403, 404, 409, 429, 500],
+    'GET /organizations/{organization_id}/billing/events': [400, 401, 402, 403, 404, 409, 429, 500],
+  };
+
+  it.each(Object.entries(SPEC_STATUSES))('%s declares every status the specification lists', (key, listed) => {
+    const [method = '', path = ''] = key.split(' ');
+
+    expect(listed.filter((status) => !statuses(path, method.toLowerCase()).includes(String(status)))).toEqual([]);
+  });
+
+  it('says of each status this deployment never answers that it does not, with the error body', () => {
+    const declaredOnly = Object.entries(SPEC_STATUSES).flatMap(([key]) => {
+      const [method = '', path = ''] = key.split(' ');
+      const route = routes.find((candidate) => candidate.method === method && candidate.path === path)!;
+      return Object.keys(route.notProduced ?? {}).map((status) => ({
+        key,
+        status,
+        response: document.paths[path][method.toLowerCase()].responses[status],
+      }));
+    });
+
+    expect(declaredOnly.map(({ key, status }) => `${key} ${status}`)).toEqual([
+      'GET /social/operations 402',
+      'GET /social/operations 409',
+      'POST /assets/{asset_id}/restore 402',
+      'POST /assets/{asset_id}/restore 409',
+      'POST /skills/{skill_id}/restore 402',
+      'POST /conversations/{conversation_id}/restore 402',
+      'POST /projects/{project_id}/restore 402',
+      'GET /organizations/{organization_id}/billing/events 402',
+      'GET /organizations/{organization_id}/billing/events 409',
+    ]);
+    for (const { response } of declaredOnly) {
+      expect(response.description).toMatch(/^Listed by the API specification; this deployment never answers it/);
+      expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+    }
+  });
+
+  it('refuses to declare as never answered a status the route answers', () => {
+    const restoreSkill = routes.find((route) => route.name === 'RestoreSkill')!;
+    const wrong: Route = { ...restoreSkill, notProduced: { 409: 'never' } };
+
+    expect(() => buildDocument([...routes.filter((route) => route !== restoreSkill), wrong], modules)).toThrow(
+      'openapi: route RestoreSkill answers 409, yet lists it as never answered (notProduced)',
+    );
+  });
+});
+
+describe('string bounds', () => {
+  /** Every schema node under `node` (references to components followed), with where it is. */
+  const schemaNodes = (node: any, at: string, seen = new Set<any>()): { at: string; schema: any }[] => {
+    if (node === null || typeof node !== 'object' || seen.has(node)) return [];
+    seen.add(node);
+    if (typeof node.$ref === 'string') return schemaNodes(resolve(node), `${at} → ${node.$ref}`, seen);
+    const here = Array.isArray(node) ? [] : [{ at, schema: node }];
+    return [...here, ...Object.entries(node).flatMap(([key, value]) => schemaNodes(value, `${at}/${key}`, seen))];
+  };
+  const isString = (schema: any) => schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'));
+  const unbounded = (schema: any) =>
+    isString(schema) && schema.maxLength === undefined && schema.enum === undefined && schema.const === undefined;
+  /** What a client sends: each operation's parameters and request body. */
+  const requestSchemas = Object.entries<any>(document.paths).flatMap(([path, operations]) =>
+    Object.entries<any>(operations).flatMap(([method, operation]) => [
+      ...(operation.parameters ?? []).map((parameter: any) => ({
+        at: `${method} ${path} ${resolve(parameter).in} ${resolve(parameter).name}`,
+        schema: resolve(parameter).schema,
+      })),
+      ...(operation.requestBody
+        ? [{ at: `${method} ${path} body`, schema: operation.requestBody.content['application/json'].schema }]
+        : []),
+    ]),
+  );
+
+  it('bounds every string a client sends (parameters, headers, bodies) with maxLength, an enum or a const', () => {
+    const strings = requestSchemas.flatMap(({ at, schema }) => schemaNodes(schema, at)).filter(({ schema }) => isString(schema));
+
+    expect(strings.length).toBeGreaterThan(300);
+    expect(strings.filter(({ schema }) => unbounded(schema)).map(({ at }) => at)).toEqual([]);
+  });
+
+  it('invents no bound on what the service answers: no maxLength in a response', () => {
+    const responses = Object.values<any>(document.paths).flatMap((operations) =>
+      Object.entries<any>(operations).flatMap(([method, operation]) => schemaNodes(operation.responses, method)),
+    );
+
+    expect(responses.filter(({ schema }) => schema.maxLength !== undefined).map(({ at }) => at)).toEqual([]);
   });
 });
 
@@ -292,19 +433,58 @@ describe('the contract check of every handler test', () => {
     expect(() => assertDescribed('POST', '/social/x_profile', false, output)).toThrow(/body: .*must have required property 'network'/);
   });
 
-  it('refuses any answer but 404 from the $default route', () => {
+  it('refuses any answer but 404 and 405 from the $default route, each only for the paths it belongs to', () => {
+    const body = (code: string) => ({ code, message: 'm', request_id: 'r' });
+    const allow = { ...ok, allow: 'GET' };
+
     expect(() => assertDescribed('POST', '/echo', true, { status: 200, headers: ok, body: {} })).toThrow(/only 404 route_not_found/);
+    expect(() => assertDescribed('DELETE', '/me', true, { status: 405, headers: allow, body: body('method_not_allowed') })).not.toThrow();
+    expect(() => assertDescribed('DELETE', '/me', true, { status: 404, headers: ok, body: body('route_not_found') })).toThrow(
+      /describes this path/,
+    );
+    expect(() => assertDescribed('GET', '/echo', true, { status: 405, headers: allow, body: body('method_not_allowed') })).toThrow(
+      /does not describe this path/,
+    );
+    expect(() => assertDescribed('DELETE', '/me', true, { status: 405, headers: ok, body: body('method_not_allowed') })).toThrow(
+      /header Allow is required but missing/,
+    );
   });
 });
 
 describe('served', () => {
   it('GET /openapi.json: the committed document, with no token and no rate limit', async () => {
-    const answer = await call(openapiDocument, { url: '/openapi.json' });
+    const answer = await call(openapiDocument, { url: '/openapi.json', headers: { host: '127.0.0.1:3000' } });
 
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual(JSON.parse(committed(DOCUMENT_FILE)));
+    expect(answer.body).toEqual({
+      ...JSON.parse(committed(DOCUMENT_FILE)),
+      servers: [{ url: 'http://127.0.0.1:3000', description: 'This deployment: the URL this document was read from', 'x-internal': false }],
+    });
     expect(answer.headers).toMatchObject({ 'content-type': 'application/json', 'cache-control': 'public, max-age=300' });
     expect(answer.headers['ratelimit-limit']).toBeUndefined();
+  });
+
+  it.each([
+    ['the local stack on any port', { host: '127.0.0.1:49152' }, 'http://127.0.0.1:49152'],
+    ['localhost', { host: 'localhost:8080' }, 'http://localhost:8080'],
+    [
+      'a deployed stage on its execute-api host',
+      { host: 'a1b2c3.execute-api.eu-west-1.amazonaws.com' },
+      'https://a1b2c3.execute-api.eu-west-1.amazonaws.com',
+    ],
+    ['a custom domain behind a proxy', { host: 'api.example.com', 'x-forwarded-proto': 'https' }, 'https://api.example.com'],
+  ])('names as its server the URL it was read from: %s', async (_case, headers, url) => {
+    const answer = await call(openapiDocument, { url: '/openapi.json', headers });
+
+    expect(answer.body.servers).toEqual([
+      { url, description: 'This deployment: the URL this document was read from', 'x-internal': false },
+    ]);
+  });
+
+  it('keeps the committed document relative: its server is the host that serves it', () => {
+    expect(JSON.parse(committed(DOCUMENT_FILE)).servers).toEqual([
+      { url: '/', description: 'The host that serves this document: the local stack (npm start) or a deployed stage', 'x-internal': false },
+    ]);
   });
 
   it('ignores a token, even a bad one: there is nothing to protect', async () => {

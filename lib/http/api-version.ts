@@ -4,9 +4,12 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
 const SERVED_MAJOR = 1;
 const VERSION = /^(\d+)(?:\.(\d+))?$/;
+/** The longest version header read (`maxLength` in the API description): `1.4` is 3 characters, the rest is room for spaces. */
+export const MAX_VERSION_LENGTH = 32;
 
-/** "1" and "1.0" name the same version; anything that is not MAJOR[.MINOR] is null. */
+/** "1" and "1.0" name the same version; anything that is not MAJOR[.MINOR] (or is longer than MAX_VERSION_LENGTH) is null. */
 export function parseVersion(value: string): { major: number; minor: number } | null {
+  if (value.length > MAX_VERSION_LENGTH) return null;
   const match = VERSION.exec(value.trim());
   if (!match) return null;
   return { major: Number(match[1]), minor: Number(match[2] ?? 0) };

@@ -44,6 +44,31 @@ function allowOrigin(event: HttpEvent): string | undefined {
   return allowed.includes(origin) ? origin : undefined;
 }
 
+/** `http://` and a loopback host (`localhost`, `127.x.x.x`, `[::1]`), with its port. */
+const LOOPBACK_ORIGIN = /^http:\/\/((?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?)$/;
+
+/**
+ * A page of this very server on a loopback address (the local docs page): its `Origin` names
+ * the loopback host and port the request was sent to. A DNS-rebound page cannot have one: its
+ * origin is the attacker's name, which is then its `Host` too. Deployed, `Host` is never loopback.
+ */
+function ownLoopbackOrigin(event: HttpEvent, origin: string): boolean {
+  const host = LOOPBACK_ORIGIN.exec(origin)?.[1];
+  return host !== undefined && host === event.headers?.host;
+}
+
+/**
+ * The request's `Origin` when it is present and not an allowed origin (one CORS allows, or this
+ * server's own on a loopback address): a page on another site, or a DNS-rebound name, that /mcp
+ * refuses with 403. Non-browser clients send no `Origin`, and a browser sends one for every
+ * cross-origin request and every POST.
+ */
+export function foreignOrigin(event: HttpEvent): string | undefined {
+  const origin = event.headers?.origin;
+  if (origin === undefined || allowOrigin(event) !== undefined || ownLoopbackOrigin(event, origin)) return undefined;
+  return origin;
+}
+
 /**
  * The answer to a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`)
  * when CORS is on: 204 with the policy for an allowed origin, 204 without CORS headers for any

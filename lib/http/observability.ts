@@ -3,20 +3,10 @@ import type { MiddlewareObj } from '@middy/core';
 import { logger } from '../log.ts';
 import { recordColdStart, recordRequest } from '../observability/metrics.ts';
 import { tracingMiddleware } from '../observability/tracer.ts';
+import { routeNames } from './route-keys.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
 type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>;
-
-/**
- * Route key → route name. A bundled function gets it as a build-time constant (infra/bundling.ts
- * replaces `process.env.WORKSPACE_ROUTE_NAMES` with the JSON of the map), so that it does not
- * carry the route table and its API descriptions (7 KB, docs/performance.md); under tsx and
- * vitest the variable is unset and the table is read.
- */
-const routeNames: Readonly<Record<string, string>> =
-  typeof process.env.WORKSPACE_ROUTE_NAMES === 'string'
-    ? JSON.parse(process.env.WORKSPACE_ROUTE_NAMES)
-    : (await import('../routes.ts')).routeNames();
 
 /** The route's name from the route table (the `route` log key and metric dimension). */
 const routeOf = (event: HttpEvent): string => routeNames[event.routeKey] ?? event.routeKey ?? 'unknown';

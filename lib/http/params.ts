@@ -4,9 +4,18 @@
 import * as z from 'zod/mini';
 import { API_KEY_ID_PATTERN, ORGANIZATION_ID_PATTERN } from '../model.ts';
 
+/**
+ * A string's length bound, for validation and the API description alike (`maxLength`: gateways
+ * and scanners read it, a pattern they do not). Checked first and aborting: a longer value gets
+ * this one issue, and no pattern runs over it. Each bound admits every value its pattern does.
+ */
+export const atMost = (max: number, error: string) => z.maxLength(max, { error, abort: true });
+
+const ORGANIZATION_ID_RULE = 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"';
+
 export const organizationId = z
   .string()
-  .check(z.regex(ORGANIZATION_ID_PATTERN, 'must start with "org_" followed by 1 to 64 letters, digits, "_" or "-"'))
+  .check(atMost(68, ORGANIZATION_ID_RULE), z.regex(ORGANIZATION_ID_PATTERN, ORGANIZATION_ID_RULE))
   .register(z.globalRegistry, { description: 'the organization (workspace) id', examples: ['org_demo'] });
 
 export const uuidParam = z.uuid({ error: 'must be a UUID' });
@@ -31,7 +40,8 @@ export const resourceIdParam = z
     uuidParam,
     z.transform((id: string) => id.toLowerCase()),
   )
-  .register(z.globalRegistry, { description: 'the resource id, a UUID (any case)' });
+  // A UUID is 36 characters: the format bounds it, the description says so.
+  .register(z.globalRegistry, { description: 'the resource id, a UUID (any case)', maxLength: 36 });
 
 /** A listing's `cursor`: as issued in `next_cursor` (opaque, at most 512 characters). */
 export const pageCursor = z
@@ -41,17 +51,29 @@ export const pageCursor = z
     z.maxLength(512, 'must be at most 512 characters, as issued in next_cursor'),
   );
 
+const USER_ID_RULE = "must be 1 to 255 printable characters without spaces (the sub of the user's tokens)";
+
 /** A member's user id in a path: the `sub` of their tokens. */
 export const userIdParam = z
   .string()
-  .check(z.regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 printable characters without spaces (the sub of the user's tokens)"))
+  .check(atMost(255, USER_ID_RULE), z.regex(/^[\x21-\x7e]{1,255}$/, USER_ID_RULE))
   .register(z.globalRegistry, { description: "the member's user id: the `sub` of their tokens", examples: ['user_demo_editor'] });
+
+const API_KEY_ID_RULE = 'must be an API key id: "key_" followed by 32 lowercase hex digits';
 
 /** An API key's id in a path. */
 export const apiKeyIdParam = z
   .string()
-  .check(
-    z.maxLength(36, 'must be at most 36 characters (an API key id)'),
-    z.regex(API_KEY_ID_PATTERN, 'must be an API key id: "key_" followed by 32 lowercase hex digits'),
-  )
+  .check(atMost(36, API_KEY_ID_RULE), z.regex(API_KEY_ID_PATTERN, API_KEY_ID_RULE))
   .register(z.globalRegistry, { description: 'the API key id', examples: ['key_0123456789abcdef0123456789abcdef'] });
+
+/**
+ * The `{operation}` of a run or a quote. Generous: the longest name is 27 characters; a longer
+ * one is no typo to suggest a name for. Any other name is the handler's 404, which names the
+ * closest real one.
+ */
+export const operationParam = (description: string) =>
+  z
+    .string()
+    .check(atMost(100, 'must be at most 100 characters long: the name of an operation'))
+    .register(z.globalRegistry, { description, examples: ['instagram_profile'] });

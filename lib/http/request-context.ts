@@ -18,8 +18,8 @@ export const requestContext = (): MiddlewareObj<HttpEvent, HttpResult, Error, Se
   const stamp: MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>['after'] = async (request) => {
     const response = request.response ?? { statusCode: 500 };
     const headers: Record<string, string | number | boolean> = {
-      // A 204 has no body, so no Content-Type.
-      ...(response.statusCode === 204 ? {} : { 'Content-Type': 'application/json' }),
+      // No body (a 204, an MCP notification's 202), so no Content-Type.
+      ...(response.body === undefined || response.body === '' ? {} : { 'Content-Type': 'application/json' }),
       ...(response.headers ?? {}),
       'x-request-id': request.context.requestId,
       'Endless-Api-Version': API_VERSION,

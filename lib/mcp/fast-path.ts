@@ -17,7 +17,6 @@ import {
   isTaskAugmentedRequestParams,
   JSONRPCMessageSchema,
   type JSONRPCRequest,
-  type McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 
@@ -47,8 +46,15 @@ export function plainRequest(headers: Headers, message: unknown): JSONRPCRequest
 export const resultResponse = (id: RequestId, resultJson: string): string =>
   `{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 
+/** What the SDK's Protocol reads of an error a handler threw (an McpError, our JsonRpcError). */
+export interface ThrownError {
+  code: number;
+  message?: string;
+  data?: unknown;
+}
+
 /** A handler's error in a JSON-RPC response, as the SDK's Protocol writes it. */
-export const errorResponse = (id: RequestId, error: McpError): string =>
+export const errorResponse = (id: RequestId, error: ThrownError): string =>
   JSON.stringify({
     jsonrpc: '2.0',
     id,

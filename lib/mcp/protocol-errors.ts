@@ -1,11 +1,32 @@
 /**
- * How a refusal or a failure becomes a JSON-RPC error (a listing refused, a failure outside a
- * tool's run), the same for the SDK's server and for the tools/list fast path.
+ * How a refusal or a failure becomes a JSON-RPC error (a listing refused, an unknown tool, a
+ * failure outside a tool's run), the same for the SDK's server and for the fast path.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { internalError, ServiceError } from '../errors.ts';
 import { logError } from '../log.ts';
 import type { McpScope } from './scope.ts';
+
+/**
+ * A JSON-RPC error our handlers throw, its message as the client should read it. The SDK's
+ * `McpError` prefixes its message with "MCP error <code>: ", and the SDK's client prefixes the
+ * message it receives again: an agent read "MCP error -32602: MCP error -32602: Unknown tool".
+ * The SDK's server writes any thrown error's `code`, `message` and `data` as they are, so this
+ * one reaches the client prefixed once, by the client.
+ */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'JsonRpcError';
+  }
+}
+
+/** A tool name the catalog does not know: invalid params, naming it (cut to 100 characters). */
+export const unknownTool = (name: string): JsonRpcError => new JsonRpcError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
 
 /** A ServiceError as it is; anything else is a bug or an outage: logged, and told as a plain internal_error. */
 export function asServiceError(error: unknown, scope: McpScope): ServiceError {
@@ -15,10 +36,10 @@ export function asServiceError(error: unknown, scope: McpScope): ServiceError {
 }
 
 /** A listing refused (not a member) or failed: a JSON-RPC error carrying the documented error body. */
-export function protocolError(error: unknown, scope: McpScope): McpError {
+export function protocolError(error: unknown, scope: McpScope): JsonRpcError {
   const failure = asServiceError(error, scope);
   const code = failure.status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
-  return new McpError(code, `${failure.code}: ${failure.message}`, {
+  return new JsonRpcError(code, `${failure.code}: ${failure.message}`, {
     code: failure.code,
     message: failure.message,
     request_id: scope.requestId,

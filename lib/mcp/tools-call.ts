@@ -8,8 +8,8 @@ import { logger } from '../log.ts';
 import { MAX_CACHED_AGE_SECONDS } from '../model.ts';
 import { OPERATION_NAMES } from '../social/catalog/names.ts';
 import { runSocialOperation } from '../social/run.ts';
-import { errorResponse, type RequestId, resultResponse } from './fast-path.ts';
-import { asServiceError } from './protocol-errors.ts';
+import { errorResponse, type RequestId, resultResponse, type ThrownError } from './fast-path.ts';
+import { asServiceError, unknownTool } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { refusalResult, successResult } from './tools.ts';
 
@@ -42,7 +42,7 @@ export async function callTool(
   logger.appendKeys({ mcp_method: 'tools/call' });
   // Only a name the catalog does not know is a protocol error; a known operation this workspace
   // may not run is a refusal the agent can read (operation_not_enabled).
-  if (!knownTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
+  if (!knownTool(name)) throw unknownTool(name);
   logger.appendKeys({ tool: name });
   try {
     const result = await runSocialOperation({
@@ -76,10 +76,11 @@ export async function toolsCallAnswer(
   try {
     result = await callTool(scope, params.name, params.arguments, params._meta);
   } catch (error) {
-    return errorResponse(id, error as McpError);
+    return errorResponse(id, error as ThrownError);
   }
   const checked = CallToolResultSchema.safeParse(result);
   if (!checked.success) {
+    // The SDK throws an McpError here, whose message it writes prefixed: so does this.
     return errorResponse(id, new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`));
   }
   return resultResponse(id, JSON.stringify(checked.data));

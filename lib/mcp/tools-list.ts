@@ -3,12 +3,11 @@
  * path, lib/mcp/fast-path.ts), each listing serialized once per instance and per set of
  * operations it lists, as GET /social/operations does.
  */
-import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { boundedMemo } from '../bounded-memo.ts';
 import { logger } from '../log.ts';
 import type { OperationDescriptor } from '../social/catalog/descriptors.ts';
 import { listingKey, listSocialOperations } from '../social/list.ts';
-import { errorResponse, type RequestId, resultResponse } from './fast-path.ts';
+import { errorResponse, type RequestId, resultResponse, type ThrownError } from './fast-path.ts';
 import { protocolError } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { toolOf } from './tools.ts';
@@ -35,7 +34,7 @@ export async function toolsListAnswer(id: RequestId, scope: McpScope): Promise<s
   try {
     operations = await listedOperations(scope);
   } catch (error) {
-    return errorResponse(id, error as McpError);
+    return errorResponse(id, error as ThrownError);
   }
   return resultResponse(
     id,

@@ -17,9 +17,57 @@ export function toolTitle(descriptor: OperationDescriptor): string {
   return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(' ');
 }
 
+/** Keywords about the whole value, kept beside `anyOf` rather than inside a branch. */
+const ANNOTATIONS = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+/** Keywords whose values are data, not schemas: copied as they are. */
+const DATA = new Set(['enum', 'const', 'default', 'examples', 'required']);
+
 /**
- * One operation as a tool: its description (with its cost), its input and output JSON Schemas as
- * the listing gives them, and the hints an agent's host uses to decide about confirmation: a
+ * A JSON Schema as agent hosts take it: each `type: [T, "null"]` (which zod writes for a
+ * nullable field, and which GET /social/operations keeps, as JSON Schema allows) becomes
+ * `anyOf: [{ type: T, …its constraints }, { type: "null" }]`. Some hosts map a tool onto a dialect
+ * with a single `type` (the OpenAPI subset of Gemini's function declarations) and reject or drop
+ * a type array; the MCP Inspector warns about each (568 in our 52 tools). Same values accepted.
+ */
+export function portableSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(portableSchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, DATA.has(key) ? value : portableSchema(value)]));
+  const { type, ...rest } = copy;
+  if (!Array.isArray(type)) return copy;
+  const annotations = Object.fromEntries(Object.entries(rest).filter(([key]) => ANNOTATIONS.has(key)));
+  const constraints = Object.fromEntries(Object.entries(rest).filter(([key]) => !ANNOTATIONS.has(key)));
+  return { ...annotations, anyOf: type.map((one) => (one === 'null' ? { type: 'null' } : { type: one, ...constraints })) };
+}
+
+/** Each operation's schemas as tools give them, rendered once per instance (52 at most). */
+const toolSchemas = new Map<string, Pick<Tool, 'inputSchema' | 'outputSchema'>>();
+function toolSchemasOf(descriptor: OperationDescriptor): Pick<Tool, 'inputSchema' | 'outputSchema'> {
+  let schemas = toolSchemas.get(descriptor.name);
+  if (!schemas) {
+    schemas = {
+      inputSchema: portableSchema(descriptor.input_schema) as Tool['inputSchema'],
+      outputSchema: portableSchema(descriptor.output_schema) as NonNullable<Tool['outputSchema']>,
+    };
+    toolSchemas.set(descriptor.name, schemas);
+  }
+  return schemas;
+}
+
+/**
+ * One operation as a tool: its description (with its cost), its input and output JSON Schemas
+ * (the listing's, rendered portable: `portableSchema`), and the hints an agent's host uses to decide about confirmation: a
  * social operation only reads (nothing changes anywhere, though it spends credits), and it
  * reaches out to the open web.
  */
@@ -27,8 +75,7 @@ export const toolOf = (descriptor: OperationDescriptor): Tool => ({
   name: descriptor.name,
   title: toolTitle(descriptor),
   description: descriptor.description,
-  inputSchema: descriptor.input_schema as Tool['inputSchema'],
-  outputSchema: descriptor.output_schema as NonNullable<Tool['outputSchema']>,
+  ...toolSchemasOf(descriptor),
   annotations: { readOnlyHint: true, openWorldHint: true },
   _meta: { cost: descriptor.cost, cached_cost: descriptor.cached_cost },
 });

@@ -37,6 +37,12 @@ export interface RouteModule {
   successStatus?: number;
   /** Success statuses without a body besides 200 (a 202 for a notification, …), with what each means. */
   otherResponses?: Readonly<Record<string, string>>;
+  /**
+   * The request body of an endpoint() route that reads its body itself (the MCP route: the MCP
+   * transport validates it), with an example.
+   */
+  requestBodySchema?: z.core.$ZodType;
+  requestBodyExample?: unknown;
   /** For a route whose method is `ANY`: the methods the document describes it under. */
   methods?: readonly string[];
 }
@@ -105,12 +111,23 @@ function parametersOf(location: Location, schema: z.core.$ZodType | undefined): 
   });
 }
 
-/** Path parameters of a route built on baseChain(), which has no schemas: named by its path. */
-const templateParameters = (path: string): Json[] =>
-  [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+/** Path parameters of a route built on baseChain(), which validates none: from the route's `pathParameters`. */
+function templateParameters(route: Route): Json[] {
+  return [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => {
+    const schema = route.pathParameters?.[name];
+    if (!schema)
+      throw new Error(`openapi: route ${route.name} has the path parameter ${name}; its pathParameters in lib/routes.ts describe it`);
+    const { description, ...rest } = schema;
+    return { name, in: 'path', required: true, ...(description ? { description } : {}), schema: rest };
+  });
+}
 
-function requestParts(route: Route, endpoint: EndpointDescription | undefined, body?: { schema: Json; example?: unknown }) {
-  if (!endpoint) return { parameters: templateParameters(route.path) };
+function requestParts(
+  route: Route,
+  endpoint: EndpointDescription | undefined,
+  body?: { schema: Json; example?: unknown; required?: boolean },
+) {
+  if (!endpoint) return { parameters: templateParameters(route) };
   const schemas: InputSchemas = endpoint.schemas;
   const parameters = [
     ...parametersOf('path', schemas.path),
@@ -119,13 +136,13 @@ function requestParts(route: Route, endpoint: EndpointDescription | undefined, b
     ref('parameters', 'EndlessApiVersion'),
     ref('parameters', 'ServiceApiVersion'),
   ];
-  if (!endpoint.jsonBody) return { parameters };
+  if (!endpoint.jsonBody && !body) return { parameters };
   const bodySchema = body?.schema ?? (schemas.body ? jsonSchema(schemas.body, 'input') : {});
   return {
     parameters,
     requestBody: {
-      // An absent or empty body is read as `{}`.
-      required: (bodySchema.required ?? []).length > 0,
+      // An absent or empty body is read as `{}` (a JSON body); a body read by its handler says.
+      required: body?.required ?? (bodySchema.required ?? []).length > 0,
       content: { [JSON_TYPE]: { schema: bodySchema, ...(body?.example ? { example: body.example } : {}) } },
     },
   };
@@ -150,6 +167,7 @@ function responseHeaders(status: number, endpoint: EndpointDescription | undefin
   // Counted once the caller is known and the version accepted: never on a 401, maybe on the rest.
   if (endpoint && status !== 401) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
   if (status === 401) names.push('WWW-Authenticate');
+  if (status === 405) names.push('Allow');
   if (status === 429) names.push('Retry-After');
   // A request with the same Idempotency-Key still in progress: come back shortly.
   if (status === 409 && codes.includes('idempotency_key_reused')) names.push('Retry-After');
@@ -214,6 +232,28 @@ function errorResponses(route: Route, endpoint: EndpointDescription | undefined,
   );
 }
 
+/**
+ * The statuses the API specification lists for a route that this deployment never answers:
+ * the error body, any code, and the description saying so (`notProduced` in lib/routes.ts).
+ */
+function notProducedResponses(route: Route, endpoint: EndpointDescription | undefined): Record<string, Json> {
+  const produced = new Set(codesOf(route, endpoint).map((code) => String(ERROR_CATALOG[code].status)));
+  for (const status of Object.keys(route.notProduced ?? {})) {
+    if (produced.has(status))
+      throw new Error(`openapi: route ${route.name} answers ${status}, yet lists it as never answered (notProduced)`);
+  }
+  return Object.fromEntries(
+    Object.entries(route.notProduced ?? {}).map(([status, description]) => [
+      status,
+      {
+        description,
+        headers: responseHeaders(Number(status), endpoint, []),
+        content: { [JSON_TYPE]: { schema: ref('schemas', 'ErrorBody') } },
+      },
+    ]),
+  );
+}
+
 function okResponse(route: Route, module: RouteModule, schema?: Json): Json {
   if (!module.responseSchema) {
     throw new Error(
@@ -241,7 +281,13 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
     description: route.description,
     tags: [route.tag],
     ...(endpoint ? {} : { security: [] }),
-    ...requestParts(route, endpoint),
+    ...requestParts(
+      route,
+      endpoint,
+      module.requestBodySchema
+        ? { schema: jsonSchema(module.requestBodySchema, 'input'), example: module.requestBodyExample, required: true }
+        : undefined,
+    ),
     responses: {
       // A route that answers only without a body (204) has no 200 to describe.
       ...(module.responseSchema || !module.otherResponses?.['204']
@@ -249,6 +295,7 @@ function routeOperation(route: Route, module: RouteModule, shared: SharedRespons
         : {}),
       ...otherResponses(module),
       ...errorResponses(route, endpoint, shared),
+      ...notProducedResponses(route, endpoint),
     },
   };
 }
@@ -306,7 +353,7 @@ const DESCRIPTION = `Workspaces (organizations) and what their members do: run s
 
 **Versions.** \`Endless-Api-Version: ${API_VERSION}\` (optional) pins the major version; every response carries the version that answered.
 
-**Errors.** Every error is \`{ code, message, data?, request_id }\`; each response below lists the codes its status can carry. \`request_id\` equals the \`x-request-id\` header. Any method and path not described here answers 404 \`route_not_found\`.
+**Errors.** Every error is \`{ code, message, data?, request_id }\`; each response below lists the codes its status can carry. \`request_id\` equals the \`x-request-id\` header. A path described here asked with another method answers 405 \`method_not_allowed\` with \`Allow\`; any other path 404 \`route_not_found\`.
 
 **Rate limits.** Per caller, a fixed window: \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` on authenticated answers, 429 with \`Retry-After\` past the limit.
 
@@ -355,7 +402,22 @@ function components(shared: SharedResponses, schemas: SharedSchemas): Json {
         content: {
           [JSON_TYPE]: {
             schema: { allOf: [ref('schemas', 'ErrorBody'), { type: 'object', properties: { code: { const: 'route_not_found' } } }] },
-            example: { code: 'route_not_found', message: 'no route for DELETE /social/operations', request_id: 'Lq3Z1gHqoAMEbXw=' },
+            example: { code: 'route_not_found', message: 'no route for GET /nowhere', request_id: 'Lq3Z1gHqoAMEbXw=' },
+          },
+        },
+      },
+      MethodNotAllowed: {
+        description:
+          'A path this document describes, asked with a method it does not describe there, before authentication: `method_not_allowed`, with `Allow` listing the methods that path answers.',
+        headers: responseHeaders(405, undefined, ['method_not_allowed']),
+        content: {
+          [JSON_TYPE]: {
+            schema: { allOf: [ref('schemas', 'ErrorBody'), { type: 'object', properties: { code: { const: 'method_not_allowed' } } }] },
+            example: {
+              code: 'method_not_allowed',
+              message: '/social/operations answers GET, POST, not DELETE',
+              request_id: 'Lq3Z1gHqoAMEbXw=',
+            },
           },
         },
       },
@@ -403,7 +465,10 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
       description: DESCRIPTION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/', description: 'The host that serves this document (the local stack: http://127.0.0.1:3000)' }],
+    // GET /openapi.json replaces it with the URL the document was read from (functions/get-openapi-document.ts).
+    servers: [
+      { url: '/', description: 'The host that serves this document: the local stack (npm start) or a deployed stage', 'x-internal': false },
+    ],
     security: [{ bearerAuth: [] }],
     tags: tags.map((name) => ({ name, description: routeTags.has(name) ? tagDescription(name, table) : networkTag(name) })),
     paths,

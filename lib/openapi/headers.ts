@@ -3,6 +3,7 @@
  * (components.headers / components.parameters). Which response carries which is decided in
  * document.ts from the route (chain, codes) and the function module (`responseHeaders`).
  */
+import { MAX_VERSION_LENGTH } from '../http/api-version.ts';
 import { API_VERSION } from '../http/request-context.ts';
 
 export interface HeaderDescription {
@@ -88,6 +89,12 @@ export const RESPONSE_HEADERS = {
       '`true` when the output is generated sample data: this deployment runs the `sample` provider (locally, or a test stack). Never sent with real data.',
     schema: { type: 'string', const: 'true' },
   },
+  Allow: {
+    description: 'On a 405: the methods this path answers (RFC 9110), comma-separated.',
+    required: true,
+    schema: { type: 'string' },
+    example: 'GET, POST',
+  },
   Age: {
     description: "On a cache hit: the cached result's age in seconds (RFC 9111).",
     schema: count,
@@ -96,7 +103,7 @@ export const RESPONSE_HEADERS = {
   'Cache-Control': {
     description:
       "How long the answer may be kept (RFC 9111): `no-store` when it carries a secret (a new API key's token), `public, max-age=<seconds>` for a public document.",
-    schema: { type: 'string', maxLength: 64 },
+    schema: { type: 'string' },
     example: 'no-store',
   },
 } satisfies Record<string, HeaderDescription>;
@@ -105,11 +112,11 @@ export const RESPONSE_HEADERS = {
 export const REQUEST_HEADERS = {
   'Endless-Api-Version': {
     description: `The major API version to serve, optionally with a minor (\`1\`, \`1.4\`); absent means the current one (${API_VERSION}). Any other major answers 400 \`unsupported_api_version\`.`,
-    schema: { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
+    schema: { type: 'string', maxLength: MAX_VERSION_LENGTH, pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
     example: API_VERSION,
   },
   'Service-Api-Version': {
     description: 'Alias of `Endless-Api-Version`; if both are sent they must name the same version.',
-    schema: { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
+    schema: { type: 'string', maxLength: MAX_VERSION_LENGTH, pattern: '^\\s*\\d+(\\.\\d+)?\\s*$' },
   },
 } satisfies Record<string, HeaderDescription>;

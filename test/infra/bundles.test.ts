@@ -122,6 +122,36 @@ describe('ListSocialOperations', () => {
   });
 });
 
+describe('RouteNotFound', () => {
+  it('answers 405 with Allow from the route keys built into its bundle, and 404 elsewhere', () => {
+    const event = (method: string, path: string) => buildHttpEvent({ method, path, routeKey: '$default', rawQueryString: '', headers: {} });
+    const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(built.get('RouteNotFound')!.file).href)});
+      const results = [];
+      for (const event of JSON.parse(process.env.EVENTS)) results.push(await handler(event, { functionName: 'RouteNotFound', awsRequestId: '1', getRemainingTimeInMillis: () => 3000 }));
+      process.stdout.write('\\nRESULTS ' + JSON.stringify(results));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: {
+        PATH: process.env.PATH,
+        AWS_REGION: 'us-east-1',
+        AWS_LAMBDA_FUNCTION_NAME: 'RouteNotFound',
+        EVENTS: JSON.stringify([event('GET', '/organizations/org_a/members/u_1'), event('GET', '/nowhere')]),
+      },
+      encoding: 'utf8',
+    });
+
+    expect(child.stderr).toBe('');
+    const results = JSON.parse(child.stdout.split('\nRESULTS ')[1]!) as {
+      statusCode: number;
+      headers: Record<string, string>;
+      body: string;
+    }[];
+    expect(results.map((result) => [result.statusCode, result.headers.Allow, JSON.parse(result.body).code])).toEqual([
+      [405, 'PUT, DELETE', 'method_not_allowed'],
+      [404, undefined, 'route_not_found'],
+    ]);
+  });
+});
+
 describe('with the Tracer asked for (`-c tracer=true`)', () => {
   it('bundles the Powertools Tracer and the X-Ray SDK, and still loads', async () => {
     const route = routes.find((candidate) => candidate.path === '$default')!;

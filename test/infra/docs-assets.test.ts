@@ -90,9 +90,11 @@ describe('routes with assets, bundled by cdk synth', () => {
     );
   });
 
-  it('GetOpenApiDocument serves the committed document, minified', () => {
+  it('GetOpenApiDocument serves the committed document, minified, naming as its server the URL it was read from', () => {
     const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
-    const minified = JSON.stringify(JSON.parse(committed));
+    // The event's host: the local server's default, 127.0.0.1.
+    const servers = [{ url: 'http://127.0.0.1', description: 'This deployment: the URL this document was read from', 'x-internal': false }];
+    const minified = JSON.stringify({ ...JSON.parse(committed), servers });
 
     expect(fileOf(codeFolder('GetOpenApiDocument'), 'openapi.json')).toBe(committed);
     expect(invokeBundle(route('GetOpenApiDocument'), ['/openapi.json'])).toEqual([

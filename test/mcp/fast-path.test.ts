@@ -130,7 +130,7 @@ describe('tools/list without the SDK', () => {
       id: 7,
       error: {
         code: -32600,
-        message: 'MCP error -32600: forbidden: you are not a member of this organization',
+        message: 'forbidden: you are not a member of this organization',
         data: { code: 'forbidden', message: 'you are not a member of this organization', request_id: 'req-fast-path' },
       },
     });
@@ -239,7 +239,7 @@ describe('tools/call without the SDK', () => {
     expect(JSON.parse(served.text)).toEqual({
       jsonrpc: '2.0',
       id: 9,
-      error: { code: -32602, message: 'MCP error -32602: Unknown tool: myspace_profile' },
+      error: { code: -32602, message: 'Unknown tool: myspace_profile' },
     });
   });
 

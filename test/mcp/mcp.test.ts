@@ -9,6 +9,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { portableSchema } from '../../lib/mcp/tools.ts';
 import { workspace } from '../support/fixtures.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -64,12 +65,14 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(tools.map((tool) => tool.name)).toEqual(listed.operations.map((operation) => operation.name));
     expect(tools).toHaveLength(listed.operations.length);
     const profile = listed.operations.find((operation) => operation.name === 'x_profile')!;
+    expect(JSON.stringify(profile.output_schema)).toContain('"type":["string","null"]');
     expect(tools.find((tool) => tool.name === 'x_profile')).toEqual({
       name: 'x_profile',
       title: 'X profile',
       description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
-      inputSchema: profile.input_schema,
-      outputSchema: profile.output_schema,
+      // The listing's schemas, each nullable `type: [T, "null"]` as anyOf branches (lib/mcp/tools.ts).
+      inputSchema: portableSchema(profile.input_schema),
+      outputSchema: portableSchema(profile.output_schema),
       annotations: { readOnlyHint: true, openWorldHint: true },
       _meta: { cost: 1, cached_cost: 0 },
     });
@@ -167,13 +170,14 @@ describe('POST /mcp with the MCP SDK client', () => {
     await client.close();
   });
 
-  it('answers an unknown tool with a JSON-RPC error (invalid params)', async () => {
+  it('answers an unknown tool with a JSON-RPC error (invalid params), its message prefixed once', async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     const client = await agent(orgId, users.editor);
 
+    // The SDK's client prefixes the code itself: the server's message must not carry it already.
     await expect(client.callTool({ name: 'myspace_profile', arguments: {} })).rejects.toMatchObject({
       code: -32602,
-      message: expect.stringContaining('Unknown tool: myspace_profile'),
+      message: 'MCP error -32602: Unknown tool: myspace_profile',
     });
     await client.close();
   });
@@ -184,6 +188,7 @@ describe('POST /mcp with the MCP SDK client', () => {
 
     await expect(client.listTools()).rejects.toMatchObject({
       code: -32600,
+      message: 'MCP error -32600: forbidden: you are not a member of this organization',
       data: { code: 'forbidden', message: 'you are not a member of this organization', request_id: expect.any(String) },
     });
     await client.close();
@@ -319,6 +324,7 @@ describe('/mcp over plain HTTP', () => {
     const answer = await post(orgId, users.viewer, { jsonrpc: '2.0', method: 'notifications/initialized' });
 
     expect(answer.status).toBe(202);
+    expect(answer.headers.get('content-type')).toBeNull();
     expect(await answer.text()).toBe('');
   });
 

@@ -93,11 +93,16 @@ export function assertDescribed(method: string, pathname: string, isDefaultRoute
   const where = `${method} ${pathname} → ${answer.status}`;
   let responsePointer: string;
   if (isDefaultRoute) {
-    responsePointer = '/components/responses/RouteNotFound';
-    if (answer.status !== 404) {
+    responsePointer = answer.status === 405 ? '/components/responses/MethodNotAllowed' : '/components/responses/RouteNotFound';
+    if (answer.status !== 404 && answer.status !== 405) {
       throw new Error(
-        `contract: ${where}: no route of the table matches, so only 404 route_not_found is described (a test-only handler: pass contract: false to call())`,
+        `contract: ${where}: no route of the table matches, so only 404 route_not_found and 405 method_not_allowed are described (a test-only handler: pass contract: false to call())`,
       );
+    }
+    // A 405 is for a path the document describes under other methods; a 404 for one it does not.
+    const described = Object.keys(document.paths).some((path) => path === pathname || routePattern(path).test(pathname));
+    if (described !== (answer.status === 405)) {
+      throw new Error(`contract: ${where}: openapi.json ${described ? 'describes' : 'does not describe'} this path`);
     }
   } else {
     const path = describedPath(method, pathname);

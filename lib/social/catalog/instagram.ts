@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
-import { comment, cursor, handle, highlight, lazy, list, operation, page, post, profile, story, urlOn } from './shapes.ts';
+import { atMost, comment, cursor, handle, highlight, lazy, list, operation, page, post, profile, story, urlOn } from './shapes.ts';
+
+const HIGHLIGHT_ID_RULE = 'must be a highlight id from instagram_user_highlights, e.g. 17912345678901234';
 
 const account = lazy(() => handle('Instagram'));
 const postUrl = lazy(() => urlOn(['instagram.com'], 'an instagram.com post or reel URL, e.g. https://www.instagram.com/p/C8xYz12AbCd/'));
@@ -55,7 +57,8 @@ export const instagram = [
         highlight_id: z
           .string()
           .check(
-            z.regex(/^(highlight:)?[0-9]{1,30}$/, 'must be a highlight id from instagram_user_highlights, e.g. 17912345678901234'),
+            atMost(40, HIGHLIGHT_ID_RULE),
+            z.regex(/^(highlight:)?[0-9]{1,30}$/, HIGHLIGHT_ID_RULE),
             z.describe('highlight id from instagram_user_highlights'),
           ),
       }),

@@ -1,5 +1,8 @@
 import * as z from 'zod/mini';
-import { comment, cursor, lazy, operation, page, post, query, urlOn } from './shapes.ts';
+import { atMost, comment, cursor, lazy, operation, page, post, query, urlOn } from './shapes.ts';
+
+const SUBREDDIT = /^(r\/)?[A-Za-z0-9_]{2,21}$/;
+const SUBREDDIT_RULE = 'must be a subreddit name, with or without "r/"';
 
 const postUrl = lazy(() => urlOn(['reddit.com', 'redd.it'], 'a reddit.com post URL, e.g. https://www.reddit.com/r/aws/comments/1abcde/…'));
 const timeframe = lazy(() =>
@@ -16,7 +19,7 @@ export const reddit = [
       z.strictObject({
         query: query(),
         subreddit: z
-          .optional(z.string().check(z.regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"')))
+          .optional(z.string().check(atMost(23, SUBREDDIT_RULE), z.regex(SUBREDDIT, SUBREDDIT_RULE)))
           .check(z.describe('restrict the search to this subreddit')),
         sort: z._default(z.enum(['relevance', 'new', 'top', 'comments']), 'relevance'),
         timeframe: timeframe(),
@@ -33,10 +36,7 @@ export const reddit = [
       z.strictObject({
         subreddit: z
           .string()
-          .check(
-            z.regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, 'must be a subreddit name, with or without "r/"'),
-            z.describe('subreddit name, with or without "r/"'),
-          ),
+          .check(atMost(23, SUBREDDIT_RULE), z.regex(SUBREDDIT, SUBREDDIT_RULE), z.describe('subreddit name, with or without "r/"')),
         sort: z._default(z.enum(['hot', 'new', 'top', 'rising', 'best']), 'hot'),
         timeframe: timeframe(),
         cursor: z.optional(cursor()),

@@ -31,6 +31,14 @@ export const lazy = <T>(build: () => T): (() => T) => {
 
 // ---------------------------------------------------------------- inputs
 
+/**
+ * A string input's length bound, for validation and the JSON Schemas alike (`maxLength`: agent
+ * hosts, gateways and scanners read it, a pattern they do not). Checked first and aborting: a
+ * longer value gets this one issue, worded as the pattern's, and no pattern runs over it. Each
+ * bound admits every value its pattern does (in UTF-16 units, which zod counts).
+ */
+export const atMost = (max: number, error: string) => z.maxLength(max, { error, abort: true });
+
 /** A handle as users type it: with or without the leading "@". */
 export const handle = (network: string) =>
   z
@@ -63,13 +71,10 @@ export const count = (max: number, fallback: number) =>
     ._default(z.number().check(z.int(), z.minimum(1), z.maximum(max)), fallback)
     .check(z.describe(`how many items to return, 1 to ${max} (default ${fallback})`));
 
+const REGION_RULE = 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. US';
+
 export const region = lazy(() =>
-  z
-    .string()
-    .check(
-      z.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. US'),
-      z.describe('ISO 3166-1 alpha-2 country code, e.g. US'),
-    ),
+  z.string().check(atMost(2, REGION_RULE), z.regex(/^[A-Z]{2}$/, REGION_RULE), z.describe('ISO 3166-1 alpha-2 country code, e.g. US')),
 );
 
 export const query = lazy(() => z.string().check(z.trim(), z.minLength(1), z.maxLength(500), z.describe('search terms')));

@@ -1,5 +1,24 @@
 import * as z from 'zod/mini';
-import { comment, count, cursor, handle, lazy, list, operation, page, post, profile, query, region, trend, urlOn } from './shapes.ts';
+import {
+  atMost,
+  comment,
+  count,
+  cursor,
+  handle,
+  lazy,
+  list,
+  operation,
+  page,
+  post,
+  profile,
+  query,
+  region,
+  trend,
+  urlOn,
+} from './shapes.ts';
+
+const HASHTAG_RULE = 'must be a hashtag of letters, digits or "_", with or without "#"';
+const MUSIC_ID_RULE = 'must be the numeric sound id, e.g. 7016547803243022337';
 
 const account = lazy(() => handle('TikTok'));
 const videoUrl = lazy(() => urlOn(['tiktok.com'], 'a tiktok.com video URL, e.g. https://www.tiktok.com/@nasa/video/7301234567890123456'));
@@ -67,12 +86,12 @@ export const tiktok = [
     cost: 1,
     input: () =>
       z.strictObject({
-        hashtag: z
-          .string()
-          .check(
-            z.regex(/^#?[\p{L}\p{N}_]{1,100}$/u, 'must be a hashtag of letters, digits or "_", with or without "#"'),
-            z.describe('hashtag, with or without "#"'),
-          ),
+        hashtag: z.string().check(
+          // "#" and 100 letters, each up to 2 UTF-16 units.
+          atMost(201, HASHTAG_RULE),
+          z.regex(/^#?[\p{L}\p{N}_]{1,100}$/u, HASHTAG_RULE),
+          z.describe('hashtag, with or without "#"'),
+        ),
         region: z.optional(region()),
         cursor: z.optional(cursor()),
       }),
@@ -88,7 +107,8 @@ export const tiktok = [
         music_id: z
           .string()
           .check(
-            z.regex(/^[0-9]{5,30}$/, 'must be the numeric sound id, e.g. 7016547803243022337'),
+            atMost(30, MUSIC_ID_RULE),
+            z.regex(/^[0-9]{5,30}$/, MUSIC_ID_RULE),
             z.describe('numeric sound id, the digits at the end of https://www.tiktok.com/music/<name>-<id>'),
           ),
         cursor: z.optional(cursor()),

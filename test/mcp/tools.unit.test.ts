@@ -1,0 +1,97 @@
+/**
+ * One source, two renderings: GET /social/operations lists the catalog's JSON Schemas as zod
+ * writes them (a nullable field is `type: [T, "null"]`, legal JSON Schema); MCP tools carry the
+ * same schemas with each type array split into `anyOf` branches of one `type` each, which the
+ * MCP Inspector accepts without a portability warning and single-`type` hosts can map. Both
+ * renderings accept the same values.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { portableSchema, toolOf } from '../../lib/mcp/tools.ts';
+import { allDescriptors } from '../../lib/social/catalog/descriptors.ts';
+import { EXAMPLE_INPUTS } from '../../lib/social/catalog/examples.ts';
+import { CATALOG } from '../../lib/social/catalog/index.ts';
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
+
+const ajv = new Ajv2020({ strict: false });
+addFormats.default(ajv);
+const descriptors = [...allDescriptors().values()];
+
+/** Every `type` array under a schema, by where it is. */
+function typeArrays(node: unknown, at = ''): string[] {
+  if (Array.isArray(node)) return node.flatMap((item, i) => typeArrays(item, `${at}[${i}]`));
+  if (node === null || typeof node !== 'object') return [];
+  const here = Array.isArray((node as { type?: unknown }).type) ? [at] : [];
+  return [...here, ...Object.entries(node).flatMap(([key, value]) => typeArrays(value, `${at}.${key}`))];
+}
+
+describe('portableSchema', () => {
+  const listed = {
+    type: 'object',
+    properties: {
+      name: { type: ['string', 'null'], description: 'the name', minLength: 1 },
+      verified: { type: ['boolean', 'null'] },
+      tags: { type: 'array', items: { type: ['string', 'null'] } },
+      kind: { type: 'string', enum: ['a', 'b'] },
+      // A property named like a keyword is a property.
+      type: { type: ['string', 'null'] },
+    },
+    required: ['name', 'type'],
+  };
+
+  it('splits each type array into anyOf branches, annotations beside, constraints inside', () => {
+    expect(portableSchema(listed)).toEqual({
+      type: 'object',
+      properties: {
+        name: { description: 'the name', anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }] },
+        verified: { anyOf: [{ type: 'boolean' }, { type: 'null' }] },
+        tags: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+        kind: { type: 'string', enum: ['a', 'b'] },
+        type: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      },
+      required: ['name', 'type'],
+    });
+  });
+
+  it('accepts and refuses the same values as the listing', () => {
+    const [listing, tool] = [ajv.compile(listed), ajv.compile(portableSchema(listed) as object)];
+    const values = [
+      { name: 'x', verified: true, tags: ['a', null], kind: 'a', type: 't' },
+      { name: null, verified: null, tags: [], kind: 'b', type: null },
+      { name: '', verified: null, tags: [], type: null },
+      { name: 5, verified: null, tags: [], type: null },
+      { name: 'x', verified: 'yes', tags: [], type: null },
+      { name: 'x', verified: null, tags: [1], type: null },
+      { name: 'x', verified: null, tags: [], kind: 'c', type: null },
+      { name: 'x', verified: null, tags: [], type: 3 },
+      { verified: null, tags: [], type: null },
+    ];
+
+    expect(values.map((value) => tool(value))).toEqual(values.map((value) => listing(value)));
+    expect(values.map((value) => tool(value))).toEqual([true, true, false, false, false, false, false, false, false]);
+  });
+});
+
+describe('the 52 tools', () => {
+  it('carry no type array, while the listing keeps its JSON Schemas (568 type arrays)', () => {
+    const listing = descriptors.flatMap((descriptor) => [...typeArrays(descriptor.input_schema), ...typeArrays(descriptor.output_schema)]);
+    const tools = descriptors.map(toolOf).flatMap((tool) => [...typeArrays(tool.inputSchema), ...typeArrays(tool.outputSchema)]);
+
+    expect(descriptors).toHaveLength(52);
+    expect(listing).toHaveLength(568);
+    expect(tools).toEqual([]);
+  });
+
+  it.each(
+    descriptors.map((descriptor) => [descriptor.name, descriptor] as const),
+  )('%s: its sample output is valid against both renderings of its output schema', async (name, descriptor) => {
+    const operation = CATALOG.get(name)!;
+    const input = z.parse(operation.input, EXAMPLE_INPUTS[name]) as Record<string, unknown>;
+    const output = await sampleProvider.run({ operation, input, signal: new AbortController().signal });
+
+    expect(ajv.validate(descriptor.output_schema, output)).toBe(true);
+    expect(ajv.validate(toolOf(descriptor).outputSchema as object, output)).toBe(true);
+  });
+});
