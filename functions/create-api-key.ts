@@ -5,7 +5,7 @@ import { jsonBody } from '../lib/http/json-body.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { API_KEY_ROLES } from '../lib/model.ts';
 import { createWorkspaceApiKey, DEFAULT_KEY_LIFETIME_DAYS, MAX_KEY_LIFETIME_DAYS } from '../lib/workspace/api-keys.ts';
-import { apiKeySchema } from './list-api-keys.ts';
+import { apiKeySchema } from '../lib/workspace/schemas.ts';
 
 const body = z.strictObject({
   name: z

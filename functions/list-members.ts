@@ -1,16 +1,8 @@
 import * as z from 'zod/mini';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { integerParam, organizationId, pageCursor } from '../lib/http/params.ts';
-import { ROLES } from '../lib/model.ts';
 import { listWorkspaceMembers } from '../lib/workspace/members.ts';
-
-/** One member as the member routes answer it (for the OpenAPI document). */
-export const memberSchema = z.object({
-  user_id: z.string(),
-  role: z.enum(ROLES),
-  spending_limit: z.nullable(z.int()),
-  spent: z.int().register(z.globalRegistry, { description: 'credits spent this UTC month' }),
-});
+import { memberSchema } from '../lib/workspace/schemas.ts';
 
 /** The 200 body (for the OpenAPI document). */
 export const responseSchema = z.object({ members: z.array(memberSchema), next_cursor: z.nullable(z.string()), has_more: z.boolean() });

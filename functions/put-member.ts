@@ -5,7 +5,7 @@ import { organizationId, userIdParam } from '../lib/http/params.ts';
 import { ROLES } from '../lib/model.ts';
 import { putWorkspaceMember } from '../lib/workspace/members.ts';
 
-export { memberSchema as responseSchema } from './list-members.ts';
+export { memberSchema as responseSchema } from '../lib/workspace/schemas.ts';
 
 const body = z.strictObject({
   role: z.enum(ROLES).register(z.globalRegistry, { description: "the member's role" }),

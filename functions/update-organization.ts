@@ -5,7 +5,7 @@ import { organizationId } from '../lib/http/params.ts';
 import { NETWORKS } from '../lib/model.ts';
 import { changeWorkspace } from '../lib/workspace/organization.ts';
 
-export { responseSchema } from './get-organization.ts';
+export { settingsSchema as responseSchema } from '../lib/workspace/schemas.ts';
 
 const body = z
   .strictObject({

@@ -117,10 +117,10 @@ export class WorkspaceServiceStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason: "A third-party vendor's API key: no Lambda can rotate it; it is rotated by hand (docs/deployment.md).",
     });
-    // Generated once and never shown: it only signs billing-event cursors, so losing or rotating
+    // Generated once and never shown: it only signs paging cursors, so losing or rotating
     // it invalidates the cursors in flight and nothing else (docs/deployment.md).
     const cursorSigningKey = new Secret(this, 'CursorSigningKey', {
-      description: 'HMAC key of billing-event paging cursors (generated; rotate by putting a new value and redeploying)',
+      description: 'HMAC key of paging cursors (generated; rotate by putting a new value and redeploying)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy: RemovalPolicy.DESTROY,
     });

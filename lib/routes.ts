@@ -251,6 +251,7 @@ export const routes: readonly Route[] = [
     entry: 'functions/list-members.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
     indexes: [SWEEP_INDEX],
+    secrets: ['cursorSigningKey'],
     summary: "List an organization's members",
     description:
       "Owners. Each member's role, spending limit and spend this UTC month, by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
@@ -302,6 +303,7 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}/api-keys',
     entry: 'functions/list-api-keys.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    secrets: ['cursorSigningKey'],
     summary: "List an organization's API keys",
     description:
       "Owners, with a user's token. Every key by id, revoked and expired ones included, each with its spend this UTC month and `last_used_at` (to within 15 minutes); never a token. Paged by `cursor`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
@@ -340,6 +342,7 @@ export const routes: readonly Route[] = [
     entry: 'functions/list-trash.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
     indexes: [SWEEP_INDEX],
+    secrets: ['cursorSigningKey'],
     summary: "List the organization's trash: what the caller could restore",
     description:
       'Editors and owners. The soft-deleted resources still inside the restore window that the caller could restore (owners: all; editors: what is not private, and their own), newest deletion first, each with `restore_until`; `kind` keeps one kind. Paged by `cursor`. Read from an index: a resource deleted or restored a moment ago may take a moment to show. Viewers 403; anyone else 404.',

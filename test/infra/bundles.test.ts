@@ -5,7 +5,7 @@
  * environment. Sizes and load times are `npm run bundle:report`'s business, not a test's.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,6 +53,13 @@ describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route)
     else expect(bundled.filter((input) => input.includes('@aws-sdk/client-kms')).length).toBeGreaterThan(0);
     expect(bundled.filter((input) => /aws-xray-sdk|powertools\/tracer/.test(input))).toEqual([]);
     expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
+  });
+
+  it('is given the cursor signing key exactly when it pages with signed cursors (deployed, it is read from the environment)', () => {
+    // What the bundle still reads after tree-shaking: a module may be bundled for other exports.
+    const pagesWithCursors = readFileSync(built.get(name)!.file, 'utf8').includes('CURSOR_SIGNING_KEY');
+    const secrets: readonly string[] = 'secrets' in route ? ((route as Route).secrets ?? []) : [];
+    expect({ pagesWithCursors, given: secrets.includes('cursorSigningKey') }).toEqual({ pagesWithCursors, given: pagesWithCursors });
   });
 
   it('carries no route table: the route names of its logs and metrics are a build-time constant', () => {
