@@ -102,6 +102,8 @@ async function main() {
   // "" to turn that kind off). The demo tokens are made to match. Checked before anything starts.
   process.env.JWT_AUDIENCE ??= LOCAL_AUDIENCE;
   process.env.JWT_CLIENT_IDS ??= LOCAL_CLIENT_ID;
+  // Webhooks to a receiver on this machine (http://127.0.0.1:…), refused by default deployed.
+  process.env.JOBS_WEBHOOK_ALLOW_LOOPBACK ??= 'true';
   let accepted: ReturnType<typeof jwtConfig>;
   try {
     accepted = jwtConfig();
@@ -146,6 +148,10 @@ async function main() {
     // invocation of its own.
     const { startChargeSweeper } = await import('../lib/local/charge-sweeper.ts');
     startChargeSweeper(undefined, undefined, (sweep) => invoke('sweep', sweep));
+    // The deployed jobs queue and worker function, in this process: the embedded queue the job
+    // routes send to, and the worker's own code receiving from it.
+    const { startJobWorker } = await import('../lib/local/job-worker.ts');
+    startJobWorker((work) => invoke('job-worker', work));
 
     const [audience] = accepted.audiences;
     const [clientId] = accepted.clientIds;

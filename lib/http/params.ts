@@ -52,3 +52,13 @@ export const apiKeyIdParam = z
   .string()
   .check(z.regex(API_KEY_ID_PATTERN, 'must be an API key id: "key_" followed by 32 lowercase hex digits'))
   .register(z.globalRegistry, { description: 'the API key id', examples: ['key_0123456789abcdef0123456789abcdef'] });
+
+/** Printable ASCII, as most APIs that take an Idempotency-Key accept (UUIDs recommended). */
+export const idempotencyKey = z
+  .string()
+  .check(z.regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)'))
+  .register(z.globalRegistry, {
+    description:
+      'Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.',
+    examples: ['5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10'],
+  });
