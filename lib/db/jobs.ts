@@ -333,80 +333,152 @@ export interface ItemOutcome {
   refusal?: ItemError;
 }
 
+/** What writing an item's result did: written (the job goes on), written and the job ended, or not written. */
+export type Finished =
+  | { result: 'finished' }
+  /** This was the job's last item: the job ended in the same transaction. `job` is the job as it stood before. */
+  | { result: 'ended'; job: JobRecord }
+  /** The item had left `from` (another delivery wrote it first): nothing written. */
+  | { result: 'moved' }
+  /** A pending item of a job being cancelled: the cancel counted it; nothing written. */
+  | { result: 'cancelled' };
+
 /**
  * Writes an item's result once: conditional on its status still being `from` (running for a run,
- * pending for an item failed without running), in one transaction with the job's counters.
- * Returns false when the item had left that status (another delivery wrote it first).
+ * pending for an item failed without running), in one transaction with the job's counters. The
+ * transaction also asks that something else remain queued or running; when that fails, this is the
+ * job's last item, and the result is written by the transaction that also ends the job (status,
+ * `completed_at`, the organization's active-job counter down): exactly once, and no read of the job
+ * after every item to find out.
  */
 export async function finishJobItem(
-  jobId: string,
+  job: { id: string; organization_id: string },
   index: number,
   from: 'running' | 'pending',
   outcome: ItemOutcome,
   now: Date,
-): Promise<boolean> {
+): Promise<Finished> {
   const counter = from === 'running' ? 'running' : 'queued';
-  const values: Record<string, unknown> = {
+  const itemValues: Record<string, unknown> = {
     ':from': from,
     ':to': outcome.status,
     ':now': now.toISOString(),
     ':charged': outcome.charged,
-    ':minus': -1,
-    ':one': 1,
   };
   const setItem = ['#status = :to', 'finished_at = :now', 'charged = :charged'];
+  const itemNames: Record<string, string> = { '#status': 'status' };
   if (outcome.output !== undefined) {
     setItem.push('#output = :output');
-    values[':output'] = outcome.output;
+    itemValues[':output'] = outcome.output;
+    itemNames['#output'] = 'output';
   }
   if (outcome.error) {
     setItem.push('#error = :error');
-    values[':error'] = outcome.error;
+    itemValues[':error'] = outcome.error;
+    itemNames['#error'] = 'error';
   }
-  const jobSet = outcome.refusal ? ' SET refusal = if_not_exists(refusal, :refusal)' : '';
-  try {
-    await transact(
-      [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: jobItemKey(jobId, index),
-            UpdateExpression: `SET ${setItem.join(', ')} REMOVE lease_until_ms`,
-            ConditionExpression: '#status = :from',
-            ExpressionAttributeNames: {
-              '#status': 'status',
-              ...(outcome.output !== undefined ? { '#output': 'output' } : {}),
-              ...(outcome.error ? { '#error': 'error' } : {}),
+  const itemUpdate: TransactItem = {
+    Update: {
+      TableName: tableName(),
+      Key: jobItemKey(job.id, index),
+      UpdateExpression: `SET ${setItem.join(', ')} REMOVE lease_until_ms`,
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: itemNames,
+      ExpressionAttributeValues: itemValues,
+    },
+  };
+  // What remains besides this item: queued > q or running > r (the counts before this write).
+  const others = from === 'running' ? { ':q': 0, ':r': 1 } : { ':q': 1, ':r': 0 };
+  // A pending item is the cancel's to count once a cancel is asked.
+  const notCancelled = from === 'pending' ? ' AND cancel_requested = :false' : '';
+  const counters = `ADD ${counter} :minus, ${outcome.status} :one, charged :charged`;
+  const refusal = outcome.refusal ? ', refusal = if_not_exists(refusal, :refusal)' : '';
+  const counterValues = {
+    ':minus': -1,
+    ':one': 1,
+    ':charged': outcome.charged,
+    ...(outcome.refusal ? { ':refusal': outcome.refusal } : {}),
+  };
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    let last: JobRecord;
+    try {
+      await transact(
+        [
+          itemUpdate,
+          {
+            Update: {
+              TableName: tableName(),
+              Key: jobKey(job.id),
+              UpdateExpression: `${counters}${refusal ? ` SET ${refusal.slice(2)}` : ''}`,
+              ConditionExpression: `(queued > :q OR running > :r)${notCancelled}`,
+              ExpressionAttributeValues: { ...counterValues, ...others, ...(from === 'pending' ? { ':false': false } : {}) },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
-            ExpressionAttributeValues: Object.fromEntries(
-              Object.entries(values).filter(([name]) => [':from', ':to', ':now', ':charged', ':output', ':error'].includes(name)),
-            ),
           },
+        ],
+        (reasons) => {
+          if (conditionFailed(reasons, 0)) return new ItemMoved();
+          const found = conditionFailedOn(reasons, 1);
+          return found === undefined ? null : new LastItem(found ? jobOf(found) : null);
         },
-        {
-          Update: {
-            TableName: tableName(),
-            Key: jobKey(jobId),
-            UpdateExpression: `ADD ${counter} :minus, ${outcome.status} :one, charged :charged${jobSet}`,
-            ExpressionAttributeValues: {
-              ':minus': -1,
-              ':one': 1,
-              ':charged': outcome.charged,
-              ...(outcome.refusal ? { ':refusal': outcome.refusal } : {}),
+      );
+      return { result: 'finished' };
+    } catch (error) {
+      if (error instanceof ItemMoved) return { result: 'moved' };
+      if (!(error instanceof LastItem)) throw error;
+      if (!error.job) throw new Error(`job ${job.id} is gone while its item ${index} was being written`);
+      last = error.job;
+    }
+    if (from === 'pending' && last.cancel_requested) return { result: 'cancelled' };
+    // The last item: its result, the job's end and the organization's counter, together.
+    const end = last.cancel_requested ? 'cancelled' : 'completed';
+    try {
+      await transact(
+        [
+          itemUpdate,
+          {
+            Update: {
+              TableName: tableName(),
+              Key: jobKey(job.id),
+              UpdateExpression: `${counters} SET #status = :end, completed_at = :now${refusal}${last.webhook_url ? ', webhook_status = :pending' : ''}`,
+              ConditionExpression:
+                '#status IN (:queued, :running) AND queued = :lastq AND running = :lastr AND cancel_requested = :cancelling',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ...counterValues,
+                ':end': end,
+                ':now': now.toISOString(),
+                ':queued': 'queued',
+                ':running': 'running',
+                ':lastq': others[':q'],
+                ':lastr': others[':r'],
+                ':cancelling': last.cancel_requested,
+                ...(last.webhook_url ? { ':pending': 'pending' } : {}),
+              },
             },
           },
-        },
-      ],
-      (reasons) => (conditionFailed(reasons, 0) ? new ItemMoved() : null),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ItemMoved) return false;
-    throw error;
+          orgJobEnded(job.organization_id),
+        ],
+        (reasons) => (conditionFailed(reasons, 0) ? new ItemMoved() : conditionFailed(reasons, 1) ? new LastItem(null) : null),
+      );
+      return { result: 'ended', job: last };
+    } catch (error) {
+      if (error instanceof ItemMoved) return { result: 'moved' };
+      // The job changed between the two writes (a cancel, another item): try again from the first.
+      if (!(error instanceof LastItem)) throw error;
+    }
   }
+  throw new Error(`the result of item ${index} of job ${job.id} could not be written: the job kept changing`);
 }
 
 class ItemMoved extends Error {}
+
+/** The job's counters say this is its last item (`job` as it stood, null if gone). */
+class LastItem extends Error {
+  constructor(readonly job: JobRecord | null) {
+    super('the last item of its job');
+  }
+}
 
 /**
  * Ends a running item's lease now: its worker met an error it cannot place (the table throttled,

@@ -211,7 +211,11 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   }
   try {
     await putJobItems(job.id, inputs);
-    const messages: Outgoing[] = inputs.map((_, index) => ({ message: { kind: 'item', jobId: job.id, orgId, index }, groupId: orgId }));
+    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds };
+    const messages: Outgoing[] = inputs.map((input, index) => ({
+      message: { kind: 'item', jobId: job.id, orgId, index, run: { ...run, input } },
+      groupId: orgId,
+    }));
     await jobQueue().send(messages);
   } catch (error) {
     // The job cannot run: end it now (its place under the limit given back) rather than leave it queued.

@@ -24,6 +24,11 @@ export interface ItemMessage {
   jobId: string;
   orgId: string;
   index: number;
+  /**
+   * What the run needs, copied from the job and the item at creation, so that the first delivery
+   * claims the item without reading it first. Absent: the worker reads the job and the item.
+   */
+  run?: { operation: string; createdById: string; maxAgeSeconds: number | null; input: unknown };
 }
 
 /** Deliver an ended job's webhook (attempt 1 at the end, later ones after their backoff). */
@@ -96,6 +101,8 @@ interface Held {
   message: JobMessage;
   visibleAtMs: number;
   receives: number;
+  /** When it was sent (or its delay ended): its first receive's wait is measured from here. */
+  readyAtMs: number;
 }
 
 /**
@@ -112,6 +119,8 @@ export class EmbeddedQueue implements JobQueue {
   private idleWaiters: (() => void)[] = [];
   /** Delivery counts, for the bench and the tests. */
   readonly stats = { sent: 0, received: 0, acknowledged: 0, redelivered: 0 };
+  /** Called on each message's first receive with how long it waited (the bench's queue latency). */
+  onFirstReceive: ((waitedMs: number, message: JobMessage) => void) | undefined;
 
   async send(messages: readonly Outgoing[]): Promise<void> {
     const now = Date.now();
@@ -122,7 +131,8 @@ export class EmbeddedQueue implements JobQueue {
         this.lanes.set(groupId, lane);
         this.order.push(groupId);
       }
-      lane.push({ id: this.nextId++, message, visibleAtMs: now + (delaySeconds ?? 0) * 1000, receives: 0 });
+      const readyAtMs = now + (delaySeconds ?? 0) * 1000;
+      lane.push({ id: this.nextId++, message, visibleAtMs: readyAtMs, receives: 0, readyAtMs });
       this.stats.sent += 1;
     }
     this.notify();
@@ -154,6 +164,7 @@ export class EmbeddedQueue implements JobQueue {
       if (held) {
         this.turn = position + 1;
         if (held.receives > 0) this.stats.redelivered += 1;
+        else this.onFirstReceive?.(now - held.readyAtMs, held.message);
         held.receives += 1;
         held.visibleAtMs = now + visibilityMs;
         this.stats.received += 1;

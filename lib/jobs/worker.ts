@@ -26,6 +26,7 @@ import { jobsConfig, socialConfig } from '../config.ts';
 import {
   claimJobItem,
   endJob,
+  type Finished,
   finishJobItem,
   getJob,
   getJobItem,
@@ -69,9 +70,36 @@ const ACTIVE = new Set(['queued', 'running']);
 /** The Idempotency-Key an item's run is charged under: the same for every delivery of its message. */
 export const itemIdempotencyKey = (jobId: string, index: number): string => `job:${jobId}:${index}`;
 
+/** One item as its run needs it: from the message (first delivery) or from the job and item records. */
+interface RunnableItem {
+  jobId: string;
+  orgId: string;
+  index: number;
+  operation: string;
+  createdById: string;
+  maxAgeSeconds: number | null;
+  input: unknown;
+}
+
+const runnableOf = (job: JobRecord, item: JobItemRecord): RunnableItem => ({
+  jobId: job.id,
+  orgId: job.organization_id,
+  index: item.index,
+  operation: job.operation,
+  createdById: job.created_by_id,
+  maxAgeSeconds: job.max_age_seconds,
+  input: item.input,
+});
+
+const leaseUntil = (clock: () => number): number => clock() + leaseMs(socialConfig().providerTimeoutMs);
+
 async function runJobItem(message: ItemMessage, options: WorkerOptions): Promise<boolean> {
   const clock = options.now ?? Date.now;
-  const { jobId, index } = message;
+  const { jobId, orgId, index } = message;
+  // The common case, a first delivery: claim at once (the claim's conditions check the job and the item).
+  if (message.run && !(await claimJobItem(jobId, index, leaseUntil(clock), new Date(clock())))) {
+    return runClaimed({ jobId, orgId, index, ...message.run }, options);
+  }
   for (let round = 0; round < 3; round += 1) {
     const [job, item] = await Promise.all([getJob(jobId), getJobItem(jobId, index)]);
     if (!job || !item) {
@@ -79,38 +107,41 @@ async function runJobItem(message: ItemMessage, options: WorkerOptions): Promise
       return true;
     }
     if (FINISHED.has(item.status)) {
+      // A worker that died after writing the result but before the job's end: end it now.
       await endIfDone(jobId, options);
       return true;
     }
     if (item.status === 'running') {
       // Its worker may still be at work: come back after the visibility timeout.
       if ((item.lease_until_ms ?? 0) > clock()) return false;
-      return runClaimed(job, item, options);
+      return runClaimed(runnableOf(job, item), options);
     }
     if (!ACTIVE.has(job.status) || job.cancel_requested) {
       await markItemCancelled(jobId, index, new Date(clock()));
       return true;
     }
     if (job.refusal) {
-      await finishJobItem(jobId, index, 'pending', { status: 'failed', error: job.refusal, charged: 0 }, new Date(clock()));
-      await endIfDone(jobId, options);
+      const outcome = { status: 'failed' as const, error: job.refusal, charged: 0 };
+      const finished = await finishJobItem(job, index, 'pending', outcome, new Date(clock()));
+      if (finished.result === 'cancelled') await markItemCancelled(jobId, index, new Date(clock()));
+      await afterFinish(finished);
       return true;
     }
-    const refused = await claimJobItem(jobId, index, clock() + leaseMs(socialConfig().providerTimeoutMs), new Date(clock()));
-    if (!refused) return runClaimed(job, { ...item, status: 'running' }, options);
+    const refused = await claimJobItem(jobId, index, leaseUntil(clock), new Date(clock()));
+    if (!refused) return runClaimed(runnableOf(job, item), options);
     // The job was cancelled or refused, or another delivery claimed the item: read again and decide.
   }
   return false;
 }
 
 /** The payer of a job's items: its creator, a user or an API key (whose standing is read again, as on each request). */
-function callerOf(job: JobRecord): Caller {
-  if (!isApiKeyId(job.created_by_id)) return { userId: job.created_by_id };
-  const standing = apiKeyStanding(job.organization_id, job.created_by_id);
+function callerOf(item: RunnableItem): Caller {
+  if (!isApiKeyId(item.createdById)) return { userId: item.createdById };
+  const standing = apiKeyStanding(item.orgId, item.createdById);
   // Observed here: the run awaits it, and a refusal must not surface as an unhandled rejection first.
   standing.grant.catch(() => undefined);
   standing.settled.catch(() => undefined);
-  return { userId: job.created_by_id, apiKey: { id: job.created_by_id, orgId: job.organization_id, grant: standing.grant } };
+  return { userId: item.createdById, apiKey: { id: item.createdById, orgId: item.orgId, grant: standing.grant } };
 }
 
 /** The error body a single run would have answered (without a request id). */
@@ -125,30 +156,30 @@ const itemErrorOf = (error: ServiceError | TokenRefused): ItemError => {
   };
 };
 
-async function runClaimed(job: JobRecord, item: JobItemRecord, options: WorkerOptions): Promise<boolean> {
+async function runClaimed(item: RunnableItem, options: WorkerOptions): Promise<boolean> {
   try {
-    return await runAndRecord(job, item, options);
+    return await runAndRecord(item, options);
   } catch (error) {
     // Not a refusal: the table failed (throttled, timed out) before the run or its result was
     // written. The next delivery may take the item over at once: its run's Idempotency-Key
     // replays what was done and does what was not, without charging twice.
-    await releaseJobItem(job.id, item.index, (options.now ?? Date.now)()).catch(() => undefined);
+    await releaseJobItem(item.jobId, item.index, (options.now ?? Date.now)()).catch(() => undefined);
     throw error;
   }
 }
 
-async function runAndRecord(job: JobRecord, item: JobItemRecord, options: WorkerOptions): Promise<boolean> {
+async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise<boolean> {
   const clock = options.now ?? Date.now;
   let outcome: ItemOutcome;
   try {
     const result = await runSocialOperation({
-      caller: callerOf(job),
-      orgId: job.organization_id,
-      operationName: job.operation,
+      caller: callerOf(item),
+      orgId: item.orgId,
+      operationName: item.operation,
       input: item.input,
-      idempotencyKey: itemIdempotencyKey(job.id, item.index),
-      maxAgeSeconds: job.max_age_seconds ?? undefined,
-      requestId: `${job.id}:${item.index}`,
+      idempotencyKey: itemIdempotencyKey(item.jobId, item.index),
+      maxAgeSeconds: item.maxAgeSeconds ?? undefined,
+      requestId: `${item.jobId}:${item.index}`,
       ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       now: clock,
     });
@@ -165,12 +196,25 @@ async function runAndRecord(job: JobRecord, item: JobItemRecord, options: Worker
       ...(error instanceof ServiceError && error.status === 402 ? { refusal: body } : {}),
     };
   }
-  await finishJobItem(job.id, item.index, 'running', outcome, new Date(clock()));
-  await endIfDone(job.id, options);
+  const finished = await finishJobItem({ id: item.jobId, organization_id: item.orgId }, item.index, 'running', outcome, new Date(clock()));
+  await afterFinish(finished);
   return true;
 }
 
-/** Ends the job if nothing is queued or running (once, whoever gets there first), and queues its webhook. */
+/** The item's result ended its job: say so, and queue the webhook. */
+async function afterFinish(finished: Finished): Promise<void> {
+  if (finished.result !== 'ended') return;
+  const { job } = finished;
+  logger.info('job ended', { job: job.id, total: job.total });
+  if (job.webhook_url) await sendWebhookMessage(job, 1, 0);
+}
+
+/**
+ * Ends the job if nothing is queued or running (once, whoever gets there first), and queues its
+ * webhook: for a redelivered message whose item is finished, in case its worker died between
+ * the item's result and the job's end (a cancel that ended it, a result written by an older
+ * worker). The item's own last result ends the job in its transaction (finishJobItem).
+ */
 async function endIfDone(jobId: string, options: WorkerOptions): Promise<void> {
   const job = await getJob(jobId);
   if (!job || !ACTIVE.has(job.status) || job.queued > 0 || job.running > 0) return;
