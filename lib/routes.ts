@@ -206,6 +206,7 @@ export const routes: readonly Route[] = [
     path: '/social/jobs/{job_id}/items',
     entry: 'functions/list-social-job-items.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    secrets: ['cursorSigningKey'],
     summary: "List a job's items: inputs, outputs, errors",
     description:
       "Members of the job's organization. Its items by index, each with its input, status, output (once succeeded), error (once failed: the body a single run would have answered) and charge; `status` keeps one status. Paged by `cursor`. Anyone else 404.",
@@ -421,11 +422,21 @@ export const routes: readonly Route[] = [
     method: 'ANY',
     path: '/mcp',
     entry: 'functions/mcp.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
-    secrets: ['providerApiKey'],
+    // … and the job tools': a job's items (BatchWriteItem), a page of them (Query), its messages.
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:Query',
+    ],
+    sendsJobs: true,
+    secrets: ['providerApiKey', 'cursorSigningKey'],
     summary: 'The social operations as MCP tools (Model Context Protocol)',
     description:
-      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. See docs/mcp.md.',
+      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member, then the job tools `start_job` and `get_job`) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`; `start_job` as `POST /social/{operation}/jobs`, `get_job` as `GET /social/jobs/{job_id}` with a page of its items). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. See docs/mcp.md.',
     tag: 'AI agents (MCP)',
     errors: ['method_not_allowed'],
   },
