@@ -199,6 +199,8 @@ export async function putJobItems(jobId: string, inputs: readonly unknown[]): Pr
     for (let batch = batches[next++]; batch; batch = batches[next++]) {
       let requests = batch.map((Item) => ({ PutRequest: { Item } }));
       for (let attempt = 0; requests.length > 0; attempt += 1) {
+        if (attempt >= 8)
+          throw new Error(`BatchWriteItem left ${requests.length} items of job ${jobId} unwritten after ${attempt} attempts`);
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
         const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
         requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
