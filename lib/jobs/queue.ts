@@ -181,7 +181,10 @@ export class EmbeddedQueue implements JobQueue {
       lane.splice(at, 1);
       if (lane.length === 0) {
         this.lanes.delete(group);
-        this.order = this.order.filter((name) => name !== group);
+        const position = this.order.indexOf(group);
+        this.order.splice(position, 1);
+        // The groups after it move up one place: the turn stays on the group it was on.
+        if (position < this.turn) this.turn -= 1;
       }
       this.stats.acknowledged += 1;
       return;
