@@ -14,6 +14,9 @@ import { logError, logger } from '../lib/log.ts';
 const FINISH_RESERVE_MS = 5_000;
 
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  // Keys a run appends (operation, credits) must not outlive the invocation. Within a batch the
+  // runs are concurrent and share the logger's keys: each line names its job and item itself.
+  logger.resetKeys();
   logger.addContext(context);
   const deadlineMs = Date.now() + context.getRemainingTimeInMillis() - FINISH_RESERVE_MS;
   const outcomes = await Promise.all(
