@@ -172,15 +172,15 @@ export const routes: readonly Route[] = [
     ],
   },
   {
-    // Reads (organization, membership, the key's record) | the creation transaction: the job
-    // (PutItem), the organization's active-job counter (UpdateItem), the key's record (PutItem) |
-    // the items (BatchWriteItem) | the messages (sqs:SendMessage, granted by the stack) | on a
-    // failure to queue, the cancel (UpdateItem, GetItem).
+    // Reads (organization, membership, the key's record) | the creation transaction: the job and
+    // its active marker (PutItem), the organization's active-job counter (UpdateItem), the key's
+    // record (PutItem) | the items (BatchWriteItem) | the messages (sqs:SendMessage, granted by
+    // the stack) | on a failure to queue, the cancel (UpdateItem, DeleteItem, GetItem).
     name: 'CreateSocialJob',
     method: 'POST',
     path: '/social/{operation}/jobs',
     entry: 'functions/create-social-job.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem'],
     sendsJobs: true,
     summary: 'Start a job: run a social operation on up to 1,000 inputs',
     description:
@@ -215,12 +215,12 @@ export const routes: readonly Route[] = [
   },
   {
     // The job (GetItem) | the cancel: a transaction (UpdateItem on the job and the organization's
-    // counter) or, with items running, one UpdateItem | the job again (GetItem) | its webhook's message.
+    // counter, DeleteItem of its active marker) or, with items running, one UpdateItem | its webhook's message.
     name: 'CancelSocialJob',
     method: 'POST',
     path: '/social/jobs/{job_id}/cancel',
     entry: 'functions/cancel-social-job.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'],
     sendsJobs: true,
     summary: 'Cancel a job',
     description:

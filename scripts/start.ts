@@ -152,6 +152,10 @@ async function main() {
     // routes send to, and the worker's own code receiving from it.
     const { startJobWorker } = await import('../lib/local/job-worker.ts');
     startJobWorker((work) => invoke('job-worker', work));
+    // Jobs a previous server on the same DATA_DIR left active: their messages died with it.
+    const { requeueActiveJobs } = await import('../lib/jobs/recovery.ts');
+    const requeued = await invoke('job-requeue', () => requeueActiveJobs());
+    if (requeued.messages > 0) console.log(`jobs: ${requeued.messages} items of ${requeued.jobs} active jobs queued again`);
 
     const [audience] = accepted.audiences;
     const [clientId] = accepted.clientIds;

@@ -7,8 +7,8 @@
  * sends items; what a cancellation means is for lib/jobs/ to say.
  */
 import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed, conditionFailedOn, db, type TransactItem, tableName, transact } from './client.ts';
-import { jobIdempotencyKey, jobItemIndexOf, jobItemKey, jobItemsPrefix, jobKey, orgKey } from './keys.ts';
+import { conditionFailed, conditionFailedOn, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
+import { ACTIVE_JOBS_PK, activeJobKey, jobIdempotencyKey, jobItemIndexOf, jobItemKey, jobItemsPrefix, jobKey, orgKey } from './keys.ts';
 import type { TableKey } from './table.ts';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'cancelled';
@@ -155,6 +155,18 @@ export async function createJob(job: JobRecord, maxActive: number, claim: JobKey
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...activeJobKey(job.id),
+          entity: 'active_job',
+          job_id: job.id,
+          organization_id: job.organization_id,
+          created_at: job.created_at,
+        },
+      },
+    },
   ];
   if (claim) {
     items.push({
@@ -175,7 +187,7 @@ export async function createJob(job: JobRecord, maxActive: number, claim: JobKey
     });
   }
   await transact(items, (reasons) => {
-    const taken = claim ? conditionFailedOn(reasons, 2) : undefined;
+    const taken = claim ? conditionFailedOn(reasons, 3) : undefined;
     if (taken) return new JobKeyTaken(String(taken.job_id), String(taken.request_hash));
     if (conditionFailed(reasons, 1)) {
       return conditionFailedOn(reasons, 1) ? new JobLimitFull('the organization has its most jobs active') : new NoJobOrganization();
@@ -459,7 +471,7 @@ export async function finishJobItem(
               },
             },
           },
-          orgJobEnded(job.organization_id),
+          ...jobEnded(job),
         ],
         (reasons) => (conditionFailed(reasons, 0) ? new ItemMoved() : conditionFailed(reasons, 1) ? new LastItem(null) : null),
       );
@@ -523,14 +535,42 @@ export async function markItemCancelled(jobId: string, index: number, now: Date)
 
 // ---------------------------------------------------------------- the end of a job
 
-const orgJobEnded = (orgId: string): TransactItem => ({
-  Update: {
-    TableName: tableName(),
-    Key: orgKey(orgId),
-    UpdateExpression: 'ADD active_jobs :minus',
-    ExpressionAttributeValues: { ':minus': -1 },
+/** What ends with a job, beside it: the organization's active-job counter down, its active marker gone. */
+const jobEnded = (job: { id: string; organization_id: string }): TransactItem[] => [
+  {
+    Update: {
+      TableName: tableName(),
+      Key: orgKey(job.organization_id),
+      UpdateExpression: 'ADD active_jobs :minus',
+      ExpressionAttributeValues: { ':minus': -1 },
+    },
   },
-});
+  { Delete: { TableName: tableName(), Key: activeJobKey(job.id) } },
+];
+
+/** The indexes of a job's items not finished (pending or running). */
+export async function unfinishedItemIndexes(jobId: string): Promise<number[]> {
+  const { PK, skPrefix } = jobItemsPrefix(jobId);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: '#status IN (:pending, :running)',
+    ProjectionExpression: 'SK',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix, ':pending': 'pending', ':running': 'running' },
+    ConsistentRead: true,
+  });
+  return items.map((item) => jobItemIndexOf(String(item.SK)));
+}
+
+/** The jobs queued or running, oldest id first (one partition; `npm start` re-queues their items at start). */
+export async function listActiveJobs(): Promise<{ jobId: string; orgId: string }[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': ACTIVE_JOBS_PK },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ jobId: String(item.job_id), orgId: String(item.organization_id) }));
+}
 
 /**
  * Ends a job whose items are all finished, exactly once: its status (completed, or cancelled
@@ -559,7 +599,7 @@ export async function endJob(job: JobRecord, now: Date): Promise<boolean> {
             },
           },
         },
-        orgJobEnded(job.organization_id),
+        ...jobEnded(job),
       ],
       (reasons) => (conditionFailed(reasons, 0) ? new NotEnded() : null),
     );
@@ -604,7 +644,7 @@ export async function cancelJob(job: JobRecord, now: Date): Promise<'ended' | 'r
               },
             },
           },
-          orgJobEnded(job.organization_id),
+          ...jobEnded(job),
         ],
         (reasons) => (conditionFailed(reasons, 0) ? new NotEnded() : null),
       );

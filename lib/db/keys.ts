@@ -19,6 +19,7 @@
  *   JOB#<job>         JOB                       a bulk job (operation, status, counters, webhook); its organization's `active_jobs` counts it while active
  *   JOB#<job>         ITEM#<index, 4 digits>    one input of a job: its status, output or error, charge
  *   JOBKEY#<org>#<u>#<h> JOBKEY                 Idempotency-Key of a job's creation: the job it created (TTL 24 h)
+ *   ACTIVE_JOBS       JOB#<job>                 a job queued or running (written with it, deleted when it ends): its messages can be sent again
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -214,3 +215,11 @@ export const jobIdempotencyKey = (orgId: string, userId: string, keyHash: string
   PK: `JOBKEY#${orgId}#${userId}#${keyHash}`,
   SK: 'JOBKEY',
 });
+
+/**
+ * Every job queued or running, in one partition: a marker put by the creation transaction and
+ * deleted by the one that ends the job (two writes per job), so that the jobs whose messages were
+ * lost (an `npm start` restarted, a creation cut short) can be found without a Scan.
+ */
+export const ACTIVE_JOBS_PK = 'ACTIVE_JOBS';
+export const activeJobKey = (jobId: string): TableKey => ({ PK: ACTIVE_JOBS_PK, SK: `JOB#${jobId}` });

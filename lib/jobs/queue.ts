@@ -138,6 +138,13 @@ export class EmbeddedQueue implements JobQueue {
     this.notify();
   }
 
+  /** Drops every message, as a process that stops loses them (tests of what `npm start` recovers at start). */
+  purge(): void {
+    this.lanes.clear();
+    this.order = [];
+    this.turn = 0;
+  }
+
   /** Messages not yet acknowledged (waiting, delayed or in flight). */
   get size(): number {
     let count = 0;

@@ -13,8 +13,10 @@ import { handler as getJob } from '../../functions/get-social-job.ts';
 import { handler as listItems } from '../../functions/list-social-job-items.ts';
 import { sweepPendingRuns } from '../../lib/billing/sweeper.ts';
 import { db } from '../../lib/db/client.ts';
+import { listActiveJobs } from '../../lib/db/jobs.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { embeddedQueue } from '../../lib/jobs/queue.ts';
+import { requeueActiveJobs } from '../../lib/jobs/recovery.ts';
 import { handleJobMessage } from '../../lib/jobs/worker.ts';
 import { findOperation } from '../../lib/social/operations.ts';
 import { workspace } from '../support/fixtures.ts';
@@ -338,6 +340,23 @@ describe('running a job', () => {
     expect((await read(created.body.id, token)).body).toMatchObject({ status: 'completed', succeeded: 1, charged: COST });
     const ledger = await expectLedgerHolds(orgId, 1);
     expect(ledger.charges).toHaveLength(1);
+  });
+
+  it('queues again, at start, the items of the jobs whose messages a stopped server lost: each run once', async () => {
+    const { orgId, users } = await workspace({ credits: 100 });
+    const token = tokenFor(users.editor);
+    const created = await create(orgId, token, { inputs: handles(3) });
+    expect(await handleJobMessage({ kind: 'item', jobId: created.body.id, orgId, index: 0 })).toBe(true);
+    // The server stops: its embedded queue's messages are gone. The next one starts.
+    embeddedQueue().purge();
+    expect((await listActiveJobs()).map((active) => active.jobId)).toContain(created.body.id);
+    const requeued = await requeueActiveJobs();
+    expect(requeued.messages).toBeGreaterThanOrEqual(2);
+    await drain();
+    expect((await read(created.body.id, token)).body).toMatchObject({ status: 'completed', succeeded: 3, charged: 3 * COST });
+    expect((await listActiveJobs()).map((active) => active.jobId)).not.toContain(created.body.id);
+    const ledger = await expectLedgerHolds(orgId, 3);
+    expect(ledger.charges).toHaveLength(3);
   });
 
   it('finishes a job through DynamoDB throttling (one command in five): every item charged once or not at all', async () => {
