@@ -2,20 +2,8 @@ import * as z from 'zod/mini';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { atMost, operationParam, organizationId } from '../lib/http/params.ts';
+import { idempotencyKey, operationParam, organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
-
-const IDEMPOTENCY_KEY_RULE = 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)';
-
-/** Printable ASCII, as most APIs that take an Idempotency-Key accept (UUIDs recommended). */
-const idempotencyKey = z
-  .string()
-  .check(atMost(255, IDEMPOTENCY_KEY_RULE), z.regex(/^[\x21-\x7e]{1,255}$/, IDEMPOTENCY_KEY_RULE))
-  .register(z.globalRegistry, {
-    description:
-      'Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.',
-    examples: ['5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10'],
-  });
 
 /**
  * POST /social/{operation}?organization_id= — editors and owners. Body: the operation input;

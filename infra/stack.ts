@@ -30,6 +30,7 @@ import { Alarms } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { bundledFunction, functionRole } from './function.ts';
 import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './identity.ts';
+import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
 
@@ -81,6 +82,8 @@ export class WorkspaceServiceStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
   /** The charge sweeper (scheduled, not a route). */
   readonly sweeper: NodejsFunction;
+  /** The jobs queue, its dead-letter queue and worker (not a route). */
+  readonly jobs: Jobs;
 
   constructor(scope: Construct, id: string, props: WorkspaceServiceStackProps = {}) {
     super(scope, id, props);
@@ -176,12 +179,34 @@ export class WorkspaceServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // Not a route: the jobs queue's event source invokes the worker, which runs items as a run does.
+    this.jobs = new Jobs(this, 'Jobs', {
+      table: this.table,
+      // What a run reads: the table, the provider, the 402's advice, telemetry; no JWT (no token comes with a message).
+      environment: Object.fromEntries(
+        [
+          'TABLE_NAME',
+          'SOCIAL_PROVIDER',
+          'SCRAPECREATORS_BASE_URL',
+          'PROVIDER_TIMEOUT_MS',
+          'CREDITS_HELP',
+          'POWERTOOLS_SERVICE_NAME',
+          'POWERTOOLS_METRICS_NAMESPACE',
+          'POWERTOOLS_LOG_LEVEL',
+        ].map((name) => [name, environment[name]!]),
+      ),
+      providerApiKey,
+      retention,
+      tracer: props.tracer ?? false,
+    });
+
     for (const route of props.routes ?? routes) {
       const fn = this.routeFunction(route, {
         environment,
         retention,
         secrets,
         apiKeySigningKey,
+        jobs: this.jobs,
         tracer: props.tracer ?? false,
         extension: providerKeyExtension(props.secretsExtensionArn),
       });
@@ -215,7 +240,7 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.sweeper = sweeper.fn;
 
-    const functions = [...this.functions.values(), sweeper.fn];
+    const functions = [...this.functions.values(), sweeper.fn, this.jobs.worker];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,
       table: this.table,
@@ -225,6 +250,7 @@ export class WorkspaceServiceStack extends Stack {
     });
     const alarms = new Alarms(this, 'Alarms', { api: this.api, functions, metrics });
     sweeper.addAlarms(alarms);
+    this.jobs.addAlarms(alarms);
     const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
@@ -320,6 +346,7 @@ export class WorkspaceServiceStack extends Stack {
       retention: RetentionDays;
       secrets: Record<RouteSecret, Secret>;
       apiKeySigningKey: Key;
+      jobs: Jobs;
       tracer: boolean;
       extension: ParamsAndSecretsLayerVersion;
     },
@@ -339,6 +366,10 @@ export class WorkspaceServiceStack extends Stack {
     if (route.signsApiKeys) {
       options.apiKeySigningKey.grant(role, 'kms:Sign', 'kms:GetPublicKey');
       environment.API_KEY_KMS_KEY_ID = options.apiKeySigningKey.keyArn;
+    }
+    if (route.sendsJobs) {
+      options.jobs.grantSend(role);
+      environment.JOBS_QUEUE_URL = options.jobs.queue.queueUrl;
     }
     let paramsAndSecrets: ParamsAndSecretsLayerVersion | undefined;
     for (const name of route.secrets ?? []) {

@@ -25,6 +25,16 @@ export const DEFAULTS = {
   sweepIntervalSeconds: 60,
   /** What a 402 for exhausted credits tells the caller to do (CREDITS_HELP; the stack's CreditsHelp). */
   creditsHelp: 'ask an owner of this workspace to have credits added',
+  /** Jobs queued or running at once per organization (JOBS_MAX_ACTIVE): 409 `job_limit_reached` beyond. */
+  maxActiveJobs: 5,
+  /** Items run at once by `npm start`'s embedded queue (JOBS_WORKER_CONCURRENCY); deployed, the worker's maxConcurrency × batch. */
+  jobWorkerConcurrency: 8,
+  /** How long a received message stays invisible before it is delivered again (JOBS_VISIBILITY_TIMEOUT_SECONDS; the SQS queue's). */
+  jobVisibilityTimeoutSeconds: 60,
+  /** The first webhook retry's delay; each next one doubles it (JOBS_WEBHOOK_BACKOFF_MS). */
+  webhookBackoffMs: 30_000,
+  /** How long a webhook receiver may take to answer (JOBS_WEBHOOK_TIMEOUT_MS). */
+  webhookTimeoutMs: 10_000,
 } as const;
 
 function integer(name: string, fallback: number, min = 1): number {
@@ -187,3 +197,26 @@ export function apiKeySigning(): { kmsKeyId: string } | { privateKeyPem: string 
   const privateKeyPem = optional('API_KEY_SIGNING_KEY_PEM');
   return privateKeyPem ? { privateKeyPem } : undefined;
 }
+
+export interface JobsConfig {
+  maxActiveJobs: number;
+  /** Deployed: the SQS queue the items go to (JOBS_QUEUE_URL). Unset: the embedded in-process queue (npm start, tests). */
+  queueUrl: string | undefined;
+  workerConcurrency: number;
+  visibilityTimeoutSeconds: number;
+  /** `http://127.0.0.1`, `http://localhost` and other loopback webhook URLs are accepted (JOBS_WEBHOOK_ALLOW_LOOPBACK=true: npm start, tests). */
+  allowLoopbackWebhooks: boolean;
+  webhookBackoffMs: number;
+  webhookTimeoutMs: number;
+}
+
+/** Read per call (a handful of variables): tests and `npm start` set them before a job runs. */
+export const jobsConfig = (): JobsConfig => ({
+  maxActiveJobs: integer('JOBS_MAX_ACTIVE', DEFAULTS.maxActiveJobs),
+  queueUrl: optional('JOBS_QUEUE_URL'),
+  workerConcurrency: integer('JOBS_WORKER_CONCURRENCY', DEFAULTS.jobWorkerConcurrency),
+  visibilityTimeoutSeconds: integer('JOBS_VISIBILITY_TIMEOUT_SECONDS', DEFAULTS.jobVisibilityTimeoutSeconds),
+  allowLoopbackWebhooks: optional('JOBS_WEBHOOK_ALLOW_LOOPBACK') === 'true',
+  webhookBackoffMs: integer('JOBS_WEBHOOK_BACKOFF_MS', DEFAULTS.webhookBackoffMs, 0),
+  webhookTimeoutMs: integer('JOBS_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs),
+});

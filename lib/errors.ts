@@ -31,6 +31,10 @@ export const ERROR_CATALOG = {
   idempotency_key_reused: { status: 409, message: 'this Idempotency-Key was used with another operation or body' },
   last_owner: { status: 409, message: 'an organization keeps at least one owner: add or promote another owner first' },
   payload_too_large: { status: 413, message: 'the request or the response is over the 6 MB a Lambda invocation carries' },
+  job_limit_reached: {
+    status: 409,
+    message: 'the organization has as many jobs queued or running as it may: wait for one to end, or cancel one',
+  },
   rate_limited: { status: 429, message: 'rate limit exceeded' },
   headers_too_large: { status: 431, message: 'the request line and headers are too large' },
   internal_error: { status: 500, message: 'the request failed on the service side; retry with backoff' },
@@ -278,6 +282,14 @@ export const idempotencyKeyReused = (): ServiceError => new ServiceError('idempo
 /** Removing or demoting this member would leave the organization without an owner. */
 export const lastOwner = (userId: string): ServiceError =>
   new ServiceError('last_owner', `${userId} is the organization's last owner: add or promote another owner first`);
+
+/** The organization has `max` jobs queued or running: one must end (or be cancelled) first. */
+export const jobLimitReached = (max: number): ServiceError =>
+  new ServiceError(
+    'job_limit_reached',
+    `the organization has ${plural(max, 'job')} queued or running, the most it may: wait for one to end, or cancel one`,
+    { data: { max_active_jobs: max } },
+  );
 
 export const idempotencyKeyInProgress = (): ServiceError =>
   new ServiceError('idempotency_key_reused', 'a request with this Idempotency-Key is still in progress; retry shortly', {

@@ -29,6 +29,8 @@ export interface Route {
   secrets?: readonly RouteSecret[];
   /** Served without a token and not rate limited (the API description, the docs page). */
   public?: boolean;
+  /** Sends job messages: the functions given sqs:SendMessage on the jobs queue (deployed). */
+  sendsJobs?: boolean;
   /** Signs API keys: the one function given the signing key (deployed, kms:Sign on the stack's KMS key). */
   signsApiKeys?: boolean;
   /**
@@ -196,6 +198,63 @@ export const routes: readonly Route[] = [
       'idempotency_key_reused',
       'upstream_failed',
     ],
+  },
+  {
+    // Reads (organization, membership, the key's record) | the creation transaction: the job and
+    // its active marker (PutItem), the organization's active-job counter (UpdateItem), the key's
+    // record (PutItem) | the items (BatchWriteItem) | the messages (sqs:SendMessage, granted by
+    // the stack) | on a failure to queue, the cancel (UpdateItem, DeleteItem, GetItem).
+    name: 'CreateSocialJob',
+    method: 'POST',
+    path: '/social/{operation}/jobs',
+    entry: 'functions/create-social-job.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem'],
+    sendsJobs: true,
+    summary: 'Start a job: run a social operation on up to 1,000 inputs',
+    description:
+      "Editors and owners (and editor API keys). `inputs` holds 1 to 1,000 inputs of the operation, all validated first: one invalid input is a 400 whose issues name `inputs.<i>.<field>`, and no job. 202 with the job and `Location`; its items then run on a queue, each charged, limited and refunded exactly like `POST /social/{operation}` at the moment it runs (a `Cache-Control: max-age` sent here applies to every item). Once credits or a spending limit refuse an item (402), the items after it fail with that error, uncharged. At most 5 jobs queued or running per organization: 409 `job_limit_reached`. With an `Idempotency-Key`, the same request within 24 hours answers the job it created. With `webhook_url` (https, a public address), the job's end is POSTed there, signed with the `webhook_secret` shown in this answer only. See docs/jobs.md.",
+    tag: 'Jobs',
+    errors: ['forbidden', 'operation_not_enabled', 'not_found', 'idempotency_key_reused', 'job_limit_reached'],
+  },
+  {
+    name: 'GetSocialJob',
+    method: 'GET',
+    path: '/social/jobs/{job_id}',
+    entry: 'functions/get-social-job.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: 'Read a job: its status and counts',
+    description:
+      "Members of the job's organization: its status, counts (`succeeded`, `failed`, `cancelled`, `pending`), credits `charged` and its webhook's delivery. Anyone else gets 404, as for an unknown job.",
+    tag: 'Jobs',
+    errors: ['not_found'],
+  },
+  {
+    name: 'ListSocialJobItems',
+    method: 'GET',
+    path: '/social/jobs/{job_id}/items',
+    entry: 'functions/list-social-job-items.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    secrets: ['cursorSigningKey'],
+    summary: "List a job's items: inputs, outputs, errors",
+    description:
+      "Members of the job's organization. Its items by index, each with its input, status, output (once succeeded), error (once failed: the body a single run would have answered) and charge; `status` keeps one status. Paged by `cursor`. Anyone else 404.",
+    tag: 'Jobs',
+    errors: ['not_found'],
+  },
+  {
+    // The job (GetItem) | the cancel: a transaction (UpdateItem on the job and the organization's
+    // counter, DeleteItem of its active marker) or, with items running, one UpdateItem | its webhook's message.
+    name: 'CancelSocialJob',
+    method: 'POST',
+    path: '/social/jobs/{job_id}/cancel',
+    entry: 'functions/cancel-social-job.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'],
+    sendsJobs: true,
+    summary: 'Cancel a job',
+    description:
+      "Editors and owners of the job's organization. 200 the job: its items not yet started are cancelled and never charged; items already at the provider finish, and the job ends as `cancelled` when they have. Cancelling an ended job answers it unchanged. Viewers 403; anyone else 404.",
+    tag: 'Jobs',
+    errors: ['forbidden', 'not_found'],
   },
   {
     name: 'QuoteSocialOperation',
@@ -397,11 +456,21 @@ export const routes: readonly Route[] = [
     method: 'ANY',
     path: '/mcp',
     entry: 'functions/mcp.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
-    secrets: ['providerApiKey'],
+    // … and the job tools': a job's items (BatchWriteItem), a page of them (Query), its messages.
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:Query',
+    ],
+    sendsJobs: true,
+    secrets: ['providerApiKey', 'cursorSigningKey'],
     summary: 'The social operations as MCP tools (Model Context Protocol)',
     description:
-      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. A request whose `Origin` is not allowed (by the CORS configuration, or as its own origin on a loopback address) answers 403 `forbidden` before authentication (DNS rebinding). A notification or a response of the client answers 202 with no body. See docs/mcp.md.',
+      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member, then the job tools `start_job` and `get_job`) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`; `start_job` as `POST /social/{operation}/jobs`, `get_job` as `GET /social/jobs/{job_id}` with a page of its items). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. A request whose `Origin` is not allowed (by the CORS configuration, or as its own origin on a loopback address) answers 403 `forbidden` before authentication (DNS rebinding). A notification or a response of the client answers 202 with no body. See docs/mcp.md.',
     tag: 'AI agents (MCP)',
     errors: ['forbidden', 'method_not_allowed'],
   },

@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
+import { JOB_WORKER_ENTRY } from '../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../infra/sweeper.ts';
 import { lambdaNodeBinary } from '../lib/local/lambda-node.ts';
 import { routes } from '../lib/routes.ts';
@@ -88,6 +89,7 @@ try {
     { name: 'bare DocumentClient', entry: 'scripts/bundle-baseline.ts' },
     ...routes.map((route) => ({ name: route.name, entry: route.entry })),
     { name: 'SweepCharges', entry: SWEEPER_ENTRY },
+    { name: 'JobWorker', entry: JOB_WORKER_ENTRY },
   ];
   const bundles = await Promise.all(targets.map((target, i) => bundle(resolve(target.entry), join(outDir, String(i)), { tracer })));
   const times: number[][] = targets.map(() => []);

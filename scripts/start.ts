@@ -112,6 +112,8 @@ async function main() {
   // "" to turn that kind off). The demo tokens are made to match. Checked before anything starts.
   process.env.JWT_AUDIENCE ??= LOCAL_AUDIENCE;
   process.env.JWT_CLIENT_IDS ??= LOCAL_CLIENT_ID;
+  // Webhooks to a receiver on this machine (http://127.0.0.1:…), refused by default deployed.
+  process.env.JOBS_WEBHOOK_ALLOW_LOOPBACK ??= 'true';
   let accepted: ReturnType<typeof jwtConfig>;
   try {
     accepted = jwtConfig();
@@ -189,6 +191,14 @@ async function main() {
     // invocation of its own.
     const { startChargeSweeper } = await import('../lib/local/charge-sweeper.ts');
     startChargeSweeper(undefined, undefined, (sweep) => invoke('sweep', sweep));
+    // The deployed jobs queue and worker function, in this process: the embedded queue the job
+    // routes send to, and the worker's own code receiving from it.
+    const { startJobWorker } = await import('../lib/local/job-worker.ts');
+    startJobWorker((work) => invoke('job-worker', work));
+    // Jobs a previous server on the same DATA_DIR left active: their messages died with it.
+    const { requeueActiveJobs } = await import('../lib/jobs/recovery.ts');
+    const requeued = await invoke('job-requeue', () => requeueActiveJobs());
+    if (requeued.messages > 0) console.log(`jobs: ${requeued.messages} items of ${requeued.jobs} active jobs queued again`);
 
     const [audience] = accepted.audiences;
     const [clientId] = accepted.clientIds;

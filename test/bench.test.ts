@@ -33,6 +33,14 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // membership), with the counter and the run's own read: a user's run, command for command.
   'RunSocialOperation api key': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   QuoteSocialOperation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
+  // Counter and reads; the job with the organization's active-job counter; its items (10: one batch).
+  CreateSocialJob: 'UpdateItem+GetItem+GetItem | TransactWriteItems | BatchWriteItem',
+  // The job names its organization; then the caller's membership in it.
+  GetSocialJob: 'UpdateItem+GetItem | GetItem',
+  // The job; then the membership and the page together.
+  ListSocialJobItems: 'UpdateItem+GetItem | GetItem+Query',
+  // The job; the membership; the cancel with the organization's counter (the answer computed, not read).
+  CancelSocialJob: 'UpdateItem+GetItem | GetItem | TransactWriteItems',
   GetMe: 'UpdateItem+Query',
   GetOrganization: 'UpdateItem+GetItem+GetItem',
   // The caller's role first, then the one conditional write.

@@ -76,3 +76,18 @@ describe('examples/api-key.ts', () => {
     expect(lines[4]).toBe('after revoking: 401 revoked');
   }, 60_000);
 });
+
+describe('examples/bulk-job.ts', () => {
+  it('submits 50 inputs, gets the signed webhook when they are done, and lists the one that failed', async () => {
+    const result = await runScript('examples/bulk-job.ts', [], {
+      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
+    });
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^job job_[0-9a-f]{32}: 50 items queued, at \/social\/jobs\/job_[0-9a-f]{32}$/);
+    expect(lines[1]).toBe('webhook job.completed, signature valid: true');
+    expect(lines[2]).toBe('completed: 49 succeeded, 1 failed, 49 credits');
+    expect(lines[3]).toBe('failed #7 {"handle":"sample_not_found"}: not_found (charged 0)');
+  }, 90_000);
+});

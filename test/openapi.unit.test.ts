@@ -68,8 +68,12 @@ describe('validity', () => {
     expect((await lint('recommended')).filter((problem) => problem.startsWith('error'))).toEqual([]);
   });
 
-  it('breaks the strict rules only where it must: public routes that answer no 4xx, and the $default route’s response', async () => {
+  it('breaks the strict rules only where it must: public routes that answer no 4xx, the $default route’s response, the job paths', async () => {
     expect(await lint('recommended-strict')).toEqual([
+      // The contract's paths (DESIGN.md, "Bulk runs as jobs"): no method is served by two of them,
+      // and a path naming a literal wins over one naming a parameter (API Gateway, lib/routes.ts).
+      'error no-ambiguous-paths #/paths/~1social~1jobs~1{job_id}: Paths should resolve unambiguously. Found two ambiguous paths: `/social/{operation}/jobs` and `/social/jobs/{job_id}`.',
+      'error no-ambiguous-paths #/paths/~1social~1{operation}~1quote: Paths should resolve unambiguously. Found two ambiguous paths: `/social/jobs/{job_id}` and `/social/{operation}/quote`.',
       'error operation-4xx-response #/paths/~1.well-known~1jwks.json/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1openapi.json/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1docs/get/responses: Operation must have at least one `4XX` response.',
@@ -91,8 +95,10 @@ describe('routes', () => {
       description: route.description,
       tags: [route.tag],
     });
-    // A route without a body to answer (DELETE of a member) describes its 204 instead, a creation its 201.
-    expect(operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['204']).toBeDefined();
+    // A route without a body to answer (DELETE of a member) describes its 204 instead, a creation its 201, a job its 202.
+    expect(
+      operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'] ?? operation.responses['204'],
+    ).toBeDefined();
     expect(operation.responses['500']).toBeDefined();
   });
 

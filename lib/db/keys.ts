@@ -16,6 +16,10 @@
  *   RESULT#<org>#<op>#<h> RESULT                 a run's result, for runs with Cache-Control: max-age; h = sha256 of the input (TTL 24 h)
  *   ORG#<org>         APIKEY#<key id>           API key (name, role, limit, expiry, revocation); its spend counters are a member's, by key id
  *   SIGNING_KEYS      KID#<kid>                 a public key that signs API keys (JWK): the JWKS verifiers and /.well-known/jwks.json read
+ *   JOB#<job>         JOB                       a bulk job (operation, status, counters, webhook); its organization's `active_jobs` counts it while active
+ *   JOB#<job>         ITEM#<index, 4 digits>    one input of a job: its status, output or error, charge
+ *   JOBKEY#<org>#<u>#<h> JOBKEY                 Idempotency-Key of a job's creation: the job it created (TTL 24 h)
+ *   ACTIVE_JOBS       JOB#<job>                 a job queued or running (written with it, deleted when it ends): its messages can be sent again
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -191,3 +195,31 @@ export const apiKeyIdOf = (sk: string): string => sk.slice('APIKEY#'.length);
 /** Every public key that signs API keys, in one partition (a handful: the current one and those being retired). */
 export const SIGNING_KEYS_PK = 'SIGNING_KEYS';
 export const signingKeyKey = (kid: string): TableKey => ({ PK: SIGNING_KEYS_PK, SK: `KID#${kid}` });
+
+/** A job and its items share a partition of their own: the organization's stays as busy as its charges make it. */
+export const jobKey = (jobId: string): TableKey => ({ PK: `JOB#${jobId}`, SK: 'JOB' });
+
+/** Items sort by index (zero-padded: at most 1,000 a job). */
+export const jobItemKey = (jobId: string, index: number): TableKey => ({
+  PK: `JOB#${jobId}`,
+  SK: `ITEM#${String(index).padStart(4, '0')}`,
+});
+
+export const jobItemsPrefix = (jobId: string) => ({ PK: `JOB#${jobId}`, skPrefix: 'ITEM#' });
+
+/** The index of an item's sort key. */
+export const jobItemIndexOf = (sk: string): number => Number(sk.slice('ITEM#'.length));
+
+/** Scoped per organization and caller, like a run's key, in a key space of its own. */
+export const jobIdempotencyKey = (orgId: string, userId: string, keyHash: string): TableKey => ({
+  PK: `JOBKEY#${orgId}#${userId}#${keyHash}`,
+  SK: 'JOBKEY',
+});
+
+/**
+ * Every job queued or running, in one partition: a marker put by the creation transaction and
+ * deleted by the one that ends the job (two writes per job), so that the jobs whose messages were
+ * lost (an `npm start` restarted, a creation cut short) can be found without a Scan.
+ */
+export const ACTIVE_JOBS_PK = 'ACTIVE_JOBS';
+export const activeJobKey = (jobId: string): TableKey => ({ PK: ACTIVE_JOBS_PK, SK: `JOB#${jobId}` });

@@ -77,3 +77,23 @@ export const operationParam = (description: string) =>
     .string()
     .check(atMost(100, 'must be at most 100 characters long: the name of an operation'))
     .register(z.globalRegistry, { description, examples: ['instagram_profile'] });
+
+const IDEMPOTENCY_KEY_RULE = 'must be 1 to 255 printable ASCII characters without spaces (a UUID is recommended)';
+
+/** Printable ASCII, as most APIs that take an Idempotency-Key accept (UUIDs recommended). */
+export const idempotencyKey = z
+  .string()
+  .check(atMost(255, IDEMPOTENCY_KEY_RULE), z.regex(/^[\x21-\x7e]{1,255}$/, IDEMPOTENCY_KEY_RULE))
+  .register(z.globalRegistry, {
+    description:
+      'Makes a retry safe: the same key with the same operation and body within 24 hours replays the first answer without a second charge; with another body, 409 `idempotency_key_reused`. A UUID is recommended.',
+    examples: ['5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10'],
+  });
+
+const JOB_ID_RULE = 'must be a job id: "job_" followed by 32 lowercase hex digits';
+
+/** A job id in a path. */
+export const jobIdParam = z
+  .string()
+  .check(atMost(36, JOB_ID_RULE), z.regex(/^job_[0-9a-f]{32}$/, JOB_ID_RULE))
+  .register(z.globalRegistry, { description: 'the job id', examples: ['job_0123456789abcdef0123456789abcdef'] });

@@ -9,11 +9,12 @@ import { MAX_CACHED_AGE_SECONDS } from '../model.ts';
 import { OPERATION_NAMES } from '../social/catalog/names.ts';
 import { runSocialOperation } from '../social/run.ts';
 import { errorResponse, type RequestId, resultResponse, type ThrownError } from './fast-path.ts';
+import { callJobTool, isJobTool } from './job-tools.ts';
 import { asServiceError, unknownTool } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { refusalResult, successResult } from './tools.ts';
 
-const knownTool = (name: string): boolean => (OPERATION_NAMES as readonly string[]).includes(name);
+const knownTool = (name: string): boolean => (OPERATION_NAMES as readonly string[]).includes(name) || isJobTool(name);
 
 /**
  * The request's `_meta.max_age` (seconds, 0 to 86400): what `Cache-Control: max-age` is to a REST
@@ -45,6 +46,7 @@ export async function callTool(
   if (!knownTool(name)) throw unknownTool(name);
   logger.appendKeys({ tool: name });
   try {
+    if (isJobTool(name)) return await callJobTool(scope, name, args);
     const result = await runSocialOperation({
       caller: scope.caller,
       orgId: scope.orgId,

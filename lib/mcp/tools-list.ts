@@ -8,6 +8,7 @@ import { logger } from '../log.ts';
 import type { OperationDescriptor } from '../social/catalog/descriptors.ts';
 import { listingKey, listSocialOperations } from '../social/list.ts';
 import { errorResponse, type RequestId, resultResponse, type ThrownError } from './fast-path.ts';
+import { JOB_TOOLS } from './job-tools.ts';
 import { protocolError } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { toolOf } from './tools.ts';
@@ -23,7 +24,10 @@ async function listedOperations(scope: McpScope): Promise<OperationDescriptor[]>
 }
 
 /** The SDK server's tools/list handler: the listing as an object (the SDK serializes it). */
-export const listTools = async (scope: McpScope) => ({ tools: (await listedOperations(scope)).map(toolOf) });
+export const listTools = async (scope: McpScope) => ({ tools: toolsOf(await listedOperations(scope)) });
+
+/** The operations' tools, then the two job tools (lib/mcp/job-tools.ts). */
+const toolsOf = (operations: OperationDescriptor[]) => [...operations.map(toolOf), ...JOB_TOOLS];
 
 /** Each listing's `{"tools":[…]}`, by the operations it lists: at most 2^7 sets of networks. */
 const listings = boundedMemo<string>(32);
@@ -38,6 +42,6 @@ export async function toolsListAnswer(id: RequestId, scope: McpScope): Promise<s
   }
   return resultResponse(
     id,
-    listings(listingKey(operations), () => JSON.stringify({ tools: operations.map(toolOf) })),
+    listings(listingKey(operations), () => JSON.stringify({ tools: toolsOf(operations) })),
   );
 }

@@ -100,6 +100,11 @@ export const RESPONSE_HEADERS = {
     schema: count,
     example: 42,
   },
+  Location: {
+    description: "Where the created resource is read: a job's `/social/jobs/{job_id}`.",
+    schema: { type: 'string' },
+    example: '/social/jobs/job_0123456789abcdef0123456789abcdef',
+  },
   'Cache-Control': {
     description:
       "How long the answer may be kept (RFC 9111): `no-store` when it carries a secret (a new API key's token), `public, max-age=<seconds>` for a public document.",

@@ -33,6 +33,8 @@ export const idempotencyOf = (orgId: string, userId: string, key: string, operat
 export interface Replay {
   status: number;
   body: unknown;
+  /** What the first run was charged, when its stored response says (responses stored since jobs). */
+  charged?: number | undefined;
 }
 
 /** What an existing record means for this request. */
@@ -57,7 +59,11 @@ export function decide(record: IdempotencyRecord | null, idempotency: Idempotenc
     return { kind: 'takeover', record: { ...record, charge: record.charge } };
   }
   if (!record.response) throw idempotencyResponseTooLarge();
-  return { kind: 'replay', replay: { status: record.response.status, body: record.response.body } };
+  const charged = record.response.headers['Credits-Charged'];
+  return {
+    kind: 'replay',
+    replay: { status: record.response.status, body: record.response.body, ...(charged === undefined ? {} : { charged: Number(charged) }) },
+  };
 }
 
 /** How long a claim protects its run from a takeover: past the longest a run can live. */

@@ -64,6 +64,8 @@ export interface RunResult {
   remaining: number | undefined;
   /** The answer replays the first response to this Idempotency-Key. */
   replayed: boolean;
+  /** On a replay: what the first run was charged (a job's item replayed after its worker died reports it); otherwise undefined. */
+  firstCharged?: number | undefined;
   /** The charge's billing event id, when this request charged. */
   chargeId: string | undefined;
   /** RFC 9211 `Cache-Status` (undefined on a replay). */
@@ -95,7 +97,12 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   const paid = await pay(request, operation, provider, { idempotency, cacheKey, deadlineMs, now });
   if ('replay' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, replayed: true });
-    return { ...answered(paid.replay.body, 0, undefined, undefined), replayed: true, cacheStatus: undefined };
+    return {
+      ...answered(paid.replay.body, 0, undefined, undefined),
+      replayed: true,
+      firstCharged: paid.replay.charged,
+      cacheStatus: undefined,
+    };
   }
   if ('free' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, cache: 'hit' });
@@ -129,7 +136,7 @@ const hitOf = (hit: CacheHit) => ({ cacheStatus: cacheStatus({ hit: true }), age
 
 /** How pay() ends: a replay, a cached result at no cost, or a run held (charged or taken over), with a cached result to deliver or the reason it goes to the provider. */
 type Paid =
-  | { replay: { body: unknown } }
+  | { replay: { body: unknown; charged?: number | undefined } }
   | { free: CacheHit; balance: number }
   | { run: HeldCharge; hit: CacheHit; forward?: never }
   | { run: HeldCharge; hit?: never; forward: Forward };
@@ -269,7 +276,8 @@ async function deliver(
         return undefined;
       },
     ),
-    settleRun(run, idempotency ? { status: 200, headers: {}, body: output } : undefined, settle),
+    // The charge is kept with the stored response, for a replay to say what the first run cost.
+    settleRun(run, idempotency ? { status: 200, headers: { 'Credits-Charged': String(run.cost) }, body: output } : undefined, settle),
   ]);
   return { output, charged: run.cost, remaining, replayed: false, chargeId: run.eventId };
 }

@@ -11,6 +11,7 @@ export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
   credits: async () => (await import('./credits.ts')).group,
   events: async () => (await import('./events.ts')).group,
   charges: async () => (await import('./charges.ts')).group,
+  jobs: async () => (await import('./jobs.ts')).group,
   token: async () => (await import('./token.ts')).group,
   create: async () => (await import('./resources.ts')).createGroup,
   delete: async () => (await import('./resources.ts')).deleteGroup,

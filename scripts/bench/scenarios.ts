@@ -12,7 +12,8 @@ import { createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-k
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
-import { resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
+import { createJob, type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
+import { jobKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
@@ -573,6 +574,114 @@ const mcpToolsCall: Scenario = {
   },
 };
 
+/** A job of `items` pending items in `orgId`, written as the creation route writes it (counted active). */
+async function benchJob(orgId: string, userId: string, items: number): Promise<JobRecord> {
+  const job: JobRecord = {
+    id: `job_${randomBytes(16).toString('hex')}`,
+    organization_id: orgId,
+    operation: 'x_profile',
+    status: 'queued',
+    total: items,
+    queued: items,
+    running: 0,
+    succeeded: 0,
+    failed: 0,
+    cancelled: 0,
+    charged: 0,
+    created_at: new Date().toISOString(),
+    created_by_id: userId,
+    completed_at: null,
+    max_age_seconds: null,
+    cancel_requested: false,
+    refusal: null,
+    webhook_url: null,
+    webhook_secret: null,
+    webhook_status: null,
+    webhook_attempts: 0,
+  };
+  await createJob(job, Number.MAX_SAFE_INTEGER, undefined, Date.now());
+  await putJobItems(
+    job.id,
+    Array.from({ length: items }, (_, i) => ({ handle: `creator${i}` })),
+  );
+  return job;
+}
+
+/** A job of 10 inputs per request, each in an organization of its own (5 jobs at most are active in one). */
+const createSocialJob: Scenario = {
+  route: 'CreateSocialJob',
+  label: 'POST social/x_profile/jobs (10 inputs)',
+  async prepare(context, count) {
+    const editors: { orgId: string; userId: string }[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      const orgId = `org_bench_${hex()}`;
+      const userId = `user_bench_${hex()}`;
+      await createOrganization({ id: orgId });
+      await addMembership({ orgId, userId, role: 'editor' });
+      editors[i] = { orgId, userId };
+    });
+    const route = routeNamed('CreateSocialJob');
+    const inputs = Array.from({ length: 10 }, (_, i) => ({ handle: `creator${i}` }));
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${editors[i]!.orgId}`,
+          token: context.tokenFor(editors[i]!.userId),
+          body: { inputs },
+        }),
+      check: status(202),
+    };
+  },
+};
+
+const getSocialJob: Scenario = {
+  route: 'GetSocialJob',
+  label: 'GET social/jobs/{id}',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const job = await benchJob(orgId, userOf(0), 10);
+    const route = routeNamed('GetSocialJob');
+    return { event: (i) => request(route, { path: { job_id: job.id }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+const listSocialJobItems: Scenario = {
+  route: 'ListSocialJobItems',
+  label: 'GET social/jobs/{id}/items (25 of 100)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const job = await benchJob(orgId, userOf(0), 100);
+    const route = routeNamed('ListSocialJobItems');
+    return { event: (i) => request(route, { path: { job_id: job.id }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** A queued job per request, and the floor its own copy (its cancel is conditional on the job being active). */
+const cancelSocialJob: Scenario = {
+  route: 'CancelSocialJob',
+  label: 'POST social/jobs/{id}/cancel (10 queued)',
+  async prepare(context, count) {
+    const { orgId, userOf } = await workspace(context);
+    const prepared: { id: string; replacements: Record<string, string> }[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      const job = await benchJob(orgId, userOf(i), 10);
+      const copy = `job_${randomBytes(16).toString('hex')}`;
+      const stored = await context.floor.send(new GetCommand({ TableName: tableName(), Key: jobKey(job.id), ConsistentRead: true }));
+      await context.floor.send(
+        new PutCommand({ TableName: tableName(), Item: substitute(defined(stored.Item, 'the job'), new Map([[job.id, copy]])) }),
+      );
+      prepared[i] = { id: jobOf(defined(stored.Item, 'the job')).id, replacements: { [job.id]: copy } };
+    });
+    const route = routeNamed('CancelSocialJob');
+    return {
+      event: (i) => request(route, { path: { job_id: prepared[i]!.id }, token: context.tokenFor(userOf(i)) }),
+      floorReplacements: (i) => prepared[i]!.replacements,
+      check: status(200),
+    };
+  },
+};
+
 /** A public route that touches no table: a GET of `path`, answered 200. */
 const publicDocument = (name: string, label: string, path: Record<string, string> = {}): Scenario => ({
   route: name,
@@ -600,6 +709,10 @@ export const SCENARIOS: readonly Scenario[] = [
   runFromCache,
   runWithApiKey,
   quoteSocialOperation,
+  createSocialJob,
+  getSocialJob,
+  listSocialJobItems,
+  cancelSocialJob,
   getMe,
   getOrganization,
   updateOrganization,

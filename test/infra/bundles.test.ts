@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Bundle, bundle } from '../../infra/bundle.ts';
+import { JOB_WORKER_ENTRY, JOB_WORKER_TABLE_ACTIONS } from '../../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../../infra/sweeper.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { type Route, routes } from '../../lib/routes.ts';
@@ -19,19 +20,21 @@ import { type Route, routes } from '../../lib/routes.ts';
 const outDir = mkdtempSync(join(tmpdir(), 'bundles-test-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-// Every route's function, and the charge sweeper (scheduled, not a route).
+// Every route's function, the charge sweeper (scheduled, not a route) and the job worker (the queue's).
 const functions: { name: string; path: string; entry: string; tableActions: readonly string[] }[] = [
   ...routes,
   // Its table actions are the sweeper role's (infra/sweeper.ts): it bundles the AWS SDK.
   { name: 'SweepCharges', path: '(schedule)', entry: SWEEPER_ENTRY, tableActions: ['dynamodb:Query'] },
+  { name: 'JobWorker', path: '(queue)', entry: JOB_WORKER_ENTRY, tableActions: JOB_WORKER_TABLE_ACTIONS },
 ];
 const built = new Map<string, Bundle>();
 for (const [i, fn] of functions.entries()) {
   built.set(fn.name, await bundle(resolve(fn.entry), join(outDir, String(i)), { tracer: false }));
 }
 const inputs = (name: string) => Object.keys(built.get(name)!.inputs);
-/** The social routes and the MCP route, whose tools are the social operations. */
-const runsSocialOperations = (route: Pick<Route, 'path'>) => route.path.startsWith('/social') || route.path === '/mcp';
+/** The social routes, the MCP route (whose tools are the social operations) and the job worker (which runs them). */
+const runsSocialOperations = (route: Pick<Route, 'path'>) =>
+  route.path.startsWith('/social') || route.path === '/mcp' || route.path === '(queue)';
 
 describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route) => {
   it('bundles the AWS SDK and leaves only Node built-ins external', () => {

@@ -63,6 +63,9 @@ const kmsKeyId = () => ofType(template, 'AWS::KMS::Key')[0]?.[0];
 const sweeperId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/sweep-charges.ts)'),
 )![0];
+const workerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/job-worker.ts)'),
+)![0];
 const dynamoStatements = (functionId: string) =>
   statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
 
@@ -111,12 +114,12 @@ describe('routes and functions', () => {
     template.hasParameter('LogLevel', { Type: 'String', Default: 'INFO', AllowedValues: ['DEBUG', 'INFO'] });
   });
 
-  it('has one function and one API route per route of the table, and no others but the charge sweeper', () => {
+  it('has one function and one API route per route of the table, and no others but the charge sweeper and the job worker', () => {
     const invoked = new Set(routes.map((route) => functionOf(template, route)));
 
     expect(invoked.size).toBe(routes.length);
-    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(expect.arrayContaining([...invoked, sweeperId]));
-    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 1);
+    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(expect.arrayContaining([...invoked, sweeperId, workerId]));
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 2);
     expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
   });
 
@@ -157,6 +160,7 @@ describe('routes and functions', () => {
           ...((route.secrets ?? []).includes('providerApiKey') ? ['SCRAPECREATORS_API_KEY_SECRET_ARN', ...EXTENSION_SETTINGS] : []),
           ...((route.secrets ?? []).includes('cursorSigningKey') ? ['CURSOR_SIGNING_KEY'] : []),
           ...(route.signsApiKeys ? ['API_KEY_KMS_KEY_ID'] : []),
+          ...(route.sendsJobs ? ['JOBS_QUEUE_URL'] : []),
         ].sort(),
       );
       expect(variables).toMatchObject({
@@ -242,9 +246,13 @@ describe('a route that reads the provider key', () => {
     const roleOf = (t: Template, route: Route) => ({ Ref: resource(t, functionOf(t, route)).Properties.Role['Fn::GetAtt'][0] });
 
     expect(secretReaders(variant)).toEqual(expect.arrayContaining([[{ Ref: roleId }]]));
-    expect(secretReaders(variant)).toHaveLength(declaring.length + 1);
+    // The declaring routes, the variant's extra route and the job worker.
+    expect(secretReaders(variant)).toHaveLength(declaring.length + 2);
     expect(resource(variant, functionId).Properties.Environment.Variables.SCRAPECREATORS_API_KEY_SECRET_ARN).toEqual({ Ref: secretId });
-    expect(secretReaders(template)).toEqual(declaring.map((route) => [roleOf(template, route)]));
+    // … and the job worker, which runs items as a run does.
+    const workerRole = { Ref: resource(template, workerId).Properties.Role['Fn::GetAtt'][0] };
+    expect(secretReaders(template)).toEqual(expect.arrayContaining([...declaring.map((route) => [roleOf(template, route)]), [workerRole]]));
+    expect(secretReaders(template)).toHaveLength(declaring.length + 1);
   });
 });
 
@@ -335,7 +343,14 @@ describe('the billing-event cursor key', () => {
 
     expect(secret.Properties).not.toHaveProperty('SecretString');
     expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
-    expect(paging.map((route) => route.name)).toEqual(['ListBillingEvents', 'ListMembers', 'ListApiKeys', 'ListTrash']);
+    expect(paging.map((route) => route.name).sort()).toEqual([
+      'ListApiKeys',
+      'ListBillingEvents',
+      'ListMembers',
+      'ListSocialJobItems',
+      'ListTrash',
+      'Mcp',
+    ]);
     expect(holders.map(([id]) => id).sort()).toEqual(paging.map((route) => functionOf(template, route)).sort());
     for (const [, fn] of holders) {
       expect(fn.Properties.Environment.Variables.CURSOR_SIGNING_KEY).toEqual({
@@ -451,8 +466,8 @@ describe('the API', () => {
   it('keeps every log group for the retention the operator chose', () => {
     const groups = ofType(template, 'AWS::Logs::LogGroup');
 
-    // One per function (the routes' and the sweeper's) and the API's access log.
-    expect(groups).toHaveLength(routes.length + 2);
+    // One per function (the routes', the sweeper's and the job worker's) and the API's access log.
+    expect(groups).toHaveLength(routes.length + 3);
     for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
@@ -567,9 +582,10 @@ describe('alarms', () => {
   });
 
   it('notifies the alarm topic when an alarm fires and when it clears', () => {
-    // 5xx rate, errors and throttles of each function (the sweeper's too), DynamoDB throttles,
-    // refund failures, provider failure rate, 401 and 429 spikes, the sweeper's three.
-    expect(alarms.length).toBe(1 + 2 * (routes.length + 1) + 1 + 4 + 3);
+    // 5xx rate, errors and throttles of each function (the sweeper's and the worker's too), DynamoDB
+    // throttles, refund failures, provider failure rate, 401 and 429 spikes, the sweeper's three,
+    // the jobs queue's two.
+    expect(alarms.length).toBe(1 + 2 * (routes.length + 2) + 1 + 4 + 3 + 2);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
@@ -687,6 +703,101 @@ describe('the charge sweeper', () => {
     ]);
     expect(onSweeper('Errors')).toHaveLength(1);
     expect(onSweeper('Throttles')).toHaveLength(1);
+  });
+});
+
+describe('jobs: the queue, its dead-letter queue and the worker', () => {
+  const queues = ofType(template, 'AWS::SQS::Queue');
+  const queueId = defined(
+    queues.find(([, queue]) => queue.Properties.RedrivePolicy),
+    'the jobs queue',
+  )[0];
+  const dlqId = defined(
+    queues.find(([, queue]) => !queue.Properties.RedrivePolicy),
+    'the dead-letter queue',
+  )[0];
+  const sqsStatements = (functionId: string) =>
+    statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
+
+  it('is an encrypted queue with a dead-letter queue after 5 receives, and a visibility of 6 worker timeouts', () => {
+    expect(queues).toHaveLength(2);
+    expect(resource(template, queueId).Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 360,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
+    });
+    expect(resource(template, dlqId).Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+    expect(resource(template, workerId).Properties).toMatchObject({ Timeout: 60, Runtime: 'nodejs22.x' });
+  });
+
+  it('feeds the worker in batches of 10 with partial batch failures, at most 10 invocations at once', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: workerId },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+    expect(ofType(template, 'AWS::Lambda::EventSourceMapping')).toHaveLength(1);
+  });
+
+  it('lets only the job routes and the worker send, and only the worker receive', () => {
+    const queueArn = { 'Fn::GetAtt': [queueId, 'Arn'] };
+    const senders = routes.filter((route) => route.sendsJobs).map((route) => route.name);
+    expect(senders.sort()).toEqual(['CancelSocialJob', 'CreateSocialJob', 'Mcp']);
+    for (const route of routes) {
+      const statements = sqsStatements(functionOf(template, route));
+      expect(statements).toEqual(route.sendsJobs ? [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }] : []);
+    }
+    expect(sqsStatements(sweeperId)).toEqual([]);
+    const worker = sqsStatements(workerId);
+    expect(worker.flatMap(actionsOf).sort()).toEqual(
+      [
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ].sort(),
+    );
+    expect(worker.every((statement) => JSON.stringify(statement.Resource) === JSON.stringify(queueArn))).toBe(true);
+  });
+
+  it("may do the run path's table actions and nothing else on the table; reads the provider key; knows the queue", () => {
+    expect(dynamoStatements(workerId).map((statement) => [statement.Action, statement.Resource])).toEqual([
+      [['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'], tableArn],
+    ]);
+    const variables = resource(template, workerId).Properties.Environment.Variables;
+    expect(variables).toMatchObject({
+      JOBS_QUEUE_URL: { Ref: queueId },
+      TABLE_NAME: { Ref: tableId },
+      SOCIAL_PROVIDER: { Ref: 'SocialProvider' },
+    });
+    expect(variables.SCRAPECREATORS_API_KEY_SECRET_ARN).toBeDefined();
+  });
+
+  it('alarms on a message in the dead-letter queue and on the oldest message waiting more than 15 minutes', () => {
+    const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible')).toEqual([
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      }),
+    ]);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'ApproximateAgeOfOldestMessage')).toEqual([
+      expect.objectContaining({
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+        Threshold: 900,
+        Statistic: 'Maximum',
+      }),
+    ]);
+    const onWorker = (metricName: string) =>
+      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${workerId}"`));
+    expect(onWorker('Errors')).toHaveLength(1);
+    expect(onWorker('Throttles')).toHaveLength(1);
   });
 });
 

@@ -100,6 +100,8 @@ describe('a run killed mid-call, retried with its Idempotency-Key', () => {
         charged: 0,
         remaining: undefined,
         replayed: true,
+        // What the first (taken-over) run was charged, from the key's stored response.
+        firstCharged: 1,
         chargeId: undefined,
         cacheStatus: undefined,
         ageSeconds: undefined,

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { startJobWorker } from '../../lib/local/job-worker.ts';
 import { DEMO, seedDemoWorkspace } from '../../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { tokenFor } from './tokens.ts';
@@ -13,7 +14,8 @@ export interface LocalStack {
 
 /**
  * The local stack of `npm start` inside the test process: the same server and handlers on
- * 127.0.0.1 (a free port), the demo workspace seeded in this file's table, the sample provider.
+ * 127.0.0.1 (a free port), the demo workspace seeded in this file's table, the sample provider,
+ * and the job worker on the embedded queue.
  */
 export async function startLocalStack(): Promise<LocalStack> {
   process.env.SOCIAL_PROVIDER = 'sample';
@@ -21,14 +23,17 @@ export async function startLocalStack(): Promise<LocalStack> {
   const server = createLocalServer(await loadHandlers());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const stopWorker = startJobWorker();
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     organizationId: DEMO.orgId,
     ownerToken: tokenFor(DEMO.users.owner),
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      await stopWorker();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

@@ -15,7 +15,9 @@ export function sampleUrl(route: Route, orgId: string): string {
         ? 'instagram_profile'
         : name === 'key_id'
           ? `key_${randomUUID().replaceAll('-', '')}`
-          : randomUUID(),
+          : name === 'job_id'
+            ? `job_${randomUUID().replaceAll('-', '')}`
+            : randomUUID(),
   );
   return `${filled}?organization_id=${orgId}`;
 }
@@ -26,6 +28,7 @@ export const handlerOf = async (route: Route): Promise<Handler> =>
 
 /** A valid body for the route's sample request (the operation `sampleUrl` names takes a handle). */
 export const sampleBody = (route: Route): unknown => {
+  if (route.name === 'CreateSocialJob') return { inputs: [{ handle: 'nike' }] };
   if (route.path.startsWith('/social/{operation}')) return { handle: 'nike' };
   if (route.path === '/mcp') return { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
   if (route.name === 'UpdateOrganization') return { spending_limit: 100 };

@@ -33,6 +33,8 @@ Object.assign(process.env, {
   // Generous, so that a busy machine's DynamoDB Local cannot fail a test by timing out; the
   // bound itself is tested with a short one (test/hung-database.test.ts).
   DYNAMODB_CALL_TIMEOUT_MS: '30000',
+  // Webhook receivers are real servers on 127.0.0.1, as under `npm start` (deployed: refused).
+  JOBS_WEBHOOK_ALLOW_LOOPBACK: 'true',
 });
 
 const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });

@@ -1,0 +1,270 @@
+/**
+ * The worker: what one queue message does, whatever queue delivered it (functions/job-worker.ts
+ * on SQS, the embedded queue under `npm start` and the tests). Deliveries are at least once; each
+ * step is conditional or idempotent, so a message delivered twice, or taken over after its
+ * worker died, changes nothing the first delivery did:
+ *
+ * 1. read the job and the item;
+ * 2. an item already finished: acknowledge (and end the job if that is what the dead worker left);
+ * 3. a pending item of a cancelled job: shown cancelled, uncharged; of a job a 402 refused: failed
+ *    with that error, uncharged; otherwise claimed (pending → running, with a lease) in one
+ *    transaction with the job's counters;
+ * 4. run it like a single run, through `runSocialOperation` with the Idempotency-Key
+ *    `job:<job id>:<index>`: a redelivery after the run settled replays it (no second charge), one
+ *    after its worker died mid-call takes the run over once the key's lease has run out (the dead
+ *    attempt's charge pays for it), and one after the sweeper refunded it charges afresh;
+ * 5. write the result once (conditional on the item still running), with the job's counters;
+ * 6. end the job when nothing is queued or running, exactly once (its organization's active-job
+ *    counter down in the same transaction), and queue its webhook.
+ *
+ * A running item whose lease has not run out belongs to a live worker (or one not yet known dead):
+ * the message is left unacknowledged, to come back after its visibility timeout.
+ */
+import { apiKeyStanding } from '../auth/api-key-standing.ts';
+import { TokenRefused } from '../auth/refusals.ts';
+import { jobsConfig, socialConfig } from '../config.ts';
+import {
+  claimJobItem,
+  endJob,
+  type Finished,
+  finishJobItem,
+  getJob,
+  getJobItem,
+  type ItemError,
+  type ItemOutcome,
+  type JobItemRecord,
+  type JobRecord,
+  markItemCancelled,
+  recordWebhook,
+  releaseJobItem,
+} from '../db/jobs.ts';
+import { ServiceError } from '../errors.ts';
+import { logger } from '../log.ts';
+import { type Caller, isApiKeyId } from '../model.ts';
+import { leaseMs } from '../social/idempotency.ts';
+import { runSocialOperation } from '../social/run.ts';
+import { jobView, sendWebhookMessage } from './jobs.ts';
+import type { ItemMessage, JobMessage, WebhookMessage } from './queue.ts';
+import { checkWebhookUrl, postWebhook } from './webhook.ts';
+
+/** Webhook deliveries in all: the first, then retries after 1, 2, 4 and 8 backoffs. */
+export const WEBHOOK_ATTEMPTS = 5;
+
+export interface WorkerOptions {
+  /** The clock (epoch ms); tests move it past a lease. */
+  now?: () => number;
+  /** Epoch ms by which a run must have answered (the worker function's deadline). */
+  deadlineMs?: number;
+  /** The first webhook retry's delay (ms); each next one doubles it. */
+  webhookBackoffMs?: number;
+}
+
+/** Handles one message; true acknowledges it, false leaves it to be delivered again. */
+export async function handleJobMessage(message: JobMessage, options: WorkerOptions = {}): Promise<boolean> {
+  return message.kind === 'webhook' ? deliverWebhook(message, options) : runJobItem(message, options);
+}
+
+const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
+const ACTIVE = new Set(['queued', 'running']);
+
+/** The Idempotency-Key an item's run is charged under: the same for every delivery of its message. */
+export const itemIdempotencyKey = (jobId: string, index: number): string => `job:${jobId}:${index}`;
+
+/** One item as its run needs it: from the message (first delivery) or from the job and item records. */
+interface RunnableItem {
+  jobId: string;
+  orgId: string;
+  index: number;
+  operation: string;
+  createdById: string;
+  maxAgeSeconds: number | null;
+  input: unknown;
+}
+
+const runnableOf = (job: JobRecord, item: JobItemRecord): RunnableItem => ({
+  jobId: job.id,
+  orgId: job.organization_id,
+  index: item.index,
+  operation: job.operation,
+  createdById: job.created_by_id,
+  maxAgeSeconds: job.max_age_seconds,
+  input: item.input,
+});
+
+const leaseUntil = (clock: () => number): number => clock() + leaseMs(socialConfig().providerTimeoutMs);
+
+async function runJobItem(message: ItemMessage, options: WorkerOptions): Promise<boolean> {
+  const clock = options.now ?? Date.now;
+  const { jobId, orgId, index } = message;
+  // The common case, a first delivery: claim at once (the claim's conditions check the job and the item).
+  if (message.run && !(await claimJobItem(jobId, index, leaseUntil(clock), new Date(clock())))) {
+    return runClaimed({ jobId, orgId, index, ...message.run }, options);
+  }
+  for (let round = 0; round < 3; round += 1) {
+    const [job, item] = await Promise.all([getJob(jobId), getJobItem(jobId, index)]);
+    if (!job || !item) {
+      logger.warn('job message for no such job or item; dropped', { job: jobId, index });
+      return true;
+    }
+    if (FINISHED.has(item.status)) {
+      // A worker that died after writing the result but before the job's end: end it now.
+      await endIfDone(jobId, options);
+      return true;
+    }
+    if (item.status === 'running') {
+      // Its worker may still be at work: come back after the visibility timeout.
+      if ((item.lease_until_ms ?? 0) > clock()) return false;
+      return runClaimed(runnableOf(job, item), options);
+    }
+    if (!ACTIVE.has(job.status) || job.cancel_requested) {
+      await markItemCancelled(jobId, index, new Date(clock()));
+      return true;
+    }
+    if (job.refusal) {
+      const outcome = { status: 'failed' as const, error: job.refusal, charged: 0 };
+      const finished = await finishJobItem(job, index, 'pending', outcome, new Date(clock()));
+      if (finished.result === 'cancelled') await markItemCancelled(jobId, index, new Date(clock()));
+      await afterFinish(finished);
+      return true;
+    }
+    const refused = await claimJobItem(jobId, index, leaseUntil(clock), new Date(clock()));
+    if (!refused) return runClaimed(runnableOf(job, item), options);
+    // The job was cancelled or refused, or another delivery claimed the item: read again and decide.
+  }
+  return false;
+}
+
+/** The payer of a job's items: its creator, a user or an API key (whose standing is read again, as on each request). */
+function callerOf(item: RunnableItem): Caller {
+  if (!isApiKeyId(item.createdById)) return { userId: item.createdById };
+  const standing = apiKeyStanding(item.orgId, item.createdById);
+  // Observed here: the run awaits it, and a refusal must not surface as an unhandled rejection first.
+  standing.grant.catch(() => undefined);
+  standing.settled.catch(() => undefined);
+  return { userId: item.createdById, apiKey: { id: item.createdById, orgId: item.orgId, grant: standing.grant } };
+}
+
+/** The error body a single run would have answered (without a request id). */
+const itemErrorOf = (error: ServiceError | TokenRefused): ItemError => {
+  if (error instanceof TokenRefused) return { code: 'unauthenticated', message: error.message, data: { reason: error.reason } };
+  const { issues, data } = error.details;
+  const hasIssues = issues !== undefined && issues.length > 0;
+  return {
+    code: error.code,
+    message: error.message,
+    ...(hasIssues || data ? { data: { ...data, ...(hasIssues ? { issues } : {}) } } : {}),
+  };
+};
+
+async function runClaimed(item: RunnableItem, options: WorkerOptions): Promise<boolean> {
+  try {
+    return await runAndRecord(item, options);
+  } catch (error) {
+    // Not a refusal: the table failed (throttled, timed out) before the run or its result was
+    // written. The next delivery may take the item over at once: its run's Idempotency-Key
+    // replays what was done and does what was not, without charging twice.
+    await releaseJobItem(item.jobId, item.index, (options.now ?? Date.now)()).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise<boolean> {
+  const clock = options.now ?? Date.now;
+  let outcome: ItemOutcome;
+  try {
+    const result = await runSocialOperation({
+      caller: callerOf(item),
+      orgId: item.orgId,
+      operationName: item.operation,
+      input: item.input,
+      idempotencyKey: itemIdempotencyKey(item.jobId, item.index),
+      maxAgeSeconds: item.maxAgeSeconds ?? undefined,
+      requestId: `${item.jobId}:${item.index}`,
+      ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
+      now: clock,
+    });
+    outcome = { status: 'succeeded', output: result.output, charged: result.replayed ? (result.firstCharged ?? 0) : result.charged };
+  } catch (error) {
+    if (!(error instanceof ServiceError || error instanceof TokenRefused)) throw error;
+    // Another delivery holds the item's run (its lease not yet out): come back later.
+    if (error instanceof ServiceError && error.code === 'idempotency_key_reused' && error.details.retryAfterSeconds) return false;
+    const body = itemErrorOf(error);
+    outcome = {
+      status: 'failed',
+      error: body,
+      charged: 0,
+      ...(error instanceof ServiceError && error.status === 402 ? { refusal: body } : {}),
+    };
+  }
+  const finished = await finishJobItem({ id: item.jobId, organization_id: item.orgId }, item.index, 'running', outcome, new Date(clock()));
+  await afterFinish(finished);
+  return true;
+}
+
+/** The item's result ended its job: say so, and queue the webhook. */
+async function afterFinish(finished: Finished): Promise<void> {
+  if (finished.result !== 'ended') return;
+  const { job } = finished;
+  logger.info('job ended', { job: job.id, total: job.total });
+  if (job.webhook_url) await sendWebhookMessage(job, 1, 0);
+}
+
+/**
+ * Ends the job if nothing is queued or running (once, whoever gets there first), and queues its
+ * webhook: for a redelivered message whose item is finished, in case its worker died between
+ * the item's result and the job's end (a cancel that ended it, a result written by an older
+ * worker). The item's own last result ends the job in its transaction (finishJobItem).
+ */
+async function endIfDone(jobId: string, options: WorkerOptions): Promise<void> {
+  const job = await getJob(jobId);
+  if (!job || !ACTIVE.has(job.status) || job.queued > 0 || job.running > 0) return;
+  const now = new Date((options.now ?? Date.now)());
+  if (!(await endJob(job, now))) return;
+  logger.info('job ended', { job: job.id, succeeded: job.succeeded, failed: job.failed, cancelled: job.cancelled, charged: job.charged });
+  if (job.webhook_url) await sendWebhookMessage(job, 1, 0);
+}
+
+/**
+ * One delivery attempt of an ended job's webhook. Each attempt is recorded on the job; a failed
+ * one queues the next after an exponential backoff, up to WEBHOOK_ATTEMPTS in all. The same
+ * `webhook-id` on every attempt lets the receiver drop a duplicate.
+ */
+async function deliverWebhook(message: WebhookMessage, options: WorkerOptions): Promise<boolean> {
+  const job = await getJob(message.jobId);
+  // Already delivered, given up, or this attempt made already (a redelivered message).
+  if (!job?.webhook_url || !job.webhook_secret || job.webhook_status !== 'pending' || job.webhook_attempts >= message.attempt) return true;
+  const nowMs = (options.now ?? Date.now)();
+  const body = JSON.stringify({
+    type: 'job.completed',
+    timestamp: new Date(nowMs).toISOString(),
+    data: { ...jobView(job), webhook: undefined },
+  });
+  let ok = false;
+  let detail: string;
+  try {
+    const target = await checkWebhookUrl(job.webhook_url);
+    ({ ok, detail } = await postWebhook(target, job.webhook_secret, {
+      id: `msg_${job.id}`,
+      body,
+      timestampSeconds: Math.floor(nowMs / 1000),
+    }));
+  } catch (error) {
+    detail = (error as Error).message;
+  }
+  const attempts = message.attempt;
+  if (ok) {
+    await recordWebhook(job.id, 'delivered', attempts);
+    return true;
+  }
+  logger.warn('webhook attempt failed', { job: job.id, attempt: attempts, detail });
+  if (attempts >= WEBHOOK_ATTEMPTS) {
+    await recordWebhook(job.id, 'failed', attempts);
+    return true;
+  }
+  // The next attempt is queued before this one is recorded: if the record fails, this message
+  // comes back and tries again, where the other order could leave no attempt queued at all.
+  const backoffMs = options.webhookBackoffMs ?? jobsConfig().webhookBackoffMs;
+  await sendWebhookMessage(job, attempts + 1, backoffMs * 2 ** (attempts - 1));
+  await recordWebhook(job.id, 'pending', attempts);
+  return true;
+}

@@ -1,0 +1,104 @@
+/**
+ * Bulk jobs for agents, as two MCP tools beside the operations (docs/mcp.md, "Jobs"): `start_job`
+ * hands over up to 1,000 inputs of one operation and answers at once with the job; `get_job` reads
+ * it and a page of its items. Both call the same domain functions as the REST routes
+ * (lib/jobs/jobs.ts): the same checks, the same limit, the same money. Tools rather than the MCP
+ * tasks extension: see docs/mcp.md for why.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/mini';
+import { issuesOf, notFound, validationFailed } from '../errors.ts';
+import { createSocialJob, getSocialJob, JOB_ITEM_STATUSES, listSocialJobItems, MAX_JOB_INPUTS } from '../jobs/jobs.ts';
+import type { McpScope } from './scope.ts';
+
+export const JOB_TOOL_NAMES = ['start_job', 'get_job'] as const;
+export type JobToolName = (typeof JOB_TOOL_NAMES)[number];
+export const isJobTool = (name: string): name is JobToolName => (JOB_TOOL_NAMES as readonly string[]).includes(name);
+
+export const JOB_TOOLS: Tool[] = [
+  {
+    name: 'start_job',
+    title: 'Start a bulk job',
+    description: `Runs one social operation on 1 to ${MAX_JOB_INPUTS} inputs in the background and answers at once with the job (its \`id\`). Each item is charged like a single call of the operation's tool when it runs; once credits or a spending limit refuse one, the rest fail uncharged. At most 5 jobs queued or running per workspace. Read progress and results with get_job.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        operation: { type: 'string', maxLength: 64, description: "the operation to run: one of this server's other tools, e.g. x_profile" },
+        inputs: {
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_JOB_INPUTS,
+          items: { type: 'object' },
+          description: "the operation's arguments, one object per item, as its own tool takes them",
+        },
+        webhook_url: { type: 'string', maxLength: 2048, description: 'optional https URL to POST the finished job to (signed)' },
+      },
+      required: ['operation', 'inputs'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  },
+  {
+    name: 'get_job',
+    title: 'Read a bulk job',
+    description:
+      "A job's status and counts (succeeded, failed, cancelled, pending, credits charged) and a page of its items with their outputs or errors. Call again while `status` is queued or running; pass `next_cursor` as `cursor` for the next page.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        job_id: { type: 'string', pattern: '^job_[0-9a-f]{32}$' },
+        status: { type: 'string', enum: [...JOB_ITEM_STATUSES], description: 'only the items in this status' },
+        limit: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'items per page' },
+        cursor: { type: 'string', maxLength: 512 },
+      },
+      required: ['job_id'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+];
+
+const startArguments = z.strictObject({
+  operation: z.string().check(z.maxLength(64)),
+  inputs: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_JOB_INPUTS)),
+  webhook_url: z.optional(z.string().check(z.maxLength(2048))),
+});
+
+const getArguments = z.strictObject({
+  job_id: z.string().check(z.regex(/^job_[0-9a-f]{32}$/, 'must be a job id: "job_" followed by 32 lowercase hex digits')),
+  status: z.optional(z.enum(JOB_ITEM_STATUSES)),
+  limit: z.optional(z.int().check(z.gte(1), z.lte(100))),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+});
+
+function parsed<T>(schema: z.ZodMiniType<T>, args: Record<string, unknown> | undefined): T {
+  const result = schema.safeParse(args ?? {});
+  if (!result.success) throw validationFailed(issuesOf('arguments', result.error, args ?? {}));
+  return result.data;
+}
+
+const structured = (value: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+  structuredContent: value,
+});
+
+/** Runs a job tool; a refusal is thrown as the ServiceError the REST route would answer. */
+export async function callJobTool(scope: McpScope, name: JobToolName, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  if (name === 'start_job') {
+    const { operation, inputs, webhook_url } = parsed(startArguments, args);
+    const { job } = await createSocialJob({
+      caller: scope.caller,
+      orgId: scope.orgId,
+      operationName: operation,
+      inputs,
+      webhookUrl: webhook_url,
+    });
+    return structured({ ...job });
+  }
+  const { job_id, status, limit, cursor } = parsed(getArguments, args);
+  // A job of another workspace is not found here, as on GET /social/jobs/{job_id} for a non-member.
+  const job = await getSocialJob(scope.caller, job_id);
+  if (job.organization_id !== scope.orgId) throw notFound();
+  const page = await listSocialJobItems(scope.caller, job_id, { limit: limit ?? 25, status, cursor });
+  return structured({ job: { ...job }, ...page });
+}
