@@ -34,6 +34,6 @@ export const jobSchema = z.object({
     )
     .register(z.globalRegistry, {
       description:
-        'the webhook given at creation and its delivery: `status` null while the job runs, then `pending`, `delivered` or `failed` (after 5 attempts); null without a webhook',
+        'the webhook given at creation and its delivery: `status` null while the job runs, then `pending`, `delivered` or `failed` (after the first attempt and 5 retries); null without a webhook',
     }),
 });

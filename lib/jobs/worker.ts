@@ -47,8 +47,8 @@ import { jobView, sendWebhookMessage } from './jobs.ts';
 import type { ItemMessage, JobMessage, WebhookMessage } from './queue.ts';
 import { checkWebhookUrl, postWebhook } from './webhook.ts';
 
-/** Webhook deliveries in all: the first, then retries after 1, 2, 4 and 8 backoffs. */
-export const WEBHOOK_ATTEMPTS = 5;
+/** Webhook deliveries in all: the first, then up to 5 retries after 1, 2, 4, 8 and 16 backoffs (30 s to 8 min by default). */
+export const WEBHOOK_ATTEMPTS = 6;
 
 export interface WorkerOptions {
   /** The clock (epoch ms); tests move it past a lease. */

@@ -120,15 +120,15 @@ describe('job webhooks', () => {
     expect(job.body).not.toHaveProperty('webhook_secret');
   });
 
-  it('gives up after 5 attempts, and does not follow a redirect', async () => {
+  it('gives up after 5 retries (6 attempts), and does not follow a redirect', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
     const token = tokenFor(users.editor);
     const hook = await receiver([302]);
     const created = await create(orgId, token, hook.url, [{ handle: 'nasa' }]);
     await drain();
-    expect(hook.received).toHaveLength(5);
+    expect(hook.received).toHaveLength(6);
     const job = await call(getJob, { url: `/social/jobs/${created.body.id}`, token });
-    expect(job.body.webhook).toEqual({ url: hook.url, status: 'failed', attempts: 5 });
+    expect(job.body.webhook).toEqual({ url: hook.url, status: 'failed', attempts: 6 });
   });
 
   it('sends the webhook of a job ended by a cancel, once', async () => {
