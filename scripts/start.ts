@@ -31,6 +31,7 @@ import {
   requestLine,
 } from '../lib/local/server.ts';
 import { jwksOf, LOCAL_AUDIENCE, LOCAL_CLIENT_ID, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
+import { bridgeQueueUrl } from '../lib/local/sqs-bridge.ts';
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
 import { FUNCTION_TIMEOUT_SECONDS, routes } from '../lib/routes.ts';
 import { useLocalTable } from './local-env.ts';
@@ -130,6 +131,7 @@ async function main() {
     const handlers = new Promise<Map<string, LambdaHandler>>((done) => (handlersLoaded = done));
     const listening = createLocalServer(handlers, {
       jwks: jwksOf(key),
+      sqsBridge: bundled,
       ...(jsonLogs ? {} : { onAnswer: (line: AnswerLine) => console.log(requestLine(line)) }),
     });
     await listen(listening, port);
@@ -173,8 +175,9 @@ async function main() {
       const running = await startBundledFunctions(
         routes.map((route) => ({ ...route, timeoutSeconds: FUNCTION_TIMEOUT_SECONDS })),
         BUNDLES_DIR,
-        // Each instance gets this process's environment as it is when the instance starts.
-        { environment: process.env },
+        // Each instance gets this process's environment, and the jobs queue as deployed: an SQS
+        // URL, which this server answers into its embedded queue (lib/local/sqs-bridge.ts).
+        { environment: { ...process.env, JOBS_QUEUE_URL: bridgeQueueUrl(baseUrl), AWS_ENDPOINT_URL_SQS: baseUrl } },
       );
       functions = running;
       const version = await running.nodeVersion();

