@@ -6,6 +6,7 @@
  * the creation transaction, decremented in the one transaction that ends the job. Builds and
  * sends items; what a cancellation means is for lib/jobs/ to say.
  */
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed, conditionFailedOn, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
 import { ACTIVE_JOBS_PK, activeJobKey, jobIdempotencyKey, jobItemIndexOf, jobItemKey, jobItemsPrefix, jobKey, orgKey } from './keys.ts';
@@ -88,11 +89,21 @@ export const jobOf = (item: Record<string, unknown>): JobRecord => ({
   webhook_attempts: num(item.webhook_attempts),
 });
 
+/**
+ * An item's output is kept gzip-compressed (`output_gzip`), as the result cache keeps its own: an
+ * item stops at DynamoDB's 400 KB, and compressed JSON leaves outputs several times that size room.
+ * Items written before kept it as a map (`output`).
+ */
+function outputOf(item: Record<string, unknown>): unknown {
+  if (item.output_gzip instanceof Uint8Array) return JSON.parse(gunzipSync(item.output_gzip).toString('utf8'));
+  return item.output ?? null;
+}
+
 const itemOf = (item: Record<string, unknown>): JobItemRecord => ({
   index: jobItemIndexOf(String(item.SK)),
   input: item.input,
   status: item.status as StoredItemStatus,
-  output: item.output ?? null,
+  output: outputOf(item),
   error: (item.error as ItemError | undefined) ?? null,
   charged: num(item.charged),
   finished_at: (item.finished_at as string | undefined) ?? null,
@@ -382,9 +393,8 @@ export async function finishJobItem(
   const setItem = ['#status = :to', 'finished_at = :now', 'charged = :charged'];
   const itemNames: Record<string, string> = { '#status': 'status' };
   if (outcome.output !== undefined) {
-    setItem.push('#output = :output');
-    itemValues[':output'] = outcome.output;
-    itemNames['#output'] = 'output';
+    setItem.push('output_gzip = :output');
+    itemValues[':output'] = gzipSync(JSON.stringify(outcome.output));
   }
   if (outcome.error) {
     setItem.push('#error = :error');

@@ -6,14 +6,17 @@
  * died mid-item. After each, every item is succeeded-and-charged once or failed-and-not-charged,
  * and the balance equals the sum of the events.
  */
+import { gunzipSync } from 'node:zlib';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as cancelJob } from '../../functions/cancel-social-job.ts';
 import { handler as createJob } from '../../functions/create-social-job.ts';
 import { handler as getJob } from '../../functions/get-social-job.ts';
 import { handler as listItems } from '../../functions/list-social-job-items.ts';
 import { sweepPendingRuns } from '../../lib/billing/sweeper.ts';
-import { db } from '../../lib/db/client.ts';
+import { db, tableName } from '../../lib/db/client.ts';
 import { listActiveJobs } from '../../lib/db/jobs.ts';
+import { jobItemKey } from '../../lib/db/keys.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { embeddedQueue } from '../../lib/jobs/queue.ts';
 import { requeueActiveJobs } from '../../lib/jobs/recovery.ts';
@@ -100,6 +103,10 @@ describe('POST /social/{operation}/jobs', () => {
     expect(listed.body.items[0].input).toEqual({ handle: 'creator0' });
     expect(listed.body.items[0].output).toEqual(expect.objectContaining({}));
     expect(listed.body.items[0].error).toBeNull();
+    // Kept compressed on its item (the 400 KB item limit), answered as the run's own output.
+    const stored = await db().send(new GetCommand({ TableName: tableName(), Key: jobItemKey(created.body.id, 0), ConsistentRead: true }));
+    expect(stored.Item).not.toHaveProperty('output');
+    expect(JSON.parse(gunzipSync(stored.Item?.output_gzip as Uint8Array).toString('utf8'))).toEqual(listed.body.items[0].output);
     expect((await getOrganization(orgId))?.credits).toBe(100 - 3 * COST);
     const ledger = await expectLedgerHolds(orgId, 3);
     expect(standingCharges(ledger)).toHaveLength(3);
