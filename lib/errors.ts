@@ -76,6 +76,20 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * What an error's body says but its request id: `{ code, message, data? }`, `data` holding the
+ * facts and the issues. The error mapper answers it with the request id; a job's item keeps it.
+ */
+export function errorFields(error: ServiceError): { code: ErrorCode; message: string; data?: Record<string, unknown> } {
+  const { issues, data } = error.details;
+  const hasIssues = issues !== undefined && issues.length > 0;
+  return {
+    code: error.code,
+    message: error.message,
+    ...(hasIssues || data ? { data: { ...data, ...(hasIssues ? { issues } : {}) } } : {}),
+  };
+}
+
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 // ---------------------------------------------------------------- 400

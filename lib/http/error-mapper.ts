@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import { internalError, invalidJson, ServiceError } from '../errors.ts';
+import { errorFields, internalError, invalidJson, ServiceError } from '../errors.ts';
 import { logError } from '../log.ts';
 import type { ErrorBody } from './error-body.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
@@ -18,16 +18,7 @@ function toServiceError(error: unknown, context: ServiceContext): ServiceError {
   return internalError();
 }
 
-export function errorBody(error: ServiceError, requestId: string): ErrorBody {
-  const { issues, data } = error.details;
-  const hasIssues = issues !== undefined && issues.length > 0;
-  return {
-    code: error.code,
-    message: error.message,
-    ...(hasIssues || data ? { data: { ...data, ...(hasIssues ? { issues } : {}) } } : {}),
-    request_id: requestId,
-  };
-}
+export const errorBody = (error: ServiceError, requestId: string): ErrorBody => ({ ...errorFields(error), request_id: requestId });
 
 /** The headers an error implies: its protocol headers, and `Retry-After` when it says when to come back. */
 export const errorHeaders = (error: ServiceError): Record<string, string> => ({

@@ -38,7 +38,7 @@ import {
   recordWebhook,
   releaseJobItem,
 } from '../db/jobs.ts';
-import { ServiceError } from '../errors.ts';
+import { errorFields, invalidToken, ServiceError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { type Caller, isApiKeyId } from '../model.ts';
 import { leaseMs } from '../social/idempotency.ts';
@@ -145,16 +145,8 @@ function callerOf(item: RunnableItem): Caller {
 }
 
 /** The error body a single run would have answered (without a request id). */
-const itemErrorOf = (error: ServiceError | TokenRefused): ItemError => {
-  if (error instanceof TokenRefused) return { code: 'unauthenticated', message: error.message, data: { reason: error.reason } };
-  const { issues, data } = error.details;
-  const hasIssues = issues !== undefined && issues.length > 0;
-  return {
-    code: error.code,
-    message: error.message,
-    ...(hasIssues || data ? { data: { ...data, ...(hasIssues ? { issues } : {}) } } : {}),
-  };
-};
+const itemErrorOf = (error: ServiceError | TokenRefused): ItemError =>
+  errorFields(error instanceof TokenRefused ? invalidToken(error.reason, error.message) : error);
 
 async function runClaimed(item: RunnableItem, options: WorkerOptions): Promise<boolean> {
   try {

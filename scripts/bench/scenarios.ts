@@ -242,6 +242,25 @@ const runFromCache: Scenario = {
   },
 };
 
+/** A key of `orgId` made by `createdBy`, valid a day from `now` (whole seconds, as the service makes them); returns its record. */
+async function benchKey(orgId: string, createdBy: string, fields: { name?: string; role?: 'viewer' | 'editor' } = {}) {
+  const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const key = {
+    id: `key_${randomBytes(16).toString('hex')}`,
+    organization_id: orgId,
+    name: fields.name ?? 'bench',
+    role: fields.role ?? 'viewer',
+    spending_limit: null,
+    created_at: now.toISOString(),
+    created_by_id: createdBy,
+    expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
+    revoked_at: null,
+    last_used_at: null,
+  };
+  await createApiKey(key);
+  return key;
+}
+
 /** Keys of this run's slots, each an editor key of its slot's organization, signed as the service signs them. */
 async function apiKeyPerSlot(context: BenchContext, slotOf: (i: number) => { orgId: string; userId: string }) {
   const signer = pemSigner(defined(process.env.API_KEY_SIGNING_KEY_PEM, 'API_KEY_SIGNING_KEY_PEM'));
@@ -250,24 +269,11 @@ async function apiKeyPerSlot(context: BenchContext, slotOf: (i: number) => { org
     Array.from({ length: context.slots }, async (_, i) => {
       const { orgId, userId } = slotOf(i);
       await addMembership({ orgId, userId: `${userId}_owner`, role: 'owner' });
-      const now = new Date(Math.floor(Date.now() / 1000) * 1000);
-      const expiresAt = new Date(now.getTime() + 86_400_000);
-      const keyId = `key_${randomBytes(16).toString('hex')}`;
-      await createApiKey({
-        id: keyId,
-        organization_id: orgId,
-        name: 'bench',
-        role: 'editor',
-        spending_limit: null,
-        created_at: now.toISOString(),
-        created_by_id: `${userId}_owner`,
-        expires_at: expiresAt.toISOString(),
-        revoked_at: null,
-        last_used_at: null,
-      });
+      const key = await benchKey(orgId, `${userId}_owner`, { role: 'editor' });
+      const now = new Date(key.created_at);
       // Used a moment ago: the bench measures the steady state, without the write every 15 minutes.
-      await touchApiKey(orgId, keyId, now);
-      return signApiKeyToken(signer, { keyId, orgId, issuedAt: now, expiresAt });
+      await touchApiKey(orgId, key.id, now);
+      return signApiKeyToken(signer, { keyId: key.id, orgId, issuedAt: now, expiresAt: new Date(key.expires_at) });
     }),
   );
   return (i: number) => tokens[i % tokens.length] ?? '';
@@ -316,21 +322,7 @@ const listApiKeys: Scenario = {
   label: 'GET organizations/{id}/api-keys (25 of 40)',
   async prepare(context) {
     const { orgId, userOf } = await workspace(context);
-    const created = new Date().toISOString();
-    await forEachIndex(40, context.slots, (i) =>
-      createApiKey({
-        id: `key_${randomBytes(16).toString('hex')}`,
-        organization_id: orgId,
-        name: `bench ${i}`,
-        role: 'viewer',
-        spending_limit: null,
-        created_at: created,
-        created_by_id: userOf(0),
-        expires_at: new Date(Date.now() + 86_400_000).toISOString(),
-        revoked_at: null,
-        last_used_at: null,
-      }),
-    );
+    await forEachIndex(40, context.slots, (i) => benchKey(orgId, userOf(0), { name: `bench ${i}` }));
     const route = routeNamed('ListApiKeys');
     return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
   },
@@ -342,19 +334,7 @@ const revokeApiKey: Scenario = {
   label: 'DELETE organizations/{id}/api-keys/{key}',
   async prepare(context) {
     const { orgId, userOf } = await workspace(context);
-    const keyId = `key_${randomBytes(16).toString('hex')}`;
-    await createApiKey({
-      id: keyId,
-      organization_id: orgId,
-      name: 'bench',
-      role: 'viewer',
-      spending_limit: null,
-      created_at: new Date().toISOString(),
-      created_by_id: userOf(0),
-      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
-      revoked_at: null,
-      last_used_at: null,
-    });
+    const { id: keyId } = await benchKey(orgId, userOf(0));
     const route = routeNamed('RevokeApiKey');
     return {
       event: (i) => request(route, { path: { organization_id: orgId, key_id: keyId }, token: context.tokenFor(userOf(i)) }),
