@@ -8,7 +8,7 @@
  */
 // First: how to log, before any module creates the logger.
 import { jsonLogs } from './start-log-mode.ts';
-// Then: the local server's per-request log context must exist before any AWS SDK call.
+// Then the rest, whose modules may log as they load.
 
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -18,10 +18,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { jwtConfig } from '../lib/config.ts';
 import { ensureTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
-import { assertInvocationsKeptApart, invoke } from '../lib/local/invocations.ts';
-
-assertInvocationsKeptApart();
-
+import { invoke } from '../lib/local/invocations.ts';
 import {
   type AnswerLine,
   createLocalServer,
@@ -148,16 +145,15 @@ async function main() {
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
     await ensureTable(admin, TABLE_NAME);
     admin.destroy();
-    // The seed charges and refunds through the service's own code, whose metrics need the
-    // per-invocation store of this many-invocations process (lib/local/invocations.ts): it is
-    // imported, like the handlers, only once that store is ready, and runs as an invocation.
+    // The seed charges and refunds through the service's own code: it runs as an invocation,
+    // with a log state of its own (lib/local/invocations.ts).
     const { DEMO, seedDemoWorkspace } = await import('../lib/local/seed.ts');
-    const demo = await invoke('seed', () => seedDemoWorkspace());
+    const demo = await invoke(() => seedDemoWorkspace());
     // An editor API key of the demo owner's, for agents and scripts (the README's MCP setup): a new
     // one each start, as an owner would make it (with DATA_DIR, earlier ones stay listed).
     const { createWorkspaceApiKey } = await import('../lib/workspace/api-keys.ts');
     const { pemSigner } = await import('../lib/auth/signer.ts');
-    const demoKey = await invoke('seed', () =>
+    const demoKey = await invoke(() =>
       createWorkspaceApiKey(
         { userId: DEMO.users.owner },
         DEMO.orgId,
@@ -193,14 +189,14 @@ async function main() {
     // finish. Imported, like the seed, once the invocation store is ready; each sweep runs as an
     // invocation of its own.
     const { startChargeSweeper } = await import('../lib/local/charge-sweeper.ts');
-    startChargeSweeper(undefined, undefined, (sweep) => invoke('sweep', sweep));
+    startChargeSweeper(undefined, undefined, (sweep) => invoke(sweep));
     // The deployed jobs queue and worker function, in this process: the embedded queue the job
     // routes send to, and the worker's own code receiving from it.
     const { startJobWorker } = await import('../lib/local/job-worker.ts');
-    startJobWorker((work) => invoke('job-worker', work));
+    startJobWorker((work) => invoke(work));
     // Jobs a previous server on the same DATA_DIR left active: their messages died with it.
     const { requeueActiveJobs } = await import('../lib/jobs/recovery.ts');
-    const requeued = await invoke('job-requeue', () => requeueActiveJobs());
+    const requeued = await invoke(() => requeueActiveJobs());
     if (requeued.messages > 0) console.log(`jobs: ${requeued.messages} items of ${requeued.jobs} active jobs queued again`);
 
     const [audience] = accepted.audiences;

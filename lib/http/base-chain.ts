@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpErrorHandler from '@middy/http-error-handler';
 import { cors } from './cors.ts';
 import { errorMapper } from './error-mapper.ts';
-import { powertools, requestLog } from './observability.ts';
+import { outermost, requestLog } from './observability.ts';
 import { requestContext } from './request-context.ts';
 import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
 
@@ -19,7 +19,7 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  */
 export const baseChain = () =>
   middy<HttpEvent, HttpResult, Error, ServiceContext>()
-    .use(powertools())
+    .use(outermost())
     .use(requestContext())
     .use(cors())
     .use(requestLog())

@@ -1,6 +1,5 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { MiddlewareObj } from '@middy/core';
-import { logger } from '../log.ts';
+import { type LambdaContextLike, logger } from '../log.ts';
 import { recordColdStart, recordRequest } from '../observability/metrics.ts';
 import { tracingMiddleware } from '../observability/tracer.ts';
 import { routeNames } from './route-keys.ts';
@@ -22,16 +21,25 @@ const coldStartMetric = (): MiddlewareObj => ({
   },
 });
 
+/** The Lambda context on every log line of a request; the keys appended during it are dropped at its end. */
+const lambdaContextLogging = (): MiddlewareObj => {
+  const reset = async () => logger.resetKeys();
+  return {
+    before: async (request) => {
+      logger.resetKeys();
+      logger.addContext(request.context as LambdaContextLike);
+    },
+    after: reset,
+    onError: reset,
+  };
+};
+
 /**
  * The outermost middlewares of every chain: the Tracer (when bundled), the Lambda context on
- * every log line (Powertools Logger; keys appended during a request are dropped at its end), and
- * the cold start metric. The request's own metric is written with its log line (requestLog).
+ * every log line, and the cold start metric. The request's own metric is written with its log
+ * line (requestLog).
  */
-export const powertools = (): MiddlewareObj[] => [
-  ...tracingMiddleware(),
-  injectLambdaContext(logger, { resetKeys: true }),
-  coldStartMetric(),
-];
+export const outermost = (): MiddlewareObj[] => [...tracingMiddleware(), lambdaContextLogging(), coldStartMetric()];
 
 const organizationOf = (input: ServiceContext['input'] | undefined): string | undefined => {
   const from = (part: unknown) => (part as { organization_id?: unknown } | undefined)?.organization_id;

@@ -83,8 +83,6 @@ const MEMORY_MB = '1024';
 function lambdaEnvironment(fn: BundledFunction, environment: Record<string, string | undefined>): Record<string, string> {
   const inherited = Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined);
   const env: Record<string, string> = Object.fromEntries(inherited);
-  // This process runs many invocations at once (lib/local/invocations.ts); an instance runs one.
-  delete env.AWS_LAMBDA_MAX_CONCURRENCY;
   // A loader of this process (tsx) has no business in a bundle's.
   delete env.NODE_OPTIONS;
   return {

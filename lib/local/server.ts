@@ -186,7 +186,7 @@ export function createLocalServer(
       const handler = defined((await handlers).get(route.name), `the handler of ${route.name}`);
       const context = localContext(route.name);
       const startedAt = performance.now();
-      const result = await invoke(context.awsRequestId, () => handler(event, context));
+      const result = await invoke(() => handler(event, context));
       // Lambda refuses to return a result over its limit: the function's answer never leaves.
       const oversize = jsonBytes(result) > LAMBDA_PAYLOAD_LIMIT_BYTES;
       const ms = performance.now() - startedAt;
