@@ -3,7 +3,7 @@ import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { idempotencyKey, operationParam, organizationId } from '../lib/http/params.ts';
-import { createSocialJob, MAX_JOB_INPUTS } from '../lib/jobs/jobs.ts';
+import { createSocialJob, MAX_JOB_INPUTS } from '../lib/jobs/create-job.ts';
 import { jobSchema } from '../lib/jobs/schemas.ts';
 
 const body = z.strictObject({

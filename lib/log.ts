@@ -24,7 +24,6 @@ type Level = keyof typeof THRESHOLDS;
 const thresholdOf = (setting: string | undefined): number | undefined =>
   setting && setting.toUpperCase() in THRESHOLDS ? THRESHOLDS[setting.toUpperCase() as Level] : undefined;
 
-
 /** What a line carries of the Lambda context (Powertools' names). */
 export interface LambdaContextLike {
   functionName?: string;

@@ -111,7 +111,12 @@ describe('the logger', () => {
       location: expect.stringMatching(/log\.unit\.test\.ts:\d+$/),
       message: 'simulated outage',
       stack: error.stack,
-      cause: { name: 'TypeError', location: expect.stringMatching(/log\.unit\.test\.ts:\d+$/), message: 'socket hang up', stack: cause.stack },
+      cause: {
+        name: 'TypeError',
+        location: expect.stringMatching(/log\.unit\.test\.ts:\d+$/),
+        message: 'socket hang up',
+        stack: cause.stack,
+      },
       $fault: 'server',
     });
   });

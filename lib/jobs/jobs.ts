@@ -1,51 +1,11 @@
-/**
- * Bulk runs as jobs (docs/jobs.md): creating one (every input validated first, the organization's
- * active-job limit and the Idempotency-Key checked in the creation transaction), reading it and its
- * items, cancelling it. The items themselves run in lib/jobs/worker.ts, each through the run path
- * of a single run (lib/social/run.ts), so a job's money is the money module's.
- */
-import { createHash, randomUUID } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
-import { accessRefusal } from '../billing/charge-rules.ts';
-import { cursorSigningKey, jobsConfig } from '../config.ts';
-import { canonicalHash } from '../db/idempotency.ts';
-import {
-  cancelJob,
-  createJob,
-  getJob,
-  getJobKeyRecord,
-  type JobItemRecord,
-  JobKeyTaken,
-  JobLimitFull,
-  type JobRecord,
-  jobKeyRecordKey,
-  listJobItemsPage,
-  NoJobOrganization,
-  putJobItems,
-  type StoredItemStatus,
-} from '../db/jobs.ts';
-import { getOrganization } from '../db/organizations.ts';
-import {
-  forbidden,
-  type Issue,
-  idempotencyKeyReused,
-  internalError,
-  issuesOf,
-  jobLimitReached,
-  notAMember,
-  notFound,
-  operationNotOffered,
-  validationFailed,
-} from '../errors.ts';
-import { logError } from '../log.ts';
+import { cursorSigningKey } from '../config.ts';
+import { cancelJob, getJob, type JobItemRecord, type JobRecord, listJobItemsPage, type StoredItemStatus } from '../db/jobs.ts';
+import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { type Caller, mayRunOperations } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
-import { findOperation, isEnabled } from '../social/operations.ts';
-import { socialProvider } from '../social/providers/index.ts';
-import { jobQueue, type Outgoing } from './queue.ts';
-import { checkWebhookUrl, newWebhookSecret } from './webhook.ts';
+import { jobQueue } from './queue.ts';
 
-export const MAX_JOB_INPUTS = 1000;
 export const JOB_ITEM_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobItemStatus = (typeof JOB_ITEM_STATUSES)[number];
 
@@ -112,130 +72,6 @@ const itemView = (item: JobItemRecord, job: JobRecord): JobItemView => ({
   charged: item.charged,
   finished_at: item.finished_at,
 });
-
-export interface NewJob {
-  caller: Caller;
-  orgId: string;
-  operationName: string;
-  inputs: readonly unknown[];
-  webhookUrl?: string | undefined;
-  idempotencyKey?: string | undefined;
-  maxAgeSeconds?: number | undefined;
-  now?: Date;
-}
-
-/** The 202's job: with its webhook's secret, shown in this answer only (and its replays). */
-export type CreatedJob = JobView & { webhook_secret?: string };
-
-/**
- * Editors and owners (and editor API keys). Every input is validated against the operation's
- * schema before anything is read or written: one bad input is a 400 naming `inputs.<i>.<field>`.
- * Then, in one transaction: the job, the organization's active-job counter (409
- * `job_limit_reached` at the limit) and the key's record; then the items and their messages.
- */
-export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJob; replayed: boolean }> {
-  const now = request.now ?? new Date();
-  const operation = findOperation(request.operationName);
-  const issues: Issue[] = [];
-  const inputs = request.inputs.map((input, index) => {
-    const parsed = operation.input.safeParse(input);
-    if (parsed.success) return parsed.data;
-    issues.push(
-      ...issuesOf('body', parsed.error, input).map((issue) => ({ ...issue, path: ['body', 'inputs', index, ...issue.path.slice(1)] })),
-    );
-    return undefined;
-  });
-  if (request.webhookUrl !== undefined) {
-    try {
-      await checkWebhookUrl(request.webhookUrl);
-    } catch (error) {
-      issues.push({ path: ['body', 'webhook_url'], code: 'invalid_webhook_url', message: (error as Error).message });
-    }
-  }
-  if (issues.length > 0) throw validationFailed(issues);
-
-  const { caller, orgId } = request;
-  const claimKey = request.idempotencyKey
-    ? jobKeyRecordKey(orgId, caller.userId, createHash('sha256').update(request.idempotencyKey).digest('hex'))
-    : undefined;
-  const requestHash = canonicalHash({
-    operation: operation.name,
-    inputs,
-    webhook_url: request.webhookUrl ?? null,
-    max_age: request.maxAgeSeconds ?? null,
-  });
-  const [org, member, record] = await Promise.all([
-    getOrganization(orgId),
-    membershipOfCaller(caller, orgId),
-    claimKey ? getJobKeyRecord(claimKey, now.getTime()) : Promise.resolve(null),
-  ]);
-  const refused = accessRefusal(org, member, { operation: operation.name, network: operation.network, cost: operation.cost });
-  if (refused) throw refused;
-  if (!org) throw notAMember();
-  if (!isEnabled(operation, org.networks, (name) => socialProvider().serves(name))) throw operationNotOffered(operation.name);
-  if (record) return replay(record, requestHash);
-
-  const webhookSecret = request.webhookUrl === undefined ? null : newWebhookSecret();
-  const job: JobRecord = {
-    id: `job_${randomUUID().replaceAll('-', '')}`,
-    organization_id: orgId,
-    operation: operation.name,
-    status: 'queued',
-    total: inputs.length,
-    queued: inputs.length,
-    running: 0,
-    succeeded: 0,
-    failed: 0,
-    cancelled: 0,
-    charged: 0,
-    created_at: now.toISOString(),
-    created_by_id: caller.userId,
-    completed_at: null,
-    max_age_seconds: request.maxAgeSeconds ?? null,
-    cancel_requested: false,
-    refusal: null,
-    webhook_url: request.webhookUrl ?? null,
-    webhook_secret: webhookSecret,
-    webhook_status: null,
-    webhook_attempts: 0,
-  };
-  const { maxActiveJobs } = jobsConfig();
-  try {
-    await createJob(job, maxActiveJobs, claimKey ? { key: claimKey, requestHash } : undefined, now.getTime());
-  } catch (error) {
-    if (error instanceof JobLimitFull) throw jobLimitReached(maxActiveJobs);
-    if (error instanceof NoJobOrganization) throw notAMember();
-    // A concurrent request with the same key created its job first: answer with that job.
-    if (error instanceof JobKeyTaken) return replay({ jobId: error.jobId, requestHash: error.requestHash }, requestHash);
-    throw error;
-  }
-  try {
-    await putJobItems(job.id, inputs);
-    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds };
-    const messages: Outgoing[] = inputs.map((input, index) => ({
-      message: { kind: 'item', jobId: job.id, orgId, index, run: { ...run, input } },
-      groupId: orgId,
-    }));
-    await jobQueue().send(messages);
-  } catch (error) {
-    // The job cannot run: end it now (its place under the limit given back) rather than leave it queued.
-    logError('job items or messages not written; cancelling the job', error, { job: job.id });
-    await cancelJob(job, new Date()).catch((cancelError: unknown) => logError('cancelling the unqueued job failed', cancelError));
-    throw internalError('the job could not be queued and was cancelled; nothing was charged, retry with backoff');
-  }
-  return { job: { ...jobView(job), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) }, replayed: false };
-}
-
-/** The same key with the same request: the job it created, as first answered (its secret included). */
-async function replay(
-  record: { jobId: string; requestHash: string },
-  requestHash: string,
-): Promise<{ job: CreatedJob; replayed: boolean }> {
-  if (record.requestHash !== requestHash) throw idempotencyKeyReused();
-  const job = await getJob(record.jobId);
-  if (!job) throw notFound();
-  return { job: { ...jobView(job), ...(job.webhook_secret ? { webhook_secret: job.webhook_secret } : {}) }, replayed: true };
-}
 
 /**
  * The job, for a member of its organization; anyone else (and an unknown id) 404. `alongside`

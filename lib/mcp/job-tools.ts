@@ -8,7 +8,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
 import { issuesOf, notFound, validationFailed } from '../errors.ts';
-import { createSocialJob, getSocialJob, JOB_ITEM_STATUSES, listSocialJobItems, MAX_JOB_INPUTS } from '../jobs/jobs.ts';
+import { createSocialJob, MAX_JOB_INPUTS } from '../jobs/create-job.ts';
+import { getSocialJob, JOB_ITEM_STATUSES, listSocialJobItems } from '../jobs/jobs.ts';
 import type { McpScope } from './scope.ts';
 
 export const JOB_TOOL_NAMES = ['start_job', 'get_job'] as const;
