@@ -4,6 +4,7 @@
  * time instead of running into its own timeout; a paid run whose refund cannot be written says
  * so and does not invite an immediate retry.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type ScrapeCreatorsStub, STUB_KEY, startScrapeCreatorsStub } from './support/scrapecreators-stub.ts';
 
@@ -26,37 +27,39 @@ const { tokenFor } = await import('./support/tokens.ts');
 const { runUrl } = await import('./support/social.ts');
 
 /**
- * While on, every DynamoDB request is sent into a void that never answers, and calls are given
- * the short budget under test; while off (setting up), the budget is generous, so that a busy
- * machine's slow DynamoDB Local cannot fail the setup.
+ * Inside `hung(...)` (and everywhere while `hangEverywhere` is on), every DynamoDB request is sent
+ * into a void that never answers, and calls are given the short budget under test; elsewhere
+ * (setting up) the budget is generous, so that a busy machine's slow DynamoDB Local cannot fail
+ * the setup. Scoped to the call under test, the routes' cases run at once: each waits out a
+ * budget, which is time, not work.
  */
-let hanging = false;
-const hang = (on: boolean) => {
-  hanging = on;
-  (config() as { dynamodbCallTimeoutMs: number }).dynamodbCallTimeoutMs = on ? CALL_TIMEOUT_MS : 30_000;
-};
-hang(false);
+const hangScope = new AsyncLocalStorage<true>();
+let hangEverywhere = false;
+const hanging = () => hangEverywhere || hangScope.getStore() === true;
+const hung = <T>(work: () => Promise<T>): Promise<T> => hangScope.run(true, work);
+Object.defineProperty(config(), 'dynamodbCallTimeoutMs', { get: () => (hanging() ? CALL_TIMEOUT_MS : 30_000) });
 db().middlewareStack.add(
   (next) => async (args) => {
-    if (hanging) return new Promise<never>(() => {});
+    if (hanging()) return new Promise<never>(() => {});
     return next(args);
   },
   { step: 'finalizeRequest', name: 'hang' },
 );
 
-afterEach(() => hang(false));
+afterEach(() => {
+  hangEverywhere = false;
+});
 afterAll(() => stub.close());
 
 describe('with DynamoDB hung', () => {
-  it.each(tokenRoutes())('%s answers a JSON 500 within its budget', async (_name, route) => {
+  it.concurrent.for(tokenRoutes())('%s answers a JSON 500 within its budget', async ([_name, route], { expect }) => {
     // Prepare
     const { orgId, users } = await workspace({ credits: 10 });
     const handler = await handlerOf(route);
-    hang(true);
 
     // Act
     const started = performance.now();
-    const answer = await call(handler, sampleRequest(route, orgId, tokenFor(users.owner)));
+    const answer = await hung(() => call(handler, sampleRequest(route, orgId, tokenFor(users.owner))));
     const elapsedMs = performance.now() - started;
 
     // Assess: the counter and the first reads give up together, after one call's budget. MCP
@@ -81,7 +84,9 @@ describe('with DynamoDB hung', () => {
     const { orgId, users } = await workspace({ credits: 10 });
     const run = await handlerOf({ entry: 'functions/run-social-operation.ts' } as never);
     stub.next({ kind: 'status', status: 500, body: '{"success":false}' });
-    stub.onRequest = () => hang(true);
+    stub.onRequest = () => {
+      hangEverywhere = true;
+    };
 
     // Act
     const answer = await call(run, {
@@ -91,7 +96,7 @@ describe('with DynamoDB hung', () => {
       body: { handle: 'nike' },
     });
     stub.onRequest = undefined;
-    hang(false);
+    hangEverywhere = false;
 
     // Assess: no invitation to retry now, and the charge is still standing (the sweeper refunds it)
     expect(answer.status).toBe(500);
