@@ -1,10 +1,10 @@
 /**
  * How a refusal or a failure becomes a JSON-RPC error (a listing refused, an unknown tool, a
- * failure outside a tool's run), the same for the SDK's server and for the fast path.
+ * failure outside a tool's run).
  */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { internalError, ServiceError } from '../errors.ts';
 import { logError } from '../log.ts';
+import { ErrorCode } from './jsonrpc.ts';
 import type { McpScope } from './scope.ts';
 
 /**
