@@ -8,8 +8,8 @@
  * method's handler. test/mcp/sdk-parity.test.ts holds it to the SDK's answers.
  */
 import type * as z from 'zod/mini';
-import { ErrorCode, errorResponse, type JsonRpcRequest, resultResponse } from './jsonrpc.ts';
 import { initializeResult } from './initialize.ts';
+import { ErrorCode, errorResponse, type JsonRpcRequest, resultResponse } from './jsonrpc.ts';
 import { requestedTask } from './messages.ts';
 import { callToolRequest, initializeRequest, listToolsRequest } from './request-schemas.ts';
 import type { McpScope } from './scope.ts';

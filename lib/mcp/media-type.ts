@@ -8,8 +8,9 @@
 
 // The `content-type` package's (1.0.5) token and parameter grammar.
 const TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: RFC 9110's qdtext and quoted-pair include \v and obs-text, as in the package.
-const PARAMETER = /; *([!#$%&'*+.^_`|~0-9A-Za-z-]+) *= *("(?:[\u000b\u0020\u0021\u0023-\u005b\u005d-\u007e\u0080-\u00ff]|\\[\u000b\u0020-\u00ff])*"|[!#$%&'*+.^_`|~0-9A-Za-z-]+) */y;
+const PARAMETER =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the package's qdtext and quoted-pair include \v.
+  /; *([!#$%&'*+.^_`|~0-9A-Za-z-]+) *= *("(?:[\u000b\u0020\u0021\u0023-\u005b\u005d-\u007e\u0080-\u00ff]|\\[\u000b\u0020-\u00ff])*"|[!#$%&'*+.^_`|~0-9A-Za-z-]+) */y;
 
 /** Whether everything after the media type is a run of well-formed `; name=value` parameters. */
 function wellFormedParameters(header: string, from: number): boolean {

@@ -56,7 +56,10 @@ const schemas = once(() => {
 });
 
 /** A valid JSON-RPC message: a request (answered), or something else (a notification, a response: accepted). */
-export type Message = { kind: 'request'; message: JsonRpcRequest } | { kind: 'notification'; message: { method: string } } | { kind: 'response' };
+export type Message =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: { method: string } }
+  | { kind: 'response' };
 
 /** The message as the SDK's `JSONRPCMessageSchema` parses it, or undefined when it is not one. */
 export function parseMessage(value: unknown): Message | undefined {

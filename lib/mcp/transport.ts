@@ -59,7 +59,11 @@ export function receive(headers: Headers, body: string | undefined, message: unk
   const accept = headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
     return {
-      answer: transportError(406, ErrorCode.TransportError, 'Not Acceptable: Client must accept both application/json and text/event-stream'),
+      answer: transportError(
+        406,
+        ErrorCode.TransportError,
+        'Not Acceptable: Client must accept both application/json and text/event-stream',
+      ),
     };
   }
   if (!isJsonContentType(headers.get('content-type'))) {

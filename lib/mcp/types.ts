@@ -22,17 +22,15 @@ export interface Tool {
   _meta?: Record<string, unknown>;
 }
 
-export interface TextContent {
-  type: 'text';
-  text: string;
-}
+export type TextContent = { type: 'text'; text: string };
 
-export interface CallToolResult {
+// A type, not an interface: the SDK's result type has an index signature, which only a type alias meets implicitly.
+export type CallToolResult = {
   _meta?: Record<string, unknown>;
   content: TextContent[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
-}
+};
 
 /**
  * A result in the key order of the SDK's `CallToolResultSchema` (`_meta`, `content`,

@@ -8,7 +8,13 @@
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 
 /** Newest first, as the SDK lists them (its transport's 400 names them in this order). */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [LATEST_PROTOCOL_VERSION, '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
+  LATEST_PROTOCOL_VERSION,
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+  '2024-10-07',
+];
 
 export const isSupportedVersion = (version: string): boolean => SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 

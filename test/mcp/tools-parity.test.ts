@@ -137,12 +137,7 @@ describe('tools/list', () => {
   ])('answers a listing with %s as the SDK does', async (_case, extra, headers, status) => {
     const { orgId, users } = await viewerWorkspace;
 
-    const { served, sdk } = await bothAnswers(
-      orgId,
-      users.viewer,
-      { jsonrpc: '2.0', id: 1, method: 'tools/list', ...extra },
-      headers,
-    );
+    const { served, sdk } = await bothAnswers(orgId, users.viewer, { jsonrpc: '2.0', id: 1, method: 'tools/list', ...extra }, headers);
 
     expect(served.status).toBe(status);
     expect(served).toEqual(sdk);
