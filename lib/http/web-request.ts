@@ -4,7 +4,7 @@
  */
 import type { HttpEvent } from './types.ts';
 
-/** What a Fetch API library reads of a request, taken from the event without building a Request. */
+/** What the MCP server reads of a request, taken from the event without building a Fetch `Request`. */
 export interface WebRequestParts {
   method: string;
   url: string;

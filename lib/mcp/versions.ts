@@ -1,7 +1,7 @@
 /**
  * The MCP protocol versions this server speaks: the MCP SDK 1.32.2's list, copied (types.js
  * `SUPPORTED_PROTOCOL_VERSIONS`, `LATEST_PROTOCOL_VERSION`), since the SDK is no longer bundled.
- * test/mcp/versions.unit.test.ts fails when the devDependency SDK's list differs: upgrading it
+ * test/mcp/schemas.unit.test.ts fails when the devDependency SDK's list differs: upgrading it
  * is then the moment to decide whether this server follows.
  */
 
