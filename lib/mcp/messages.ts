@@ -1,8 +1,8 @@
 /**
  * What a JSON-RPC message must be, as the MCP SDK 1.32.2 judges it (types.js
  * `JSONRPCMessageSchema` and the params schemas every request shares), rebuilt with zod/mini:
- * the SDK builds its schemas with classic zod, all of them at import (~30 ms of a cold start),
- * for what this server checks with a handful. Same structure, so the same messages pass and the
+ * the SDK builds all of its schemas with classic zod at import (a cold start's cost), for what
+ * this server checks with a handful. Same structure, so the same messages pass and the
  * same parsed copy comes out; test/mcp/schemas.unit.test.ts compares both on generated messages.
  * Built on first use, not at import.
  */
@@ -23,7 +23,7 @@ export const once = <T>(build: () => T): (() => T) => {
 /** `z.number().int()` of classic zod. */
 export const integer = () => z.number().check(z.int());
 
-export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 
 /** A request's `_meta` (the SDK's RequestMetaSchema): a progress token, a related task, anything else. */
 export const requestMeta = once(() =>

@@ -1,11 +1,11 @@
 /**
  * The MCP server of one HTTP request: Streamable HTTP in its stateless form (no session, JSON
  * answers, no server-to-client stream), so that any Lambda instance can answer any request and
- * a request is one invocation. Our own, not the MCP SDK's `Server` and transport: those cost the
- * function ~120 KB of bundle and ~30 ms of cold start (the SDK's `types.js` builds every MCP
- * message schema with classic zod at import; docs/mcp.md), for the few methods a tools-only
- * server answers. It answers every request as the SDK 1.32.2 did with our configuration:
- * test/mcp/sdk-parity.test.ts asks both.
+ * a request is one invocation. Our own, not the MCP SDK's `Server` and transport: those were a
+ * large share of the function's bundle and cold start (the SDK's `types.js` builds every MCP
+ * message schema with classic zod at import; docs/performance.md has the figures), for the few
+ * methods a tools-only server answers. It answers every request as the SDK 1.32.2 did with our
+ * configuration: test/mcp/sdk-parity.test.ts asks both.
  *
  * transport.ts: the HTTP checks and 202s; dispatch.ts: the JSON-RPC methods; tools-list.ts and
  * tools-call.ts: the tools.
