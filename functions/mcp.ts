@@ -26,7 +26,7 @@ const post = endpoint(
     // A notification or a client's response: 202, no body and so no Content-Type (a proxy that
     // trusted an application/json on an empty body answered 500).
     if (!text) return new Reply(undefined, {}, status);
-    // The SDK's JSON as it wrote it (a tool listing is ~170 KB: no parse and serialize again).
+    // The JSON-RPC response as the MCP server wrote it (a tool listing is ~170 KB: no parse and serialize again).
     return new Reply(new JsonText(text), { 'Content-Type': headers['content-type'] ?? 'application/json' }, status);
   },
 );

@@ -14,22 +14,9 @@
  *   table (lib/http/observability.ts).
  * - A linked source map without sources: not read at run time (no cold-start cost) unless an
  *   operator sets NODE_OPTIONS=--enable-source-maps to read a stack trace.
- * - `ajv` and `ajv-formats` replaced by stubs (`aliases`): the MCP SDK imports them for code the
- *   MCP function never runs (infra/stubs/ajv.ts says why; test/infra/bundles.test.ts runs MCP
- *   calls through the bundle).
  */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 import { routeNames } from '../lib/routes.ts';
-
-const INFRA = dirname(fileURLToPath(import.meta.url));
-
-/** Packages bundled as a stub module (absolute paths), in every function. */
-export const aliases: Record<string, string> = {
-  ajv: join(INFRA, 'stubs', 'ajv.ts'),
-  'ajv-formats': join(INFRA, 'stubs', 'ajv-formats.ts'),
-};
 
 export const bundling = {
   target: 'node22',
@@ -70,7 +57,6 @@ export function esbuildOptions(entry: string, outfile: string, options: { tracer
     external: [...bundling.external],
     banner: { js: bundling.banner },
     define: defines(options.tracer),
-    alias: aliases,
     logLevel: 'warning',
   };
 }

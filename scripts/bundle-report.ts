@@ -22,7 +22,7 @@ import { SWEEPER_ENTRY } from '../infra/sweeper.ts';
 import { lambdaNodeBinary } from '../lib/local/lambda-node.ts';
 import { routes } from '../lib/routes.ts';
 
-/** The aim in size and load, × the bare bundle (docs/performance.md): 1.3, the MCP function 1.5 (it carries the MCP SDK). */
+/** The aim in size and load, × the bare bundle (docs/performance.md): 1.3, the MCP function 1.5 (it runs the run path and the job tools). */
 const aimOf = (name: string): number => (name === 'Mcp' ? 1.5 : 1.3);
 const { values } = parseArgs({
   options: {

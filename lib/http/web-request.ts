@@ -1,10 +1,10 @@
 /**
- * API Gateway events ↔ web-standard Request and Response, for libraries that speak the Fetch
- * API (the MCP SDK's transport). The event's headers arrive lower-cased; the body may be base64.
+ * What the MCP server reads of an API Gateway event, in the Fetch API's terms (a `Headers`, the
+ * URL, the body as text). The event's headers arrive lower-cased; the body may be base64.
  */
 import type { HttpEvent } from './types.ts';
 
-/** What a Fetch API library reads of a request, taken from the event without building a Request. */
+/** What the MCP server reads of a request, taken from the event without building a Fetch `Request`. */
 export interface WebRequestParts {
   method: string;
   url: string;
@@ -14,9 +14,9 @@ export interface WebRequestParts {
 }
 
 /**
- * The event's method, headers and body, and the URL it was sent to. A Request is built from these
- * only when one is needed (`toWebRequest`): building it, and reading its body back, cost more
- * than the rest of a tools/list answer (~0.2 ms; docs/performance.md).
+ * The event's method, headers and body, and the URL it was sent to. No `Request` is built:
+ * building one, and reading its body back, cost more than the rest of a tools/list answer
+ * (~0.2 ms; docs/performance.md).
  */
 export function webRequestParts(event: HttpEvent, url: string): WebRequestParts {
   const headers = new Headers();
@@ -29,13 +29,4 @@ export function webRequestParts(event: HttpEvent, url: string): WebRequestParts 
         ? Buffer.from(event.body, 'base64').toString()
         : event.body;
   return { method, url, headers, body };
-}
-
-/** The Request of those parts; without its body when the reader will not read it (`withBody` false). */
-export const toWebRequest = ({ method, url, headers, body }: WebRequestParts, withBody = true): Request =>
-  new Request(url, { method, headers, ...(withBody && body !== undefined ? { body } : {}) });
-
-/** A Response read whole: its status, its headers and its body as text (empty when it has none). */
-export async function readWebResponse(response: Response): Promise<{ status: number; headers: Record<string, string>; text: string }> {
-  return { status: response.status, headers: Object.fromEntries(response.headers.entries()), text: await response.text() };
 }

@@ -5,12 +5,12 @@
  * (lib/jobs/jobs.ts): the same checks, the same limit, the same money. Tools rather than the MCP
  * tasks extension: see docs/mcp.md for why.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
 import { issuesOf, notFound, validationFailed } from '../errors.ts';
 import { createSocialJob, MAX_JOB_INPUTS } from '../jobs/create-job.ts';
 import { getSocialJob, JOB_ITEM_STATUSES, listSocialJobItems } from '../jobs/jobs.ts';
 import type { McpScope } from './scope.ts';
+import type { CallToolResult, Tool } from './types.ts';
 
 export const JOB_TOOL_NAMES = ['start_job', 'get_job'] as const;
 export type JobToolName = (typeof JOB_TOOL_NAMES)[number];

@@ -1,18 +1,19 @@
 /**
  * How a refusal or a failure becomes a JSON-RPC error (a listing refused, an unknown tool, a
- * failure outside a tool's run), the same for the SDK's server and for the fast path.
+ * failure outside a tool's run).
  */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { internalError, ServiceError } from '../errors.ts';
 import { logError } from '../log.ts';
+import { ErrorCode } from './jsonrpc.ts';
 import type { McpScope } from './scope.ts';
 
 /**
  * A JSON-RPC error our handlers throw, its message as the client should read it. The SDK's
  * `McpError` prefixes its message with "MCP error <code>: ", and the SDK's client prefixes the
  * message it receives again: an agent read "MCP error -32602: MCP error -32602: Unknown tool".
- * The SDK's server writes any thrown error's `code`, `message` and `data` as they are, so this
- * one reaches the client prefixed once, by the client.
+ * A thrown error's `code`, `message` and `data` are written as they are (lib/mcp/jsonrpc.ts
+ * `errorResponse`, as the SDK's server did), so this one reaches the client prefixed once, by
+ * the client.
  */
 export class JsonRpcError extends Error {
   constructor(

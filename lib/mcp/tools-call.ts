@@ -1,18 +1,17 @@
 /**
- * tools/call: the run path of POST /social/{operation} as the SDK server's handler, and the same
- * answer written without the SDK (the fast path, lib/mcp/fast-path.ts).
+ * tools/call: the run path of POST /social/{operation} as an MCP tool, and its JSON-RPC response.
  */
-import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { validationFailed } from '../errors.ts';
 import { logger } from '../log.ts';
 import { MAX_CACHED_AGE_SECONDS } from '../model.ts';
 import { OPERATION_NAMES } from '../social/catalog/names.ts';
 import { runSocialOperation } from '../social/run.ts';
-import { errorResponse, type RequestId, resultResponse, type ThrownError } from './fast-path.ts';
 import { callJobTool, isJobTool } from './job-tools.ts';
+import { errorResponse, type RequestId, resultResponse, type ThrownError } from './jsonrpc.ts';
 import { asServiceError, unknownTool } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { refusalResult, successResult } from './tools.ts';
+import { type CallToolResult, inSchemaOrder } from './types.ts';
 
 const knownTool = (name: string): boolean => (OPERATION_NAMES as readonly string[]).includes(name) || isJobTool(name);
 
@@ -65,9 +64,11 @@ export async function callTool(
 }
 
 /**
- * The JSON-RPC response to a plain tools/call, as the SDK writes it: the SDK's server checks the
- * result against `CallToolResultSchema` and answers the parsed copy (whose key order is the
- * schema's: `_meta`, `content`, `structuredContent`, `isError`), so this does the same.
+ * The JSON-RPC response to a tools/call whose params are valid (lib/mcp/dispatch.ts): the result,
+ * or the JSON-RPC error thrown (an unknown tool), as the SDK's Server wrote them. The SDK checked
+ * the result against its `CallToolResultSchema` before answering it; ours are built to that shape
+ * (lib/mcp/types.ts, checked by the compiler against the SDK's type), so only the schema's key
+ * order is kept.
  */
 export async function toolsCallAnswer(
   id: RequestId,
@@ -80,10 +81,5 @@ export async function toolsCallAnswer(
   } catch (error) {
     return errorResponse(id, error as ThrownError);
   }
-  const checked = CallToolResultSchema.safeParse(result);
-  if (!checked.success) {
-    // The SDK throws an McpError here, whose message it writes prefixed: so does this.
-    return errorResponse(id, new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`));
-  }
-  return resultResponse(id, JSON.stringify(checked.data));
+  return resultResponse(id, JSON.stringify(inSchemaOrder(result)));
 }

@@ -1,14 +1,13 @@
 /**
- * tools/list: the SDK server's handler, and the same answer written without the SDK (the fast
- * path, lib/mcp/fast-path.ts), each listing serialized once per instance and per set of
- * operations it lists, as GET /social/operations does.
+ * tools/list: the listing of the caller's tools as a JSON-RPC response, each listing serialized
+ * once per instance and per set of operations it lists, as GET /social/operations does.
  */
 import { boundedMemo } from '../bounded-memo.ts';
 import { logger } from '../log.ts';
 import type { OperationDescriptor } from '../social/catalog/descriptors.ts';
 import { listingKey, listSocialOperations } from '../social/list.ts';
-import { errorResponse, type RequestId, resultResponse, type ThrownError } from './fast-path.ts';
 import { JOB_TOOLS } from './job-tools.ts';
+import { errorResponse, type RequestId, resultResponse, type ThrownError } from './jsonrpc.ts';
 import { protocolError } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { toolOf } from './tools.ts';
@@ -23,7 +22,7 @@ async function listedOperations(scope: McpScope): Promise<OperationDescriptor[]>
   }
 }
 
-/** The SDK server's tools/list handler: the listing as an object (the SDK serializes it). */
+/** The listing as an object: what the SDK's server is given by test/support/mcp-sdk-oracle.ts, the tests' reference. */
 export const listTools = async (scope: McpScope) => ({ tools: toolsOf(await listedOperations(scope)) });
 
 /** The operations' tools, then the two job tools (lib/mcp/job-tools.ts). */
@@ -32,7 +31,7 @@ const toolsOf = (operations: OperationDescriptor[]) => [...operations.map(toolOf
 /** Each listing's `{"tools":[…]}`, by the operations it lists: at most 2^7 sets of networks. */
 const listings = boundedMemo<string>(32);
 
-/** The JSON-RPC response to a plain tools/list: the SDK's bytes, from the serialized listing. */
+/** The JSON-RPC response to a tools/list whose params are valid: the SDK's bytes, from the serialized listing. */
 export async function toolsListAnswer(id: RequestId, scope: McpScope): Promise<string> {
   let operations: OperationDescriptor[];
   try {

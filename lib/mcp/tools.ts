@@ -2,12 +2,12 @@
  * The social operations as MCP tools: a descriptor becomes a tool, a run's result or refusal
  * becomes a tool result. Pure functions; lib/mcp/server.ts wires them to the protocol.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type ServiceError, validationFailed } from '../errors.ts';
 import { errorBody } from '../http/error-mapper.ts';
 import { NETWORK_LABELS } from '../model.ts';
 import type { OperationDescriptor } from '../social/catalog/index.ts';
 import type { RunResult } from '../social/run.ts';
+import type { CallToolResult, Tool } from './types.ts';
 
 /** `tiktok_user_posts` → "TikTok user posts"; `resolve_mention` → "Resolve mention". */
 export function toolTitle(descriptor: OperationDescriptor): string {

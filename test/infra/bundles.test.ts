@@ -46,11 +46,16 @@ describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route)
     expect(built.get(name)!.externals.filter((module) => !builtins.has(module))).toEqual([]);
   });
 
-  it('carries no code of another feature, no Tracer, and no zod locale but English', () => {
+  it('carries no code of another feature, no Tracer, neither the MCP SDK nor classic zod, and no zod locale but English', () => {
     const bundled = inputs(name);
 
     if (!runsSocialOperations(route)) expect(bundled.filter((input) => input.startsWith('lib/social/'))).toEqual([]);
-    if (route.path !== '/mcp') expect(bundled.filter((input) => input.includes('@modelcontextprotocol/sdk'))).toEqual([]);
+    // The MCP function speaks MCP without the SDK (lib/mcp/server.ts), and no function builds classic zod's schemas.
+    expect(
+      bundled.filter((input) =>
+        /@modelcontextprotocol\/sdk|node_modules\/(zod\/(v4\/classic|v3)\/|zod\/index\.js|zod-to-json-schema|ajv)/.test(input),
+      ),
+    ).toEqual([]);
     // Routes that never touch the table (the $default route, the discovery document) carry no AWS SDK.
     if (route.tableActions.length === 0) expect(bundled.filter((input) => input.includes('@aws-sdk/'))).toEqual([]);
     // The KMS client signs API keys: only the function that issues them carries it.
@@ -184,16 +189,11 @@ describe('with the Tracer asked for (`-c tracer=true`)', () => {
 });
 
 describe('Mcp', () => {
-  it('bundles stubs in place of Ajv and its formats (infra/stubs), as every function does', () => {
-    for (const name of built.keys()) expect(inputs(name).filter((input) => /node_modules\/ajv/.test(input))).toEqual([]);
-    expect(inputs('Mcp')).toEqual(expect.arrayContaining(['infra/stubs/ajv.ts', 'infra/stubs/ajv-formats.ts']));
-  });
-
-  it('serves initialize, tools/list and tools/call from its bundle as deployed', async () => {
+  it('serves initialize, tools/list, tools/call, ping and a notification from its bundle as deployed', async () => {
     const { workspace } = await import('../support/fixtures.ts');
     const { tokenFor } = await import('../support/tokens.ts');
     const { orgId, users } = await workspace({ credits: 1, networks: ['x'] });
-    const message = (id: number, method: string, params: unknown) =>
+    const message = (id: number | undefined, method: string, params: unknown) =>
       buildHttpEvent({
         method: 'POST',
         path: '/mcp',
@@ -204,12 +204,14 @@ describe('Mcp', () => {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
         },
-        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
       });
     const events = [
       message(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } }),
       message(2, 'tools/list', {}),
       message(3, 'tools/call', { name: 'x_profile', arguments: { handle: 'nasa' } }),
+      message(4, 'ping', undefined),
+      message(undefined, 'notifications/initialized', undefined),
     ];
     // A fresh process, as in Lambda, on this test file's table and JWKS (its environment).
     const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(built.get('Mcp')!.file).href)});
@@ -225,11 +227,13 @@ describe('Mcp', () => {
     // Its metrics (EMF lines) go to stdout too, named by the route names built into the bundle.
     const [emf, resultsText] = child.stdout.split('\nRESULTS ');
     const requests = emf!.split('\n').flatMap((line) => (line.includes('"Requests"') ? [JSON.parse(line).route] : []));
-    expect(requests).toEqual(['Mcp', 'Mcp', 'Mcp']);
-    const [initialize, list, run] = (JSON.parse(resultsText!) as { statusCode: number; body: string }[]).map((result) => ({
-      status: result.statusCode,
-      body: JSON.parse(result.body),
-    }));
+    expect(requests).toEqual(['Mcp', 'Mcp', 'Mcp', 'Mcp', 'Mcp']);
+    const [initialize, list, run, ping, initialized] = (JSON.parse(resultsText!) as { statusCode: number; body?: string }[]).map(
+      (result) => ({
+        status: result.statusCode,
+        body: result.body ? JSON.parse(result.body) : undefined,
+      }),
+    );
     expect(initialize).toMatchObject({ status: 200, body: { id: 1, result: { serverInfo: { name: 'workspace-service' } } } });
     expect(list).toMatchObject({
       status: 200,
@@ -239,5 +243,9 @@ describe('Mcp', () => {
       status: 200,
       body: { id: 3, result: { structuredContent: { network: 'x' }, _meta: { credits_charged: 1 } } },
     });
+    expect([ping, initialized]).toEqual([
+      { status: 200, body: { jsonrpc: '2.0', id: 4, result: {} } },
+      { status: 202, body: undefined },
+    ]);
   });
 });

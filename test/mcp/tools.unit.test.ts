@@ -5,11 +5,15 @@
  * MCP Inspector accepts without a portability warning and single-`type` hosts can map. Both
  * renderings accept the same values.
  */
+import * as sdk from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod/mini';
-import { portableSchema, toolOf } from '../../lib/mcp/tools.ts';
+import { forbidden } from '../../lib/errors.ts';
+import { JOB_TOOLS } from '../../lib/mcp/job-tools.ts';
+import { portableSchema, refusalResult, successResult, toolOf } from '../../lib/mcp/tools.ts';
+import { type CallToolResult, inSchemaOrder, type Tool } from '../../lib/mcp/types.ts';
 import { allDescriptors } from '../../lib/social/catalog/descriptors.ts';
 import { EXAMPLE_INPUTS } from '../../lib/social/catalog/examples.ts';
 import { CATALOG } from '../../lib/social/catalog/index.ts';
@@ -93,5 +97,48 @@ describe('the 52 tools', () => {
 
     expect(ajv.validate(descriptor.output_schema, output)).toBe(true);
     expect(ajv.validate(toolOf(descriptor).outputSchema as object, output)).toBe(true);
+  });
+});
+
+describe("the MCP shapes, against the SDK's", () => {
+  it("are the SDK's types, narrowed", () => {
+    expectTypeOf<Tool>().toExtend<sdk.Tool>();
+    expectTypeOf<CallToolResult>().toExtend<sdk.CallToolResult>();
+  });
+
+  it("lists every tool as the SDK's schema reads it, unchanged", () => {
+    const tools = [...descriptors.map(toolOf), ...JOB_TOOLS];
+
+    expect(tools.map((tool) => sdk.ToolSchema.parse(tool))).toEqual(tools);
+  });
+
+  it("orders a tool result's keys as the SDK's CallToolResultSchema does (its answers' bytes)", () => {
+    const run = {
+      output: { network: 'x' },
+      charged: 1,
+      remaining: 4,
+      replayed: false,
+      chargeId: 'evt_1',
+      cacheStatus: 'hit',
+      ageSeconds: 3,
+    };
+    const results: CallToolResult[] = [
+      successResult({ ...run, sampleData: true }),
+      successResult({
+        ...run,
+        remaining: undefined,
+        chargeId: undefined,
+        cacheStatus: undefined,
+        ageSeconds: undefined,
+        sampleData: false,
+      }),
+      refusalResult(forbidden('no'), 'req-1'),
+      { content: [{ type: 'text', text: '{}' }], structuredContent: { a: 1 } },
+      { isError: true, structuredContent: { b: 2 }, content: [], _meta: { c: 3 } },
+    ];
+
+    expect(results.map((result) => JSON.stringify(inSchemaOrder(result)))).toEqual(
+      results.map((result) => JSON.stringify(sdk.CallToolResultSchema.parse(result))),
+    );
   });
 });

@@ -1,22 +1,22 @@
 /**
- * The fast path of tools/list and tools/call (lib/mcp/fast-path.ts) against the SDK's server and
- * transport, which it stands in for: for every set of enabled networks, a refused listing, runs
- * and their refusals, and the requests it must leave to the SDK, the answer of `serveMcp` is byte
- * for byte the SDK's.
+ * tools/list and tools/call of our MCP server (lib/mcp/server.ts) against the SDK's server and
+ * transport it replaced (test/support/mcp-sdk-oracle.ts), byte for byte: for every set of enabled
+ * networks, a refused listing, runs and their refusals, and requests the protocol refuses.
+ * test/mcp/sdk-parity.test.ts covers every other branch of the protocol.
  */
 import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getOrganization, setNetworks } from '../../lib/db/organizations.ts';
-import { readWebResponse, toWebRequest, type WebRequestParts } from '../../lib/http/web-request.ts';
-import { serveMcp, serveWithSdk } from '../../lib/mcp/server.ts';
+import type { WebRequestParts } from '../../lib/http/web-request.ts';
+import { serveMcp } from '../../lib/mcp/server.ts';
 import { NETWORKS, type Network } from '../../lib/model.ts';
 import { workspace } from '../support/fixtures.ts';
+import { serveWithSdk } from '../support/mcp-sdk-oracle.ts';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** A POST of `body`, at a URL of its own (which tells its path through the SDK from any other request's). */
+/** A POST of `body`. */
 const request = (orgId: string, body: unknown, headers: Record<string, string> = {}): WebRequestParts => ({
   method: 'POST',
   url: `https://api.test/mcp?organization_id=${orgId}&probe=${randomUUID()}`,
@@ -28,26 +28,12 @@ const scopeOf = (orgId: string, userId: string) => ({
   caller: { userId },
   orgId,
   deadlineMs: Date.now() + 30_000,
-  requestId: 'req-fast-path',
+  requestId: 'req-parity',
 });
 
-/** Every request the SDK's transport handled, to tell which path answered (requests run concurrently). */
-const sdkHandled = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
-afterAll(() => sdkHandled.mockRestore());
-
-/** What the SDK is handed as already parsed: nothing for a body that is not JSON (it reads the body itself). */
-function parsed(body: unknown): unknown {
-  if (typeof body !== 'string') return body;
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * One request answered by `serveMcp` and by the SDK alone, and whether `serveMcp` went through
- * the SDK. A run changes its organization, so the SDK may be asked on a twin (`sdkOrg`).
+ * One request answered by `serveMcp` and by the SDK. A run changes its organization, so the SDK
+ * may be asked on a twin (`sdkOrg`).
  */
 async function bothAnswers(
   orgId: string,
@@ -56,20 +42,17 @@ async function bothAnswers(
   headers: Record<string, string> = {},
   sdkOrg: { orgId: string; userId: string } = { orgId, userId },
 ) {
-  const asked = request(orgId, body, headers);
-  const served = await serveMcp(asked, scopeOf(orgId, userId));
-  const viaSdk = sdkHandled.mock.calls.some(([handled]) => handled.url === asked.url);
-  const sdkRequest = toWebRequest(request(sdkOrg.orgId, body, headers));
-  const sdk = await readWebResponse(await serveWithSdk(sdkRequest, parsed(body), scopeOf(sdkOrg.orgId, sdkOrg.userId)));
-  return { served, sdk: { status: sdk.status, headers: { 'content-type': sdk.headers['content-type']! }, text: sdk.text }, viaSdk };
+  const served = await serveMcp(request(orgId, body, headers), scopeOf(orgId, userId));
+  const sdk = await serveWithSdk(request(sdkOrg.orgId, body, headers), scopeOf(sdkOrg.orgId, sdkOrg.userId));
+  return { served, sdk };
 }
 
-/** A tools/call asked of two identical workspaces, one through `serveMcp`, the other through the SDK alone. */
+/** A tools/call asked of two identical workspaces, one of `serveMcp`, the other of the SDK. */
 async function bothCallAnswers(options: Parameters<typeof workspace>[0], role: 'editor' | 'viewer', params: unknown) {
-  const [fast, twin] = await Promise.all([workspace(options), workspace(options)]);
+  const [ours, twin] = await Promise.all([workspace(options), workspace(options)]);
   const answers = await bothAnswers(
-    fast.orgId,
-    fast.users[role],
+    ours.orgId,
+    ours.users[role],
     { jsonrpc: '2.0', id: 9, method: 'tools/call', params },
     {},
     {
@@ -77,7 +60,7 @@ async function bothCallAnswers(options: Parameters<typeof workspace>[0], role: '
       userId: twin.users[role],
     },
   );
-  const credits = await Promise.all([fast.orgId, twin.orgId].map(async (orgId) => (await getOrganization(orgId))!.credits));
+  const credits = await Promise.all([ours.orgId, twin.orgId].map(async (orgId) => (await getOrganization(orgId))!.credits));
   return { ...answers, credits };
 }
 
@@ -87,7 +70,7 @@ const viewerWorkspace = workspace({ roles: ['viewer'] });
 const subsets = (networks: readonly Network[]): Network[][] =>
   Array.from({ length: 2 ** networks.length }, (_, mask) => networks.filter((_, bit) => mask & (1 << bit)));
 
-describe('tools/list without the SDK', () => {
+describe('tools/list', () => {
   it('answers every set of enabled networks with the bytes the SDK writes', async () => {
     const sets = subsets(NETWORKS);
     // 8 workspaces, each taking its share of the sets in turn (setting its networks is one write,
@@ -110,8 +93,8 @@ describe('tools/list without the SDK', () => {
     ).flat();
 
     expect(answers).toHaveLength(128);
-    for (const { networks, served, sdk, viaSdk } of answers) {
-      expect({ networks, viaSdk, ...served }).toEqual({ networks, viaSdk: false, ...sdk });
+    for (const { networks, served, sdk } of answers) {
+      expect({ networks, ...served }).toEqual({ networks, ...sdk });
     }
     // Each set of networks has a listing of its own: the cache is keyed by what it lists.
     const results = answers.map(({ served }) => served.text.slice(0, served.text.lastIndexOf(',"jsonrpc"')));
@@ -121,9 +104,8 @@ describe('tools/list without the SDK', () => {
   it('answers a non-member with the JSON-RPC error the SDK writes', async () => {
     const { orgId } = await workspace();
 
-    const { served, sdk, viaSdk } = await bothAnswers(orgId, 'someone-else', { jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    const { served, sdk } = await bothAnswers(orgId, 'someone-else', { jsonrpc: '2.0', id: 7, method: 'tools/list' });
 
-    expect(viaSdk).toBe(false);
     expect(served).toEqual(sdk);
     expect(JSON.parse(served.text)).toEqual({
       jsonrpc: '2.0',
@@ -131,70 +113,62 @@ describe('tools/list without the SDK', () => {
       error: {
         code: -32600,
         message: 'forbidden: you are not a member of this organization',
-        data: { code: 'forbidden', message: 'you are not a member of this organization', request_id: 'req-fast-path' },
+        data: { code: 'forbidden', message: 'you are not a member of this organization', request_id: 'req-parity' },
       },
     });
   });
 
   it.each([
-    // Listings the SDK would answer with the listing: answered here.
-    ['a cursor', 'fast path', { params: { cursor: 'next' } }, {}, 200],
-    ['_meta', 'fast path', { params: { _meta: { progressToken: 'p1' } } }, {}, 200],
-    ['a supported MCP-Protocol-Version', 'fast path', {}, { 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }, 200],
-    ['more media types in Accept', 'fast path', {}, { accept: 'text/event-stream;q=0.9, application/json, */*' }, 200],
-    ['a charset in Content-Type', 'fast path', {}, { 'content-type': 'application/json; charset=utf-8' }, 200],
-    // Anything else: the SDK's own answer.
-    ['Accept without SSE', 'through the SDK', {}, { accept: 'application/json' }, 406],
-    ['Accept without JSON', 'through the SDK', {}, { accept: 'text/event-stream' }, 406],
-    ['a Content-Type that is not JSON', 'through the SDK', {}, { 'content-type': 'text/plain' }, 415],
-    ['an unsupported MCP-Protocol-Version', 'through the SDK', {}, { 'mcp-protocol-version': '1999-01-01' }, 400],
-    ['a cursor that is not a string', 'through the SDK', { params: { cursor: 5 } }, {}, 200],
-    ['a task asked for', 'through the SDK', { params: { task: { ttl: 1000 } } }, {}, 200],
-    ['a null id', 'through the SDK', { id: null }, {}, 400],
-    ['another JSON-RPC version', 'through the SDK', { jsonrpc: '1.0' }, {}, 400],
-  ])('answers a listing with %s as the SDK does (%s)', async (_case, path, extra, headers, status) => {
+    // Listings.
+    ['a cursor', { params: { cursor: 'next' } }, {}, 200],
+    ['_meta', { params: { _meta: { progressToken: 'p1' } } }, {}, 200],
+    ['a supported MCP-Protocol-Version', {}, { 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }, 200],
+    ['more media types in Accept', {}, { accept: 'text/event-stream;q=0.9, application/json, */*' }, 200],
+    ['a charset in Content-Type', {}, { 'content-type': 'application/json; charset=utf-8' }, 200],
+    // Refusals of the transport and of the protocol.
+    ['Accept without SSE', {}, { accept: 'application/json' }, 406],
+    ['Accept without JSON', {}, { accept: 'text/event-stream' }, 406],
+    ['a Content-Type that is not JSON', {}, { 'content-type': 'text/plain' }, 415],
+    ['an unsupported MCP-Protocol-Version', {}, { 'mcp-protocol-version': '1999-01-01' }, 400],
+    ['a cursor that is not a string', { params: { cursor: 5 } }, {}, 200],
+    ['a task asked for', { params: { task: { ttl: 1000 } } }, {}, 200],
+    ['a null id', { id: null }, {}, 400],
+    ['another JSON-RPC version', { jsonrpc: '1.0' }, {}, 400],
+  ])('answers a listing with %s as the SDK does', async (_case, extra, headers, status) => {
     const { orgId, users } = await viewerWorkspace;
 
-    const { served, sdk, viaSdk } = await bothAnswers(
-      orgId,
-      users.viewer,
-      { jsonrpc: '2.0', id: 1, method: 'tools/list', ...extra },
-      headers,
-    );
+    const { served, sdk } = await bothAnswers(orgId, users.viewer, { jsonrpc: '2.0', id: 1, method: 'tools/list', ...extra }, headers);
 
-    expect({ viaSdk, status: served.status }).toEqual({ viaSdk: path === 'through the SDK', status });
+    expect(served.status).toBe(status);
     expect(served).toEqual(sdk);
   });
 
-  it('leaves a body that is not JSON to the SDK, which reads it and answers its parse error', async () => {
+  it('answers a body that is not JSON with the parse error the SDK writes', async () => {
     const { orgId, users } = await viewerWorkspace;
 
-    const { served, sdk, viaSdk } = await bothAnswers(orgId, users.viewer, '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
+    const { served, sdk } = await bothAnswers(orgId, users.viewer, '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"');
 
-    expect(viaSdk).toBe(true);
     expect(served).toEqual(sdk);
     expect(JSON.parse(served.text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } });
   });
 
-  it('leaves every other method to the SDK', async () => {
+  it('answers ping as the SDK does', async () => {
     const { orgId, users } = await viewerWorkspace;
 
-    const { served, sdk, viaSdk } = await bothAnswers(orgId, users.viewer, { jsonrpc: '2.0', id: 3, method: 'ping' });
+    const { served, sdk } = await bothAnswers(orgId, users.viewer, { jsonrpc: '2.0', id: 3, method: 'ping' });
 
-    expect(viaSdk).toBe(true);
     expect(served).toEqual(sdk);
     expect(JSON.parse(served.text)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
   });
 });
 
-describe('tools/call without the SDK', () => {
+describe('tools/call', () => {
   it('answers a run with the bytes the SDK writes (result, structured content, credits), charging once', async () => {
-    const { served, sdk, viaSdk, credits } = await bothCallAnswers({ credits: 5 }, 'editor', {
+    const { served, sdk, credits } = await bothCallAnswers({ credits: 5 }, 'editor', {
       name: 'x_profile',
       arguments: { handle: '@nasa' },
     });
 
-    expect(viaSdk).toBe(false);
     // Byte for byte but the charge id, which is each run's own.
     const sameCharge = (answer: typeof served) => ({ ...answer, text: answer.text.replace(/evt_[0-9a-f-]{36}/, 'evt_…') });
     expect(sameCharge(served)).toEqual(sameCharge(sdk));
@@ -222,9 +196,8 @@ describe('tools/call without the SDK', () => {
       'operation_not_enabled',
     ],
   ])('answers a refused run (%s) with the bytes the SDK writes, charging nothing', async (_case, options, role, params, code) => {
-    const { served, sdk, viaSdk, credits } = await bothCallAnswers(options, role, params);
+    const { served, sdk, credits } = await bothCallAnswers(options, role, params);
 
-    expect(viaSdk).toBe(false);
     expect(served).toEqual(sdk);
     const { result } = JSON.parse(served.text);
     expect({ isError: result.isError, code: JSON.parse(result.content[0].text).code }).toEqual({ isError: true, code });
@@ -232,9 +205,8 @@ describe('tools/call without the SDK', () => {
   });
 
   it('answers an unknown tool with the JSON-RPC error the SDK writes', async () => {
-    const { served, sdk, viaSdk } = await bothCallAnswers({ credits: 5 }, 'editor', { name: 'myspace_profile', arguments: {} });
+    const { served, sdk } = await bothCallAnswers({ credits: 5 }, 'editor', { name: 'myspace_profile', arguments: {} });
 
-    expect(viaSdk).toBe(false);
     expect(served).toEqual(sdk);
     expect(JSON.parse(served.text)).toEqual({
       jsonrpc: '2.0',
@@ -247,10 +219,9 @@ describe('tools/call without the SDK', () => {
     ['arguments that are not an object', { name: 'x_profile', arguments: 5 }],
     ['no tool name', { arguments: { handle: 'nasa' } }],
     ['a task asked for', { name: 'x_profile', arguments: { handle: 'nasa' }, task: { ttl: 1000 } }],
-  ])('leaves a call with %s to the SDK, whose answer it is, charging nothing', async (_case, params) => {
-    const { served, sdk, viaSdk, credits } = await bothCallAnswers({ credits: 5 }, 'editor', params);
+  ])('answers a call with %s as the SDK does, charging nothing', async (_case, params) => {
+    const { served, sdk, credits } = await bothCallAnswers({ credits: 5 }, 'editor', params);
 
-    expect(viaSdk).toBe(true);
     expect(served).toEqual(sdk);
     expect(JSON.parse(served.text).error).toEqual(expect.objectContaining({ code: expect.any(Number) }));
     expect(credits).toEqual([5, 5]);

@@ -1,0 +1,28 @@
+/**
+ * `initialize`: who this server is, what it offers (tools, nothing else) and what an agent should
+ * know before calling (`instructions`), with the protocol version negotiated as the MCP SDK's
+ * Server does (lib/mcp/versions.ts).
+ */
+import { SERVICE_NAME } from '../config.ts';
+import { negotiatedVersion } from './versions.ts';
+
+export const SERVER_INFO = { name: SERVICE_NAME, title: 'Workspace Service', version: '1.0.0' };
+
+/** Tools only: no resources, prompts, logging, completions or tasks (those methods answer -32601). */
+export const CAPABILITIES = { tools: {} };
+
+export const INSTRUCTIONS = [
+  "Social data tools of one workspace (the organization_id in this server's URL).",
+  'Every call spends workspace credits (the cost is in each description) and is refunded if the data provider fails.',
+  'A refused call returns isError with a JSON body {code, message, data}: validation_failed names the argument to fix;',
+  'insufficient_credits, spending_limit_exceeded, forbidden and operation_not_enabled will not change by retrying;',
+  'upstream_failed and internal_error may succeed if retried later; not_found means the account or item does not exist.',
+].join(' ');
+
+/** The result of `initialize`, in the SDK Server's key order. */
+export const initializeResult = (requestedVersion: string) => ({
+  protocolVersion: negotiatedVersion(requestedVersion),
+  capabilities: CAPABILITIES,
+  serverInfo: SERVER_INFO,
+  instructions: INSTRUCTIONS,
+});
