@@ -18,7 +18,7 @@ import { batchRefused, type McpAnswer, receive } from './transport.ts';
 export type { McpAnswer };
 
 /** The body as JSON, or undefined when it is not (the transport then answers its parse error). */
-function jsonBody(body: string | undefined): unknown {
+export function jsonBody(body: string | undefined): unknown {
   if (body === undefined) return undefined;
   try {
     return JSON.parse(body);

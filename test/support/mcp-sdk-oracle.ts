@@ -13,7 +13,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import type { WebRequestParts } from '../../lib/http/web-request.ts';
 import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from '../../lib/mcp/initialize.ts';
 import type { McpScope } from '../../lib/mcp/scope.ts';
-import type { McpAnswer } from '../../lib/mcp/server.ts';
+import { jsonBody, type McpAnswer } from '../../lib/mcp/server.ts';
 import { callTool } from '../../lib/mcp/tools-call.ts';
 import { listTools } from '../../lib/mcp/tools-list.ts';
 import { batchRefused } from '../../lib/mcp/transport.ts';
@@ -28,15 +28,6 @@ const noClientSchemas: jsonSchemaValidator = {
 /** The Request of those parts; without its body when the transport is handed it parsed. */
 const toWebRequest = ({ method, url, headers, body }: WebRequestParts, withBody: boolean): Request =>
   new Request(url, { method, headers, ...(withBody && body !== undefined ? { body } : {}) });
-
-function jsonBody(body: string | undefined): unknown {
-  if (body === undefined) return undefined;
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The SDK's answer to one HTTP request, read whole (as the function passed it on). */
 export async function serveWithSdk(request: WebRequestParts, scope: McpScope): Promise<McpAnswer> {
