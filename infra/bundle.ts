@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { assetPath } from '../lib/openapi/read-asset.ts';
-import { BUNDLE_FILE, bundling, esbuildOptions } from './bundling.ts';
+import { BUNDLE_FILE, type BuildChoices, bundling, esbuildOptions } from './bundling.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -68,7 +68,7 @@ export async function bundleLambdaRuntime(outDir: string): Promise<string> {
   return outfile;
 }
 
-export async function bundle(entry: string, outDir: string, options: { tracer: boolean }): Promise<Bundle> {
+export async function bundle(entry: string, outDir: string, options: BuildChoices): Promise<Bundle> {
   const file = join(outDir, BUNDLE_FILE);
   const result = await build({ ...esbuildOptions(entry, file, options), metafile: true });
   return describe(file, result.metafile);

@@ -20,7 +20,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { assetPath } from '../lib/openapi/read-asset.ts';
-import { bundling, defines } from './bundling.ts';
+import { aliases, bundling, defines } from './bundling.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -94,6 +94,7 @@ export function bundledFunction(scope: Construct, id: string, props: BundledFunc
       externalModules: [...bundling.external],
       banner: bundling.banner,
       define: defines(props.tracer),
+      esbuildArgs: { '--alias': Object.entries(aliases).map(([name, stub]) => `${name}=${stub}`) },
       logLevel: LogLevel.WARNING,
       ...(props.assets?.length
         ? {

@@ -63,6 +63,14 @@ describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route)
       expect(bundled.filter((input) => input.includes('@aws-sdk/client-kms'))).toEqual([]);
     else expect(bundled.filter((input) => input.includes('@aws-sdk/client-kms')).length).toBeGreaterThan(0);
     expect(bundled.filter((input) => /aws-xray-sdk|powertools\/tracer/.test(input))).toEqual([]);
+    // The SDK's credential chain beyond the environment (infra/stubs/credentials-from-env.ts).
+    expect(
+      bundled.filter((input) =>
+        /@aws-sdk\/(nested-clients|token-providers|credential-provider-(?!env\/))|@smithy\/credential-provider-imds/.test(input),
+      ),
+    ).toEqual([]);
+    if (bundled.some((input) => input.includes('@aws-sdk/client-')))
+      expect(bundled.filter((input) => input.endsWith('infra/stubs/credentials-from-env.ts'))).toHaveLength(1);
     expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
   });
 

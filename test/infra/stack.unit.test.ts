@@ -114,6 +114,16 @@ describe('routes and functions', () => {
     template.hasParameter('LogLevel', { Type: 'String', Default: 'INFO', AllowedValues: ['DEBUG', 'INFO'] });
   });
 
+  it('runs every function where Lambda puts its credentials in the environment, the only place its bundle reads them', () => {
+    // infra/stubs/credentials-from-env.ts: SnapStart and capacity providers (Managed Instances)
+    // hand credentials over a container endpoint, which the bundles no longer carry a client for.
+    for (const [, fn] of ofType(template, 'AWS::Lambda::Function')) {
+      expect(fn.Properties.SnapStart).toBeUndefined();
+      expect(fn.Properties.CapacityProviderConfig).toBeUndefined();
+    }
+    expect(ofType(template, 'AWS::Lambda::CapacityProvider')).toEqual([]);
+  });
+
   it('has one function and one API route per route of the table, and no others but the charge sweeper and the job worker', () => {
     const invoked = new Set(routes.map((route) => functionOf(template, route)));
 
