@@ -33,8 +33,9 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // membership), with the counter and the run's own read: a user's run, command for command.
   'RunSocialOperation api key': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   QuoteSocialOperation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
-  // Counter and reads; the job with the organization's active-job counter; its items (10: one batch).
-  CreateSocialJob: 'UpdateItem+GetItem+GetItem | TransactWriteItems | BatchWriteItem',
+  // Counter and reads; the job with the organization's active-job counter; its items (10: one batch);
+  // once its messages are sent, the job marked so (the recovery of stalled jobs leaves it alone).
+  CreateSocialJob: 'UpdateItem+GetItem+GetItem | TransactWriteItems | BatchWriteItem | UpdateItem',
   // The job names its organization; then the caller's membership in it.
   GetSocialJob: 'UpdateItem+GetItem | GetItem',
   // The job; then the membership and the page together.

@@ -16,6 +16,12 @@ export type JobStatus = 'queued' | 'running' | 'completed' | 'cancelled';
 /** An item as stored: `pending` until claimed, `running` while its run is in flight. */
 export type StoredItemStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 export type WebhookStatus = 'pending' | 'delivered' | 'failed';
+/**
+ * Whether the job's item messages are all on the queue: `sending` from the creation transaction
+ * until the creation (or a recovery, lib/jobs/recovery.ts) marks them `sent`. Null: a job created
+ * before this field existed.
+ */
+export type MessagesState = 'sending' | 'sent';
 
 /** An error as an item records it: the body a single run would have answered, without its request id. */
 export interface ItemError {
@@ -49,6 +55,12 @@ export interface JobRecord {
   webhook_secret: string | null;
   webhook_status: WebhookStatus | null;
   webhook_attempts: number;
+  /** See MessagesState; null on a job created before it existed. */
+  messages: MessagesState | null;
+  /** When its messages were marked sent (by its creation, or by a recovery). */
+  messages_sent_at: string | null;
+  /** When a recovery sent its messages again (its creation was cut short), or null. */
+  recovered_at: string | null;
 }
 
 export interface JobItemRecord {
@@ -87,6 +99,9 @@ export const jobOf = (item: Record<string, unknown>): JobRecord => ({
   webhook_secret: (item.webhook_secret as string | undefined) ?? null,
   webhook_status: (item.webhook_status as WebhookStatus | undefined) ?? null,
   webhook_attempts: num(item.webhook_attempts),
+  messages: (item.messages as MessagesState | undefined) ?? null,
+  messages_sent_at: (item.messages_sent_at as string | undefined) ?? null,
+  recovered_at: (item.recovered_at as string | undefined) ?? null,
 });
 
 /**
@@ -231,6 +246,30 @@ export async function putJobItems(jobId: string, inputs: readonly unknown[]): Pr
     }
   };
   await Promise.all(Array.from({ length: Math.min(8, batches.length) }, worker));
+}
+
+/**
+ * The creation's last write: every message of the job is on the queue. One UpdateItem,
+ * conditional on the job still saying `sending`: false when a recovery marked it first (it sent
+ * the messages again; the copies are harmless). Not conditional on the job being active: its
+ * items may all have run, or a cancel ended it, before this is written, and that changes nothing.
+ */
+export async function markJobMessagesSent(jobId: string, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: jobKey(jobId),
+        UpdateExpression: 'SET messages = :sent, messages_sent_at = :now',
+        ConditionExpression: 'messages = :sending',
+        ExpressionAttributeValues: { ':sent': 'sent', ':sending': 'sending', ':now': now.toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }
 
 // ---------------------------------------------------------------- reads
@@ -572,14 +611,100 @@ export async function unfinishedItemIndexes(jobId: string): Promise<number[]> {
   return items.map((item) => jobItemIndexOf(String(item.SK)));
 }
 
-/** The jobs queued or running, oldest id first (one partition; `npm start` re-queues their items at start). */
-export async function listActiveJobs(): Promise<{ jobId: string; orgId: string }[]> {
+/**
+ * The jobs queued or running, by id (one partition: `npm start` re-queues their items at start,
+ * the recovery looks for stalled ones among them), with when each was created.
+ */
+export async function listActiveJobs(): Promise<{ jobId: string; orgId: string; createdAt: string }[]> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk',
     ExpressionAttributeValues: { ':pk': ACTIVE_JOBS_PK },
     ConsistentRead: true,
   });
-  return items.map((item) => ({ jobId: String(item.job_id), orgId: String(item.organization_id) }));
+  return items.map((item) => ({ jobId: String(item.job_id), orgId: String(item.organization_id), createdAt: String(item.created_at) }));
+}
+
+/**
+ * What is stored of a job's items: how many were written, and the indexes of those still
+ * pending (never claimed). One Query of the job's partition, keys and statuses only.
+ */
+export async function jobItemStates(jobId: string): Promise<{ written: number; pending: number[] }> {
+  const { PK, skPrefix } = jobItemsPrefix(jobId);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ProjectionExpression: 'SK, #status',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
+    ConsistentRead: true,
+  });
+  return {
+    written: items.length,
+    pending: items.filter((item) => item.status === 'pending').map((item) => jobItemIndexOf(String(item.SK))),
+  };
+}
+
+// ---------------------------------------------------------------- a stalled creation
+
+/** A job active, created by `cutoff` and whose messages were never marked sent: see `claimStalledJob`. */
+const STALLED =
+  '#status IN (:queued, :running) AND cancel_requested <> :true AND created_at <= :cutoff AND ' +
+  '(messages = :sending OR (attribute_not_exists(messages) AND #status = :queued AND attribute_not_exists(started_at)))';
+
+/**
+ * Takes a stalled job for one recovery until `leaseUntilMs`: conditional on the job being active,
+ * not being cancelled, created by `cutoff`, its messages never marked sent (or, for a job created
+ * before `messages` existed, still queued with no item ever claimed), and no other recovery
+ * holding it. The job as it now stands, or null when the condition refused it (healthy, ended,
+ * or another recovery's): two recoveries at once never both send.
+ */
+export async function claimStalledJob(jobId: string, cutoff: Date, leaseUntilMs: number, nowMs: number): Promise<JobRecord | null> {
+  try {
+    const { Attributes: item } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: jobKey(jobId),
+        UpdateExpression: 'SET recovery_lease_until_ms = :lease',
+        ConditionExpression: `${STALLED} AND (attribute_not_exists(recovery_lease_until_ms) OR recovery_lease_until_ms <= :now)`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':queued': 'queued',
+          ':running': 'running',
+          ':true': true,
+          ':cutoff': cutoff.toISOString(),
+          ':sending': 'sending',
+          ':lease': leaseUntilMs,
+          ':now': nowMs,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return item ? jobOf(item) : null;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    throw error;
+  }
+}
+
+/**
+ * A recovery sent the job's messages again: marked sent (and recovered), its lease released.
+ * Conditional on nobody having marked it sent meanwhile (a late creation): false then.
+ */
+export async function markJobRecovered(jobId: string, now: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: jobKey(jobId),
+        UpdateExpression: 'SET messages = :sent, messages_sent_at = :now, recovered_at = :now REMOVE recovery_lease_until_ms',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(messages) OR messages = :sending)',
+        ExpressionAttributeValues: { ':sent': 'sent', ':sending': 'sending', ':now': now.toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }
 
 /**

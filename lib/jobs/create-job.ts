@@ -18,6 +18,7 @@ import {
   JobLimitFull,
   type JobRecord,
   jobKeyRecordKey,
+  markJobMessagesSent,
   NoJobOrganization,
   putJobItems,
 } from '../db/jobs.ts';
@@ -61,7 +62,9 @@ export type CreatedJob = JobView & { webhook_secret?: string };
  * Editors and owners (and editor API keys). Every input is validated against the operation's
  * schema before anything is read or written: one bad input is a 400 naming `inputs.<i>.<field>`.
  * Then, in one transaction: the job, the organization's active-job counter (409
- * `job_limit_reached` at the limit) and the key's record; then the items and their messages.
+ * `job_limit_reached` at the limit) and the key's record; then the items, their messages, and
+ * one write saying the messages were all sent (`messages`: a creation cut short before it is
+ * found and finished, or cancelled, by the recovery: lib/jobs/recovery.ts).
  */
 export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJob; replayed: boolean }> {
   const now = request.now ?? new Date();
@@ -128,6 +131,10 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     webhook_secret: webhookSecret,
     webhook_status: null,
     webhook_attempts: 0,
+    // Until the last message is sent: a creation killed before that leaves it for the recovery.
+    messages: 'sending',
+    messages_sent_at: null,
+    recovered_at: null,
   };
   const { maxActiveJobs } = jobsConfig();
   try {
@@ -153,6 +160,12 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     await cancelJob(job, new Date()).catch((cancelError: unknown) => logError('cancelling the unqueued job failed', cancelError));
     throw internalError('the job could not be queued and was cancelled; nothing was charged, retry with backoff');
   }
+  // Every message is on the queue: the job is not the recovery's (lib/jobs/recovery.ts). If this
+  // write fails the job runs all the same; a recovery past the threshold sends its pending items'
+  // messages once more (duplicates the worker ignores) and marks it.
+  await markJobMessagesSent(job.id, new Date()).catch((error: unknown) =>
+    logError('marking the job messages sent failed; the recovery will send its pending items again', error, { job: job.id }),
+  );
   return { job: { ...jobView(job), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) }, replayed: false };
 }
 

@@ -144,8 +144,7 @@ export async function cancelSocialJob(caller: Caller, jobId: string, now = new D
   if (!mayRunOperations(role)) throw forbidden('only editors and owners can cancel jobs');
   // Ended, or its cancel already asked: nothing to write.
   if (!['queued', 'running'].includes(job.status) || job.cancel_requested) return jobView(job);
-  const outcome = await cancelJob(job, now);
-  if (outcome === 'ended' && job.webhook_url) await sendWebhookMessage(job, 1, 0);
+  const outcome = await cancelActiveJob(job, now);
   // Items finished since the read (or it ended otherwise): read what is stored.
   if (outcome === 'inactive' || job.running > 0) return jobView((await getJob(jobId)) ?? job);
   // What the cancel wrote, from the job as read (its items not started moved to cancelled).
@@ -155,6 +154,18 @@ export async function cancelSocialJob(caller: Caller, jobId: string, now = new D
       ? { ...moved, status: 'cancelled', completed_at: now.toISOString(), ...(job.webhook_url ? { webhook_status: 'pending' } : {}) }
       : moved;
   return jobView(after);
+}
+
+/**
+ * What a cancel does, whoever asks (a member, or the recovery for a job whose items were never
+ * written): its items not started cancelled, the job ended now if nothing runs (its place under
+ * the organization's limit given back) and its webhook queued, or ended when its running items
+ * finish (the worker queues the webhook then).
+ */
+export async function cancelActiveJob(job: JobRecord, now: Date): Promise<'ended' | 'requested' | 'inactive'> {
+  const outcome = await cancelJob(job, now);
+  if (outcome === 'ended' && job.webhook_url) await sendWebhookMessage(job, 1, 0);
+  return outcome;
 }
 
 /** Queues the ended job's webhook delivery (attempt `attempt`, after `delayMs`). */
