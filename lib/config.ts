@@ -35,7 +35,18 @@ export const DEFAULTS = {
   webhookBackoffMs: 30_000,
   /** How long a webhook receiver may take to answer (JOBS_WEBHOOK_TIMEOUT_MS). */
   webhookTimeoutMs: 10_000,
+  /**
+   * How old a job whose messages were never marked sent must be before the recovery takes it
+   * for stalled (JOBS_STALLED_AFTER_SECONDS): well past the creating function's 25 s timeout
+   * (lib/routes.ts FUNCTION_TIMEOUT_SECONDS), after which its creation cannot still be sending.
+   */
+  jobStalledAfterSeconds: 120,
+  /** The recovery of stalled jobs' period: the deployed schedule, and `npm start`'s (JOBS_RECOVERY_INTERVAL_SECONDS). */
+  jobRecoveryIntervalSeconds: 60,
 } as const;
+
+/** The shortest JOBS_STALLED_AFTER_SECONDS accepted: more than twice the creating function's timeout. */
+export const MIN_JOB_STALLED_AFTER_SECONDS = 60;
 
 function integer(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -208,6 +219,8 @@ export interface JobsConfig {
   allowLoopbackWebhooks: boolean;
   webhookBackoffMs: number;
   webhookTimeoutMs: number;
+  /** A job whose messages were never marked sent is stalled once this old (also how long a recovery holds it). */
+  stalledAfterSeconds: number;
 }
 
 /** Read per call (a handful of variables): tests and `npm start` set them before a job runs. */
@@ -219,4 +232,5 @@ export const jobsConfig = (): JobsConfig => ({
   allowLoopbackWebhooks: optional('JOBS_WEBHOOK_ALLOW_LOOPBACK') === 'true',
   webhookBackoffMs: integer('JOBS_WEBHOOK_BACKOFF_MS', DEFAULTS.webhookBackoffMs, 0),
   webhookTimeoutMs: integer('JOBS_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs),
+  stalledAfterSeconds: integer('JOBS_STALLED_AFTER_SECONDS', DEFAULTS.jobStalledAfterSeconds, MIN_JOB_STALLED_AFTER_SECONDS),
 });

@@ -97,3 +97,10 @@ export function recordSweep(refunded: number, overdueSeconds: number): void {
   single('SweptRefunds', MetricUnit.Count, refunded);
   single('PendingRunOverdueSeconds', MetricUnit.Seconds, overdueSeconds);
 }
+
+/**
+ * One run of the recovery of stalled jobs (lib/jobs/recovery.ts): `StalledJobs` (Count), the jobs
+ * it found whose creation was cut short before all their messages were sent, each sent again or
+ * (its items never written) cancelled. Alarmed (infra/jobs.ts).
+ */
+export const recordStalledJobs = (count: number): void => single('StalledJobs', MetricUnit.Count, count);
