@@ -198,6 +198,10 @@ async function main() {
     const { requeueActiveJobs } = await import('../lib/jobs/recovery.ts');
     const requeued = await invoke(() => requeueActiveJobs());
     if (requeued.messages > 0) console.log(`jobs: ${requeued.messages} items of ${requeued.jobs} active jobs queued again`);
+    // The deployed stack's scheduled recovery of stalled jobs, on an interval: a job whose creation
+    // was cut short while this server runs is queued again (or cancelled) past the threshold.
+    const { startJobRecovery } = await import('../lib/local/job-recovery.ts');
+    startJobRecovery(undefined, undefined, (recovery) => invoke(recovery));
 
     const [audience] = accepted.audiences;
     const [clientId] = accepted.clientIds;
