@@ -1,12 +1,16 @@
 /**
  * Bulk jobs deployed (docs/jobs.md): the SQS queue a job's items travel on, its dead-letter queue,
- * and the worker function its event source mapping invokes (functions/job-worker.ts), with their
- * alarms. Least privilege: the functions that queue work (the job routes marked `sendsJobs`, and
- * the worker itself, which queues each ended job's webhook and its retries) may send; only the
- * worker receives and deletes.
+ * the worker function its event source mapping invokes (functions/job-worker.ts), and the
+ * recovery of stalled jobs that EventBridge invokes every minute (functions/recover-jobs.ts), with
+ * their alarms. Least privilege: the functions that queue work (the job routes marked `sendsJobs`,
+ * the worker, which queues each ended job's webhook and its retries, and the recovery) may send;
+ * only the worker receives and deletes.
  */
 import { Duration, type Stack } from 'aws-cdk-lib';
+import { ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -14,10 +18,13 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Alarms } from './alarms.ts';
+import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
+import { type Alarms, PERIOD } from './alarms.ts';
 import { bundledFunction, functionRole } from './function.ts';
 
 export const JOB_WORKER_ENTRY = 'functions/job-worker.ts';
+/** The recovery of stalled jobs' module (bundled like the others; the bundle tests and report build it too). */
+export const RECOVER_JOBS_ENTRY = 'functions/recover-jobs.ts';
 
 /** The worker's timeout: a batch of 10 items at the provider at once (each at most PROVIDER_TIMEOUT_MAX_MS) and their writes. */
 export const JOB_WORKER_TIMEOUT = Duration.seconds(60);
@@ -49,6 +56,22 @@ export const JOB_WORKER_TABLE_ACTIONS = [
   'dynamodb:DeleteItem',
 ] as const;
 
+/** How often the recovery of stalled jobs runs: a stalled job is found within the threshold (2 min) and this. */
+export const JOB_RECOVERY_INTERVAL = Duration.seconds(DEFAULTS.jobRecoveryIntervalSeconds);
+/** Room for a long recovery (it takes on no job 10 s before this); less than the hold a recovery takes on a job (the threshold, at least 60 s). */
+export const JOB_RECOVERY_TIMEOUT = Duration.seconds(50);
+
+/**
+ * What a recovery does to the table: Query the active jobs' partition and a stalled job's items;
+ * GetItem the jobs past the threshold; UpdateItem to take one, mark it sent or cancel it (the job
+ * and the organization's counter); DeleteItem its active marker in the cancel's transaction. No
+ * index, no Scan, no PutItem.
+ */
+export const JOB_RECOVERY_TABLE_ACTIONS = ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const;
+
+/** The recovery's environment: the table and the telemetry settings; no JWT, no provider. */
+const RECOVERY_ENVIRONMENT = ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'];
+
 export interface JobsProps {
   table: Table;
   /** The run path's configuration (table, provider, telemetry): the worker runs items as a run does. */
@@ -62,6 +85,8 @@ export class Jobs extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly worker: NodejsFunction;
+  /** The recovery of stalled jobs (scheduled). */
+  readonly recovery: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: JobsProps) {
     super(scope, id);
@@ -106,6 +131,34 @@ export class Jobs extends Construct {
         maxConcurrency: JOB_WORKER_MAX_CONCURRENCY,
       }),
     );
+
+    // A function of its own rather than a step of the charge sweeper: the sweeper's role stays
+    // what a refund needs (no SQS, no Query of the table), and this one gets only what a recovery
+    // needs. In the stack's scope, so that its ids read like the other functions' (RecoverJobs, RecoverJobsRole).
+    const recovery = functionRole(stack, 'RecoverJobs', props.retention);
+    recovery.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...JOB_RECOVERY_TABLE_ACTIONS], resources: [props.table.tableArn] }),
+    );
+    this.grantSend(recovery.role);
+    this.recovery = bundledFunction(stack, 'RecoverJobs', {
+      description: `Sends again the messages of jobs whose creation was cut short, or cancels them (${RECOVER_JOBS_ENTRY})`,
+      entry: RECOVER_JOBS_ENTRY,
+      timeout: JOB_RECOVERY_TIMEOUT,
+      role: recovery.role,
+      logGroup: recovery.logGroup,
+      environment: {
+        ...Object.fromEntries(RECOVERY_ENVIRONMENT.map((name) => [name, props.environment[name] ?? ''])),
+        JOBS_QUEUE_URL: this.queue.queueUrl,
+      },
+      tracer: props.tracer,
+      // The next scheduled run is the retry: a failed recovery is not run again on top of it.
+      retryAttempts: 0,
+    });
+    new Rule(this, 'RecoverySchedule', {
+      description: 'Runs the recovery of stalled jobs',
+      schedule: Schedule.rate(JOB_RECOVERY_INTERVAL),
+      targets: [new LambdaFunction(this.recovery)],
+    });
   }
 
   /** Lets `role` queue messages (SendMessageBatch is authorized as sqs:SendMessage), and nothing else on the queue. */
@@ -131,6 +184,28 @@ export class Jobs extends Construct {
       threshold: JOB_OLDEST_MESSAGE_ALARM_SECONDS,
       evaluationPeriods: 2,
       description: `A job message waited more than ${JOB_OLDEST_MESSAGE_ALARM_SECONDS / 60} minutes twice in a row: the worker is not keeping up, failing, or not running.`,
+    });
+    alarms.add('JobsStalled', {
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'StalledJobs',
+        dimensionsMap: { service: SERVICE_NAME },
+        period: PERIOD,
+        statistic: 'Sum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description:
+        "The recovery found a job whose creation was cut short before all its messages were sent (its function killed or timed out), and sent them again or cancelled it: look at the creating function's errors (docs/jobs.md).",
+    });
+    alarms.add('JobRecoveryNotRunning', {
+      metric: this.recovery.metricInvocations({ period: Duration.minutes(10), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      // No invocations at all is exactly what this alarm is for.
+      treatMissingData: TreatMissingData.BREACHING,
+      description: 'The recovery of stalled jobs was not invoked in 10 minutes: a job whose creation was cut short stays queued.',
     });
   }
 }

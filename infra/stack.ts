@@ -179,7 +179,8 @@ export class WorkspaceServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // Not a route: the jobs queue's event source invokes the worker, which runs items as a run does.
+    // Not routes: the jobs queue's event source invokes the worker, which runs items as a run does;
+    // EventBridge invokes the recovery of stalled jobs every minute.
     this.jobs = new Jobs(this, 'Jobs', {
       table: this.table,
       // What a run reads: the table, the provider, the 402's advice, telemetry; no JWT (no token comes with a message).
@@ -240,7 +241,7 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.sweeper = sweeper.fn;
 
-    const functions = [...this.functions.values(), sweeper.fn, this.jobs.worker];
+    const functions = [...this.functions.values(), sweeper.fn, this.jobs.worker, this.jobs.recovery];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,
       table: this.table,

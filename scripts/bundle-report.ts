@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
-import { JOB_WORKER_ENTRY } from '../infra/jobs.ts';
+import { JOB_WORKER_ENTRY, RECOVER_JOBS_ENTRY } from '../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../infra/sweeper.ts';
 import { lambdaNodeBinary } from '../lib/local/lambda-node.ts';
 import { routes } from '../lib/routes.ts';
@@ -96,6 +96,7 @@ try {
     ...routes.map((route) => ({ name: route.name, entry: route.entry })),
     { name: 'SweepCharges', entry: SWEEPER_ENTRY },
     { name: 'JobWorker', entry: JOB_WORKER_ENTRY },
+    { name: 'RecoverJobs', entry: RECOVER_JOBS_ENTRY },
   ];
   const bundles = await Promise.all(
     targets.map((target, i) =>

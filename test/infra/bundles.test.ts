@@ -1,5 +1,5 @@
 /**
- * Every route's function (and the charge sweeper's), bundled exactly as the stack deploys it (infra/bundling.ts): the AWS
+ * Every route's function (and the charge sweeper's, the job worker's and the job recovery's), bundled exactly as the stack deploys it (infra/bundling.ts): the AWS
  * SDK is inside, nothing but Node built-ins is left to resolve at run time, a function carries
  * no code of another feature, and the bundle loads in a fresh `node` with a Lambda-like
  * environment. Sizes and load times are `npm run bundle:report`'s business, not a test's.
@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Bundle, bundle } from '../../infra/bundle.ts';
-import { JOB_WORKER_ENTRY, JOB_WORKER_TABLE_ACTIONS } from '../../infra/jobs.ts';
+import { JOB_RECOVERY_TABLE_ACTIONS, JOB_WORKER_ENTRY, JOB_WORKER_TABLE_ACTIONS, RECOVER_JOBS_ENTRY } from '../../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../../infra/sweeper.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { type Route, routes } from '../../lib/routes.ts';
@@ -20,12 +20,13 @@ import { type Route, routes } from '../../lib/routes.ts';
 const outDir = mkdtempSync(join(tmpdir(), 'bundles-test-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-// Every route's function, the charge sweeper (scheduled, not a route) and the job worker (the queue's).
+// Every route's function, the charge sweeper and the job recovery (scheduled, not routes) and the job worker (the queue's).
 const functions: { name: string; path: string; entry: string; tableActions: readonly string[] }[] = [
   ...routes,
   // Its table actions are the sweeper role's (infra/sweeper.ts): it bundles the AWS SDK.
   { name: 'SweepCharges', path: '(schedule)', entry: SWEEPER_ENTRY, tableActions: ['dynamodb:Query'] },
   { name: 'JobWorker', path: '(queue)', entry: JOB_WORKER_ENTRY, tableActions: JOB_WORKER_TABLE_ACTIONS },
+  { name: 'RecoverJobs', path: '(schedule)', entry: RECOVER_JOBS_ENTRY, tableActions: JOB_RECOVERY_TABLE_ACTIONS },
 ];
 const built = new Map<string, Bundle>();
 for (const [i, fn] of functions.entries()) {

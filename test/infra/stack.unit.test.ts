@@ -12,12 +12,14 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { JOB_RECOVERY_TIMEOUT } from '../../infra/jobs.ts';
 import {
   FUNCTION_TIMEOUT_SECONDS,
   PROVIDER_TIMEOUT_MAX_MS,
   WorkspaceServiceStack,
   type WorkspaceServiceStackProps,
 } from '../../infra/stack.ts';
+import { DEFAULTS, MIN_JOB_STALLED_AFTER_SECONDS } from '../../lib/config.ts';
 import { SWEEP_INDEX, table as tableDefinition } from '../../lib/db/table.ts';
 import { defined } from '../../lib/defined.ts';
 import { type Route, routes, tableActionsOf } from '../../lib/routes.ts';
@@ -65,6 +67,9 @@ const sweeperId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
 )![0];
 const workerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/job-worker.ts)'),
+)![0];
+const recoveryId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/recover-jobs.ts)'),
 )![0];
 const dynamoStatements = (functionId: string) =>
   statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
@@ -124,12 +129,15 @@ describe('routes and functions', () => {
     expect(ofType(template, 'AWS::Lambda::CapacityProvider')).toEqual([]);
   });
 
-  it('has one function and one API route per route of the table, and no others but the charge sweeper and the job worker', () => {
+  it('has one function and one API route per route of the table, and no others but the charge sweeper, the job worker and the job recovery', () => {
     const invoked = new Set(routes.map((route) => functionOf(template, route)));
 
     expect(invoked.size).toBe(routes.length);
-    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(expect.arrayContaining([...invoked, sweeperId, workerId]));
-    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 2);
+    expect(new Set([sweeperId, workerId, recoveryId]).size).toBe(3);
+    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(
+      expect.arrayContaining([...invoked, sweeperId, workerId, recoveryId]),
+    );
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 3);
     expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
   });
 
@@ -476,8 +484,8 @@ describe('the API', () => {
   it('keeps every log group for the retention the operator chose', () => {
     const groups = ofType(template, 'AWS::Logs::LogGroup');
 
-    // One per function (the routes', the sweeper's and the job worker's) and the API's access log.
-    expect(groups).toHaveLength(routes.length + 3);
+    // One per function (the routes', the sweeper's, the job worker's and the job recovery's) and the API's access log.
+    expect(groups).toHaveLength(routes.length + 4);
     for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
@@ -592,10 +600,10 @@ describe('alarms', () => {
   });
 
   it('notifies the alarm topic when an alarm fires and when it clears', () => {
-    // 5xx rate, errors and throttles of each function (the sweeper's and the worker's too), DynamoDB
-    // throttles, refund failures, provider failure rate, 401 and 429 spikes, the sweeper's three,
-    // the jobs queue's two.
-    expect(alarms.length).toBe(1 + 2 * (routes.length + 2) + 1 + 4 + 3 + 2);
+    // 5xx rate, errors and throttles of each function (the sweeper's, the worker's and the
+    // recovery's too), DynamoDB throttles, refund failures, provider failure rate, 401 and 429
+    // spikes, the sweeper's three, the jobs queue's two, the recovery's two.
+    expect(alarms.length).toBe(1 + 2 * (routes.length + 3) + 1 + 4 + 3 + 2 + 2);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
@@ -642,8 +650,9 @@ describe('the charge sweeper', () => {
   const sweeperAlarm = (metricName: string) => alarms.filter((alarm) => alarm.MetricName === metricName);
 
   it('is invoked by an EventBridge rule every minute, and a failed sweep is not retried on top of the next one', () => {
-    const rules = ofType(template, 'AWS::Events::Rule');
+    const rules = ofType(template, 'AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(sweeperId));
 
+    expect(ofType(template, 'AWS::Events::Rule')).toHaveLength(2);
     expect(rules).toHaveLength(1);
     expect(rules[0]![1].Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
@@ -751,7 +760,7 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
     expect(ofType(template, 'AWS::Lambda::EventSourceMapping')).toHaveLength(1);
   });
 
-  it('lets only the job routes and the worker send, and only the worker receive', () => {
+  it('lets only the job routes, the worker and the recovery send, and only the worker receive', () => {
     const queueArn = { 'Fn::GetAtt': [queueId, 'Arn'] };
     const senders = routes.filter((route) => route.sendsJobs).map((route) => route.name);
     expect(senders.sort()).toEqual(['CancelSocialJob', 'CreateSocialJob', 'Mcp']);
@@ -760,6 +769,7 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
       expect(statements).toEqual(route.sendsJobs ? [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }] : []);
     }
     expect(sqsStatements(sweeperId)).toEqual([]);
+    expect(sqsStatements(recoveryId)).toEqual([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }]);
     const worker = sqsStatements(workerId);
     expect(worker.flatMap(actionsOf).sort()).toEqual(
       [
@@ -808,6 +818,89 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
       alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${workerId}"`));
     expect(onWorker('Errors')).toHaveLength(1);
     expect(onWorker('Throttles')).toHaveLength(1);
+  });
+});
+
+describe('jobs: the recovery of stalled jobs', () => {
+  const queueId = defined(
+    ofType(template, 'AWS::SQS::Queue').find(([, queue]) => queue.Properties.RedrivePolicy),
+    'the jobs queue',
+  )[0];
+  const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+
+  it('is invoked by its own EventBridge rule every minute, and a failed run is not retried on top of the next one', () => {
+    const rules = ofType(template, 'AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(recoveryId));
+
+    expect(rules).toHaveLength(1);
+    expect(rules[0]![1].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [{ Arn: { 'Fn::GetAtt': [recoveryId, 'Arn'] } }],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [recoveryId, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': [rules[0]![0], 'Arn'] },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: recoveryId }, MaximumRetryAttempts: 0 });
+    expect(resource(template, recoveryId).Properties).toMatchObject({ Handler: 'index.handler', Runtime: 'nodejs22.x', Timeout: 50 });
+  });
+
+  it('takes a job for stalled well after its creating function timed out, and holds it longer than a run of the recovery lasts', () => {
+    expect(DEFAULTS.jobStalledAfterSeconds).toBeGreaterThanOrEqual(MIN_JOB_STALLED_AFTER_SECONDS);
+    expect(MIN_JOB_STALLED_AFTER_SECONDS).toBeGreaterThanOrEqual(2 * FUNCTION_TIMEOUT_SECONDS);
+    // The hold on a job is the threshold: a recovery killed at its timeout is taken over only after it.
+    expect(MIN_JOB_STALLED_AFTER_SECONDS).toBeGreaterThan(JOB_RECOVERY_TIMEOUT.toSeconds());
+  });
+
+  it('may query, read, update and delete on the table only (no index, no put, no scan), send to the jobs queue, and nothing else', () => {
+    expect(dynamoStatements(recoveryId).map((statement) => [statement.Action, statement.Resource])).toEqual([
+      [['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], tableArn],
+    ]);
+    const logGroup = resource(template, recoveryId).Properties.LoggingConfig.LogGroup;
+    const others = statementsOf(template, recoveryId).filter(
+      (statement) => !actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
+    );
+    const byAction = (statement: Statement) => JSON.stringify(statement.Action);
+    expect(others.sort((a, b) => byAction(a).localeCompare(byAction(b)))).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup.Ref, 'Arn'] } },
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+    ]);
+  });
+
+  it('gets the table, the queue and the telemetry settings, nothing of the API (no JWT, no provider)', () => {
+    const variables = resource(template, recoveryId).Properties.Environment.Variables;
+
+    expect(Object.keys(variables).sort()).toEqual([
+      'JOBS_QUEUE_URL',
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
+    expect(variables).toMatchObject({ TABLE_NAME: { Ref: tableId }, JOBS_QUEUE_URL: { Ref: queueId } });
+  });
+
+  it('alarms when it found a stalled job, when it fails, and when it stops running', () => {
+    const onRecovery = (metricName: string) =>
+      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${recoveryId}"`));
+
+    expect(alarms.filter((alarm) => alarm.MetricName === 'StalledJobs')).toEqual([
+      expect.objectContaining({
+        Namespace: 'WorkspaceService',
+        Dimensions: [{ Name: 'service', Value: 'workspace-service' }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      }),
+    ]);
+    expect(onRecovery('Invocations')).toEqual([
+      expect.objectContaining({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching' }),
+    ]);
+    expect(onRecovery('Errors')).toHaveLength(1);
+    expect(onRecovery('Throttles')).toHaveLength(1);
   });
 });
 
