@@ -157,8 +157,18 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   } catch (error) {
     // The job cannot run: end it now (its place under the limit given back) rather than leave it queued.
     logError('job items or messages not written; cancelling the job', error, { job: job.id });
-    await cancelJob(job, new Date()).catch((cancelError: unknown) => logError('cancelling the unqueued job failed', cancelError));
-    throw internalError('the job could not be queued and was cancelled; nothing was charged, retry with backoff');
+    const cancelled = await cancelJob(job, new Date()).then(
+      () => true,
+      (cancelError: unknown) => {
+        logError('cancelling the unqueued job failed', cancelError, { job: job.id });
+        return false;
+      },
+    );
+    if (cancelled) throw internalError('the job could not be queued and was cancelled; nothing was charged, retry with backoff');
+    // Left `sending`: the recovery of stalled jobs runs it (its items written) or cancels it. Say so rather than claim it.
+    throw internalError(
+      `job ${job.id} could not be queued, and cancelling it failed too: it may still run within minutes; read it (GET /social/jobs/${job.id}) before retrying`,
+    );
   }
   // Every message is on the queue: the job is not the recovery's (lib/jobs/recovery.ts). If this
   // write fails the job runs all the same; a recovery past the threshold sends its pending items'

@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as createJob } from '../../functions/create-social-job.ts';
 import { handler as getJob } from '../../functions/get-social-job.ts';
 import { jobsConfig } from '../../lib/config.ts';
@@ -179,6 +179,47 @@ describe('healthy jobs', () => {
   });
 });
 
+describe('a creation that failed to queue its messages', () => {
+  it('answers 500 having cancelled the job, which the recovery leaves alone', async () => {
+    const { orgId, users } = await workspace({ credits: 100 });
+    vi.spyOn(embeddedQueue(), 'send').mockImplementationOnce(() => Promise.reject(new Error('SQS is down (injected)')));
+    const answer = await create(orgId, tokenFor(users.editor), { inputs: handles(2) });
+
+    const recovered = await recoverStalledJobs(inMs(THRESHOLD_MS + 1_000));
+
+    expect(answer.status).toBe(500);
+    expect(answer.body).toMatchObject({
+      code: 'internal_error',
+      message: 'the job could not be queued and was cancelled; nothing was charged, retry with backoff',
+    });
+    expect(recovered).toEqual(NOTHING);
+    expect(await activeJobs(orgId)).toBe(0);
+    expect((await readLedger(orgId)).charges).toEqual([]);
+  });
+
+  it('answers 500 saying the job may still run, and the recovery runs it: each item charged once', async () => {
+    const { orgId, users } = await workspace({ credits: 100 });
+    const token = tokenFor(users.editor);
+    vi.spyOn(embeddedQueue(), 'send').mockImplementationOnce(() => Promise.reject(new Error('SQS is down (injected)')));
+    const removeFault = failCancel();
+    const answer = await create(orgId, token, { inputs: handles(2) });
+    removeFault();
+    const jobId = await activeJobOf(orgId);
+
+    const recovered = await recoverStalledJobs(inMs(THRESHOLD_MS + 1_000));
+    await drainJobs();
+
+    expect(answer.status).toBe(500);
+    expect(answer.body).toMatchObject({
+      code: 'internal_error',
+      message: `job ${jobId} could not be queued, and cancelling it failed too: it may still run within minutes; read it (GET /social/jobs/${jobId}) before retrying`,
+    });
+    expect(recovered).toEqual({ jobs: 1, messages: 2, cancelled: 0 });
+    expect(await readJob(jobId)).toMatchObject({ status: 'completed', succeeded: 2, charged: 2 * COST });
+    await expectChargedOnce(orgId, 2, 100);
+  });
+});
+
 describe('a creation killed while writing its items', () => {
   it('is cancelled: its place under the limit given back (a sixth job is accepted) and its webhook delivered', async () => {
     // Prepare: 4 healthy jobs, then a fifth whose creation dies after 25 of its 30 items.
@@ -241,6 +282,20 @@ function failMark(): () => void {
       const input = args.input as { ConditionExpression?: string };
       if (context.commandName === 'UpdateItemCommand' && input.ConditionExpression === 'messages = :sending')
         throw Object.assign(new Error('injected'), { name: 'ThrottlingException' });
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return () => db().middlewareStack.remove(name);
+}
+
+/** Makes the cancel's transaction (`cancel_requested = :true`) fail, as DynamoDB failing would. */
+function failCancel(): () => void {
+  const name = `fail-cancel-${Math.random()}`;
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes('cancel_requested = :true'))
+        throw Object.assign(new Error('injected'), { name: 'InternalServerError' });
       return next(args);
     },
     { step: 'initialize', name },
