@@ -45,6 +45,30 @@ async function providerCalls<T>(work: () => Promise<T>): Promise<{ result: T; ca
   }
 }
 
+/**
+ * `work` with the provider's calls held until `count` of them have arrived: runs that all reach
+ * the provider read the cache before any of them could store a result.
+ */
+async function meetingAtTheProvider<T>(count: number, work: () => Promise<T>): Promise<T> {
+  const original = sampleProvider.run.bind(sampleProvider);
+  let arrived = 0;
+  let resolve = () => {};
+  const allArrived = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  const spy = vi.spyOn(sampleProvider, 'run').mockImplementation(async (request) => {
+    arrived += 1;
+    if (arrived === count) resolve();
+    await allArrived;
+    return original(request);
+  });
+  try {
+    return await work();
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 describe('a run with Cache-Control: max-age', () => {
   it('is answered from the result an earlier run stored: free, no event, one round trip, with Cache-Status and Age', async () => {
     // Prepare: a first run without the header pays and stores its result.
@@ -196,7 +220,9 @@ describe('a run with Cache-Control: max-age', () => {
   it('charges each of two concurrent misses once and a hit racing a miss not at all, each with a valid output', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
 
-    const misses = await Promise.all([run(orgId, users.editor, maxAge(60)), run(orgId, users.owner, maxAge(60))]);
+    const misses = await meetingAtTheProvider(2, () =>
+      Promise.all([run(orgId, users.editor, maxAge(60)), run(orgId, users.owner, maxAge(60))]),
+    );
     const raced = await Promise.all([run(orgId, users.editor, maxAge(3600)), run(orgId, users.owner)]);
 
     for (const answer of [...misses, ...raced]) expect(answer.body).toMatchObject({ network: 'tiktok', username: 'nasa' });
