@@ -7,10 +7,10 @@ import { getOrganization } from '../lib/db/organizations.ts';
 import { listPendingRuns } from '../lib/db/pending-runs.ts';
 import { chargeDirectly } from './support/charges.ts';
 import { workspace } from './support/fixtures.ts';
-import { runScript } from './support/processes.ts';
+import { runAdmin } from './support/processes.ts';
 
 const table = ['--table', process.env.TABLE_NAME!, '--endpoint', process.env.DYNAMODB_ENDPOINT!, '--region', 'us-east-1'];
-const admin = (...args: string[]) => runScript('scripts/admin.ts', [...args, ...table]);
+const admin = (...args: string[]) => runAdmin([...args, ...table]);
 
 describe('admin charges', () => {
   it('lists the pending runs of an organization, and sweeps those due by --at, printing {"refunded": N}', async () => {

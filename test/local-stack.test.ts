@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, javaMajorVersion } from '../lib/local/dynamodb-local.ts';
-import { REPO, runScript, TSX } from './support/processes.ts';
+import { REPO, runAdmin, runScript, TSX } from './support/processes.ts';
 import { type ScrapeCreatorsStub, STUB_KEY, startScrapeCreatorsStub } from './support/scrapecreators-stub.ts';
 
 interface DevInfo {
@@ -406,7 +406,7 @@ describe('local stack (npm start)', () => {
     );
     for (const answer of await Promise.all(runs)) expect(answer).toBeInstanceOf(Error);
 
-    const admin = await runScript('scripts/admin.ts', ['credits', 'grant', '--org', dev.organizationId, '--amount', '5'], { cwd });
+    const admin = await runAdmin(['credits', 'grant', '--org', dev.organizationId, '--amount', '5'], { cwd });
     expect(admin.code).toBe(1);
     expect(admin.stderr).toContain(
       `The local stack described by .local/dev.json is not running any more (its server, pid ${stack.child.pid}, is gone).`,
@@ -421,11 +421,11 @@ describe('local stack (npm start)', () => {
 
     // Two sweeps at once, as of a time when the runs can no longer finish: three refunds in all.
     const later = new Date(Date.now() + 3600_000).toISOString();
-    const sweeps = await Promise.all([0, 1].map(() => runScript('scripts/admin.ts', ['charges', 'sweep', '--at', later], { cwd })));
+    const sweeps = await Promise.all([0, 1].map(() => runAdmin(['charges', 'sweep', '--at', later], { cwd })));
     for (const sweep of sweeps) expect(sweep.code).toBe(0);
     expect(sweeps.reduce((sum, sweep) => sum + (JSON.parse(sweep.stdout) as { refunded: number }).refunded, 0)).toBe(3);
     expect(await balance(again.baseUrl)).toBe(before);
-    const pending = await runScript('scripts/admin.ts', ['charges', 'pending', '--org', dev.organizationId], { cwd });
+    const pending = await runAdmin(['charges', 'pending', '--org', dev.organizationId], { cwd });
     expect(JSON.parse(pending.stdout)).toEqual({ pending: [] });
     const events = await fetch(`${again.baseUrl}/organizations/${again.organizationId}/billing/events?days=1`, { headers: owner });
     expect(events.status).toBe(200);

@@ -10,11 +10,11 @@ import { createSocialJob } from '../../lib/jobs/create-job.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { activeJobOf, killItemWritesAfter } from '../support/jobs.ts';
-import { runScript } from '../support/processes.ts';
+import { runAdmin } from '../support/processes.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 const table = ['--table', process.env.TABLE_NAME ?? '', '--endpoint', process.env.DYNAMODB_ENDPOINT ?? '', '--region', 'us-east-1'];
-const admin = (...args: string[]) => runScript('scripts/admin.ts', [...args, ...table]);
+const admin = (...args: string[]) => runAdmin([...args, ...table]);
 
 describe('admin jobs', () => {
   it('lists the active jobs with their counts, and refuses requeue without a deployed queue', async () => {
