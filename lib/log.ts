@@ -143,14 +143,15 @@ export class Logger {
    */
   private write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
     if (THRESHOLDS[level] < this.threshold) return;
+    const { context, keys } = state();
     const line = serialize({
       level,
       message,
       timestamp: new Date().toISOString(),
       service: serviceName(),
-      ...state().context,
+      ...context,
       xray_trace_id: xrayTraceId(),
-      ...state().keys,
+      ...keys,
       ...fields,
     });
     (THRESHOLDS[level] >= THRESHOLDS.WARN ? process.stderr : process.stdout).write(`${line}\n`);

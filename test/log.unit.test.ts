@@ -1,22 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { inLogScope, Logger } from '../lib/log.ts';
+import { captureOutput } from './support/output.ts';
 
-/** What each stream received, one parsed JSON line per entry. */
-let lines: { stream: 'stdout' | 'stderr'; line: Record<string, unknown> }[] = [];
-const originals = { stdout: process.stdout.write, stderr: process.stderr.write };
-beforeEach(() => {
-  lines = [];
-  const capture = (stream: 'stdout' | 'stderr') =>
-    ((chunk: unknown) => {
-      for (const text of String(chunk).split('\n').filter(Boolean)) lines.push({ stream, line: JSON.parse(text) });
-      return true;
-    }) as typeof process.stdout.write;
-  process.stdout.write = capture('stdout');
-  process.stderr.write = capture('stderr');
-});
+const output = captureOutput();
+/** Each JSON line written, with its stream. */
+const lines = () => output.lines().map(({ stream, record }) => ({ stream, line: record }));
 afterEach(() => {
-  process.stdout.write = originals.stdout;
-  process.stderr.write = originals.stderr;
   delete process.env._X_AMZN_TRACE_ID;
 });
 
@@ -32,9 +21,9 @@ describe('the logger', () => {
       logger.info('request', { status: 200 });
     });
 
-    expect(lines).toHaveLength(1);
-    expect(lines[0]?.stream).toBe('stdout');
-    expect(Object.keys(lines[0]?.line ?? {})).toEqual([
+    expect(lines()).toHaveLength(1);
+    expect(lines()[0]?.stream).toBe('stdout');
+    expect(Object.keys(lines()[0]?.line ?? {})).toEqual([
       'level',
       'message',
       'timestamp',
@@ -49,7 +38,7 @@ describe('the logger', () => {
       'route',
       'status',
     ]);
-    expect(lines[0]?.line).toEqual({
+    expect(lines()[0]?.line).toEqual({
       level: 'INFO',
       message: 'request',
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -76,7 +65,7 @@ describe('the logger', () => {
       logger.info('second');
     });
 
-    expect(lines.map(({ line }) => [line.cold_start, line.function_request_id, 'caller' in line])).toEqual([[false, 'b', false]]);
+    expect(lines().map(({ line }) => [line.cold_start, line.function_request_id, 'caller' in line])).toEqual([[false, 'b', false]]);
   });
 
   it.each([
@@ -95,8 +84,8 @@ describe('the logger', () => {
     logger.warn('w');
     logger.error('e');
 
-    expect(lines.map(({ line }) => line.level)).toEqual(levels);
-    for (const { stream, line } of lines) expect(stream).toBe(line.level === 'WARN' || line.level === 'ERROR' ? 'stderr' : 'stdout');
+    expect(lines().map(({ line }) => line.level)).toEqual(levels);
+    for (const { stream, line } of lines()) expect(stream).toBe(line.level === 'WARN' || line.level === 'ERROR' ? 'stderr' : 'stdout');
   });
 
   it('writes an error with its name, location, message, stack, cause and own fields', () => {
@@ -105,7 +94,7 @@ describe('the logger', () => {
 
     new Logger({}).error('unhandled error', { error });
 
-    const written = lines[0]?.line.error as Record<string, unknown>;
+    const written = lines()[0]?.line.error as Record<string, unknown>;
     expect(written).toEqual({
       name: 'InternalServerError',
       location: expect.stringMatching(/log\.unit\.test\.ts:\d+$/),
@@ -127,8 +116,8 @@ describe('the logger', () => {
 
     new Logger({}).info('odd values', { big: 12n, circular });
 
-    expect(lines[0]?.line).toMatchObject({ big: '12', circular: { name: 'loop' } });
-    expect(lines[0]?.line.circular).not.toHaveProperty('self');
+    expect(lines()[0]?.line).toMatchObject({ big: '12', circular: { name: 'loop' } });
+    expect(lines()[0]?.line.circular).not.toHaveProperty('self');
   });
 
   it('keeps the keys and context of invocations running at once in one process apart', async () => {
@@ -144,7 +133,11 @@ describe('the logger', () => {
 
     await Promise.all([invocation('first'), invocation('second')]);
 
-    expect(lines.map(({ line }) => [line.request_id, line.function_request_id]).sort()).toEqual([
+    expect(
+      lines()
+        .map(({ line }) => [line.request_id, line.function_request_id])
+        .sort(),
+    ).toEqual([
       ['first', 'first'],
       ['second', 'second'],
     ]);

@@ -4,7 +4,7 @@
  * Embedded Metric Format, the details of an unexpected error, and never the bearer token.
  * Logging and metrics are switched on here (the other test files keep them silent).
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { workspace } from './support/fixtures.ts';
 import { call } from './support/http.ts';
 import { badTokens, tokenFor } from './support/tokens.ts';
@@ -28,29 +28,10 @@ const { UpstreamError, UpstreamNotFoundError } = await import('../lib/social/pro
 const { deleted, restore } = await import('./support/resources.ts');
 const { runUrl } = await import('./support/social.ts');
 const { failCommands } = await import('./support/inject-failure.ts');
+const { captureOutput } = await import('./support/output.ts');
 
-let written: string[] = [];
-const originals = { stdout: process.stdout.write, stderr: process.stderr.write };
-beforeEach(() => {
-  written = [];
-  const capture = (chunk: unknown) => {
-    written.push(String(chunk));
-    return true;
-  };
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-});
-afterEach(() => {
-  process.stdout.write = originals.stdout;
-  process.stderr.write = originals.stderr;
-});
-
-const records = (): Record<string, any>[] =>
-  written
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line));
+const output = captureOutput();
+const records = output.records;
 const requestLine = () => records().find((record) => record.message === 'request');
 const emf = (metric: string) => records().find((record) => record._aws && metric in record);
 /** The values of one metric over every EMF record written so far. */
@@ -90,7 +71,7 @@ describe('the request log line', () => {
       route: 'ListBillingEvents',
     });
     expect(requestLine()).not.toHaveProperty('caller');
-    expect(written.join('')).not.toContain(token);
+    expect(output.text()).not.toContain(token);
   });
 
   it('counts the 401 in the Unauthorized metric by reason', async () => {
@@ -175,7 +156,7 @@ describe('an API key', () => {
 
     // Assess
     expect([created.status, ran.status, refused.status]).toEqual([201, 200, 401]);
-    const log = written.join('');
+    const log = output.text();
     expect(log).not.toContain(token);
     expect(log).not.toContain(token.split('.')[2]);
     expect(log).not.toContain(token.split('.')[1]);
@@ -215,7 +196,7 @@ describe('an unexpected error', () => {
         error: { name: 'InternalServerError', message: 'simulated DynamoDB outage', stack: expect.any(String) },
       });
       expect(requestLine()).toMatchObject({ status: 500, code: 'internal_error' });
-      expect(written.join('')).not.toContain(token);
+      expect(output.text()).not.toContain(token);
     } finally {
       db().middlewareStack.remove(fault);
     }

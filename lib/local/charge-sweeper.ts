@@ -6,6 +6,7 @@
  */
 import { sweepPendingRuns } from '../billing/sweeper.ts';
 import { DEFAULTS } from '../config.ts';
+import { everyInterval } from './schedule.ts';
 
 export function startChargeSweeper(
   intervalSeconds = Number(process.env.SWEEP_INTERVAL_SECONDS || DEFAULTS.sweepIntervalSeconds),
@@ -13,23 +14,12 @@ export function startChargeSweeper(
   /** How each sweep runs (npm start: as an invocation of its own, for its log and metric context). */
   run: <T>(sweep: () => Promise<T>) => Promise<T> = (sweep) => sweep(),
 ): () => void {
-  if (!(intervalSeconds > 0)) return () => undefined;
-  let sweeping = false;
-  const sweep = async () => {
-    // A slow sweep is not overlapped by the next tick (overlapping sweeps are safe, just wasted).
-    if (sweeping) return;
-    sweeping = true;
+  return everyInterval(intervalSeconds, async () => {
     try {
       const result = await run(() => sweepPendingRuns());
       if (result.refunded > 0 || result.failed > 0) log(`charge sweeper: refunded ${result.refunded}, failed ${result.failed}`);
     } catch (error) {
       log(`charge sweeper: ${(error as Error).message}`);
-    } finally {
-      sweeping = false;
     }
-  };
-  const timer = setInterval(sweep, intervalSeconds * 1000);
-  timer.unref();
-  void sweep();
-  return () => clearInterval(timer);
+  });
 }

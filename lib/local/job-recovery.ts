@@ -8,6 +8,7 @@
  */
 import { DEFAULTS } from '../config.ts';
 import { type RecoveryResult, recoverStalledJobs } from '../jobs/recovery.ts';
+import { everyInterval } from './schedule.ts';
 
 export function startJobRecovery(
   intervalSeconds = Number(process.env.JOBS_RECOVERY_INTERVAL_SECONDS || DEFAULTS.jobRecoveryIntervalSeconds),
@@ -15,24 +16,13 @@ export function startJobRecovery(
   /** How each run goes (npm start: as an invocation of its own, for its log and metric context). */
   run: <T>(recovery: () => Promise<T>) => Promise<T> = (recovery) => recovery(),
 ): () => void {
-  if (!(intervalSeconds > 0)) return () => undefined;
-  let recovering = false;
-  const recover = async () => {
-    // A slow run is not overlapped by the next tick (overlapping runs are safe, just wasted).
-    if (recovering) return;
-    recovering = true;
+  return everyInterval(intervalSeconds, async () => {
     try {
       const result: RecoveryResult = await run(() => recoverStalledJobs());
       if (result.jobs > 0 || result.cancelled > 0)
         log(`job recovery: ${result.jobs} stalled jobs queued again (${result.messages} messages), ${result.cancelled} cancelled`);
     } catch (error) {
       log(`job recovery: ${(error as Error).message}`);
-    } finally {
-      recovering = false;
     }
-  };
-  const timer = setInterval(recover, intervalSeconds * 1000);
-  timer.unref();
-  void recover();
-  return () => clearInterval(timer);
+  });
 }

@@ -71,8 +71,10 @@ const workerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
 const recoveryId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/recover-jobs.ts)'),
 )![0];
-const dynamoStatements = (functionId: string) =>
-  statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+const onTheTable = (statement: Statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:'));
+const dynamoStatements = (functionId: string) => statementsOf(template, functionId).filter(onTheTable);
+/** A function's grants beyond DynamoDB (its logs, X-Ray, a queue). */
+const otherStatements = (functionId: string) => statementsOf(template, functionId).filter((statement) => !onTheTable(statement));
 
 describe('routes and functions', () => {
   it.each(
@@ -680,9 +682,7 @@ describe('the charge sweeper', () => {
       ['dynamodb:Query', { 'Fn::Join': ['', [tableArn, `/index/${SWEEP_INDEX}`]] }],
     ]);
     const logGroup = resource(template, sweeperId).Properties.LoggingConfig.LogGroup;
-    const others = statementsOf(template, sweeperId).filter(
-      (statement) => !actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
-    );
+    const others = otherStatements(sweeperId);
     expect(others).toEqual([
       { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup.Ref, 'Arn'] } },
       { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
@@ -859,9 +859,7 @@ describe('jobs: the recovery of stalled jobs', () => {
       [['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], tableArn],
     ]);
     const logGroup = resource(template, recoveryId).Properties.LoggingConfig.LogGroup;
-    const others = statementsOf(template, recoveryId).filter(
-      (statement) => !actionsOf(statement).some((action) => action.startsWith('dynamodb:')),
-    );
+    const others = otherStatements(recoveryId);
     const byAction = (statement: Statement) => JSON.stringify(statement.Action);
     expect(others.sort((a, b) => byAction(a).localeCompare(byAction(b)))).toEqual([
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },

@@ -24,6 +24,7 @@ import { handleJobMessage } from '../../lib/jobs/worker.ts';
 import { findOperation } from '../../lib/social/operations.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
+import { drainJobs } from '../support/jobs.ts';
 import { ledgerProblems, readLedger, standingCharges } from '../support/ledger.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -38,19 +39,6 @@ const read = (jobId: string, token: string) => call(getJob, { url: `/social/jobs
 const items = (jobId: string, token: string, query = '') => call(listItems, { url: `/social/jobs/${jobId}/items${query}`, token });
 const cancel = (jobId: string, token: string) => call(cancelJob, { method: 'POST', url: `/social/jobs/${jobId}/cancel`, token });
 const handles = (count: number, name = (i: number) => `creator${i}`) => Array.from({ length: count }, (_, i) => ({ handle: name(i) }));
-
-/** Runs the queue's messages until it is empty. */
-async function drain(): Promise<void> {
-  const stop = embeddedQueue().consume((message) => handleJobMessage(message, { webhookBackoffMs: 20 }), {
-    concurrency: 4,
-    visibilityTimeoutMs: 200,
-  });
-  try {
-    await embeddedQueue().drained();
-  } finally {
-    await stop();
-  }
-}
 
 /** The money of the organization adds up: balance = events, no charge without its result. */
 async function expectLedgerHolds(orgId: string, delivered: number) {
@@ -88,7 +76,7 @@ describe('POST /social/{operation}/jobs', () => {
       completed_at: null,
       webhook: null,
     });
-    await drain();
+    await drainJobs();
     const done = await read(created.body.id, tokenFor(users.viewer));
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'completed', succeeded: 3, failed: 0, pending: 0, charged: 3 * COST });
@@ -195,9 +183,9 @@ describe('POST /social/{operation}/jobs', () => {
     const first = answers.find((answer) => answer.status === 202);
     expect((await cancel(first?.body.id, token)).body.status).toBe('cancelled');
     expect((await create(orgId, token, { inputs: handles(1) })).status).toBe(202);
-    await drain();
+    await drainJobs();
     expect((await create(orgId, token, { inputs: handles(1) })).status).toBe(202);
-    await drain();
+    await drainJobs();
     // 4 of the first 5, and the 2 created after.
     await expectLedgerHolds(orgId, 6);
     expect((await getOrganization(orgId))?.credits).toBe(100 - 6 * COST);
@@ -218,7 +206,7 @@ describe('POST /social/{operation}/jobs', () => {
     const other = await create(orgId, token, { inputs: handles(3) }, headers);
     expect(other.status).toBe(409);
     expect(other.body.code).toBe('idempotency_key_reused');
-    await drain();
+    await drainJobs();
     expect((await read(first.body.id, token)).body).toMatchObject({ status: 'completed', succeeded: 2, charged: 2 * COST });
     await expectLedgerHolds(orgId, 2);
   });
@@ -237,7 +225,7 @@ describe('reading a job', () => {
       expect((await items(created.body.id, token)).status).toBe(404);
     }
     expect((await read('job_0123456789abcdef0123456789abcdef', tokenFor(users.editor))).status).toBe(404);
-    await drain();
+    await drainJobs();
   });
 
   it('pages items by index and filters them by status, with cursors bound to the job and the filter', async () => {
@@ -245,7 +233,7 @@ describe('reading a job', () => {
     const token = tokenFor(users.editor);
     const inputs = handles(7, (i) => (i % 3 === 0 ? 'sample_not_found' : `creator${i}`));
     const created = await create(orgId, token, { inputs });
-    await drain();
+    await drainJobs();
     const first = await items(created.body.id, token, '?limit=3');
     expect(first.body.items.map((item: { index: number }) => item.index)).toEqual([0, 1, 2]);
     expect(first.body.has_more).toBe(true);
@@ -271,7 +259,7 @@ describe('running a job', () => {
     const cancelled = await cancel(created.body.id, token);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelled: 4, pending: 0, charged: 0 });
-    await drain();
+    await drainJobs();
     const listed = await items(created.body.id, token, '?status=cancelled');
     expect(listed.body.items).toHaveLength(4);
     expect((await cancel(created.body.id, token)).body).toMatchObject({ status: 'cancelled', cancelled: 4 });
@@ -304,7 +292,7 @@ describe('running a job', () => {
     const token = tokenFor(users.editor);
     const inputs = handles(10, (i) => (i === 4 ? 'sample_upstream_error' : `creator${i}`));
     const created = await create(orgId, token, { inputs });
-    await drain();
+    await drainJobs();
     expect((await read(created.body.id, token)).body).toMatchObject({ succeeded: 9, failed: 1, charged: 9 * COST });
     const [failed] = (await items(created.body.id, token, '?status=failed')).body.items;
     expect(failed).toMatchObject({ index: 4, charged: 0, error: { code: 'upstream_failed' } });
@@ -323,7 +311,7 @@ describe('running a job', () => {
     const outcomes = await Promise.all([handleJobMessage(message), handleJobMessage(message)]);
     expect(outcomes.sort()).toEqual([false, true]);
     expect(await handleJobMessage(message)).toBe(true);
-    await drain();
+    await drainJobs();
     expect((await read(created.body.id, token)).body).toMatchObject({ status: 'completed', succeeded: 2, charged: 2 * COST });
     const ledger = await expectLedgerHolds(orgId, 2);
     expect(ledger.charges).toHaveLength(2);
@@ -359,7 +347,7 @@ describe('running a job', () => {
     expect((await listActiveJobs()).map((active) => active.jobId)).toContain(created.body.id);
     const requeued = await requeueActiveJobs();
     expect(requeued.messages).toBeGreaterThanOrEqual(2);
-    await drain();
+    await drainJobs();
     expect((await read(created.body.id, token)).body).toMatchObject({ status: 'completed', succeeded: 3, charged: 3 * COST });
     expect((await listActiveJobs()).map((active) => active.jobId)).not.toContain(created.body.id);
     const ledger = await expectLedgerHolds(orgId, 3);
@@ -376,7 +364,7 @@ describe('running a job', () => {
       return sent % 5 === 0;
     }, 'ThrottlingException');
     try {
-      await drain();
+      await drainJobs();
     } finally {
       removeFault();
     }

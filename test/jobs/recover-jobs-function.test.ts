@@ -7,7 +7,7 @@
  * Logging is switched on here (the other files keep it silent).
  */
 import type { Context } from 'aws-lambda';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 const { handler } = await import('../../functions/recover-jobs.ts');
@@ -21,6 +21,7 @@ const { startJobRecovery } = await import('../../lib/local/job-recovery.ts');
 const { workspace } = await import('../support/fixtures.ts');
 const { activeJobOf, drainJobs, killItemWritesAfter, killNextSendAfter } = await import('../support/jobs.ts');
 const { ledgerProblems, readLedger } = await import('../support/ledger.ts');
+const { captureOutput } = await import('../support/output.ts');
 
 const THRESHOLD_MS = jobsConfig().stalledAfterSeconds * 1000;
 const TEN_MINUTES_AGO = () => new Date(Date.now() - 10 * 60_000);
@@ -31,27 +32,7 @@ const context = {
 } as unknown as Context;
 const handles = (count: number) => Array.from({ length: count }, (_, i) => ({ handle: `creator${i}` }));
 
-let written: string[] = [];
-const originals = { stdout: process.stdout.write, stderr: process.stderr.write };
-beforeEach(() => {
-  written = [];
-  const capture = (chunk: unknown) => {
-    written.push(String(chunk));
-    return true;
-  };
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-});
-afterEach(() => {
-  process.stdout.write = originals.stdout;
-  process.stderr.write = originals.stderr;
-});
-const records = (): Record<string, unknown>[] =>
-  written
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const { records } = captureOutput();
 
 /** A job created ten minutes ago whose creation was killed mid-send after `sent` messages. */
 async function killedMidSend(orgId: string, userId: string, items: number, sent = 0): Promise<string> {

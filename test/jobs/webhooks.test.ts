@@ -11,11 +11,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { handler as cancelJob } from '../../functions/cancel-social-job.ts';
 import { handler as createJob } from '../../functions/create-social-job.ts';
 import { handler as getJob } from '../../functions/get-social-job.ts';
-import { embeddedQueue } from '../../lib/jobs/queue.ts';
 import { addressRefusal, checkWebhookUrl } from '../../lib/jobs/webhook.ts';
-import { handleJobMessage } from '../../lib/jobs/worker.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
+import { drainJobs } from '../support/jobs.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 interface Received {
@@ -62,18 +61,8 @@ function verified(secret: string, delivery: Received): boolean {
     });
 }
 
-async function drain(): Promise<void> {
-  const stop = embeddedQueue().consume((message) => handleJobMessage(message, { webhookBackoffMs: 40 }), {
-    concurrency: 4,
-    // Longer than a delivery can take here: a shorter one would deliver a slow attempt twice (at least once).
-    visibilityTimeoutMs: 2_000,
-  });
-  try {
-    await embeddedQueue().drained();
-  } finally {
-    await stop();
-  }
-}
+/** Webhook retries 40 ms apart; a visibility timeout longer than a delivery can take here (a shorter one would deliver a slow attempt twice). */
+const drain = () => drainJobs({ webhookBackoffMs: 40, visibilityTimeoutMs: 2_000 });
 
 const create = (orgId: string, token: string, webhookUrl: string, inputs = [{ handle: 'nasa' }, { handle: 'nike' }]) =>
   call(createJob, {

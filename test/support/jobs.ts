@@ -11,11 +11,14 @@ import { listActiveJobs } from '../../lib/db/jobs.ts';
 import { embeddedQueue, type Outgoing } from '../../lib/jobs/queue.ts';
 import { handleJobMessage } from '../../lib/jobs/worker.ts';
 
-/** Runs the embedded queue's messages until it is empty (webhook retries 20 ms apart). */
-export async function drainJobs(): Promise<void> {
-  const stop = embeddedQueue().consume((message) => handleJobMessage(message, { webhookBackoffMs: 20 }), {
+/**
+ * Runs the embedded queue's messages until it is empty: webhook retries `webhookBackoffMs` apart
+ * (20 ms), a message delivered again after `visibilityTimeoutMs` (200 ms).
+ */
+export async function drainJobs({ webhookBackoffMs = 20, visibilityTimeoutMs = 200 } = {}): Promise<void> {
+  const stop = embeddedQueue().consume((message) => handleJobMessage(message, { webhookBackoffMs }), {
     concurrency: 4,
-    visibilityTimeoutMs: 200,
+    visibilityTimeoutMs,
   });
   try {
     await embeddedQueue().drained();
