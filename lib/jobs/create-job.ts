@@ -9,26 +9,13 @@ import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal } from '../billing/charge-rules.ts';
 import { jobsConfig } from '../config.ts';
 import { canonicalHash } from '../db/idempotency.ts';
-import {
-  cancelJob,
-  createJob,
-  getJob,
-  getJobKeyRecord,
-  JobKeyTaken,
-  JobLimitFull,
-  type JobRecord,
-  jobKeyRecordKey,
-  markJobMessagesSent,
-  NoJobOrganization,
-  putJobItems,
-} from '../db/jobs.ts';
+import { getJob, getJobKeyRecord, type JobRecord, jobKeyRecordKey, putJobItems } from '../db/jobs.ts';
 import { getOrganization } from '../db/organizations.ts';
 import {
   type Issue,
   idempotencyKeyReused,
   internalError,
   issuesOf,
-  jobLimitReached,
   notAMember,
   notFound,
   operationNotOffered,
@@ -39,6 +26,7 @@ import type { Caller } from '../model.ts';
 import { findOperation, isEnabled } from '../social/operations.ts';
 import { socialProvider } from '../social/providers/index.ts';
 import { type JobView, jobView } from './jobs.ts';
+import { cancelJob, createJob, markJobMessagesSent } from './lifecycle.ts';
 import { jobQueue, type Outgoing } from './queue.ts';
 import { checkWebhookUrl, newWebhookSecret } from './webhook.ts';
 
@@ -136,16 +124,9 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     messages_sent_at: null,
     recovered_at: null,
   };
-  const { maxActiveJobs } = jobsConfig();
-  try {
-    await createJob(job, maxActiveJobs, claimKey ? { key: claimKey, requestHash } : undefined, now.getTime());
-  } catch (error) {
-    if (error instanceof JobLimitFull) throw jobLimitReached(maxActiveJobs);
-    if (error instanceof NoJobOrganization) throw notAMember();
-    // A concurrent request with the same key created its job first: answer with that job.
-    if (error instanceof JobKeyTaken) return replay({ jobId: error.jobId, requestHash: error.requestHash }, requestHash);
-    throw error;
-  }
+  const taken = await createJob(job, jobsConfig().maxActiveJobs, claimKey ? { key: claimKey, requestHash } : undefined, now.getTime());
+  // A concurrent request with the same key created its job first: answer with that job.
+  if (taken) return replay(taken, requestHash);
   try {
     await putJobItems(job.id, inputs);
     const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds };

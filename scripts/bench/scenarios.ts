@@ -12,7 +12,7 @@ import { createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-k
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
-import { createJob, type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
+import { type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
 import { jobKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
@@ -21,6 +21,7 @@ import { putCachedResult } from '../../lib/db/result-cache.ts';
 import { defined } from '../../lib/defined.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
+import { createJob } from '../../lib/jobs/lifecycle.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
 import { buildResource } from '../../lib/resources/factory.ts';
