@@ -22,6 +22,7 @@
  * decided afresh from the job it found, under lib/db/conflict-retry.ts's policy. A job changes
  * at most once per item and once for its cancel, so that ends.
  */
+import { randomUUID } from 'node:crypto';
 import { conditionFailed, conditionFailedOn, requestDeadlineMs, type TransactItem, transact, updateIf } from '../db/client.ts';
 import { retryConflicts } from '../db/conflict-retry.ts';
 import {
@@ -72,6 +73,49 @@ const ending = (job: JobRecord, at: string): JobChange => ({
 });
 
 // ---------------------------------------------------------------- creation
+
+export interface NewJobFields {
+  orgId: string;
+  operation: string;
+  total: number;
+  createdById: string;
+  now: Date;
+  maxAgeSeconds?: number | null;
+  webhookUrl?: string | null;
+  webhookSecret?: string | null;
+}
+
+/**
+ * A job as its creation writes it: queued, every item queued, nothing counted, and its messages
+ * `sending` until the last one is on the queue (a creation killed before that leaves it to the
+ * recovery).
+ */
+export const newJob = (fields: NewJobFields): JobRecord => ({
+  id: `job_${randomUUID().replaceAll('-', '')}`,
+  organization_id: fields.orgId,
+  operation: fields.operation,
+  status: 'queued',
+  total: fields.total,
+  queued: fields.total,
+  running: 0,
+  succeeded: 0,
+  failed: 0,
+  cancelled: 0,
+  charged: 0,
+  created_at: fields.now.toISOString(),
+  created_by_id: fields.createdById,
+  completed_at: null,
+  max_age_seconds: fields.maxAgeSeconds ?? null,
+  cancel_requested: false,
+  refusal: null,
+  webhook_url: fields.webhookUrl ?? null,
+  webhook_secret: fields.webhookSecret ?? null,
+  webhook_status: null,
+  webhook_attempts: 0,
+  messages: 'sending',
+  messages_sent_at: null,
+  recovered_at: null,
+});
 
 /** The Idempotency-Key names a job already. */
 class KeyTaken extends Error {

@@ -16,14 +16,13 @@
  * add up with nothing queued or running, its organization's `active_jobs` back to 0 and not below,
  * its active marker gone).
  */
-import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../lib/db/client.ts';
 import { getJob, type JobRecord, listActiveJobs, listJobItemsPage, putJobItems } from '../../lib/db/jobs.ts';
 import { orgKey } from '../../lib/db/keys.ts';
 import { defined } from '../../lib/defined.ts';
-import { cancelJob, claimJobItem, createJob, finishJobItem, type ItemOutcome } from '../../lib/jobs/lifecycle.ts';
+import { cancelJob, claimJobItem, createJob, finishJobItem, type ItemOutcome, newJob } from '../../lib/jobs/lifecycle.ts';
 import { recoverStalledJobs } from '../../lib/jobs/recovery.ts';
 import { handleJobMessage, itemIdempotencyKey } from '../../lib/jobs/worker.ts';
 import { findOperation } from '../../lib/social/operations.ts';
@@ -75,32 +74,7 @@ async function run(job: JobRecord, index: number): Promise<ItemOutcome> {
 async function prepare(shape: Shape): Promise<Prepared> {
   const { orgId, users } = await workspace({ credits: CREDITS });
   const total = shape === 'last item' ? 2 : 4;
-  const job: JobRecord = {
-    id: `job_${randomUUID().replaceAll('-', '')}`,
-    organization_id: orgId,
-    operation: OPERATION,
-    status: 'queued',
-    total,
-    queued: total,
-    running: 0,
-    succeeded: 0,
-    failed: 0,
-    cancelled: 0,
-    charged: 0,
-    created_at: new Date(Date.now() - STALE_MS).toISOString(),
-    created_by_id: users.editor,
-    completed_at: null,
-    max_age_seconds: null,
-    cancel_requested: false,
-    refusal: null,
-    webhook_url: null,
-    webhook_secret: null,
-    webhook_status: null,
-    webhook_attempts: 0,
-    messages: 'sending',
-    messages_sent_at: null,
-    recovered_at: null,
-  };
+  const job = newJob({ orgId, operation: OPERATION, total, createdById: users.editor, now: new Date(Date.now() - STALE_MS) });
   expect(await createJob(job, 5, undefined, Date.now())).toBeNull();
   const inputs = Array.from({ length: total }, (_, i) => ({ handle: `creator${i}` }));
   await putJobItems(job.id, shape === 'unwritten items' ? inputs.slice(0, -1) : inputs);
