@@ -6,8 +6,10 @@
  *
  * Nothing here decides: which writes go into one transaction, on which conditions, and what a
  * refused one means (when a job ends, what a cancel does, how a 402 spreads to the items after
- * it) is lib/jobs/lifecycle.ts's to say. A write is described to the builders in the job's own
- * terms (`JobChange`, `JobCondition`, `ItemChange`), and they turn it into DynamoDB's.
+ * it) is lib/jobs/lifecycle.ts's to say. A write of the job is described in its own terms
+ * (`JobChange`: what changes, `JobCondition`: what must hold) and `jobUpdate` turns it into
+ * DynamoDB's; an item's moves are built by name (`itemClaim`, `itemResult`, …), each conditional
+ * on the item's own status only.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';

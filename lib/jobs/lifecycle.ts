@@ -19,8 +19,8 @@
  *   with that same error, uncharged.
  *
  * A write that finds the job changed by a concurrent one (another item's result, a cancel) is
- * decided afresh from the job it found, under lib/db/conflict-retry.ts's policy. A job changes
- * at most once per item and once for its cancel, so that ends.
+ * decided afresh from the job it found, under lib/db/conflict-retry.ts's policy. A job's counters
+ * change a bounded number of times (each item's claim and result, one cancel), so that ends.
  */
 import { randomUUID } from 'node:crypto';
 import { conditionFailed, conditionFailedOn, requestDeadlineMs, type TransactItem, transact, updateIf } from '../db/client.ts';
@@ -349,7 +349,7 @@ class NotEnded extends Error {}
  * active-job counter down, in one transaction conditional on the job being active with nothing
  * queued or running. False when it was not (another worker ended it, or items remain).
  */
-export async function endJob(job: JobRecord, now: Date): Promise<boolean> {
+async function endJob(job: JobRecord, now: Date): Promise<boolean> {
   try {
     await transact(
       [
