@@ -11,8 +11,8 @@
  *   run keeps its provider call's budget; lib/social/run.ts), and never past the request's own
  *   deadline; MAX_ATTEMPTS bounds callers that have neither (the admin CLI).
  *
- * `retryConflicts` is the one loop that applies it: a transaction that lost to another
- * (lib/db/client.ts), and a write that found its item changed by a concurrent one and must be
+ * `retryConflicts` is the one loop that applies it: a write that lost to a transaction
+ * (lib/db/client.ts), and one that found its item changed by a concurrent write and must be
  * decided afresh (a job's item result or cancel, lib/jobs/lifecycle.ts).
  */
 
