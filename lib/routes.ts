@@ -9,7 +9,7 @@ import { SWEEP_INDEX } from './db/table.ts';
 import { defined } from './defined.ts';
 import { DOCS_ASSETS } from './docs-assets.ts';
 import type { ErrorCode } from './errors.ts';
-import { routePattern } from './http/route-pattern.ts';
+import { routePattern } from './route-pattern.ts';
 
 export interface Route {
   /** Logical name; also the CDK construct id. */

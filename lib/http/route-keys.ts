@@ -1,4 +1,4 @@
-import { routePattern } from './route-pattern.ts';
+import { routePattern } from '../route-pattern.ts';
 
 /**
  * Route key (`GET /path`, `$default`) → route name. A bundled function gets it as a build-time

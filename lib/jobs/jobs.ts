@@ -1,9 +1,10 @@
 import { membershipOfCaller } from '../auth/access.ts';
 import { cursorSigningKey } from '../config.ts';
-import { cancelJob, getJob, type JobItemRecord, type JobRecord, listJobItemsPage, type StoredItemStatus } from '../db/jobs.ts';
+import { getJob, type JobItemRecord, type JobRecord, listJobItemsPage, type StoredItemStatus } from '../db/jobs.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { type Caller, mayRunOperations } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
+import { afterCancel, type CancelOutcome, cancelJob, cancellable } from './lifecycle.ts';
 import { jobQueue } from './queue.ts';
 
 export const JOB_ITEM_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
@@ -143,17 +144,10 @@ export async function cancelSocialJob(caller: Caller, jobId: string, now = new D
   const { job, role } = await readableJob(caller, jobId);
   if (!mayRunOperations(role)) throw forbidden('only editors and owners can cancel jobs');
   // Ended, or its cancel already asked: nothing to write.
-  if (!['queued', 'running'].includes(job.status) || job.cancel_requested) return jobView(job);
+  if (!cancellable(job)) return jobView(job);
   const outcome = await cancelActiveJob(job, now);
-  // Items finished since the read (or it ended otherwise): read what is stored.
-  if (outcome === 'inactive' || job.running > 0) return jobView((await getJob(jobId)) ?? job);
-  // What the cancel wrote, from the job as read (its items not started moved to cancelled).
-  const moved = { ...job, cancelled: job.cancelled + job.queued, queued: 0, cancel_requested: true };
-  const after: JobRecord =
-    outcome === 'ended'
-      ? { ...moved, status: 'cancelled', completed_at: now.toISOString(), ...(job.webhook_url ? { webhook_status: 'pending' } : {}) }
-      : moved;
-  return jobView(after);
+  // What the cancel wrote, from the job as read; or, when items may have finished since, what is stored.
+  return jobView(afterCancel(job, outcome, now) ?? (await getJob(jobId)) ?? job);
 }
 
 /**
@@ -162,7 +156,7 @@ export async function cancelSocialJob(caller: Caller, jobId: string, now = new D
  * the organization's limit given back) and its webhook queued, or ended when its running items
  * finish (the worker queues the webhook then).
  */
-export async function cancelActiveJob(job: JobRecord, now: Date): Promise<'ended' | 'requested' | 'inactive'> {
+export async function cancelActiveJob(job: JobRecord, now: Date): Promise<CancelOutcome> {
   const outcome = await cancelJob(job, now);
   if (outcome === 'ended' && job.webhook_url) await sendWebhookMessage(job, 1, 0);
   return outcome;

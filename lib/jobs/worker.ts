@@ -18,32 +18,29 @@
  *    counter down in the same transaction), and queue its webhook.
  *
  * A running item whose lease has not run out belongs to a live worker (or one not yet known dead):
- * the message is left unacknowledged, to come back after its visibility timeout.
+ * the message is left unacknowledged, to come back after its visibility timeout. Every write of
+ * the job's or the item's state, and what a refused one means, is lib/jobs/lifecycle.ts's.
  */
 import { apiKeyStanding } from '../auth/api-key-standing.ts';
 import { TokenRefused } from '../auth/refusals.ts';
 import { jobsConfig, socialConfig } from '../config.ts';
-import {
-  claimJobItem,
-  endJob,
-  type Finished,
-  finishJobItem,
-  getJob,
-  getJobItem,
-  type ItemError,
-  type ItemOutcome,
-  type JobItemRecord,
-  type JobRecord,
-  markItemCancelled,
-  recordWebhook,
-  releaseJobItem,
-} from '../db/jobs.ts';
-import { errorFields, invalidToken, ServiceError } from '../errors.ts';
+import { getJob, getJobItem, type JobItemRecord, type JobRecord, recordWebhook } from '../db/jobs.ts';
+import { invalidToken, ServiceError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { type Caller, isApiKeyId } from '../model.ts';
 import { leaseMs } from '../social/idempotency.ts';
 import { runSocialOperation } from '../social/run.ts';
 import { jobView, sendWebhookMessage } from './jobs.ts';
+import {
+  claimJobItem,
+  endJobIfDone,
+  type Finished,
+  failedOutcome,
+  finishJobItem,
+  type ItemOutcome,
+  releaseJobItem,
+  settleUnrunnableItem,
+} from './lifecycle.ts';
 import type { ItemMessage, JobMessage, WebhookMessage } from './queue.ts';
 import { checkWebhookUrl, postWebhook } from './webhook.ts';
 
@@ -65,7 +62,6 @@ export async function handleJobMessage(message: JobMessage, options: WorkerOptio
 }
 
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
-const ACTIVE = new Set(['queued', 'running']);
 
 /** The Idempotency-Key an item's run is charged under: the same for every delivery of its message. */
 export const itemIdempotencyKey = (jobId: string, index: number): string => `job:${jobId}:${index}`;
@@ -116,15 +112,10 @@ async function runJobItem(message: ItemMessage, options: WorkerOptions): Promise
       if ((item.lease_until_ms ?? 0) > clock()) return false;
       return runClaimed(runnableOf(job, item), options);
     }
-    if (!ACTIVE.has(job.status) || job.cancel_requested) {
-      await markItemCancelled(jobId, index, new Date(clock()));
-      return true;
-    }
-    if (job.refusal) {
-      const outcome = { status: 'failed' as const, error: job.refusal, charged: 0 };
-      const finished = await finishJobItem(job, index, 'pending', outcome, new Date(clock()));
-      if (finished.result === 'cancelled') await markItemCancelled(jobId, index, new Date(clock()));
-      await afterFinish(finished);
+    // Cancelled, or refused by an earlier item's 402: settled without running.
+    const settled = await settleUnrunnableItem(job, index, new Date(clock()));
+    if (settled) {
+      await afterFinish(settled);
       return true;
     }
     const refused = await claimJobItem(jobId, index, leaseUntil(clock), new Date(clock()));
@@ -143,10 +134,6 @@ function callerOf(item: RunnableItem): Caller {
   standing.settled.catch(() => undefined);
   return { userId: item.createdById, apiKey: { id: item.createdById, orgId: item.orgId, grant: standing.grant } };
 }
-
-/** The error body a single run would have answered (without a request id). */
-const itemErrorOf = (error: ServiceError | TokenRefused): ItemError =>
-  errorFields(error instanceof TokenRefused ? invalidToken(error.reason, error.message) : error);
 
 async function runClaimed(item: RunnableItem, options: WorkerOptions): Promise<boolean> {
   try {
@@ -180,13 +167,7 @@ async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise
     if (!(error instanceof ServiceError || error instanceof TokenRefused)) throw error;
     // Another delivery holds the item's run (its lease not yet out): come back later.
     if (error instanceof ServiceError && error.code === 'idempotency_key_reused' && error.details.retryAfterSeconds) return false;
-    const body = itemErrorOf(error);
-    outcome = {
-      status: 'failed',
-      error: body,
-      charged: 0,
-      ...(error instanceof ServiceError && error.status === 402 ? { refusal: body } : {}),
-    };
+    outcome = failedOutcome(error instanceof TokenRefused ? invalidToken(error.reason, error.message) : error);
   }
   const finished = await finishJobItem({ id: item.jobId, organization_id: item.orgId }, item.index, 'running', outcome, new Date(clock()));
   await afterFinish(finished);
@@ -208,10 +189,8 @@ async function afterFinish(finished: Finished): Promise<void> {
  * worker). The item's own last result ends the job in its transaction (finishJobItem).
  */
 async function endIfDone(jobId: string, options: WorkerOptions): Promise<void> {
-  const job = await getJob(jobId);
-  if (!job || !ACTIVE.has(job.status) || job.queued > 0 || job.running > 0) return;
-  const now = new Date((options.now ?? Date.now)());
-  if (!(await endJob(job, now))) return;
+  const job = await endJobIfDone(jobId, new Date((options.now ?? Date.now)()));
+  if (!job) return;
   logger.info('job ended', { job: job.id, succeeded: job.succeeded, failed: job.failed, cancelled: job.cancelled, charged: job.charged });
   if (job.webhook_url) await sendWebhookMessage(job, 1, 0);
 }

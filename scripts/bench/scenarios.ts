@@ -12,7 +12,7 @@ import { createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-k
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
-import { createJob, type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
+import { type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
 import { jobKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
@@ -21,6 +21,7 @@ import { putCachedResult } from '../../lib/db/result-cache.ts';
 import { defined } from '../../lib/defined.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
+import { createJob, newJob } from '../../lib/jobs/lifecycle.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
 import { buildResource } from '../../lib/resources/factory.ts';
@@ -556,32 +557,12 @@ const mcpToolsCall: Scenario = {
 
 /** A job of `items` pending items in `orgId`, written as the creation route writes it (counted active). */
 async function benchJob(orgId: string, userId: string, items: number): Promise<JobRecord> {
+  const now = new Date();
+  // The bench drives its items itself: nothing for the recovery of stalled jobs.
   const job: JobRecord = {
-    id: `job_${randomBytes(16).toString('hex')}`,
-    organization_id: orgId,
-    operation: 'x_profile',
-    status: 'queued',
-    total: items,
-    queued: items,
-    running: 0,
-    succeeded: 0,
-    failed: 0,
-    cancelled: 0,
-    charged: 0,
-    created_at: new Date().toISOString(),
-    created_by_id: userId,
-    completed_at: null,
-    max_age_seconds: null,
-    cancel_requested: false,
-    refusal: null,
-    webhook_url: null,
-    webhook_secret: null,
-    webhook_status: null,
-    webhook_attempts: 0,
-    // The bench drives its items itself: nothing for the recovery of stalled jobs.
+    ...newJob({ orgId, operation: 'x_profile', total: items, createdById: userId, now }),
     messages: 'sent',
-    messages_sent_at: new Date().toISOString(),
-    recovered_at: null,
+    messages_sent_at: now.toISOString(),
   };
   await createJob(job, Number.MAX_SAFE_INTEGER, undefined, Date.now());
   await putJobItems(
