@@ -28,8 +28,12 @@ const LAYERS = [
       'lib/docs-assets.ts',
     ],
   },
-  { name: 'storage', paths: ['lib/db'] },
-  { name: 'domain', paths: ['lib/social', 'lib/billing', 'lib/resources', 'lib/auth', 'lib/admin', 'lib/workspace', 'lib/jobs'] },
+  // The table and the queues: what is stored, by the domain's modules.
+  { name: 'storage', paths: ['lib/db', 'lib/queues'] },
+  {
+    name: 'domain',
+    paths: ['lib/social', 'lib/billing', 'lib/resources', 'lib/auth', 'lib/admin', 'lib/workspace', 'lib/jobs', 'lib/webhooks'],
+  },
   // The route table: data the chain, the adapters and the stack read; it names the table's index.
   { name: 'http', paths: ['lib/http', 'lib/routes.ts'] },
   { name: 'adapters', paths: ['lib/mcp', 'lib/openapi', 'lib/local'] },
