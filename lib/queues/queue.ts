@@ -7,7 +7,7 @@
  *   which SQS fair queues use to keep one tenant's backlog from delaying the others' messages;
  *   each queue's event source mapping invokes a function of its own;
  * - locally (npm start, tests, benches): an in-process queue with SQS's semantics, which
- *   lib/local/embedded-queue.ts installs here (`useLocalQueues`). It is never bundled: no
+ *   lib/local/embedded-queue.ts installs (lib/queues/local.ts). It is never bundled: no
  *   function deployed carries it, and a deployed function without its queue's URL says so.
  *
  * Whatever the queue, the consumers make a delivery exactly-once in effect (lib/jobs/worker.ts)
@@ -15,6 +15,7 @@
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config.ts';
+import { localQueue } from './local.ts';
 
 export type QueueName = 'jobs' | 'webhooks';
 
@@ -80,22 +81,14 @@ class SqsQueue<M> implements Queue<M> {
   }
 }
 
-// ---------------------------------------------------------------- in-process (npm start, tests)
-
-let localQueues: ((name: QueueName) => Queue<unknown>) | undefined;
-
-/** Where a queue without a URL is found: this process's own queues (lib/local/embedded-queue.ts). */
-export function useLocalQueues(provide: (name: QueueName) => Queue<unknown>): void {
-  localQueues = provide;
-}
-
-/** The queue `name`: SQS at `url` when set, else this process's own. */
+/** The queue `name`: SQS at `url` when set, else this process's own (lib/queues/local.ts). */
 export function queueAt<M>(name: QueueName, url: string | undefined): Queue<M> {
   if (url) return new SqsQueue<M>(url);
-  if (!localQueues) {
+  const local = localQueue(name);
+  if (!local) {
     throw new Error(
       `no ${name} queue: deployed, its URL is in the function's environment (${name === 'jobs' ? 'JOBS_QUEUE_URL' : 'WEBHOOKS_QUEUE_URL'}); locally, lib/local/embedded-queue.ts provides it`,
     );
   }
-  return localQueues(name) as Queue<M>;
+  return local as Queue<M>;
 }

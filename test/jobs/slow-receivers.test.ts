@@ -60,13 +60,11 @@ describe('an attempt has one deadline, however the receiver trickles', () => {
     const receiver = await receiving({ phase: 'body', status: 200, intervalMs: 100, bytes: 60 });
 
     const { jobId } = await startJob(receiver.url);
-    const started = Date.now();
-    await drainJobs({ visibilityTimeoutMs: 10_000 });
+    await drainJobs();
 
     expect(receiver.connections).toHaveLength(1);
     expect(heldFor(receiver)[0]).toBeLessThan(500 + 400);
-    expect(Date.now() - started).toBeLessThan(500 + 2_000);
-    expect((await getJob(jobId))?.webhook_status).toBe('delivered');
+    expect(await getJob(jobId)).toMatchObject({ webhook_status: 'delivered', webhook_attempts: 1 });
   });
 
   it.each([
@@ -77,7 +75,7 @@ describe('an attempt has one deadline, however the receiver trickles', () => {
     const receiver = await receiving(trickle);
 
     const { jobId } = await startJob(receiver.url);
-    await drainJobs({ webhookBackoffMs: 20, visibilityTimeoutMs: 10_000 });
+    await drainJobs({ webhookBackoffMs: 20 });
 
     expect(receiver.connections).toHaveLength(6);
     for (const held of heldFor(receiver)) expect(held).toBeLessThan(300 + 400);
@@ -85,16 +83,17 @@ describe('an attempt has one deadline, however the receiver trickles', () => {
   });
 
   it('never outlives its message: with a visibility timeout shorter than the webhook timeout, never two attempts at once', async () => {
-    // The deadline would allow 5 s; the message comes back after 800 ms.
+    // The deadline would allow 5 s; the message comes back after 1.5 s. The first request trickles for 3 s.
     process.env.JOBS_WEBHOOK_TIMEOUT_MS = '5000';
-    const receiver = await receiving({ phase: 'headers', intervalMs: 100, bytes: 30 });
+    const receiver = await receiving({ phase: 'headers', intervalMs: 100, bytes: 30, slowRequests: 1 });
 
     const { jobId } = await startJob(receiver.url);
-    await drainJobs({ webhookBackoffMs: 20, visibilityTimeoutMs: 800 });
+    await drainJobs({ webhookBackoffMs: 20, webhookVisibilityTimeoutMs: 1_500 });
 
     expect(receiver.mostAtOnceWithOneId()).toBe(1);
-    for (const held of heldFor(receiver)) expect(held).toBeLessThan(800);
-    expect(await getJob(jobId)).toMatchObject({ webhook_status: 'failed', webhook_attempts: 6 });
+    expect(receiver.connections).toHaveLength(2);
+    expect(heldFor(receiver)[0]).toBeLessThan(1_500);
+    expect(await getJob(jobId)).toMatchObject({ webhook_status: 'delivered', webhook_attempts: 2 });
   });
 });
 

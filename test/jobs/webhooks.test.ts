@@ -61,7 +61,7 @@ function verified(secret: string, delivery: Received): boolean {
     });
 }
 
-/** Webhook retries 40 ms apart; a visibility timeout longer than a delivery can take here (a shorter one would deliver a slow attempt twice). */
+/** Webhook retries 40 ms apart. */
 const drain = () => drainJobs({ webhookBackoffMs: 40, visibilityTimeoutMs: 2_000 });
 
 const create = (orgId: string, token: string, webhookUrl: string, inputs = [{ handle: 'nasa' }, { handle: 'nike' }]) =>

@@ -21,15 +21,20 @@ export const jobsQueue = () => embeddedQueue<JobMessage>('jobs');
 export const webhooksQueue = () => embeddedQueue<DeliveryMessage>('webhooks');
 
 /**
- * Runs the embedded queues' messages until both are empty: job items (4 at a time), then the
- * webhooks their ends queued (4 at a time, retries `webhookBackoffMs` apart: 20 ms); a message is
- * delivered again after `visibilityTimeoutMs` (200 ms).
+ * Runs the embedded queues' messages until both are empty: job items (4 at a time; a message
+ * delivered again after `visibilityTimeoutMs`, 200 ms), then the webhooks their ends queued (4 at
+ * a time, retries `webhookBackoffMs` apart, 20 ms; each attempt ends before its message's
+ * `webhookVisibilityTimeoutMs`, 10 s, less the writes' reserve).
  */
-export async function drainJobs({ webhookBackoffMs = 20, visibilityTimeoutMs = 200 } = {}): Promise<void> {
+export async function drainJobs({
+  webhookBackoffMs = 20,
+  visibilityTimeoutMs = 200,
+  webhookVisibilityTimeoutMs = 10_000,
+} = {}): Promise<void> {
   const stopJobs = jobsQueue().consume((message) => handleJobMessage(message), { concurrency: 4, visibilityTimeoutMs });
   const stopWebhooks = webhooksQueue().consume(
     (message, receipt) => handleDeliveryMessage(message, receipt, { backoffMs: webhookBackoffMs }),
-    { concurrency: 4, visibilityTimeoutMs },
+    { concurrency: 4, visibilityTimeoutMs: webhookVisibilityTimeoutMs },
   );
   try {
     // A job's end queues its webhook before its item's message is acknowledged: once the jobs

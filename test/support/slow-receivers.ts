@@ -34,6 +34,8 @@ export interface Trickle {
   status?: number;
   intervalMs: number;
   bytes: number;
+  /** Requests answered this slowly; those after them get a 200 at once (default: all are slow). */
+  slowRequests?: number;
 }
 
 const REASONS: Record<number, string> = { 200: 'OK', 500: 'Internal Server Error' };
@@ -74,6 +76,11 @@ export async function slowReceiver(trickle: Trickle): Promise<SlowReceiver> {
       connection.requestAt = Date.now();
       connection.webhookId = request.headers['webhook-id'];
       connection.body = request.body;
+      const answered = connections.filter((other) => other.requestAt !== undefined).length;
+      if (answered > (trickle.slowRequests ?? Number.POSITIVE_INFINITY)) {
+        socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+        return;
+      }
       const status = trickle.status ?? 200;
       const statusLine = `HTTP/1.1 ${status} ${REASONS[status] ?? 'Status'}\r\n`;
       let pending: string;
