@@ -5,7 +5,8 @@
  * runs items.
  */
 import { jobsConfig } from '../config.ts';
-import { type Queue, type Outgoing as QueueOutgoing, queueAt } from '../queues/queue.ts';
+import type { Queue, Outgoing as QueueOutgoing } from '../queues/queue.ts';
+import { queueAt } from '../queues/sqs-queue.ts';
 
 /** Run (or take over) one item of a job. */
 export interface ItemMessage {

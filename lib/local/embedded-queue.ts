@@ -8,11 +8,10 @@
  * organizations never take every delivery slot (docs/jobs.md, "Webhooks").
  *
  * Here, under lib/local/, so that no deployed function carries it (test/infra/bundles.test.ts):
- * `installEmbeddedQueues` makes these the queues of this process (lib/queues/local.ts).
+ * `installEmbeddedQueues` makes these the queues of this process (lib/queues/queue.ts).
  */
 import { logError } from '../log.ts';
-import { useLocalQueues } from '../queues/local.ts';
-import type { MessageHandler, Outgoing, Queue, QueueName } from '../queues/queue.ts';
+import { type MessageHandler, type Outgoing, type Queue, type QueueName, useLocalQueues } from '../queues/queue.ts';
 
 interface Held<M> {
   id: number;

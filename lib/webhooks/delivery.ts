@@ -18,7 +18,7 @@
  */
 import { webhooksConfig } from '../config.ts';
 import { logger } from '../log.ts';
-import { queueAt } from '../queues/queue.ts';
+import { queueAt } from '../queues/sqs-queue.ts';
 import { attemptWebhook } from './attempt.ts';
 
 /** Attempts in all: the first, then up to 5 retries after 1, 2, 4, 8 and 16 backoffs (30 s to 8 min by default). */

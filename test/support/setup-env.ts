@@ -9,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { ensureTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb-local.ts';
-import { useLocalQueues } from '../../lib/queues/local.ts';
+import { useLocalQueues } from '../../lib/queues/queue.ts';
 import { TEST_AUDIENCE, TEST_CLIENT_ID, TEST_ISSUER } from './tokens.ts';
 
 const tableName = `test-${randomUUID()}`;
