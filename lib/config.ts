@@ -33,8 +33,15 @@ export const DEFAULTS = {
   jobVisibilityTimeoutSeconds: 60,
   /** The first webhook retry's delay; each next one doubles it (JOBS_WEBHOOK_BACKOFF_MS). */
   webhookBackoffMs: 30_000,
-  /** How long a webhook receiver may take to answer (JOBS_WEBHOOK_TIMEOUT_MS). */
+  /**
+   * One webhook attempt's deadline, for the whole exchange (JOBS_WEBHOOK_TIMEOUT_MS): the address
+   * check, connecting, the status and what is read of the body, however slowly a receiver sends.
+   */
   webhookTimeoutMs: 10_000,
+  /** Webhook attempts `npm start` makes at once (WEBHOOK_DELIVERY_CONCURRENCY); deployed, the delivery function's maxConcurrency × batch. */
+  webhookDeliveryConcurrency: 32,
+  /** Of those, at most this many for one organization (WEBHOOK_DELIVERIES_PER_ORGANIZATION): its slow receivers never take them all. */
+  webhookDeliveriesPerOrganization: 4,
   /**
    * How old a job whose messages were never marked sent must be before the recovery takes it
    * for stalled (JOBS_STALLED_AFTER_SECONDS): well past the creating function's 25 s timeout
@@ -215,10 +222,6 @@ export interface JobsConfig {
   queueUrl: string | undefined;
   workerConcurrency: number;
   visibilityTimeoutSeconds: number;
-  /** `http://127.0.0.1`, `http://localhost` and other loopback webhook URLs are accepted (JOBS_WEBHOOK_ALLOW_LOOPBACK=true: npm start, tests). */
-  allowLoopbackWebhooks: boolean;
-  webhookBackoffMs: number;
-  webhookTimeoutMs: number;
   /** A job whose messages were never marked sent is stalled once this old (also how long a recovery holds it). */
   stalledAfterSeconds: number;
 }
@@ -229,8 +232,28 @@ export const jobsConfig = (): JobsConfig => ({
   queueUrl: optional('JOBS_QUEUE_URL'),
   workerConcurrency: integer('JOBS_WORKER_CONCURRENCY', DEFAULTS.jobWorkerConcurrency),
   visibilityTimeoutSeconds: integer('JOBS_VISIBILITY_TIMEOUT_SECONDS', DEFAULTS.jobVisibilityTimeoutSeconds),
-  allowLoopbackWebhooks: optional('JOBS_WEBHOOK_ALLOW_LOOPBACK') === 'true',
-  webhookBackoffMs: integer('JOBS_WEBHOOK_BACKOFF_MS', DEFAULTS.webhookBackoffMs, 0),
-  webhookTimeoutMs: integer('JOBS_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs),
   stalledAfterSeconds: integer('JOBS_STALLED_AFTER_SECONDS', DEFAULTS.jobStalledAfterSeconds, MIN_JOB_STALLED_AFTER_SECONDS),
+});
+
+/** Webhook deliveries (lib/webhooks/): of jobs' ends, and of any other event. */
+export interface WebhooksConfig {
+  /** Deployed: the SQS queue deliveries go to (WEBHOOKS_QUEUE_URL). Unset: the embedded in-process queue (npm start, tests). */
+  queueUrl: string | undefined;
+  /** `http://127.0.0.1`, `http://localhost` and other loopback webhook URLs are accepted (JOBS_WEBHOOK_ALLOW_LOOPBACK=true: npm start, tests). */
+  allowLoopback: boolean;
+  backoffMs: number;
+  timeoutMs: number;
+  /** `npm start`'s delivery consumer: attempts at once, and at most this many of one organization. */
+  concurrency: number;
+  perOrganization: number;
+}
+
+/** Read per call, as jobsConfig. */
+export const webhooksConfig = (): WebhooksConfig => ({
+  queueUrl: optional('WEBHOOKS_QUEUE_URL'),
+  allowLoopback: optional('JOBS_WEBHOOK_ALLOW_LOOPBACK') === 'true',
+  backoffMs: integer('JOBS_WEBHOOK_BACKOFF_MS', DEFAULTS.webhookBackoffMs, 0),
+  timeoutMs: integer('JOBS_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs),
+  concurrency: integer('WEBHOOK_DELIVERY_CONCURRENCY', DEFAULTS.webhookDeliveryConcurrency),
+  perOrganization: integer('WEBHOOK_DELIVERIES_PER_ORGANIZATION', DEFAULTS.webhookDeliveriesPerOrganization),
 });

@@ -31,6 +31,8 @@ export interface Route {
   public?: boolean;
   /** Sends job messages: the functions given sqs:SendMessage on the jobs queue (deployed). */
   sendsJobs?: boolean;
+  /** Queues webhook deliveries (a cancel that ends a job): given sqs:SendMessage on the webhooks queue (deployed). */
+  sendsWebhooks?: boolean;
   /** Signs API keys: the one function given the signing key (deployed, kms:Sign on the stack's KMS key). */
   signsApiKeys?: boolean;
   /**
@@ -243,13 +245,14 @@ export const routes: readonly Route[] = [
   },
   {
     // The job (GetItem) | the cancel: a transaction (UpdateItem on the job and the organization's
-    // counter, DeleteItem of its active marker) or, with items running, one UpdateItem | its webhook's message.
+    // counter, DeleteItem of its active marker) or, with items running, one UpdateItem | its webhook's
+    // message (on the webhooks queue).
     name: 'CancelSocialJob',
     method: 'POST',
     path: '/social/jobs/{job_id}/cancel',
     entry: 'functions/cancel-social-job.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'],
-    sendsJobs: true,
+    sendsWebhooks: true,
     summary: 'Cancel a job',
     description:
       "Editors and owners of the job's organization. 200 the job: its items not yet started are cancelled and never charged; items already at the provider finish, and the job ends as `cancelled` when they have. Cancelling an ended job answers it unchanged. Viewers 403; anyone else 404.",

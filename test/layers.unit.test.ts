@@ -28,8 +28,12 @@ const LAYERS = [
       'lib/docs-assets.ts',
     ],
   },
-  { name: 'storage', paths: ['lib/db'] },
-  { name: 'domain', paths: ['lib/social', 'lib/billing', 'lib/resources', 'lib/auth', 'lib/admin', 'lib/workspace', 'lib/jobs'] },
+  // The table and the queues: what is stored, by the domain's modules.
+  { name: 'storage', paths: ['lib/db', 'lib/queues'] },
+  {
+    name: 'domain',
+    paths: ['lib/social', 'lib/billing', 'lib/resources', 'lib/auth', 'lib/admin', 'lib/workspace', 'lib/jobs', 'lib/webhooks'],
+  },
   // The route table and its path templates: data the chain, the adapters and the stack read (it
   // names the table's index). Below the chain, which reads it and never the other way round.
   { name: 'routes', paths: ['lib/routes.ts', 'lib/route-pattern.ts'] },

@@ -218,6 +218,17 @@ describe('local stack (npm start)', () => {
     expect(await unknown.json()).toMatchObject({ code: 'route_not_found', message: 'no route for DELETE /no/such/route' });
   });
 
+  it('lets the admin CLI recover and requeue jobs on its own queues, without a queue URL', async () => {
+    const [recovered, requeued] = await Promise.all([runAdmin(['jobs', 'recover'], { cwd }), runAdmin(['jobs', 'requeue'], { cwd })]);
+
+    expect({ code: recovered.code, stdout: JSON.parse(recovered.stdout), stderr: recovered.stderr }).toEqual({
+      code: 0,
+      stdout: { jobs: 0, messages: 0, cancelled: 0 },
+      stderr: '',
+    });
+    expect({ code: requeued.code, stdout: JSON.parse(requeued.stdout) }).toEqual({ code: 0, stdout: { jobs: 0, messages: 0 } });
+  });
+
   it('runs DynamoDB Local on 127.0.0.1 only', () => {
     const listening = listenAddresses(Number(new URL(dev.dynamodbEndpoint).port));
     expect(listening.length).toBeGreaterThan(0);

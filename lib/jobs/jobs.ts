@@ -4,8 +4,8 @@ import { getJob, type JobItemRecord, type JobRecord, listJobItemsPage, type Stor
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { type Caller, mayRunOperations } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
+import { sendDelivery } from '../webhooks/delivery.ts';
 import { afterCancel, type CancelOutcome, cancelJob, cancellable } from './lifecycle.ts';
-import { jobQueue } from './queue.ts';
 
 export const JOB_ITEM_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobItemStatus = (typeof JOB_ITEM_STATUSES)[number];
@@ -162,12 +162,12 @@ export async function cancelActiveJob(job: JobRecord, now: Date): Promise<Cancel
   return outcome;
 }
 
-/** Queues the ended job's webhook delivery (attempt `attempt`, after `delayMs`). */
-export const sendWebhookMessage = (job: JobRecord, attempt: number, delayMs: number): Promise<void> =>
-  jobQueue().send([
-    {
-      message: { kind: 'webhook', jobId: job.id, orgId: job.organization_id, attempt },
-      groupId: job.organization_id,
-      ...(delayMs > 0 ? { delaySeconds: delayMs / 1000 } : {}),
-    },
-  ]);
+/** The `webhook-id` of a job's `job.completed` event, the same on every attempt. */
+export const jobEventId = (jobId: string): string => `msg_${jobId}`;
+
+/** Queues attempt `attempt` of the ended job's webhook, after `delayMs`, on the webhooks queue (lib/webhooks/delivery.ts). */
+export const sendWebhookMessage = (job: Pick<JobRecord, 'id' | 'organization_id'>, attempt: number, delayMs: number): Promise<void> =>
+  sendDelivery(
+    { kind: 'delivery', eventId: jobEventId(job.id), orgId: job.organization_id, subject: { type: 'job', jobId: job.id }, attempt },
+    delayMs,
+  );

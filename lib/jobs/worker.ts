@@ -15,7 +15,8 @@
  *    attempt's charge pays for it), and one after the sweeper refunded it charges afresh;
  * 5. write the result once (conditional on the item still running), with the job's counters;
  * 6. end the job when nothing is queued or running, exactly once (its organization's active-job
- *    counter down in the same transaction), and queue its webhook.
+ *    counter down in the same transaction), and queue its webhook (on the webhooks queue: a
+ *    delivery never holds a worker that runs items, lib/webhooks/delivery.ts).
  *
  * A running item whose lease has not run out belongs to a live worker (or one not yet known dead):
  * the message is left unacknowledged, to come back after its visibility timeout. Every write of
@@ -23,14 +24,14 @@
  */
 import { apiKeyStanding } from '../auth/api-key-standing.ts';
 import { TokenRefused } from '../auth/refusals.ts';
-import { jobsConfig, socialConfig } from '../config.ts';
-import { getJob, getJobItem, type JobItemRecord, type JobRecord, recordWebhook } from '../db/jobs.ts';
+import { socialConfig } from '../config.ts';
+import { getJob, getJobItem, type JobItemRecord, type JobRecord } from '../db/jobs.ts';
 import { invalidToken, ServiceError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { type Caller, isApiKeyId } from '../model.ts';
 import { leaseMs } from '../social/idempotency.ts';
 import { runSocialOperation } from '../social/run.ts';
-import { jobView, sendWebhookMessage } from './jobs.ts';
+import { sendWebhookMessage } from './jobs.ts';
 import {
   claimJobItem,
   endJobIfDone,
@@ -42,23 +43,17 @@ import {
   settleUnrunnableItem,
 } from './lifecycle.ts';
 import type { ItemMessage, JobMessage, WebhookMessage } from './queue.ts';
-import { checkWebhookUrl, postWebhook } from './webhook.ts';
-
-/** Webhook deliveries in all: the first, then up to 5 retries after 1, 2, 4, 8 and 16 backoffs (30 s to 8 min by default). */
-export const WEBHOOK_ATTEMPTS = 6;
 
 export interface WorkerOptions {
   /** The clock (epoch ms); tests move it past a lease. */
   now?: () => number;
   /** Epoch ms by which a run must have answered (the worker function's deadline). */
   deadlineMs?: number;
-  /** The first webhook retry's delay (ms); each next one doubles it. */
-  webhookBackoffMs?: number;
 }
 
 /** Handles one message; true acknowledges it, false leaves it to be delivered again. */
 export async function handleJobMessage(message: JobMessage, options: WorkerOptions = {}): Promise<boolean> {
-  return message.kind === 'webhook' ? deliverWebhook(message, options) : runJobItem(message, options);
+  return message.kind === 'webhook' ? passOnWebhook(message) : runJobItem(message, options);
 }
 
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
@@ -196,46 +191,10 @@ async function endIfDone(jobId: string, options: WorkerOptions): Promise<void> {
 }
 
 /**
- * One delivery attempt of an ended job's webhook. Each attempt is recorded on the job; a failed
- * one queues the next after an exponential backoff, up to WEBHOOK_ATTEMPTS in all. The same
- * `webhook-id` on every attempt lets the receiver drop a duplicate.
+ * A webhook attempt queued here before deliveries had a queue of their own (a stack updated
+ * while a retry waited): passed on to the webhooks queue, whose consumer makes it.
  */
-async function deliverWebhook(message: WebhookMessage, options: WorkerOptions): Promise<boolean> {
-  const job = await getJob(message.jobId);
-  // Already delivered, given up, or this attempt made already (a redelivered message).
-  if (!job?.webhook_url || !job.webhook_secret || job.webhook_status !== 'pending' || job.webhook_attempts >= message.attempt) return true;
-  const nowMs = (options.now ?? Date.now)();
-  const body = JSON.stringify({
-    type: 'job.completed',
-    timestamp: new Date(nowMs).toISOString(),
-    data: { ...jobView(job), webhook: undefined },
-  });
-  let ok = false;
-  let detail: string;
-  try {
-    const target = await checkWebhookUrl(job.webhook_url);
-    ({ ok, detail } = await postWebhook(target, job.webhook_secret, {
-      id: `msg_${job.id}`,
-      body,
-      timestampSeconds: Math.floor(nowMs / 1000),
-    }));
-  } catch (error) {
-    detail = (error as Error).message;
-  }
-  const attempts = message.attempt;
-  if (ok) {
-    await recordWebhook(job.id, 'delivered', attempts);
-    return true;
-  }
-  logger.warn('webhook attempt failed', { job: job.id, attempt: attempts, detail });
-  if (attempts >= WEBHOOK_ATTEMPTS) {
-    await recordWebhook(job.id, 'failed', attempts);
-    return true;
-  }
-  // The next attempt is queued before this one is recorded: if the record fails, this message
-  // comes back and tries again, where the other order could leave no attempt queued at all.
-  const backoffMs = options.webhookBackoffMs ?? jobsConfig().webhookBackoffMs;
-  await sendWebhookMessage(job, attempts + 1, backoffMs * 2 ** (attempts - 1));
-  await recordWebhook(job.id, 'pending', attempts);
+async function passOnWebhook(message: WebhookMessage): Promise<boolean> {
+  await sendWebhookMessage({ id: message.jobId, organization_id: message.orgId }, message.attempt, 0);
   return true;
 }

@@ -149,7 +149,7 @@ export function createLocalServer(
   options: {
     jwks?: unknown;
     onAnswer?: (line: AnswerLine) => void;
-    /** Answer SQS calls into this process's embedded queue (bundled mode: lib/local/sqs-bridge.ts). */
+    /** Answer SQS calls into this process's embedded queues (bundled functions, the admin CLI: lib/local/sqs-bridge.ts). */
     sqsBridge?: boolean;
   } = {},
 ): Server {

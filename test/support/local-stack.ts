@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { startJobWorker } from '../../lib/local/job-worker.ts';
 import { DEMO, seedDemoWorkspace } from '../../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { startWebhookDelivery } from '../../lib/local/webhook-delivery.ts';
 import { tokenFor } from './tokens.ts';
 
 export interface LocalStack {
@@ -15,7 +16,7 @@ export interface LocalStack {
 /**
  * The local stack of `npm start` inside the test process: the same server and handlers on
  * 127.0.0.1 (a free port), the demo workspace seeded in this file's table, the sample provider,
- * and the job worker on the embedded queue.
+ * the job worker and the webhook delivery on the embedded queues.
  */
 export async function startLocalStack(): Promise<LocalStack> {
   process.env.SOCIAL_PROVIDER = 'sample';
@@ -23,13 +24,13 @@ export async function startLocalStack(): Promise<LocalStack> {
   const server = createLocalServer(await loadHandlers());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const stopWorker = startJobWorker();
+  const stopWorkers = [startJobWorker(), startWebhookDelivery()];
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     organizationId: DEMO.orgId,
     ownerToken: tokenFor(DEMO.users.owner),
     stop: async () => {
-      await stopWorker();
+      await Promise.all(stopWorkers.map((stop) => stop()));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
