@@ -17,6 +17,7 @@ import { jobsConfig } from '../../lib/config.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { getJob as readJob } from '../../lib/db/jobs.ts';
 import { orgKey } from '../../lib/db/keys.ts';
+import { defined } from '../../lib/defined.ts';
 import { recoverStalledJobs } from '../../lib/jobs/recovery.ts';
 import { findOperation } from '../../lib/social/operations.ts';
 import { workspace } from '../support/fixtures.ts';
@@ -66,12 +67,15 @@ describe('a creation killed while sending its messages', () => {
     await drainJobs();
     expect(await readJob(jobId)).toMatchObject({ status: 'running', succeeded: 2, queued: 2, messages: 'sending', recovered_at: null });
 
-    // Act: recoveries now and just before the threshold, then past it, then again.
-    const early = [await recoverStalledJobs(new Date()), await recoverStalledJobs(inMs(THRESHOLD_MS - 5_000))];
+    // Act: recoveries now and just before the threshold, then past it, then again. Times count
+    // from the job's own creation, so a slow machine between it and here moves nothing.
+    const createdMs = Date.parse(defined(await readJob(jobId), 'the job').created_at);
+    const sinceCreation = (ms: number) => new Date(createdMs + ms);
+    const early = [await recoverStalledJobs(new Date()), await recoverStalledJobs(sinceCreation(THRESHOLD_MS - 5_000))];
     const sentBefore = sent();
-    const at = inMs(THRESHOLD_MS + 1_000);
+    const at = sinceCreation(THRESHOLD_MS + 1_000);
     const recovered = await recoverStalledJobs(at);
-    const again = await recoverStalledJobs(inMs(3 * THRESHOLD_MS));
+    const again = await recoverStalledJobs(sinceCreation(3 * THRESHOLD_MS));
     const resent = sent() - sentBefore;
     await drainJobs();
 
