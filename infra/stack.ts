@@ -14,7 +14,7 @@ import {
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnApi, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import { ParamsAndSecretsLayerVersion, ParamsAndSecretsLogLevel, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
@@ -26,6 +26,7 @@ import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routeKey, routes, tableActionsOf } from '../lib/routes.ts';
+import { STREAM_CONSUMERS } from '../functions/table-stream.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { bundledFunction, functionRole } from './function.ts';
@@ -33,6 +34,7 @@ import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './ident
 import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
+import { TableStream } from './table-stream.ts';
 
 export { FUNCTION_TIMEOUT_SECONDS } from '../lib/routes.ts';
 export { copyAssetsCommands } from './function.ts';
@@ -84,6 +86,8 @@ export class WorkspaceServiceStack extends Stack {
   readonly sweeper: NodejsFunction;
   /** The jobs queue, its dead-letter queue and worker (not a route). */
   readonly jobs: Jobs;
+  /** The table's change stream, its function and on-failure queue (not a route). */
+  readonly tableStream: TableStream;
 
   constructor(scope: Construct, id: string, props: WorkspaceServiceStackProps = {}) {
     super(scope, id, props);
@@ -99,6 +103,7 @@ export class WorkspaceServiceStack extends Stack {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDefinition.ttlAttribute,
+      stream: StreamViewType[tableDefinition.stream.viewType],
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -241,7 +246,21 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.sweeper = sweeper.fn;
 
-    const functions = [...this.functions.values(), sweeper.fn, this.jobs.worker, this.jobs.recovery];
+    // Not a route: the table stream's event source mapping invokes it. The table and telemetry only.
+    this.tableStream = new TableStream(this, 'TableStream', {
+      table: this.table,
+      filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
+      environment: Object.fromEntries(
+        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
+          name,
+          environment[name]!,
+        ]),
+      ),
+      retention,
+      tracer: props.tracer ?? false,
+    });
+
+    const functions = [...this.functions.values(), sweeper.fn, this.jobs.worker, this.jobs.recovery, this.tableStream.fn];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,
       table: this.table,
@@ -252,6 +271,7 @@ export class WorkspaceServiceStack extends Stack {
     const alarms = new Alarms(this, 'Alarms', { api: this.api, functions, metrics });
     sweeper.addAlarms(alarms);
     this.jobs.addAlarms(alarms);
+    this.tableStream.addAlarms(alarms);
     const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });

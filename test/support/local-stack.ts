@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { startJobWorker } from '../../lib/local/job-worker.ts';
 import { DEMO, seedDemoWorkspace } from '../../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { startTableStream } from './table-stream.ts';
 import { tokenFor } from './tokens.ts';
 
 export interface LocalStack {
@@ -15,7 +16,7 @@ export interface LocalStack {
 /**
  * The local stack of `npm start` inside the test process: the same server and handlers on
  * 127.0.0.1 (a free port), the demo workspace seeded in this file's table, the sample provider,
- * and the job worker on the embedded queue.
+ * the job worker on the embedded queue, and the table's stream read into its function (usage).
  */
 export async function startLocalStack(): Promise<LocalStack> {
   process.env.SOCIAL_PROVIDER = 'sample';
@@ -24,12 +25,14 @@ export async function startLocalStack(): Promise<LocalStack> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const stopWorker = startJobWorker();
+  const stream = startTableStream();
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     organizationId: DEMO.orgId,
     ownerToken: tokenFor(DEMO.users.owner),
     stop: async () => {
       await stopWorker();
+      await stream.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
