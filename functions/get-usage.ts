@@ -5,8 +5,9 @@ import { atMost, organizationId } from '../lib/http/params.ts';
 import { GROUP_KEYS, usageRows } from '../lib/usage/report.ts';
 import { getUsage } from '../lib/usage/usage.ts';
 
+const INSTANT_RULE = 'must be an ISO 8601 UTC timestamp such as 2025-01-31T00:00:00Z';
 const instant = (what: string) =>
-  z.iso.datetime({ error: 'must be an ISO 8601 UTC timestamp such as 2025-01-31T00:00:00Z' }).register(z.globalRegistry, {
+  z.iso.datetime({ error: INSTANT_RULE }).check(atMost(40, INSTANT_RULE)).register(z.globalRegistry, {
     description: `${what}: an ISO 8601 timestamp in UTC (\`Z\`), on a boundary of the granularity (a UTC hour, or a UTC day)`,
     examples: ['2025-01-01T00:00:00Z'],
   });
@@ -43,7 +44,6 @@ export const responseAlternatives = {
     example: 'start,end,api_key,runs,charged,refunded,net\r\n2025-01-01T00:00:00.000Z,2025-01-02T00:00:00.000Z,key_0123456789abcdef0123456789abcdef,3,3,1,2\r\n',
   },
 };
-export const responseHeaders = ['Vary'];
 
 /** GET /organizations/{organization_id}/usage — credits by hour or day, grouped; owners the organization, others their own runs. */
 export const handler = endpoint(

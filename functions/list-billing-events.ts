@@ -26,7 +26,7 @@ export const responseAlternatives = {
       'id,type,title,description,created_at,amount,currency,metadata\r\nevt_5f0c6a1e-9b1d-4c2e-8f3a-2d7b6e4a9c10,social_operation.charged,x_profile,x_profile run by user_demo_editor,2025-01-31T12:00:00.000Z,-1,credits,"{""operation"":""x_profile""}"\r\n',
   },
 };
-export const responseHeaders = ['Vary', 'Link'];
+export const responseHeaders = ['Link'];
 
 /** GET /organizations/{organization_id}/billing/events — owners only, newest first, paged by `cursor`. */
 export const handler = endpoint(

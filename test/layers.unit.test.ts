@@ -29,7 +29,10 @@ const LAYERS = [
     ],
   },
   { name: 'storage', paths: ['lib/db'] },
-  { name: 'domain', paths: ['lib/social', 'lib/billing', 'lib/resources', 'lib/auth', 'lib/admin', 'lib/workspace', 'lib/jobs'] },
+  {
+    name: 'domain',
+    paths: ['lib/social', 'lib/billing', 'lib/resources', 'lib/auth', 'lib/admin', 'lib/workspace', 'lib/jobs', 'lib/usage', 'lib/stream'],
+  },
   // The route table: data the chain, the adapters and the stack read; it names the table's index.
   { name: 'http', paths: ['lib/http', 'lib/routes.ts'] },
   { name: 'adapters', paths: ['lib/mcp', 'lib/openapi', 'lib/local'] },

@@ -105,11 +105,6 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string' },
     example: '/social/jobs/job_0123456789abcdef0123456789abcdef',
   },
-  Vary: {
-    description: 'The request headers the answer depends on: `Accept`, on routes that answer CSV as well as JSON.',
-    schema: { type: 'string' },
-    example: 'Accept',
-  },
   Link: {
     description:
       'On a CSV page of a paged listing: `<url of the next page>; rel="next"` while more remain (RFC 8288), the URL carrying the `cursor` a JSON answer gives as `next_cursor`.',

@@ -18,6 +18,7 @@ import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import { putCachedResult } from '../../lib/db/result-cache.ts';
+import { countUsage, type UsageDelta } from '../../lib/db/usage.ts';
 import { defined } from '../../lib/defined.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
@@ -446,6 +447,39 @@ const deleteMember: Scenario = {
   },
 };
 
+/**
+ * An organization with usage in every bucket of the window: 12 counters a day (3 operations × 2
+ * members and 2 API keys) over 93 days, 6 an hour over 168 hours, written through the
+ * aggregator's own storage (lib/db/usage.ts). The answer groups them all by operation and payer.
+ */
+const usage = (granularity: 'hour' | 'day'): Scenario => ({
+  route: 'GetUsage',
+  ...(granularity === 'hour' ? { variant: 'hours' } : {}),
+  label: granularity === 'day' ? 'GET organizations/{id}/usage (93 days × 12 counters)' : 'GET organizations/{id}/usage (168 hours × 6 counters)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const stepMs = granularity === 'day' ? 86_400_000 : 3_600_000;
+    const buckets = granularity === 'day' ? 93 : 168;
+    const toMs = Math.floor(Date.now() / stepMs) * stepMs;
+    const fromMs = toMs - buckets * stepMs;
+    const payers = granularity === 'day' ? ['u1', 'u2', 'key_a', 'key_b'] : ['u1', 'key_a'];
+    const deltas: UsageDelta[] = [];
+    for (let b = 0; b < buckets; b += 1) {
+      for (const operation of ['x_profile', 'tiktok_search', 'youtube_channel']) {
+        for (const payer of payers) {
+          const member = payer.startsWith('u') ? `user_bench_${payer}` : null;
+          const apiKey = member ? null : `key_${payer}`;
+          deltas.push({ granularity, bucketStart: new Date(fromMs + b * stepMs).toISOString(), operation, member, apiKey, runs: 3, charged: 5, refunded: 1 });
+        }
+      }
+    }
+    await forEachIndex(Math.ceil(deltas.length / 100), 4, (chunk) => countUsage(orgId, [], deltas.slice(chunk * 100, chunk * 100 + 100)));
+    const route = routeNamed('GetUsage');
+    const query = `from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}&granularity=${granularity}&group_by=operation,member,api_key`;
+    return { event: (i) => request(route, { path: { organization_id: orgId }, query, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+});
+
 /** A trash of 40 resources of the four kinds: the first page of 25. */
 const listTrash: Scenario = {
   route: 'ListTrash',
@@ -687,6 +721,8 @@ const routeNotFound: Scenario = {
 
 export const SCENARIOS: readonly Scenario[] = [
   listBillingEvents,
+  usage('day'),
+  usage('hour'),
   getCredits,
   listSocialOperations,
   runSocialOperation,
