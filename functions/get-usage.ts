@@ -7,10 +7,13 @@ import { getUsage } from '../lib/usage/usage.ts';
 
 const INSTANT_RULE = 'must be an ISO 8601 UTC timestamp such as 2025-01-31T00:00:00Z';
 const instant = (what: string) =>
-  z.iso.datetime({ error: INSTANT_RULE }).check(atMost(40, INSTANT_RULE)).register(z.globalRegistry, {
-    description: `${what}: an ISO 8601 timestamp in UTC (\`Z\`), on a boundary of the granularity (a UTC hour, or a UTC day)`,
-    examples: ['2025-01-01T00:00:00Z'],
-  });
+  z.iso
+    .datetime({ error: INSTANT_RULE })
+    .check(atMost(40, INSTANT_RULE))
+    .register(z.globalRegistry, {
+      description: `${what}: an ISO 8601 timestamp in UTC (\`Z\`), on a boundary of the granularity (a UTC hour, or a UTC day)`,
+      examples: ['2025-01-01T00:00:00Z'],
+    });
 
 const groupValue = z.nullable(z.string());
 const result = z.object({
@@ -41,7 +44,8 @@ export const responseAlternatives = {
       description:
         'RFC 4180, CRLF line ends: a header row `start,end,<group_by keys>,runs,charged,refunded,net`, then one row per result of every bucket, oldest first; null is an empty cell.',
     },
-    example: 'start,end,api_key,runs,charged,refunded,net\r\n2025-01-01T00:00:00.000Z,2025-01-02T00:00:00.000Z,key_0123456789abcdef0123456789abcdef,3,3,1,2\r\n',
+    example:
+      'start,end,api_key,runs,charged,refunded,net\r\n2025-01-01T00:00:00.000Z,2025-01-02T00:00:00.000Z,key_0123456789abcdef0123456789abcdef,3,3,1,2\r\n',
   },
 };
 

@@ -240,7 +240,13 @@ export const usagePartition = (orgId: string): string => `USAGE#${orgId}`;
  * The counters of one bucket (its start, ISO 8601), operation and payer (a member's user id or an
  * API key's id): the finest grain kept, grouped in memory at read time.
  */
-export const usageCounterKey = (orgId: string, granularity: UsageGranularity, bucketStart: string, operation: string, payer: string): TableKey => ({
+export const usageCounterKey = (
+  orgId: string,
+  granularity: UsageGranularity,
+  bucketStart: string,
+  operation: string,
+  payer: string,
+): TableKey => ({
   PK: usagePartition(orgId),
   SK: `${USAGE_GRAIN[granularity]}#${bucketStart}#${operation}#${payer}`,
 });

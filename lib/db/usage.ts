@@ -97,7 +97,10 @@ export class AlreadyCounted extends Error {
  * was written: count the others again), or the storage error.
  */
 export async function countUsage(orgId: string, markers: { eventId: string; createdAt: string }[], deltas: UsageDelta[]): Promise<void> {
-  const items = [...markers.map((marker) => usageMarkerPut(marker.eventId, marker.createdAt)), ...deltas.map((delta) => usageCounterUpdate(orgId, delta))];
+  const items = [
+    ...markers.map((marker) => usageMarkerPut(marker.eventId, marker.createdAt)),
+    ...deltas.map((delta) => usageCounterUpdate(orgId, delta)),
+  ];
   await transact(items, (reasons) => {
     const counted = markers.flatMap((_, index) => (reasons[index]?.Code === 'ConditionalCheckFailed' ? [index] : []));
     return counted.length > 0 ? new AlreadyCounted(counted) : null;

@@ -31,8 +31,8 @@ function weightOf(ranges: { type: string; q: number }[], mediaType: string): num
 
 /**
  * Whether `accept` asks for CSV rather than JSON: `text/csv` weighs more than
- * `application/json`, or as much when only CSV is named (`text/csv, * /*`). No header, `* /*`, or
- * anything naming neither: JSON, as every route answers.
+ * `application/json`, or as much when only CSV is named (CSV beside a wildcard). No header, a
+ * wildcard alone, or anything naming neither: JSON, as every route answers.
  */
 export function wantsCsv(accept: string | undefined): boolean {
   if (!accept) return false;

@@ -96,7 +96,7 @@ export interface StreamPollerOptions {
   region?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   /** The function, as the mapping invokes it. */
-  handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined | void>;
+  handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
   /** The mapping's filter: records matching none of these are passed over. */
   filters: readonly FilterPattern[];
   checkpoints: CheckpointStore;
@@ -179,7 +179,10 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     let exclusiveStartShardId: string | undefined;
     do {
       const { StreamDescription } = await streams.send(
-        new DescribeStreamCommand({ StreamArn: streamArn, ...(exclusiveStartShardId ? { ExclusiveStartShardId: exclusiveStartShardId } : {}) }),
+        new DescribeStreamCommand({
+          StreamArn: streamArn,
+          ...(exclusiveStartShardId ? { ExclusiveStartShardId: exclusiveStartShardId } : {}),
+        }),
       );
       for (const shard of StreamDescription?.Shards ?? []) {
         if (!shard.ShardId || shards.has(shard.ShardId)) continue;
@@ -260,7 +263,9 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       }
       const first = rest[0];
       const last = rest[rest.length - 1];
-      log(`table stream: ${rest.length} record(s) from ${sequenceOf(first as DynamoDBRecord)} failed ${attempts} times: sent to the on-failure destination`);
+      log(
+        `table stream: ${rest.length} record(s) from ${sequenceOf(first as DynamoDBRecord)} failed ${attempts} times: sent to the on-failure destination`,
+      );
       await options.onFailure({
         requestContext: {
           requestId: randomUUID(),

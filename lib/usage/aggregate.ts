@@ -54,7 +54,8 @@ export function usageEventOf(record: ChangeRecord): UsageEvent | string {
   const { PK, id, type, created_at, amount, metadata } = parsed.data;
   const charge = type === 'social_operation.charged';
   if (charge ? amount > 0 : amount < 0) return `amount: a ${charge ? 'charge' : 'refund'} of ${amount}`;
-  if ((metadata.user_id === undefined) === (metadata.api_key_id === undefined)) return 'metadata: names neither or both of user_id and api_key_id';
+  if ((metadata.user_id === undefined) === (metadata.api_key_id === undefined))
+    return 'metadata: names neither or both of user_id and api_key_id';
   const atMs = Date.parse(created_at);
   const deltas = (['hour', 'day'] as const satisfies readonly UsageGranularity[]).map((granularity) => ({
     granularity,
@@ -142,7 +143,9 @@ async function countOnce(orgId: string, events: UsageEvent[], outcome: CountOutc
  * poison record, or the first of a transaction that failed), or undefined. Valid records after a
  * poison one are counted all the same: they come again with it, and their markers skip them.
  */
-export async function countUsageRecords(records: readonly ChangeRecord[]): Promise<{ failedAt: string | undefined; outcome: CountOutcome }> {
+export async function countUsageRecords(
+  records: readonly ChangeRecord[],
+): Promise<{ failedAt: string | undefined; outcome: CountOutcome }> {
   const outcome: CountOutcome = { counted: 0, duplicates: 0, transactions: 0 };
   const failures: string[] = [];
   const byOrg = new Map<string, UsageEvent[]>();
@@ -166,7 +169,7 @@ export async function countUsageRecords(records: readonly ChangeRecord[]): Promi
           await countOnce(orgId, chunk, outcome);
         } catch (error) {
           logError('usage: counting failed; the events come again', error, { organization_id: orgId, events: chunk.length });
-          failures.push(defined(chunk[0], 'a transaction\'s first event').sequenceNumber);
+          failures.push(defined(chunk[0], "a transaction's first event").sequenceNumber);
           return;
         }
       }

@@ -13,7 +13,8 @@ export const BUCKET_MS: Record<UsageGranularity, number> = { hour: 3_600_000, da
 export const bucketStartMs = (atMs: number, granularity: UsageGranularity): number =>
   atMs - (((atMs % BUCKET_MS[granularity]) + BUCKET_MS[granularity]) % BUCKET_MS[granularity]);
 
-export const bucketStart = (atMs: number, granularity: UsageGranularity): string => new Date(bucketStartMs(atMs, granularity)).toISOString();
+export const bucketStart = (atMs: number, granularity: UsageGranularity): string =>
+  new Date(bucketStartMs(atMs, granularity)).toISOString();
 
 /**
  * An operation's network is the prefix of its name (`instagram_profile`: instagram); a

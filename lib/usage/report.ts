@@ -77,7 +77,10 @@ function groupKeysOf(raw: string | undefined, issues: Issue[]): GroupKey[] {
   return keys;
 }
 
-const BUCKET_WORD: Record<UsageGranularity, string> = { hour: 'a UTC hour (minutes, seconds and milliseconds zero)', day: 'a UTC day (00:00:00Z)' };
+const BUCKET_WORD: Record<UsageGranularity, string> = {
+  hour: 'a UTC hour (minutes, seconds and milliseconds zero)',
+  day: 'a UTC day (00:00:00Z)',
+};
 
 /**
  * The window of `query` (its timestamps already valid ISO 8601 `Z` instants), or a 400 naming
@@ -94,7 +97,11 @@ export function usageWindow(query: UsageQuery, nowMs: number): UsageWindow {
     ['to', toMs],
   ] as const) {
     if (bucketStartMs(atMs, granularity) !== atMs) {
-      issues.push({ path: ['query', name], code: 'invalid_format', message: `must be the start of ${BUCKET_WORD[granularity]} with granularity=${granularity}` });
+      issues.push({
+        path: ['query', name],
+        code: 'invalid_format',
+        message: `must be the start of ${BUCKET_WORD[granularity]} with granularity=${granularity}`,
+      });
     }
   }
   if (toMs <= fromMs) issues.push({ path: ['query', 'to'], code: 'too_small', message: 'must be after from' });
@@ -118,7 +125,7 @@ export function usageWindow(query: UsageQuery, nowMs: number): UsageWindow {
   return { fromMs, toMs, granularity, groupBy };
 }
 
-const valueOf = (counter: UsageCounter, key: GroupKey): string | null =>
+const groupValueOf = (counter: UsageCounter, key: GroupKey): string | null =>
   key === 'operation'
     ? counter.operation
     : key === 'network'
@@ -147,11 +154,17 @@ export function usageReport(window: UsageWindow, counters: readonly UsageCounter
   const step = BUCKET_MS[granularity];
   const byBucket = new Map<string, Map<string, UsageResult>>();
   for (const counter of counters) {
-    const values = groupBy.map((key) => valueOf(counter, key));
+    const values = groupBy.map((key) => groupValueOf(counter, key));
     const id = JSON.stringify(values);
     const groups = byBucket.get(counter.bucketStart) ?? new Map<string, UsageResult>();
     byBucket.set(counter.bucketStart, groups);
-    const result = groups.get(id) ?? { ...Object.fromEntries(groupBy.map((key, i) => [key, values[i]])), runs: 0, charged: 0, refunded: 0, net: 0 };
+    const result = groups.get(id) ?? {
+      ...Object.fromEntries(groupBy.map((key, i) => [key, values[i]])),
+      runs: 0,
+      charged: 0,
+      refunded: 0,
+      net: 0,
+    };
     result.runs += counter.runs;
     result.charged += counter.charged;
     result.refunded += counter.refunded;
@@ -161,7 +174,11 @@ export function usageReport(window: UsageWindow, counters: readonly UsageCounter
   const buckets: UsageReport['buckets'] = [];
   for (let startMs = fromMs; startMs < toMs; startMs += step) {
     const start = new Date(startMs).toISOString();
-    buckets.push({ start, end: new Date(startMs + step).toISOString(), results: [...(byBucket.get(start)?.values() ?? [])].sort(compareResults(groupBy)) });
+    buckets.push({
+      start,
+      end: new Date(startMs + step).toISOString(),
+      results: [...(byBucket.get(start)?.values() ?? [])].sort(compareResults(groupBy)),
+    });
   }
   return { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), granularity, group_by: groupBy, buckets };
 }

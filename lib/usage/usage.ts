@@ -20,6 +20,9 @@ export async function getUsage(caller: Caller, orgId: string, query: UsageQuery,
     readUsageCounters(orgId, window.granularity, bounds, caller.apiKey ? { apiKey: caller.apiKey.id } : 'organization'),
   ]);
   if (!membership) throw notFound();
-  const own = membership.role === 'owner' ? counters : counters.filter((counter) => (caller.apiKey ? counter.apiKey === caller.apiKey.id : counter.member === caller.userId));
+  const own =
+    membership.role === 'owner'
+      ? counters
+      : counters.filter((counter) => (caller.apiKey ? counter.apiKey === caller.apiKey.id : counter.member === caller.userId));
   return usageReport(window, own);
 }

@@ -455,7 +455,10 @@ const deleteMember: Scenario = {
 const usage = (granularity: 'hour' | 'day'): Scenario => ({
   route: 'GetUsage',
   ...(granularity === 'hour' ? { variant: 'hours' } : {}),
-  label: granularity === 'day' ? 'GET organizations/{id}/usage (93 days × 12 counters)' : 'GET organizations/{id}/usage (168 hours × 6 counters)',
+  label:
+    granularity === 'day'
+      ? 'GET organizations/{id}/usage (93 days × 12 counters)'
+      : 'GET organizations/{id}/usage (168 hours × 6 counters)',
   async prepare(context) {
     const { orgId, userOf } = await workspace(context);
     const stepMs = granularity === 'day' ? 86_400_000 : 3_600_000;
@@ -469,14 +472,26 @@ const usage = (granularity: 'hour' | 'day'): Scenario => ({
         for (const payer of payers) {
           const member = payer.startsWith('u') ? `user_bench_${payer}` : null;
           const apiKey = member ? null : `key_${payer}`;
-          deltas.push({ granularity, bucketStart: new Date(fromMs + b * stepMs).toISOString(), operation, member, apiKey, runs: 3, charged: 5, refunded: 1 });
+          deltas.push({
+            granularity,
+            bucketStart: new Date(fromMs + b * stepMs).toISOString(),
+            operation,
+            member,
+            apiKey,
+            runs: 3,
+            charged: 5,
+            refunded: 1,
+          });
         }
       }
     }
     await forEachIndex(Math.ceil(deltas.length / 100), 4, (chunk) => countUsage(orgId, [], deltas.slice(chunk * 100, chunk * 100 + 100)));
     const route = routeNamed('GetUsage');
     const query = `from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}&granularity=${granularity}&group_by=operation,member,api_key`;
-    return { event: (i) => request(route, { path: { organization_id: orgId }, query, token: context.tokenFor(userOf(i)) }), check: status(200) };
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId }, query, token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
   },
 });
 

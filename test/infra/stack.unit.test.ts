@@ -763,7 +763,9 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
       ScalingConfig: { MaximumConcurrency: 10 },
     });
     expect(
-      ofType(template, 'AWS::Lambda::EventSourceMapping').filter(([, mapping]) => JSON.stringify(mapping.Properties.FunctionName) === JSON.stringify({ Ref: workerId })),
+      ofType(template, 'AWS::Lambda::EventSourceMapping').filter(
+        ([, mapping]) => JSON.stringify(mapping.Properties.FunctionName) === JSON.stringify({ Ref: workerId }),
+      ),
     ).toHaveLength(1);
   });
 
@@ -864,7 +866,9 @@ describe('the table stream: its function, event source mapping and on-failure qu
     expect(mapping.Properties.FilterCriteria.Filters.map((filter: { Pattern: string }) => JSON.parse(filter.Pattern))).toEqual([
       {
         eventName: ['INSERT'],
-        dynamodb: { NewImage: { entity: { S: ['billing_event'] }, type: { S: ['social_operation.charged', 'social_operation.refunded'] } } },
+        dynamodb: {
+          NewImage: { entity: { S: ['billing_event'] }, type: { S: ['social_operation.charged', 'social_operation.refunded'] } },
+        },
       },
     ]);
   });
@@ -880,7 +884,12 @@ describe('the table stream: its function, event source mapping and on-failure qu
       [['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], { 'Fn::GetAtt': [onFailureId, 'Arn'] }],
     ]);
     const variables = resource(template, streamFunctionId).Properties.Environment.Variables;
-    expect(Object.keys(variables).sort()).toEqual(['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'TABLE_NAME']);
+    expect(Object.keys(variables).sort()).toEqual([
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
   });
 
   it('alarms on the iterator age (usage falling behind), on a batch given up on, and on the function failing', () => {
@@ -893,7 +902,9 @@ describe('the table stream: its function, event source mapping and on-failure qu
       }),
     ]);
     expect(
-      alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(alarm.Dimensions).includes(onFailureId)),
+      alarms.filter(
+        (alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(alarm.Dimensions).includes(onFailureId),
+      ),
     ).toEqual([expect.objectContaining({ Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' })]);
     const onFunction = (metricName: string) =>
       alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${streamFunctionId}"`));

@@ -5,7 +5,13 @@
  */
 import { handler, STREAM_CONSUMERS } from '../../functions/table-stream.ts';
 import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb-local.ts';
-import { type CheckpointStore, memoryCheckpoints, type OnFailureRecord, type StreamPollerOptions, startStreamPoller } from '../../lib/local/stream-poller.ts';
+import {
+  type CheckpointStore,
+  memoryCheckpoints,
+  type OnFailureRecord,
+  type StreamPollerOptions,
+  startStreamPoller,
+} from '../../lib/local/stream-poller.ts';
 
 export function startTableStream(options: Partial<StreamPollerOptions> & { checkpoints?: CheckpointStore } = {}) {
   const failures: OnFailureRecord[] = [];

@@ -95,7 +95,10 @@ describe('GET /organizations/{organization_id}/usage: what it answers', () => {
     await charge(orgId, users.editor, 'x_profile', 4, new Date(from + 5_000_000), new Date(from + DAY_MS + 60_000));
     await stream.catchUp();
 
-    const answer = await call(handler, { url: usageUrl(orgId, `from=${iso(from)}&to=${iso(from + 5 * DAY_MS)}`), token: tokenFor(users.owner) });
+    const answer = await call(handler, {
+      url: usageUrl(orgId, `from=${iso(from)}&to=${iso(from + 5 * DAY_MS)}`),
+      token: tokenFor(users.owner),
+    });
 
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
@@ -177,10 +180,16 @@ describe('GET /organizations/{organization_id}/usage: what it answers', () => {
         token: tokenFor(users.owner),
         headers: { accept: 'text/csv;q=0.9, application/json;q=0.5' },
       }),
-      call(handler, { url: usageUrl(orgId, 'from=2026-11-22T00:00:00Z&to=2026-11-23T00:00:00Z'), token: tokenFor(users.owner), headers: { accept: 'text/csv' } }),
+      call(handler, {
+        url: usageUrl(orgId, 'from=2026-11-22T00:00:00Z&to=2026-11-23T00:00:00Z'),
+        token: tokenFor(users.owner),
+        headers: { accept: 'text/csv' },
+      }),
     ]);
 
-    expect(found.raw).toBe('start,end,member,runs,charged,refunded,net\r\n2026-11-20T00:00:00.000Z,2026-11-21T00:00:00.000Z,"user,""odd""",1,1,0,1\r\n');
+    expect(found.raw).toBe(
+      'start,end,member,runs,charged,refunded,net\r\n2026-11-20T00:00:00.000Z,2026-11-21T00:00:00.000Z,"user,""odd""",1,1,0,1\r\n',
+    );
     expect(empty.raw).toBe('start,end,runs,charged,refunded,net\r\n');
   });
 
@@ -213,9 +222,9 @@ describe('GET /organizations/{organization_id}/usage: who sees what', () => {
     const row = (member: string | null, apiKey: string | null) => ({ member, api_key: apiKey, runs: 1, charged: 1, refunded: 0, net: 1 });
 
     expect(await resultsFor(tokenFor(users.owner))).toEqual(
-      [row(users.editor, null), row(users.owner, null)].sort((a, b) => ((a.member ?? '') < (b.member ?? '') ? -1 : 1)).concat(
-        [row(null, key.id), row(null, other.id)].sort((a, b) => ((a.api_key ?? '') < (b.api_key ?? '') ? -1 : 1)),
-      ),
+      [row(users.editor, null), row(users.owner, null)]
+        .sort((a, b) => ((a.member ?? '') < (b.member ?? '') ? -1 : 1))
+        .concat([row(null, key.id), row(null, other.id)].sort((a, b) => ((a.api_key ?? '') < (b.api_key ?? '') ? -1 : 1))),
     );
     expect(await resultsFor(tokenFor(users.editor))).toEqual([row(users.editor, null)]);
     expect(await resultsFor(key.token)).toEqual([row(null, key.id)]);
@@ -240,7 +249,10 @@ describe('GET /organizations/{organization_id}/usage: who sees what', () => {
     await stream.catchUp();
     const counter = countRoundTrips(db());
     try {
-      const answer = await call(handler, { url: usageUrl(orgId, 'from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z'), token: tokenFor(users.owner) });
+      const answer = await call(handler, {
+        url: usageUrl(orgId, 'from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z'),
+        token: tokenFor(users.owner),
+      });
       expect(answer.status).toBe(200);
       expect(counter.log.sequential).toBe(1);
       expect(counter.log.commands).toEqual(['UpdateItemCommand', 'GetItemCommand', 'QueryCommand']);
@@ -278,8 +290,16 @@ describe('GET /organizations/{organization_id}/usage: 400 validation_failed nami
         },
       ],
     ],
-    ['to equal to from', 'from=2026-11-20T00:00:00Z&to=2026-11-20T00:00:00Z', [{ path: ['query', 'to'], code: 'too_small', message: 'must be after from' }]],
-    ['to before from', 'from=2026-11-20T00:00:00Z&to=2026-11-19T00:00:00Z', [{ path: ['query', 'to'], code: 'too_small', message: 'must be after from' }]],
+    [
+      'to equal to from',
+      'from=2026-11-20T00:00:00Z&to=2026-11-20T00:00:00Z',
+      [{ path: ['query', 'to'], code: 'too_small', message: 'must be after from' }],
+    ],
+    [
+      'to before from',
+      'from=2026-11-20T00:00:00Z&to=2026-11-19T00:00:00Z',
+      [{ path: ['query', 'to'], code: 'too_small', message: 'must be after from' }],
+    ],
     [
       '169 hour buckets',
       'from=2026-11-01T00:00:00Z&to=2026-11-08T01:00:00Z&granularity=hour',
@@ -322,10 +342,14 @@ describe('GET /organizations/{organization_id}/usage: 400 validation_failed nami
       'from=2026-11-20T00:00:00%2B01:00&to=2026-11-21T00:00:00Z',
       [{ path: ['query', 'from'], code: 'invalid_format', message: 'must be an ISO 8601 UTC timestamp such as 2025-01-31T00:00:00Z' }],
     ],
-    ['no from and no to', 'granularity=day', [
-      { path: ['query', 'from'], code: 'required', message: 'is required' },
-      { path: ['query', 'to'], code: 'required', message: 'is required' },
-    ]],
+    [
+      'no from and no to',
+      'granularity=day',
+      [
+        { path: ['query', 'from'], code: 'required', message: 'is required' },
+        { path: ['query', 'to'], code: 'required', message: 'is required' },
+      ],
+    ],
     [
       'an unknown granularity',
       'from=2026-11-20T00:00:00Z&to=2026-11-21T00:00:00Z&granularity=week',
@@ -345,7 +369,9 @@ describe('GET /organizations/{organization_id}/usage: 400 validation_failed nami
       {
         path: ['query', 'from'],
         code: 'too_small',
-        message: expect.stringMatching(/^must be at most 13 months ago \(\d{4}-\d\d-\d\dT00:00:00\.000Z or later\): usage is kept 13 months$/),
+        message: expect.stringMatching(
+          /^must be at most 13 months ago \(\d{4}-\d\d-\d\dT00:00:00\.000Z or later\): usage is kept 13 months$/,
+        ),
       },
     ]);
     const { orgId, users } = await workspace();
