@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { csvBody, wantsCsv } from '../lib/http/csv.ts';
-import { endpoint, Reply } from '../lib/http/endpoint.ts';
+import { CSV_CONTENT_TYPE, csvText, wantsCsv } from '../lib/http/csv.ts';
+import { endpoint, Reply, TextBody } from '../lib/http/endpoint.ts';
 import { atMost, organizationId } from '../lib/http/params.ts';
 import { GROUP_KEYS, usageRows } from '../lib/usage/report.ts';
 import { getUsage } from '../lib/usage/usage.ts';
@@ -75,6 +75,6 @@ export const handler = endpoint(
     const vary = { Vary: 'Accept' };
     if (!wantsCsv(event.headers?.accept)) return new Reply(report, vary);
     const { header, rows } = usageRows(report);
-    return new Reply(csvBody(header, rows), vary);
+    return new Reply(new TextBody(csvText(header, rows), CSV_CONTENT_TYPE), vary);
   },
 );

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { listEvents } from '../lib/billing/events.ts';
 import { billingEventSchema } from '../lib/db/billing-events.ts';
 import { baseUrl } from '../lib/http/base-url.ts';
-import { csvBody, wantsCsv } from '../lib/http/csv.ts';
-import { endpoint, Reply } from '../lib/http/endpoint.ts';
+import { CSV_CONTENT_TYPE, csvText, wantsCsv } from '../lib/http/csv.ts';
+import { endpoint, Reply, TextBody } from '../lib/http/endpoint.ts';
 import { integerParam, organizationId, pageCursor } from '../lib/http/params.ts';
 
 /** The 200 body (for the OpenAPI document). */
@@ -53,6 +53,6 @@ export const handler = endpoint(
               cursor: page.next_cursor,
             })}>; rel="next"`,
           };
-    return new Reply(csvBody(CSV_COLUMNS, rows), { ...vary, ...next });
+    return new Reply(new TextBody(csvText(CSV_COLUMNS, rows), CSV_CONTENT_TYPE), { ...vary, ...next });
   },
 );

@@ -3,9 +3,9 @@
  * comma, a double quote, CR or LF (its quotes doubled), an empty field for null. And the choice
  * of it: a route that can answer CSV does when the request's `Accept` prefers `text/csv` to JSON.
  */
-import { TextBody } from './endpoint.ts';
-
 export const CSV_TYPE = 'text/csv';
+/** A CSV answer's Content-Type: RFC 4180's media type with its `header=present` parameter. */
+export const CSV_CONTENT_TYPE = `${CSV_TYPE}; charset=utf-8; header=present`;
 
 const field = (value: string | number | null): string => {
   if (value === null) return '';
@@ -15,10 +15,6 @@ const field = (value: string | number | null): string => {
 
 export const csvText = (header: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string =>
   [header, ...rows].map((row) => `${row.map(field).join(',')}\r\n`).join('');
-
-/** A CSV body for endpoint(): RFC 4180's media type with its `header=present` parameter. */
-export const csvBody = (header: readonly string[], rows: readonly (readonly (string | number | null)[])[]): TextBody =>
-  new TextBody(csvText(header, rows), `${CSV_TYPE}; charset=utf-8; header=present`);
 
 /** The weight `Accept` gives a media type: its most specific matching range's q (0 when none matches). */
 function weightOf(ranges: { type: string; q: number }[], mediaType: string): number {
