@@ -10,6 +10,8 @@ export interface LocalStack {
   organizationId: string;
   /** The demo owner's token (signed by the test key the verifier trusts). */
   ownerToken: string;
+  /** Resolves once everything written so far has been read from the table's stream (usage counted). */
+  catchUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function startLocalStack(): Promise<LocalStack> {
     baseUrl: `http://127.0.0.1:${port}`,
     organizationId: DEMO.orgId,
     ownerToken: tokenFor(DEMO.users.owner),
+    catchUp: () => stream.catchUp(),
     stop: async () => {
       await stopWorker();
       await stream.stop();
