@@ -11,6 +11,7 @@
  * (docs/scaling.md, "Usage").
  */
 import * as z from 'zod/mini';
+import { listBillingEventsPage } from '../db/billing-events.ts';
 import { AlreadyCounted, countUsage, type UsageDelta } from '../db/usage.ts';
 import { defined } from '../defined.ts';
 import { logError, logger } from '../log.ts';
@@ -188,3 +189,30 @@ export const usageConsumer: StreamConsumer = {
     return failedAt;
   },
 };
+
+/**
+ * Counts again the billing events of one organization created in [fromMs, toMs), read from the
+ * table (the source of truth), through the same transactions: what is counted already is found by
+ * its marker and skipped. For an operator (`admin usage recount`): the events of a batch the
+ * stream gave up on once its 24 hours are gone, or history from before the stream existed.
+ */
+export async function recountUsage(orgId: string, fromMs: number, toMs: number): Promise<CountOutcome & { events: number }> {
+  const records: ChangeRecord[] = [];
+  let after: string | undefined;
+  do {
+    const page = await listBillingEventsPage(orgId, { since: new Date(fromMs), until: new Date(toMs - 1) }, 100, after);
+    for (const event of page.events) {
+      if (!(USAGE_EVENT_TYPES as readonly string[]).includes(event.type)) continue;
+      records.push({
+        sequenceNumber: String(records.length + 1),
+        eventName: 'INSERT',
+        newImage: { PK: `ORG#${orgId}`, ...event },
+        oldImage: undefined,
+      });
+    }
+    after = page.next;
+  } while (after);
+  const { failedAt, outcome } = await countUsageRecords(records);
+  if (failedAt !== undefined) throw new Error(`recounting stopped at the ${failedAt}th event: see the log line before this one`);
+  return { events: records.length, ...outcome };
+}

@@ -2,8 +2,8 @@ import { ServiceError } from '../../lib/errors.ts';
 import { GROUP_KEYS, usageWindow } from '../../lib/usage/report.ts';
 import { type CommandGroup, checkOneOf, command, orgId, UsageError } from './command.ts';
 
-const usage = command({
-  name: '',
+const show = command({
+  name: 'show',
   summary: "an organization's usage by hour or day (GET …/usage as its owners see it), JSON or CSV",
   options: {
     org: { type: 'string', value: 'ID', required: true, description: 'the organization' },
@@ -17,9 +17,7 @@ const usage = command({
     const granularity = checkOneOf(args.optional('granularity') ?? 'day', ['hour', 'day'] as const, '--granularity');
     const instant = (name: 'from' | 'to') => {
       const value = args.required(name);
-      if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?Z$/.test(value) || Number.isNaN(Date.parse(value))) {
-        throw new UsageError(`--${name} must be an ISO 8601 UTC timestamp such as 2025-01-31T00:00:00Z, got "${value}"`);
-      }
+      instantOf(value, name);
       return value;
     };
     const groupBy = args.optional('group-by');
@@ -48,4 +46,40 @@ const usage = command({
   },
 });
 
-export const group: CommandGroup = { name: 'usage', commands: [usage] };
+const recount = command({
+  name: 'recount',
+  summary: "count again an organization's charges and refunds of a window from its billing events (what is counted is skipped)",
+  options: {
+    org: { type: 'string', value: 'ID', required: true, description: 'the organization' },
+    from: { type: 'string', value: 'ISO', required: true, description: 'from this instant (included)' },
+    to: { type: 'string', value: 'ISO', required: true, description: 'to this instant (excluded)' },
+  },
+  parse: (args) => {
+    const fromMs = instantOf(args.required('from'), 'from');
+    const toMs = instantOf(args.required('to'), 'to');
+    if (toMs <= fromMs) throw new UsageError('--to must be after --from');
+    return { orgId: orgId(args), fromMs, toMs };
+  },
+  run: async ({ orgId, fromMs, toMs }) => {
+    const [{ recountUsage }, { requireOrganization }] = await Promise.all([
+      import('../../lib/usage/aggregate.ts'),
+      import('../../lib/admin/organizations.ts'),
+    ]);
+    await requireOrganization(orgId);
+    return {
+      organization_id: orgId,
+      from: new Date(fromMs).toISOString(),
+      to: new Date(toMs).toISOString(),
+      ...(await recountUsage(orgId, fromMs, toMs)),
+    };
+  },
+});
+
+function instantOf(value: string, name: string): number {
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?Z$/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new UsageError(`--${name} must be an ISO 8601 UTC timestamp such as 2025-01-31T00:00:00Z, got "${value}"`);
+  }
+  return Date.parse(value);
+}
+
+export const group: CommandGroup = { name: 'usage', commands: [show, recount] };

@@ -4,8 +4,11 @@
  * answered with the route's rules in the CLI's words.
  */
 import { describe, expect, it } from 'vitest';
+import { refundRun, settleRun } from '../../lib/billing/paid-run.ts';
+import { grantCredits } from '../../lib/db/organizations.ts';
 import { countUsage } from '../../lib/db/usage.ts';
 import { main } from '../../scripts/admin/main.ts';
+import { chargeDirectly } from '../support/charges.ts';
 import { workspace } from '../support/fixtures.ts';
 
 const table = ['--table', process.env.TABLE_NAME!, '--endpoint', process.env.DYNAMODB_ENDPOINT!, '--region', 'us-east-1'];
@@ -39,7 +42,18 @@ describe('admin usage', () => {
         delta('2026-11-20T00:00:00.000Z', 'x_search', null, 'key_a', 3),
       ],
     );
-    const args = ['usage', '--org', orgId, '--from', '2026-11-20T00:00:00Z', '--to', '2026-11-22T00:00:00Z', '--group-by', 'network'];
+    const args = [
+      'usage',
+      'show',
+      '--org',
+      orgId,
+      '--from',
+      '2026-11-20T00:00:00Z',
+      '--to',
+      '2026-11-22T00:00:00Z',
+      '--group-by',
+      'network',
+    ];
 
     const json = await admin(...args);
     const csv = await admin(...args, '--csv');
@@ -86,12 +100,49 @@ describe('admin usage', () => {
       'usage: --granularity must be one of hour, day, got "week" (usage --help)',
     ],
   ])('refuses %j with exit 2', async (options, message) => {
-    const result = await admin('usage', '--org', 'org_any', ...options);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `admin: ${message}\n` });
+    const result = await admin('usage', 'show', '--org', 'org_any', ...options);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `admin: ${message.replace(/^usage: /, 'usage show: ').replace(/\(usage --help\)$/, '(usage show --help)')}\n`,
+    });
+  });
+
+  it('recounts a window from the billing events: what no stream counted is counted, once however often it is run', async () => {
+    // Charges made while nothing reads this file's stream: in the events, not in usage.
+    const { orgId, users } = await workspace({ credits: 50 });
+    const at = new Date('2026-11-20T10:00:00.000Z');
+    await settleRun(await chargeDirectly({ orgId, userId: users.editor, cost: 4, now: at }), undefined, {
+      untilMs: Date.now() + 5_000,
+      nowMs: Date.now(),
+    });
+    await refundRun(await chargeDirectly({ orgId, userId: users.owner, cost: 3, now: at }), 'test', {
+      now: new Date('2026-11-20T11:00:00.000Z'),
+    });
+    await grantCredits(orgId, 5, at);
+    const window = ['--org', orgId, '--from', '2026-11-20T00:00:00Z', '--to', '2026-11-21T00:00:00Z'];
+
+    const first = await admin('usage', 'recount', ...window);
+    const again = await admin('usage', 'recount', ...window);
+    const shown = await admin('usage', 'show', ...window, '--csv');
+
+    const summary = { organization_id: orgId, from: '2026-11-20T00:00:00.000Z', to: '2026-11-21T00:00:00.000Z', events: 3 };
+    expect([first.code, JSON.parse(first.stdout)]).toEqual([0, { ...summary, counted: 3, duplicates: 0, transactions: 1 }]);
+    expect([again.code, JSON.parse(again.stdout)]).toEqual([0, { ...summary, counted: 0, duplicates: 3, transactions: 1 }]);
+    expect(shown.stdout).toBe('start,end,runs,charged,refunded,net\r\n2026-11-20T00:00:00.000Z,2026-11-21T00:00:00.000Z,2,7,3,4\r\n');
   });
 
   it('refuses an unknown organization rather than showing it empty', async () => {
-    const result = await admin('usage', '--org', 'org_nobody_here', '--from', '2026-11-20T00:00:00Z', '--to', '2026-11-21T00:00:00Z');
+    const result = await admin(
+      'usage',
+      'show',
+      '--org',
+      'org_nobody_here',
+      '--from',
+      '2026-11-20T00:00:00Z',
+      '--to',
+      '2026-11-21T00:00:00Z',
+    );
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'admin: organization org_nobody_here does not exist\n' });
   });
 });
