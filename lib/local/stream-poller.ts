@@ -120,13 +120,21 @@ export interface StreamPoller {
   stop(): Promise<void>;
 }
 
-interface ShardState {
+export interface ShardState {
   id: string;
   parent: string | undefined;
   iterator: string | undefined;
   /** The shard has no more records: its children may start. */
   ended: boolean;
 }
+
+/**
+ * The shards to read now, as the mapping reads them: each not yet ended whose parent has ended
+ * (or is gone from the stream, trimmed after 24 hours), so that an item's records, which move
+ * from a closed shard to its children, are handed over in order. Pure.
+ */
+export const readableShards = (shards: ReadonlyMap<string, ShardState>): ShardState[] =>
+  [...shards.values()].filter((shard) => !shard.ended && (!shard.parent || !shards.has(shard.parent) || shards.get(shard.parent)?.ended));
 
 const LOCAL_ARN_PREFIX = 'arn:aws:lambda:local:000000000000:function:';
 
@@ -192,9 +200,6 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     } while (exclusiveStartShardId);
     refreshedAt = Date.now();
   };
-
-  /** A shard may be read once its parent is read to its end (or is gone from the stream). */
-  const readable = (shard: ShardState) => !shard.ended && (!shard.parent || !shards.has(shard.parent) || shards.get(shard.parent)?.ended);
 
   const iteratorOf = async (shard: ShardState): Promise<string | undefined> => {
     const after = positions[shard.id];
@@ -328,7 +333,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       let busy = false;
       try {
         if (Date.now() - refreshedAt > 5_000 || [...shards.values()].every((shard) => shard.ended)) await describeShards();
-        for (const shard of [...shards.values()].filter(readable)) {
+        for (const shard of readableShards(shards)) {
           if (stopped) break;
           busy = (await readShard(shard)) || busy;
         }

@@ -7,6 +7,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../lib/errors.ts';
 import { csvText, wantsCsv } from '../../lib/http/csv.ts';
+import { readableShards } from '../../lib/local/stream-poller.ts';
 import { NETWORKS } from '../../lib/model.ts';
 import { CATALOG } from '../../lib/social/catalog/definitions.ts';
 import { OPERATION_NAMES } from '../../lib/social/catalog/names.ts';
@@ -264,6 +265,20 @@ describe('the dispatch to consumers', () => {
 
   it('compares sequence numbers as numbers', () => {
     expect(['100', '99', '000000000000000000011'].sort(compareSequenceNumbers)).toEqual(['000000000000000000011', '99', '100']);
+  });
+});
+
+describe('the local poller’s shards', () => {
+  const shard = (id: string, parent: string | undefined, ended = false) => [id, { id, parent, iterator: undefined, ended }] as const;
+
+  it('reads a child only once its parent has ended, and a shard whose parent is gone from the stream at once', () => {
+    const shards = new Map([shard('a', undefined), shard('b', 'a'), shard('c', 'gone'), shard('d', 'b')]);
+    expect(readableShards(shards).map((each) => each.id)).toEqual(['a', 'c']);
+    shards.set('a', { ...shards.get('a')!, ended: true });
+    expect(readableShards(shards).map((each) => each.id)).toEqual(['b', 'c']);
+    shards.set('b', { ...shards.get('b')!, ended: true });
+    shards.set('c', { ...shards.get('c')!, ended: true });
+    expect(readableShards(shards).map((each) => each.id)).toEqual(['d']);
   });
 });
 
