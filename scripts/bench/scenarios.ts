@@ -448,9 +448,11 @@ const deleteMember: Scenario = {
 };
 
 /**
- * An organization with usage in every bucket of the window: 12 counters a day (3 operations × 2
- * members and 2 API keys) over 93 days, 6 an hour over 168 hours, written through the
- * aggregator's own storage (lib/db/usage.ts). The answer groups them all by operation and payer.
+ * An organization with usage in every bucket of the window: 6 counters a day (3 operations × a
+ * member and an API key) over 93 days, 3 an hour (3 operations × a member) over 168 hours,
+ * written through the aggregator's own storage (lib/db/usage.ts); the answer groups them all by
+ * operation and payer. Sized so that 16 at once stay within DynamoDB Local's means on a shared
+ * 2-core machine (ten times more counters: scaling.md reads pages of 6,000).
  */
 const usage = (granularity: 'hour' | 'day'): Scenario => ({
   route: 'GetUsage',
