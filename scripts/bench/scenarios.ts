@@ -459,15 +459,15 @@ const usage = (granularity: 'hour' | 'day'): Scenario => ({
   ...(granularity === 'hour' ? { variant: 'hours' } : {}),
   label:
     granularity === 'day'
-      ? 'GET organizations/{id}/usage (93 days × 12 counters)'
-      : 'GET organizations/{id}/usage (168 hours × 6 counters)',
+      ? 'GET organizations/{id}/usage (93 days × 6 counters)'
+      : 'GET organizations/{id}/usage (168 hours × 3 counters)',
   async prepare(context) {
     const { orgId, userOf } = await workspace(context);
     const stepMs = granularity === 'day' ? 86_400_000 : 3_600_000;
     const buckets = granularity === 'day' ? 93 : 168;
     const toMs = Math.floor(Date.now() / stepMs) * stepMs;
     const fromMs = toMs - buckets * stepMs;
-    const payers = granularity === 'day' ? ['u1', 'u2', 'key_a', 'key_b'] : ['u1', 'key_a'];
+    const payers = granularity === 'day' ? ['u1', 'key_a'] : ['u1'];
     const deltas: UsageDelta[] = [];
     for (let b = 0; b < buckets; b += 1) {
       for (const operation of ['x_profile', 'tiktok_search', 'youtube_channel']) {
