@@ -339,8 +339,11 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
         }
       } catch (error) {
         if (stopped) break;
+        // DynamoDB Local gone or refusing: said once a round, and tried again after a pause, as
+        // the mapping does; no catch-up waiter is answered meanwhile.
         log(`table stream: ${(error as Error).message}`);
-        busy = true;
+        await pause(pollIntervalMs * 4);
+        continue;
       }
       if (!busy) {
         const done = waiters.filter((waiter) => waiter.round < thisRound);
