@@ -23,7 +23,11 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function main() {
   const loadAtStart = loadavg();
-  const stack = await startBenchStack({ RATE_LIMIT_REQUESTS: String(1_000_000), DYNAMODB_CALL_TIMEOUT_MS: '30000' });
+  const stack = await startBenchStack({
+    RATE_LIMIT_REQUESTS: String(1_000_000),
+    DYNAMODB_CALL_TIMEOUT_MS: '30000',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+  });
   try {
     const [{ handler: run }, { handler: usage }, { handler: tableStream, STREAM_CONSUMERS }, poller, { buildHttpEvent, localContext }, org] =
       await Promise.all([
