@@ -161,7 +161,10 @@ export async function countUsageRecords(
       failures.push(record.sequenceNumber);
       continue;
     }
-    byOrg.set(event.orgId, [...(byOrg.get(event.orgId) ?? []), event]);
+    const events = byOrg.get(event.orgId) ?? [];
+    // One marker per event and transaction: an event twice in a batch (a replay's doing) is one event.
+    if (!events.some((each) => each.id === event.id)) events.push(event);
+    byOrg.set(event.orgId, events);
   }
   await Promise.all(
     [...byOrg].map(async ([orgId, events]) => {
