@@ -14,11 +14,13 @@ export async function freshnessOrganization(editors: number) {
   return { orgId, owner, editors: ids };
 }
 
-/** When each charge of `orgId` was made: its billing event's `created_at`, in epoch ms. */
-export async function chargeTimes(orgId: string): Promise<number[]> {
+/** Each charge of `orgId`: its id (a run's Charge-Id) and when it was made, its billing event's `created_at` in epoch ms. */
+export async function charges(orgId: string): Promise<{ id: string; atMs: number }[]> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :event)',
     ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':event': 'EVENT#' },
   });
-  return items.filter((item) => item.type === 'social_operation.charged').map((item) => Date.parse(String(item.created_at)));
+  return items
+    .filter((item) => item.type === 'social_operation.charged')
+    .map((item) => ({ id: String(item.id), atMs: Date.parse(String(item.created_at)) }));
 }

@@ -458,9 +458,7 @@ const usage = (granularity: 'hour' | 'day'): Scenario => ({
   route: 'GetUsage',
   ...(granularity === 'hour' ? { variant: 'hours' } : {}),
   label:
-    granularity === 'day'
-      ? 'GET organizations/{id}/usage (93 days × 6 counters)'
-      : 'GET organizations/{id}/usage (168 hours × 3 counters)',
+    granularity === 'day' ? 'GET organizations/{id}/usage (93 days × 6 counters)' : 'GET organizations/{id}/usage (168 hours × 3 counters)',
   async prepare(context) {
     const { orgId, userOf } = await workspace(context);
     const stepMs = granularity === 'day' ? 86_400_000 : 3_600_000;
