@@ -14,7 +14,7 @@ import {
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnApi, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import { ParamsAndSecretsLayerVersion, ParamsAndSecretsLogLevel, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
@@ -22,6 +22,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { STREAM_CONSUMERS } from '../functions/table-stream.ts';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
@@ -34,6 +35,7 @@ import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
 import { Webhooks } from './webhooks.ts';
+import { TableStream } from './table-stream.ts';
 
 export { FUNCTION_TIMEOUT_SECONDS } from '../lib/routes.ts';
 export { copyAssetsCommands } from './function.ts';
@@ -86,6 +88,8 @@ export class WorkspaceServiceStack extends Stack {
   /** The jobs queue, its dead-letter queue and worker (not a route). */
   readonly jobs: Jobs;
   readonly webhooks: Webhooks;
+  /** The table's change stream, its function and on-failure queue (not a route). */
+  readonly tableStream: TableStream;
 
   constructor(scope: Construct, id: string, props: WorkspaceServiceStackProps = {}) {
     super(scope, id, props);
@@ -101,6 +105,7 @@ export class WorkspaceServiceStack extends Stack {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDefinition.ttlAttribute,
+      stream: StreamViewType[tableDefinition.stream.viewType],
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -255,7 +260,28 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.sweeper = sweeper.fn;
 
-    const functions = [...this.functions.values(), sweeper.fn, this.jobs.worker, this.jobs.recovery, this.webhooks.delivery];
+    // Not a route: the table stream's event source mapping invokes it. The table and telemetry only.
+    this.tableStream = new TableStream(this, 'TableStream', {
+      table: this.table,
+      filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
+      environment: Object.fromEntries(
+        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
+          name,
+          environment[name]!,
+        ]),
+      ),
+      retention,
+      tracer: props.tracer ?? false,
+    });
+
+    const functions = [
+      ...this.functions.values(),
+      sweeper.fn,
+      this.jobs.worker,
+      this.jobs.recovery,
+      this.webhooks.delivery,
+      this.tableStream.fn,
+    ];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,
       table: this.table,
@@ -267,6 +293,7 @@ export class WorkspaceServiceStack extends Stack {
     sweeper.addAlarms(alarms);
     this.jobs.addAlarms(alarms);
     this.webhooks.addAlarms(alarms);
+    this.tableStream.addAlarms(alarms);
     const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });

@@ -129,6 +129,21 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
+    // One round trip: rate-limit counter (UpdateItem), the membership (GetItem) and the window's
+    // usage counters (Query) together.
+    name: 'GetUsage',
+    method: 'GET',
+    path: '/organizations/{organization_id}/usage',
+    entry: 'functions/get-usage.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    summary: 'Where the credits went: usage by hour or day, grouped by operation, network, member or API key',
+    description:
+      "Owners see the whole organization; any other member, and an API key, only its own runs (a viewer's buckets are empty). Every bucket from `from` to `to` (excluded) is listed, oldest first, an empty one with `results: []`; each result carries the `group_by` keys in the order asked (`member`: the user whose token ran it, null for an API key's runs; `api_key`: null for a user's runs), `runs` (charges), `charged` and `refunded` (credits) and `net`. Counted from the table's change stream within seconds of each charge and refund, each exactly once; a charge counts in the bucket of its billing event's `created_at`, its refund in the refund's. At most 168 hour or 93 day buckets; kept 13 months. `Accept: text/csv` answers the same rows as CSV (RFC 4180). A caller who is not a member gets 404.",
+    tag: 'Billing',
+    errors: ['not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
     // One round trip: rate-limit counter (UpdateItem) with the organization, the membership and
     // this month's two spend counters (GetItem each).
     name: 'GetCredits',

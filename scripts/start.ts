@@ -82,11 +82,13 @@ async function main() {
   let dynamo: RunningDynamo | undefined;
   let server: Server | undefined;
   let functions: { stop: () => Promise<void> } | undefined;
+  let stopStream: (() => Promise<void>) | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     server?.close();
+    await stopStream?.();
     await functions?.stop();
     await dynamo?.stop();
     state?.release();
@@ -216,6 +218,30 @@ async function main() {
     // was cut short while this server runs is queued again (or cancelled) past the threshold.
     const { startJobRecovery } = await import('../lib/local/job-recovery.ts');
     startJobRecovery(undefined, undefined, (recovery) => invoke(recovery));
+
+    // The deployed table stream's event source mapping (infra/table-stream.ts), in this process:
+    // DynamoDB Local's stream read into the same function (functions/table-stream.ts), which
+    // counts usage. Its checkpoint and its on-failure destination are files beside the data.
+    const { handler: tableStream, STREAM_CONSUMERS } = await import('../functions/table-stream.ts');
+    const { startStreamPoller, fileCheckpoints, fileSink } = await import('../lib/local/stream-poller.ts');
+    const streamDir = dataDir ?? LOCAL_DIR;
+    const failures = resolve(streamDir, 'table-stream-failures.jsonl');
+    const sink = fileSink(failures);
+    const poller = startStreamPoller({
+      endpoint: dynamo.endpoint,
+      tableName: TABLE_NAME,
+      credentials: LOCAL_CREDENTIALS,
+      handler: (event) => invoke(() => tableStream(event)),
+      filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
+      checkpoints: fileCheckpoints(resolve(streamDir, 'table-stream-checkpoint.json')),
+      onFailure: async (record) => {
+        await sink(record);
+        console.log(`table stream: a batch was given up on; its description is in ${failures}`);
+      },
+      ...(process.env.TABLE_STREAM_POLL_MS ? { pollIntervalMs: Number(process.env.TABLE_STREAM_POLL_MS) } : {}),
+      log: (line) => console.log(line),
+    });
+    stopStream = () => poller.stop();
 
     const [audience] = accepted.audiences;
     const [clientId] = accepted.clientIds;

@@ -21,6 +21,9 @@ type Results = Awaited<ReturnType<typeof runBench>>;
 /** What each route (and variant) sends, wave by wave (| = one more sequential round trip): its floor. */
 const EXPECTED_COMMANDS: Record<string, string> = {
   ListBillingEvents: 'UpdateItem+GetItem+Query',
+  // The membership and the window's counters (one page: 93 × 6 or 168 × 3 counters) with the counter.
+  GetUsage: 'UpdateItem+GetItem+Query',
+  'GetUsage hours': 'UpdateItem+GetItem+Query',
   GetCredits: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
   ListSocialOperations: 'UpdateItem+GetItem+GetItem',
   // Counter and reads, the charge (with its pending record), then (after the provider) the balance

@@ -17,7 +17,7 @@ const { createLocalServer } = await import('../lib/local/server.ts');
 
 const ALLOWED = 'https://app.example.com';
 const EXPOSED =
-  'x-request-id, Endless-Api-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Credits-Charged, Credits-Remaining, Idempotent-Replayed, Charge-Id, Cache-Status, Age, Sample-Data, WWW-Authenticate';
+  'x-request-id, Endless-Api-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Credits-Charged, Credits-Remaining, Idempotent-Replayed, Charge-Id, Cache-Status, Age, Sample-Data, WWW-Authenticate, Link';
 const preflightHeaders = (origin: string) => ({
   origin,
   'access-control-request-method': 'POST',

@@ -32,7 +32,18 @@ const LAYERS = [
   { name: 'storage', paths: ['lib/db', 'lib/queues'] },
   {
     name: 'domain',
-    paths: ['lib/social', 'lib/billing', 'lib/resources', 'lib/auth', 'lib/admin', 'lib/workspace', 'lib/jobs', 'lib/webhooks'],
+    paths: [
+      'lib/social',
+      'lib/billing',
+      'lib/resources',
+      'lib/auth',
+      'lib/admin',
+      'lib/workspace',
+      'lib/jobs',
+      'lib/webhooks',
+      'lib/usage',
+      'lib/stream',
+    ],
   },
   // The route table and its path templates: data the chain, the adapters and the stack read (it
   // names the table's index). Below the chain, which reads it and never the other way round.

@@ -451,6 +451,29 @@ describe('local stack (npm start)', () => {
       lost.map((charge) => charge.id).sort(),
     );
 
+    // Usage, counted by the stack's stream poller across the kill and the restart (its checkpoint
+    // in the DATA_DIR): every charge and refund of the demo workspace, each once.
+    const day = 86_400_000;
+    const to = (Math.floor(Date.now() / day) + 1) * day;
+    const window = `from=${new Date(to - 30 * day).toISOString()}&to=${new Date(to).toISOString()}`;
+    const every = await fetch(`${again.baseUrl}/organizations/${again.organizationId}/billing/events?days=30&limit=100`, {
+      headers: owner,
+    });
+    const amounts = ((await every.json()) as { events: { type: string; amount: number }[] }).events
+      .filter((event) => event.type.startsWith('social_operation.'))
+      .reduce((sum, event) => sum + event.amount, 0);
+    const netOfUsage = async () => {
+      const answer = await fetch(`${again.baseUrl}/organizations/${again.organizationId}/usage?${window}`, { headers: owner });
+      const body = (await answer.json()) as { buckets: { results: { net: number }[] }[] };
+      return body.buckets.flatMap((bucket) => bucket.results).reduce((sum, result) => sum + result.net, 0);
+    };
+    let net = await netOfUsage();
+    for (const giveUpAt = Date.now() + 20_000; net !== -amounts && Date.now() < giveUpAt; net = await netOfUsage()) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(net).toBe(-amounts);
+    expect(existsSync(join(dataDir, 'table-stream-checkpoint.json'))).toBe(true);
+
     stack.child.kill('SIGTERM');
     expect(await stack.exited).toBe(0);
     expect(existsSync(join(cwd, '.local', 'dev.json'))).toBe(false);

@@ -20,6 +20,8 @@
  *   JOB#<job>         ITEM#<index, 4 digits>    one input of a job: its status, output or error, charge
  *   JOBKEY#<org>#<u>#<h> JOBKEY                 Idempotency-Key of a job's creation: the job it created (TTL 24 h)
  *   ACTIVE_JOBS       JOB#<job>                 a job queued or running (written with it, deleted when it ends): its messages can be sent again
+ *   USAGE#<org>       <H|D>#<bucket start>#<operation>#<payer>  usage counters of one hour or day, operation and payer (member or API key) (TTL 400 days)
+ *   USAGE_EVENT#<event id> COUNTED             the marker that a billing event is in the usage counters: it is counted once (TTL 400 days)
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -223,3 +225,41 @@ export const jobIdempotencyKey = (orgId: string, userId: string, keyHash: string
  */
 export const ACTIVE_JOBS_PK = 'ACTIVE_JOBS';
 export const activeJobKey = (jobId: string): TableKey => ({ PK: ACTIVE_JOBS_PK, SK: `JOB#${jobId}` });
+
+/** Usage buckets: an hour or a UTC day. */
+export type UsageGranularity = 'hour' | 'day';
+const USAGE_GRAIN = { hour: 'H', day: 'D' } as const;
+
+/**
+ * An organization's usage counters, in a partition of their own: the aggregator's writes never
+ * add to the organization's partition, which every charge already writes (docs/scaling.md).
+ */
+export const usagePartition = (orgId: string): string => `USAGE#${orgId}`;
+
+/**
+ * The counters of one bucket (its start, ISO 8601), operation and payer (a member's user id or an
+ * API key's id): the finest grain kept, grouped in memory at read time.
+ */
+export const usageCounterKey = (
+  orgId: string,
+  granularity: UsageGranularity,
+  bucketStart: string,
+  operation: string,
+  payer: string,
+): TableKey => ({
+  PK: usagePartition(orgId),
+  SK: `${USAGE_GRAIN[granularity]}#${bucketStart}#${operation}#${payer}`,
+});
+
+/**
+ * Sort-key bounds of the counters of the buckets from `fromIso` (included) to `toIso` (excluded):
+ * every counter's key is longer than `<grain>#<bucket start>`, so no key equals the upper bound.
+ */
+export const usageCounterRange = (orgId: string, granularity: UsageGranularity, fromIso: string, toIso: string) => ({
+  PK: usagePartition(orgId),
+  from: `${USAGE_GRAIN[granularity]}#${fromIso}`,
+  to: `${USAGE_GRAIN[granularity]}#${toIso}`,
+});
+
+/** The marker that a billing event was counted in usage; event ids are unique across organizations. */
+export const usageMarkerKey = (eventId: string): TableKey => ({ PK: `USAGE_EVENT#${eventId}`, SK: 'COUNTED' });

@@ -25,6 +25,8 @@ export const CORS_POLICY = {
     'Age',
     'Sample-Data',
     'WWW-Authenticate',
+    // The next page of a CSV listing (billing events).
+    'Link',
   ],
   maxAgeSeconds: 600,
 } as const;

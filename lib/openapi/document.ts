@@ -31,6 +31,8 @@ export interface RouteModule {
   responseSchema?: z.core.$ZodType;
   /** Media types of the 200 body, when it is not JSON (the docs page and its assets). */
   responseMediaTypes?: readonly string[];
+  /** Other media types the 200 body may take beside JSON (`Accept: text/csv`), each with its schema and example. */
+  responseAlternatives?: Readonly<Record<string, { schema: Json; example?: string }>>;
   /** Headers of the 200 answer beyond those every answer carries (names of RESPONSE_HEADERS). */
   responseHeaders?: readonly string[];
   /** The status of the body `responseSchema` describes, when it is not 200 (a creation's 201). */
@@ -265,7 +267,7 @@ function okResponse(route: Route, module: RouteModule, schema?: Json): Json {
   return {
     description: route.summary,
     headers: responseHeaders(module.successStatus ?? 200, module.handler.endpoint, [], module.responseHeaders),
-    content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: body }])),
+    content: { ...Object.fromEntries(mediaTypes.map((type) => [type, { schema: body }])), ...module.responseAlternatives },
   };
 }
 

@@ -18,6 +18,7 @@ import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import { putCachedResult } from '../../lib/db/result-cache.ts';
+import { countUsage, type UsageDelta } from '../../lib/db/usage.ts';
 import { defined } from '../../lib/defined.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
@@ -447,6 +448,55 @@ const deleteMember: Scenario = {
   },
 };
 
+/**
+ * An organization with usage in every bucket of the window: 6 counters a day (3 operations × a
+ * member and an API key) over 93 days, 3 an hour (3 operations × a member) over 168 hours,
+ * written through the aggregator's own storage (lib/db/usage.ts); the answer groups them all by
+ * operation and payer. Sized so that 16 at once stay within DynamoDB Local's means on a shared
+ * 2-core machine (ten times more counters: scaling.md reads pages of 6,000).
+ */
+const usage = (granularity: 'hour' | 'day'): Scenario => ({
+  route: 'GetUsage',
+  ...(granularity === 'hour' ? { variant: 'hours' } : {}),
+  label:
+    granularity === 'day' ? 'GET organizations/{id}/usage (93 days × 6 counters)' : 'GET organizations/{id}/usage (168 hours × 3 counters)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const stepMs = granularity === 'day' ? 86_400_000 : 3_600_000;
+    const buckets = granularity === 'day' ? 93 : 168;
+    const toMs = Math.floor(Date.now() / stepMs) * stepMs;
+    const fromMs = toMs - buckets * stepMs;
+    const payers = granularity === 'day' ? ['u1', 'key_a'] : ['u1'];
+    const deltas: UsageDelta[] = [];
+    for (let b = 0; b < buckets; b += 1) {
+      for (const operation of ['x_profile', 'tiktok_search', 'youtube_channel']) {
+        for (const payer of payers) {
+          const member = payer.startsWith('u') ? `user_bench_${payer}` : null;
+          const apiKey = member ? null : `key_${payer}`;
+          deltas.push({
+            granularity,
+            bucketStart: new Date(fromMs + b * stepMs).toISOString(),
+            operation,
+            member,
+            apiKey,
+            runs: 3,
+            charged: 5,
+            refunded: 1,
+          });
+        }
+      }
+    }
+    // Small transactions, two at a time: a busy machine's DynamoDB Local takes seconds over a 100-item one.
+    await forEachIndex(Math.ceil(deltas.length / 25), 2, (chunk) => countUsage(orgId, [], deltas.slice(chunk * 25, chunk * 25 + 25)));
+    const route = routeNamed('GetUsage');
+    const query = `from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}&granularity=${granularity}&group_by=operation,member,api_key`;
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId }, query, token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
+  },
+});
+
 /** A trash of 40 resources of the four kinds: the first page of 25. */
 const listTrash: Scenario = {
   route: 'ListTrash',
@@ -668,6 +718,8 @@ const routeNotFound: Scenario = {
 
 export const SCENARIOS: readonly Scenario[] = [
   listBillingEvents,
+  usage('day'),
+  usage('hour'),
   getCredits,
   listSocialOperations,
   runSocialOperation,

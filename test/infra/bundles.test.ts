@@ -15,13 +15,14 @@ import { type Bundle, bundle } from '../../infra/bundle.ts';
 import { JOB_RECOVERY_TABLE_ACTIONS, JOB_WORKER_ENTRY, JOB_WORKER_TABLE_ACTIONS, RECOVER_JOBS_ENTRY } from '../../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../../infra/sweeper.ts';
 import { DELIVER_WEBHOOKS_ENTRY, DELIVER_WEBHOOKS_TABLE_ACTIONS } from '../../infra/webhooks.ts';
+import { TABLE_STREAM_ENTRY, TABLE_STREAM_TABLE_ACTIONS } from '../../infra/table-stream.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 
 const outDir = mkdtempSync(join(tmpdir(), 'bundles-test-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-// Every route's function, the charge sweeper and the job recovery (scheduled, not routes), the job worker and the webhook delivery (the queues').
+// Every route's function, the charge sweeper and the job recovery (scheduled, not routes), the job worker and the webhook delivery (the queues'), and the table stream's.
 const functions: { name: string; path: string; entry: string; tableActions: readonly string[] }[] = [
   ...routes,
   // Its table actions are the sweeper role's (infra/sweeper.ts): it bundles the AWS SDK.
@@ -29,6 +30,7 @@ const functions: { name: string; path: string; entry: string; tableActions: read
   { name: 'JobWorker', path: '(queue)', entry: JOB_WORKER_ENTRY, tableActions: JOB_WORKER_TABLE_ACTIONS },
   { name: 'RecoverJobs', path: '(schedule)', entry: RECOVER_JOBS_ENTRY, tableActions: JOB_RECOVERY_TABLE_ACTIONS },
   { name: 'DeliverWebhooks', path: '(webhooks queue)', entry: DELIVER_WEBHOOKS_ENTRY, tableActions: DELIVER_WEBHOOKS_TABLE_ACTIONS },
+  { name: 'TableStream', path: '(stream)', entry: TABLE_STREAM_ENTRY, tableActions: TABLE_STREAM_TABLE_ACTIONS },
 ];
 const built = new Map<string, Bundle>();
 for (const [i, fn] of functions.entries()) {

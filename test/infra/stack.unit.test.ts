@@ -82,6 +82,9 @@ const queueOf = (owner: string, kind: 'Queue' | 'DeadLetterQueue') =>
     `the ${owner} ${kind}`,
   )[0];
 const webhooksQueueArn = { 'Fn::GetAtt': [queueOf('Webhooks', 'Queue'), 'Arn'] };
+const streamFunctionId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/table-stream.ts)'),
+)![0];
 const onTheTable = (statement: Statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:'));
 const dynamoStatements = (functionId: string) => statementsOf(template, functionId).filter(onTheTable);
 /** A function's grants beyond DynamoDB (its logs, X-Ray, a queue). */
@@ -142,15 +145,15 @@ describe('routes and functions', () => {
     expect(ofType(template, 'AWS::Lambda::CapacityProvider')).toEqual([]);
   });
 
-  it('has one function and one API route per route of the table, and no others but the charge sweeper, the job worker, the job recovery and the webhook delivery', () => {
+  it('has one function and one API route per route of the table, and no others but the charge sweeper, the job worker, the job recovery, the webhook delivery and the table stream', () => {
     const invoked = new Set(routes.map((route) => functionOf(template, route)));
 
     expect(invoked.size).toBe(routes.length);
-    expect(new Set([sweeperId, workerId, recoveryId, deliveryId]).size).toBe(4);
+    expect(new Set([sweeperId, workerId, recoveryId, deliveryId, streamFunctionId]).size).toBe(5);
     expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(
-      expect.arrayContaining([...invoked, sweeperId, workerId, recoveryId, deliveryId]),
+      expect.arrayContaining([...invoked, sweeperId, workerId, recoveryId, deliveryId, streamFunctionId]),
     );
-    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 4);
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 5);
     expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
   });
 
@@ -471,6 +474,7 @@ describe('the table', () => {
       })),
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
       DeletionProtectionEnabled: true,
     });
   });
@@ -498,8 +502,8 @@ describe('the API', () => {
   it('keeps every log group for the retention the operator chose', () => {
     const groups = ofType(template, 'AWS::Logs::LogGroup');
 
-    // One per function (the routes', the sweeper's, the job worker's, the job recovery's and the delivery's) and the API's access log.
-    expect(groups).toHaveLength(routes.length + 5);
+    // One per function (the routes', the sweeper's, the job worker's, the job recovery's, the delivery's and the table stream's) and the API's access log.
+    expect(groups).toHaveLength(routes.length + 6);
     for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
@@ -615,10 +619,10 @@ describe('alarms', () => {
 
   it('notifies the alarm topic when an alarm fires and when it clears', () => {
     // 5xx rate, errors and throttles of each function (the sweeper's, the worker's, the
-    // recovery's and the delivery's too), DynamoDB throttles, refund failures, provider failure
-    // rate, 401 and 429 spikes, the sweeper's three, the jobs queue's two, the recovery's two, the
-    // webhooks queue's two.
-    expect(alarms.length).toBe(1 + 2 * (routes.length + 4) + 1 + 4 + 3 + 2 + 2 + 2);
+    // recovery's, the delivery's and the table stream's too), DynamoDB throttles, refund failures,
+    // provider failure rate, 401 and 429 spikes, the sweeper's three, the jobs queue's two, the
+    // recovery's two, the webhooks queue's two, the table stream's two.
+    expect(alarms.length).toBe(1 + 2 * (routes.length + 5) + 1 + 4 + 3 + 2 + 2 + 2 + 2);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
@@ -765,8 +769,11 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 10 },
     });
-    // The worker's and the delivery function's.
-    expect(ofType(template, 'AWS::Lambda::EventSourceMapping')).toHaveLength(2);
+    expect(
+      ofType(template, 'AWS::Lambda::EventSourceMapping').filter(
+        ([, mapping]) => JSON.stringify(mapping.Properties.FunctionName) === JSON.stringify({ Ref: workerId }),
+      ),
+    ).toHaveLength(1);
   });
 
   it('lets only the routes that create jobs and the recovery send, and only the worker receive', () => {
@@ -830,6 +837,84 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
         .filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${workerId}"`));
     expect(onWorker('Errors')).toHaveLength(1);
     expect(onWorker('Throttles')).toHaveLength(1);
+  });
+});
+
+describe('the table stream: its function, event source mapping and on-failure queue', () => {
+  const onFailureId = defined(
+    ofType(template, 'AWS::SQS::Queue').find(([id]) => id.startsWith('TableStream')),
+    'the on-failure queue',
+  )[0];
+  const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+
+  it('reads the table stream from its oldest record in batches of 100, with partial batch failures, bisect, 5 retries and the on-failure queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      FunctionName: { Ref: streamFunctionId },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      ParallelizationFactor: 1,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [onFailureId, 'Arn'] } } },
+    });
+    expect(resource(template, onFailureId).Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+  });
+
+  it("passes the consumers' filters to the mapping: only new charge and refund events invoke the function", () => {
+    const mapping = defined(
+      ofType(template, 'AWS::Lambda::EventSourceMapping').find(
+        ([, each]) => JSON.stringify(each.Properties.FunctionName) === JSON.stringify({ Ref: streamFunctionId }),
+      ),
+      'the mapping',
+    )[1];
+    expect(mapping.Properties.FilterCriteria.Filters.map((filter: { Pattern: string }) => JSON.parse(filter.Pattern))).toEqual([
+      {
+        eventName: ['INSERT'],
+        dynamodb: {
+          NewImage: { entity: { S: ['billing_event'] }, type: { S: ['social_operation.charged', 'social_operation.refunded'] } },
+        },
+      },
+    ]);
+  });
+
+  it('may put and update on the table (the markers and counters), read the stream, send to its on-failure queue, and nothing else', () => {
+    expect(dynamoStatements(streamFunctionId).map((statement) => [statement.Action, statement.Resource])).toEqual([
+      [['dynamodb:PutItem', 'dynamodb:UpdateItem'], tableArn],
+      ['dynamodb:ListStreams', '*'],
+      [['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }],
+    ]);
+    const sqs = otherStatements(streamFunctionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
+    expect(sqs.map((statement) => [actionsOf(statement).sort(), statement.Resource])).toEqual([
+      [['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], { 'Fn::GetAtt': [onFailureId, 'Arn'] }],
+    ]);
+    const variables = resource(template, streamFunctionId).Properties.Environment.Variables;
+    expect(Object.keys(variables).sort()).toEqual([
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
+  });
+
+  it('alarms on the iterator age (usage falling behind), on a batch given up on, and on the function failing', () => {
+    expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([
+      expect.objectContaining({
+        Namespace: 'AWS/Lambda',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: streamFunctionId } }],
+        Statistic: 'Maximum',
+        Threshold: 60_000,
+      }),
+    ]);
+    expect(
+      alarms.filter(
+        (alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(alarm.Dimensions).includes(onFailureId),
+      ),
+    ).toEqual([expect.objectContaining({ Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' })]);
+    const onFunction = (metricName: string) =>
+      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${streamFunctionId}"`));
+    expect(onFunction('Errors')).toHaveLength(1);
   });
 });
 
