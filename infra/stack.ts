@@ -34,8 +34,8 @@ import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './ident
 import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
-import { Webhooks } from './webhooks.ts';
 import { TableStream } from './table-stream.ts';
+import { Webhooks } from './webhooks.ts';
 
 export { FUNCTION_TIMEOUT_SECONDS } from '../lib/routes.ts';
 export { copyAssetsCommands } from './function.ts';

@@ -14,8 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type Bundle, bundle } from '../../infra/bundle.ts';
 import { JOB_RECOVERY_TABLE_ACTIONS, JOB_WORKER_ENTRY, JOB_WORKER_TABLE_ACTIONS, RECOVER_JOBS_ENTRY } from '../../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../../infra/sweeper.ts';
-import { DELIVER_WEBHOOKS_ENTRY, DELIVER_WEBHOOKS_TABLE_ACTIONS } from '../../infra/webhooks.ts';
 import { TABLE_STREAM_ENTRY, TABLE_STREAM_TABLE_ACTIONS } from '../../infra/table-stream.ts';
+import { DELIVER_WEBHOOKS_ENTRY, DELIVER_WEBHOOKS_TABLE_ACTIONS } from '../../infra/webhooks.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 
