@@ -750,8 +750,9 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
     statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
 
   it('is an encrypted queue with a dead-letter queue after 5 receives, and a visibility of 6 worker timeouts', () => {
-    // The jobs queue and the webhooks queue, each with its dead-letter queue.
-    expect(queues).toHaveLength(4);
+    // The jobs queue and the webhooks queue, each with its dead-letter queue, and the table
+    // stream's on-failure queue.
+    expect(queues).toHaveLength(5);
     expect(resource(template, queueId).Properties).toMatchObject({
       SqsManagedSseEnabled: true,
       VisibilityTimeout: 360,
