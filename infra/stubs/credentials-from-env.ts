@@ -5,7 +5,7 @@
  * chain tries that source first anyway. The rest of the chain (SSO, shared files, processes, web
  * identity, container and instance metadata) and the STS, SSO and sign-in clients it loads for
  * them are code no function runs, more than a third of a bare DynamoDB client's bundle (figure:
- * docs/performance.md#bundles). Functions that get their credentials another way (SnapStart,
+ * docs/performance.md#bundles-size-and-cold-start). Functions that get their credentials another way (SnapStart,
  * Lambda Managed Instances: from a container endpoint) would need the chain back; the stack
  * uses neither, and test/infra/stack.unit.test.ts says so. Tests, `npm start` and the admin CLI
  * run the sources with the whole chain.

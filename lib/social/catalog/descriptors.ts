@@ -24,7 +24,7 @@ let all: ReadonlyMap<string, OperationDescriptor> | undefined;
 
 /**
  * Every operation's descriptor by name, in catalog order. Unpacked on first use (a few ms,
- * docs/performance.md#bundles) and kept for the life of the instance: module load does not pay
+ * docs/performance.md#bundles-size-and-cold-start) and kept for the life of the instance: module load does not pay
  * for it.
  */
 export function allDescriptors(): ReadonlyMap<string, OperationDescriptor> {

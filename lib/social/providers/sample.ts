@@ -35,7 +35,7 @@ const WORDS = ['launch', 'behind the scenes', 'weekly recap', 'new drop', 'tutor
 /**
  * The operation's output JSON Schema, from the descriptors generated at build time (the same
  * `z.toJSONSchema` of the output schema, run by `npm run catalog:descriptors`): the run function
- * then bundles no JSON Schema generator (its size: docs/performance.md#bundles).
+ * then bundles no JSON Schema generator (its size: docs/performance.md#bundles-size-and-cold-start).
  */
 const outputSchema = (operation: OperationDefinition): Schema =>
   defined(allDescriptors().get(operation.name), `the descriptor of ${operation.name}`).output_schema;

@@ -4,7 +4,7 @@
  * function, reads Secrets Manager with the function's role and keeps the value (5 minutes by
  * default). One HTTP GET on localhost, authenticated by the function's session token, in place of
  * the Secrets Manager client, which the functions that read the key no longer bundle
- * (docs/performance.md#bundles). Imported with `await import()` by its one caller
+ * (docs/performance.md#bundles-size-and-cold-start). Imported with `await import()` by its one caller
  * (providers/http.ts), so that only a run with the http provider evaluates it.
  */
 
