@@ -1,6 +1,8 @@
 /**
  * Runtime configuration, read once per cold start from the environment.
- * Every knob the service has is listed here, so docs/configuration.md has one place to mirror.
+ * Every knob the service has is listed here, so docs/configuration.md has one place to mirror,
+ * but a data provider's own settings: each provider's module reads those, with the readers below
+ * (lib/social/providers/, its descriptor's `settings`).
  */
 
 /** The service's name in logs, metrics and traces (POWERTOOLS_SERVICE_NAME overrides it). */
@@ -55,7 +57,8 @@ export const DEFAULTS = {
 /** The shortest JOBS_STALLED_AFTER_SECONDS accepted: more than twice the creating function's timeout. */
 export const MIN_JOB_STALLED_AFTER_SECONDS = 60;
 
-function integer(name: string, fallback: number, min = 1): number {
+/** An integer setting: `fallback` when unset or empty; anything else below `min` or not an integer throws naming it. */
+export function integer(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -65,7 +68,8 @@ function integer(name: string, fallback: number, min = 1): number {
   return value;
 }
 
-function optional(name: string): string | undefined {
+/** A setting, or undefined when unset or empty. */
+export function optional(name: string): string | undefined {
   const raw = process.env[name];
   return raw === undefined || raw === '' ? undefined : raw;
 }
@@ -153,18 +157,13 @@ export function cursorSigningKey(): string {
 export const corsAllowedOrigins = (): string[] => list('CORS_ALLOWED_ORIGINS');
 
 export interface SocialConfig {
-  /** `sample` (local, deterministic) or `http` (ScrapeCreators). Required: no silent default. */
-  provider: 'sample' | 'http';
+  /**
+   * The data provider's name: `sample` (local, deterministic) or `http` (ScrapeCreators), one of
+   * the registry's (lib/social/providers/index.ts, which refuses any other). Required: no silent default.
+   */
+  provider: string;
   /** How long a provider call may take before it is abandoned and the charge refunded. */
   providerTimeoutMs: number;
-  /** How long the sample provider takes to answer (SAMPLE_PROVIDER_LATENCY_MS, default 0): a real provider's latency, for benches and demos. */
-  sampleLatencyMs: number;
-  scrapeCreators: {
-    baseUrl: string;
-    /** The key itself (local use), or where to fetch it once per cold start (deployed). */
-    apiKey: string | undefined;
-    apiKeySecretArn: string | undefined;
-  };
 }
 
 let cachedSocial: SocialConfig | undefined;
@@ -176,22 +175,9 @@ let cachedSocial: SocialConfig | undefined;
  */
 export function socialConfig(): SocialConfig {
   if (!cachedSocial) {
-    const provider = required('SOCIAL_PROVIDER');
-    if (provider !== 'sample' && provider !== 'http') throw new Error(`SOCIAL_PROVIDER must be "sample" or "http", got "${provider}"`);
-    const apiKey = optional('SCRAPECREATORS_API_KEY');
-    const apiKeySecretArn = optional('SCRAPECREATORS_API_KEY_SECRET_ARN');
-    if (provider === 'http' && !apiKey && !apiKeySecretArn) {
-      throw new Error('SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN');
-    }
     cachedSocial = {
-      provider,
+      provider: required('SOCIAL_PROVIDER'),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', DEFAULTS.providerTimeoutMs),
-      sampleLatencyMs: integer('SAMPLE_PROVIDER_LATENCY_MS', 0, 0),
-      scrapeCreators: {
-        baseUrl: (optional('SCRAPECREATORS_BASE_URL') ?? 'https://api.scrapecreators.com').replace(/\/+$/, ''),
-        apiKey,
-        apiKeySecretArn,
-      },
     };
   }
   return cachedSocial;

@@ -1,11 +1,10 @@
 import { membershipOfCaller } from '../auth/access.ts';
-import { socialConfig } from '../config.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { notAMember } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { allDescriptors, type OperationDescriptor } from './catalog/descriptors.ts';
 import { isEnabled } from './enabled.ts';
-import { serves } from './providers/served.ts';
+import { servedByProvider } from './providers/index.ts';
 
 /**
  * The operations this organization can run: those of its enabled networks (and the
@@ -15,12 +14,10 @@ import { serves } from './providers/served.ts';
 export async function listSocialOperations(caller: Caller, orgId: string): Promise<{ operations: OperationDescriptor[] }> {
   const [org, membership] = await Promise.all([getOrganization(orgId), membershipOfCaller(caller, orgId)]);
   if (!org || !membership) throw notAMember();
-  // Not socialProvider(): the listing needs only the served names, not a provider's code.
-  const provider = socialConfig().provider;
   // The descriptors generated at build time, not the catalog's definitions: this function
   // bundles no zod schema (docs/social-operations.md, "Descriptors are generated at build time").
   return {
-    operations: [...allDescriptors().values()].filter((operation) => isEnabled(operation, org.networks, (name) => serves(provider, name))),
+    operations: [...allDescriptors().values()].filter((operation) => isEnabled(operation, org.networks, servedByProvider)),
   };
 }
 

@@ -3,12 +3,11 @@
  * whether it would be refused, with the run's own rules (lib/billing/charge-rules.ts) and
  * nothing charged, claimed or called. One DynamoDB round trip: the organization, the
  * membership, the month's spend and (when the run would accept one) the cached result, read
- * together. It asks which operations the provider serves without importing the providers
- * (lib/social/providers/served.ts), so the quote function bundles neither.
+ * together. It asks the configured provider's descriptor which operations it serves; no
+ * provider's code is created.
  */
 import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal, creditRefusal, shortfallRefusal } from '../billing/charge-rules.ts';
-import { socialConfig } from '../config.ts';
 import { readSpend } from '../db/credits.ts';
 import { canonicalHash } from '../db/idempotency.ts';
 import { resultCacheKey, spendMonth } from '../db/keys.ts';
@@ -17,7 +16,7 @@ import { getCachedResult } from '../db/result-cache.ts';
 import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
-import { serves } from './providers/served.ts';
+import { servedByProvider } from './providers/index.ts';
 import { lookUp } from './result-cache.ts';
 
 export interface Quote {
@@ -65,7 +64,7 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const shortfall = cost === 0 ? null : creditRefusal(payer, cost, spent);
   const refusal =
     accessRefusal(org, member, { operation: operation.name, network: operation.network, cost }) ??
-    (isEnabled(operation, org.networks, (name) => serves(socialConfig().provider, name)) ? null : operationNotOffered(operation.name)) ??
+    (isEnabled(operation, org.networks, servedByProvider) ? null : operationNotOffered(operation.name)) ??
     (shortfall ? shortfallRefusal(shortfall, payer, spent, cost, now) : null);
   return {
     operation: operation.name,

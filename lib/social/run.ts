@@ -78,7 +78,7 @@ export interface RunResult {
 
 export async function runSocialOperation(request: RunRequest): Promise<RunResult> {
   const result = await runOnce(request);
-  return { ...result, sampleData: socialProvider().name === 'sample' };
+  return { ...result, sampleData: socialProvider().sampleData };
 }
 
 async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData'>> {

@@ -139,10 +139,9 @@ describe('GetOpenApiDocument', () => {
 });
 
 describe('ListSocialOperations', () => {
-  it('bundles no provider and no Secrets Manager client: the listing needs only the served names', () => {
+  it('bundles no Secrets Manager client (the provider key is read through the extension, and only by a run)', () => {
     const bundled = inputs('ListSocialOperations');
 
-    expect(bundled.filter((input) => input.startsWith('lib/social/providers/'))).toEqual(['lib/social/providers/served.ts']);
     expect(bundled.filter((input) => input.includes('client-secrets-manager'))).toEqual([]);
   });
 
