@@ -36,6 +36,8 @@ import {
 } from '../errors.ts';
 import { logError } from '../log.ts';
 import type { Caller } from '../model.ts';
+import { descriptor } from '../social/catalog/index.ts';
+import { type FieldsParam, readFields } from '../social/fields.ts';
 import { findOperation, isEnabled } from '../social/operations.ts';
 import { socialProvider } from '../social/providers/index.ts';
 import { type JobView, jobView } from './jobs.ts';
@@ -52,6 +54,8 @@ export interface NewJob {
   webhookUrl?: string | undefined;
   idempotencyKey?: string | undefined;
   maxAgeSeconds?: number | undefined;
+  /** Every item's output keeps only these paths (lib/social/fields.ts): stored on the job, applied by each item's run. */
+  fields?: FieldsParam | undefined;
   now?: Date;
 }
 
@@ -78,6 +82,9 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     );
     return undefined;
   });
+  const fields = request.fields === undefined ? undefined : readFields(request.fields, descriptor(operation).output_schema);
+  if (fields && 'issues' in fields) issues.push(...fields.issues);
+  const selection = fields && 'selection' in fields ? fields.selection : undefined;
   if (request.webhookUrl !== undefined) {
     try {
       await checkWebhookUrl(request.webhookUrl);
@@ -96,6 +103,8 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     inputs,
     webhook_url: request.webhookUrl ?? null,
     max_age: request.maxAgeSeconds ?? null,
+    // Only when given: a request without it hashes as before `fields` existed.
+    ...(selection ? { fields: selection.canonical } : {}),
   });
   const [org, member, record] = await Promise.all([
     getOrganization(orgId),
@@ -125,6 +134,7 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     created_by_id: caller.userId,
     completed_at: null,
     max_age_seconds: request.maxAgeSeconds ?? null,
+    fields: selection?.canonical ?? null,
     cancel_requested: false,
     refusal: null,
     webhook_url: request.webhookUrl ?? null,
@@ -148,7 +158,7 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   }
   try {
     await putJobItems(job.id, inputs);
-    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds };
+    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds, fields: job.fields };
     const messages: Outgoing[] = inputs.map((input, index) => ({
       message: { kind: 'item', jobId: job.id, orgId, index, run: { ...run, input } },
       groupId: orgId,

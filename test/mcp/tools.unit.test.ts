@@ -122,16 +122,20 @@ describe("the MCP shapes, against the SDK's", () => {
       cacheStatus: 'hit',
       ageSeconds: 3,
     };
+    const call = { tool: 'x_profile', fields: undefined, outputSchema: {}, cachedCost: 0, maxChars: 100_000 };
     const results: CallToolResult[] = [
-      successResult({ ...run, sampleData: true }),
-      successResult({
-        ...run,
-        remaining: undefined,
-        chargeId: undefined,
-        cacheStatus: undefined,
-        ageSeconds: undefined,
-        sampleData: false,
-      }),
+      successResult({ ...run, sampleData: true }, call),
+      successResult(
+        {
+          ...run,
+          remaining: undefined,
+          chargeId: undefined,
+          cacheStatus: undefined,
+          ageSeconds: undefined,
+          sampleData: false,
+        },
+        call,
+      ),
       refusalResult(forbidden('no'), 'req-1'),
       { content: [{ type: 'text', text: '{}' }], structuredContent: { a: 1 } },
       { isError: true, structuredContent: { b: 2 }, content: [], _meta: { c: 3 } },
