@@ -13,8 +13,15 @@ export const MAX_FIELDS_CHARS = 2000;
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema walked by keyword, whose shape JSON Schema (not TypeScript) describes
 type Schema = Record<string, any>;
 
-/** What to keep of a value: all of it, some keys of an object (in the schema's order), or the same of every element of an array. */
-export type Keep = { readonly whole: true } | { readonly keys: readonly (readonly [string, Keep])[] } | { readonly each: Keep };
+/**
+ * What to keep of a value: all of it, some keys of an object (in the schema's order, each with
+ * what to keep of its value), or the same of every element of an array. Keys and what to keep of
+ * them are parallel arrays: projecting a 1 MB output walks them for every object in it.
+ */
+export type Keep =
+  | { readonly kind: 'whole' }
+  | { readonly kind: 'keys'; readonly keys: readonly string[]; readonly children: readonly Keep[] }
+  | { readonly kind: 'each'; readonly item: Keep };
 
 /** The paths of a `fields` value, each trimmed, comma-joined: one request's identity, whatever its spaces. */
 const splitPaths = (text: string): string[] => text.split(',').map((path) => path.trim());
@@ -32,7 +39,7 @@ export interface Selection {
   readonly keep: Keep;
 }
 
-const WHOLE: Keep = { whole: true };
+const WHOLE: Keep = { kind: 'whole' };
 
 /** The alternatives a schema allows, `null` left out (a value null along a path stays null). */
 function branches(schema: Schema): Schema[] {
@@ -97,10 +104,9 @@ const newBuilder = (): Builder => ({ whole: false, keys: new Map(), each: undefi
 
 function built(node: Builder): Keep {
   if (node.whole) return WHOLE;
-  if (node.each) return { each: built(node.each) };
-  return {
-    keys: [...node.keys.entries()].sort(([, a], [, b]) => a.order - b.order).map(([key, { node: child }]) => [key, built(child)] as const),
-  };
+  if (node.each) return { kind: 'each', item: built(node.each) };
+  const ordered = [...node.keys.entries()].sort(([, a], [, b]) => a.order - b.order);
+  return { kind: 'keys', keys: ordered.map(([key]) => key), children: ordered.map(([, { node: child }]) => built(child)) };
 }
 
 /** An issue's message stays short whatever was sent (as lib/errors.ts keeps those of zod's issues). */
@@ -216,15 +222,26 @@ export function parseFields(fields: FieldsParam, schema: Schema): Selection {
  * it differs.
  */
 export function project(value: unknown, keep: Keep): unknown {
-  if ('whole' in keep || value === null) return value;
-  // An element of another shape is null rather than a hole, which JSON would write as null anyway.
-  if ('each' in keep) return Array.isArray(value) ? value.map((element) => project(element, keep.each) ?? null) : undefined;
+  if (keep.kind === 'whole' || value === null) return value;
+  if (keep.kind === 'each') {
+    if (!Array.isArray(value)) return undefined;
+    const answer = new Array<unknown>(value.length);
+    // An element of another shape is null rather than a hole, which JSON would write as null anyway.
+    for (let i = 0; i < value.length; i += 1) answer[i] = project(value[i], keep.item) ?? null;
+    return answer;
+  }
   if (typeof value !== 'object' || Array.isArray(value)) return undefined;
   const source = value as Record<string, unknown>;
   const answer: Record<string, unknown> = {};
-  for (const [key, child] of keep.keys) {
-    if (!Object.hasOwn(source, key)) continue;
-    const kept = project(source[key], child);
+  const { keys, children } = keep;
+  // Plain loops, no closures: this runs for every object of the output (docs/performance.md).
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i] as string;
+    // Own JSON data: a key that is there has a value other than undefined.
+    const child = Object.hasOwn(source, key) ? source[key] : undefined;
+    if (child === undefined) continue;
+    const what = children[i] as Keep;
+    const kept = what.kind === 'whole' ? child : project(child, what);
     if (kept !== undefined) answer[key] = kept;
   }
   return answer;
