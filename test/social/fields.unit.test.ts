@@ -21,7 +21,6 @@ import { VALID_INPUTS } from '../support/social.ts';
 const ajv = new Ajv2020({ strict: false });
 addFormats.default(ajv);
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON walked by key
 type Json = any;
 const AT = ['query', 'fields'];
 const keepOf = (operation: OperationDefinition, text: string): Keep =>
