@@ -121,7 +121,7 @@ export interface CallContext {
 export const operationAdvice =
   (call: CallContext, output: Record<string, unknown>) =>
   (cuts: readonly Cut[]): string => {
-    const price = call.cachedCost === 0 ? 'free' : `at its cached cost, ${call.cachedCost} credit${call.cachedCost === 1 ? '' : 's'}`;
+    const price = call.cachedCost === 0 ? 'for free' : `at its cached cost (${call.cachedCost} credit${call.cachedCost === 1 ? '' : 's'})`;
     const example = exampleFields(call.outputSchema);
     const narrower = call.fields
       ? `"_fields" narrower than "${call.fields}"`

@@ -73,23 +73,30 @@ export function examplePath(schema: Schema, depth = 0): string | undefined {
   return undefined;
 }
 
+/** The scalar fields of an object schema, `id` first, `network` left out (the same in every answer). */
+const scalarsOf = (object: Schema): string[] =>
+  Object.entries(propertiesOf(object) ?? {})
+    .filter(([name, property]) => name !== 'network' && branches(property).every((branch) => !isArray(branch) && !propertiesOf(branch)))
+    .map(([name]) => name)
+    .sort((a, b) => Number(b === 'id') - Number(a === 'id'));
+
 /**
  * A few paths to leaves of the output: of the elements of its `items` when it is a list, else of
- * the object itself (`id` first, `network` left out: the same in every answer). An example
- * `fields` for the docs, the tools' descriptions and the hint of a cut MCP result.
+ * the object itself; its own scalar fields first, then those of the objects in it. An example
+ * `fields` for the docs, the tools' descriptions and the advice of a cut MCP result.
  */
 export function exampleFields(schema: Schema, count = 3): string {
   const [root = {}] = branches(schema);
   const items = propertiesOf(root)?.items;
   const list = items ? branches(items).find(isArray) : undefined;
   const [prefix, element] = list?.items ? ['items.*.', branches(list.items)[0] ?? {}] : ['', root];
-  const leaves = Object.entries(propertiesOf(element) ?? {})
-    .filter(([name, property]) => name !== 'network' && branches(property).every((branch) => !isArray(branch) && !propertiesOf(branch)))
-    .map(([name]) => name)
-    .sort((a, b) => Number(b === 'id') - Number(a === 'id'));
-  return leaves
+  const nested = Object.entries(propertiesOf(element) ?? {}).flatMap(([name, property]) => {
+    const object = branches(property).find((branch) => propertiesOf(branch));
+    return object ? scalarsOf(object).map((leaf) => `${name}.${leaf}`) : [];
+  });
+  return [...scalarsOf(element), ...nested]
     .slice(0, count)
-    .map((name) => `${prefix}${name}`)
+    .map((path) => `${prefix}${path}`)
     .join(',');
 }
 

@@ -130,13 +130,13 @@ describe('the advice of a cut operation result', () => {
 
   it('says how to get the rest for free from the cache, with an example of _fields, and not to page on past it', () => {
     expect(operationAdvice(call, { next_cursor: 'c2' })(cut)).toBe(
-      'To get the rest, call x_user_posts again with the same arguments, "_fields" naming only what you need, e.g. "items.*.id,items.*.url,items.*.type", and "_meta": {"max_age": 86400} to read this workspace\'s cached result free instead of running it again. Read the elements left out before following next_cursor: it continues after the whole page, not after the elements shown.',
+      'To get the rest, call x_user_posts again with the same arguments, "_fields" naming only what you need, e.g. "items.*.id,items.*.url,items.*.type", and "_meta": {"max_age": 86400} to read this workspace\'s cached result for free instead of running it again. Read the elements left out before following next_cursor: it continues after the whole page, not after the elements shown.',
     );
   });
 
   it('asks for narrower _fields than those given, names a cached cost, and leaves paging out on a last page', () => {
     expect(operationAdvice({ ...call, fields: 'items.*', cachedCost: 2 }, { next_cursor: null })(cut)).toBe(
-      'To get the rest, call x_user_posts again with the same arguments, "_fields" narrower than "items.*", and "_meta": {"max_age": 86400} to read this workspace\'s cached result at its cached cost, 2 credits instead of running it again.',
+      'To get the rest, call x_user_posts again with the same arguments, "_fields" narrower than "items.*", and "_meta": {"max_age": 86400} to read this workspace\'s cached result at its cached cost (2 credits) instead of running it again.',
     );
   });
 });
