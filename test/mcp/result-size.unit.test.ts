@@ -12,10 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { MIN_MCP_MAX_RESULT_CHARS } from '../../lib/config.ts';
 import { cutToFit, sizedResult } from '../../lib/mcp/result-size.ts';
 import { operationAdvice, successResult, toolOf } from '../../lib/mcp/tools.ts';
-import { CATALOG, descriptor, type OperationDefinition } from '../../lib/social/catalog/index.ts';
-import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { CATALOG, descriptor } from '../../lib/social/catalog/index.ts';
 import type { RunResult } from '../../lib/social/run.ts';
-import { VALID_INPUTS } from '../support/social.ts';
+import { largestSampleOutput } from '../support/social.ts';
 
 const ajv = new Ajv2020({ strict: false });
 addFormats.default(ajv);
@@ -141,13 +140,6 @@ describe('the advice of a cut operation result', () => {
   });
 });
 
-const countOf = (operation: OperationDefinition) => (operation.input as Json)._zod.def.shape.count;
-async function largestSample(operation: OperationDefinition): Promise<Json> {
-  const count = countOf(operation) ? { count: countOf(operation)._zod.def.innerType._zod.bag.maximum } : {};
-  const input = operation.input.parse({ ...VALID_INPUTS[operation.name], ...count }) as Record<string, unknown>;
-  return sampleProvider.run({ operation, input, signal: new AbortController().signal });
-}
-
 /** Every string of `value` made `length` characters long: the worst a provider could answer. */
 const stretched = (value: Json, length: number): Json =>
   typeof value === 'string'
@@ -179,7 +171,7 @@ describe.each([...CATALOG.values()].map((operation) => [operation.name, operatio
   };
 
   it('cut to the smallest limit allowed, fits, and its structured content conforms to the tool’s outputSchema', async () => {
-    const output = await largestSample(operation);
+    const output = await largestSampleOutput(operation);
     const doubled = Array.isArray(output.items) ? { ...output, items: [...output.items, ...output.items, ...output.items] } : output;
 
     const result = successResult(run(doubled), call);
@@ -190,7 +182,7 @@ describe.each([...CATALOG.values()].map((operation) => [operation.name, operatio
   });
 
   it('fits the smallest limit allowed even with every string 20,000 characters long', async () => {
-    const result = successResult(run(stretched(await largestSample(operation), 20_000)), call);
+    const result = successResult(run(stretched(await largestSampleOutput(operation), 20_000)), call);
 
     expect(textOf(result).length).toBeLessThanOrEqual(MIN_MCP_MAX_RESULT_CHARS);
     expect(result._meta).toMatchObject({ truncated: true, max_chars: MIN_MCP_MAX_RESULT_CHARS });

@@ -16,7 +16,7 @@ import { exampleFields, examplePath, type Keep, parseFields, project } from '../
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
 import { MAPPINGS } from '../../lib/social/providers/scrapecreators/index.ts';
 import { runMapping } from '../support/scrapecreators/run.ts';
-import { VALID_INPUTS } from '../support/social.ts';
+import { largestSampleOutput } from '../support/social.ts';
 
 const ajv = new Ajv2020({ strict: false });
 addFormats.default(ajv);
@@ -58,15 +58,6 @@ function merge(a: Json, b: Json): Json {
 }
 const reference = (output: Json, paths: string[]) => paths.map((path) => pick(output, path.split('.'))).reduce(merge);
 
-const countOf = (operation: OperationDefinition) => (operation.input as Json)._zod.def.shape.count;
-
-/** The sample provider's output for an operation's example input, at its largest `count`. */
-async function sampleOutput(operation: OperationDefinition): Promise<Json> {
-  const count = countOf(operation) ? { count: countOf(operation)._zod.def.innerType._zod.bag.maximum } : {};
-  const input = operation.input.parse({ ...VALID_INPUTS[operation.name], ...count }) as Record<string, unknown>;
-  return sampleProvider.run({ operation, input, signal: new AbortController().signal });
-}
-
 /** Per network, the operation whose output is the largest (its JSON), with that output. */
 function largestByNetwork(outputs: [OperationDefinition, Json][]): [string, OperationDefinition, Json][] {
   const largest = new Map<string, [OperationDefinition, Json, number]>();
@@ -80,7 +71,7 @@ function largestByNetwork(outputs: [OperationDefinition, Json][]): [string, Oper
 
 const definitions = [...CATALOG.values()];
 const samples = largestByNetwork(
-  await Promise.all(definitions.map(async (operation) => [operation, await sampleOutput(operation)] as [OperationDefinition, Json])),
+  await Promise.all(definitions.map(async (operation) => [operation, await largestSampleOutput(operation)] as [OperationDefinition, Json])),
 );
 const vendor = largestByNetwork(
   definitions.filter((operation) => operation.name in MAPPINGS).map((operation) => [operation, runMapping(operation.name as never).output]),
