@@ -39,7 +39,7 @@ function maxAgeOf(meta: Record<string, unknown> | undefined): number | undefined
 const FIELDS_AT: Issue['path'] = ['arguments', '_fields'];
 
 /** The `_fields` argument (a string), and the arguments without it. */
-export function fieldsArgumentOf(args: Record<string, unknown> | undefined): {
+function fieldsArgumentOf(args: Record<string, unknown> | undefined): {
   fields: FieldsParam | undefined;
   rest: Record<string, unknown>;
 } {

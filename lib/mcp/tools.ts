@@ -63,7 +63,8 @@ export function requiringNothing(schema: unknown): unknown {
   if (schema === null || typeof schema !== 'object') return schema;
   return Object.fromEntries(
     Object.entries(schema)
-      .filter(([key]) => key !== 'required')
+      // A `required` list, not a property named "required" (whose schema is an object).
+      .filter(([key, value]) => !(key === 'required' && Array.isArray(value)))
       .map(([key, value]) => [key, DATA.has(key) ? value : requiringNothing(value)]),
   );
 }
