@@ -52,6 +52,8 @@ export const DEFAULTS = {
   jobStalledAfterSeconds: 120,
   /** The recovery of stalled jobs' period: the deployed schedule, and `npm start`'s (JOBS_RECOVERY_INTERVAL_SECONDS). */
   jobRecoveryIntervalSeconds: 60,
+  /** Characters of text an MCP tool result may hold (MCP_MAX_RESULT_CHARS): about 25,000 tokens, what MCP hosts allow a result. */
+  mcpMaxResultChars: 100_000,
 } as const;
 
 /** The shortest JOBS_STALLED_AFTER_SECONDS accepted: more than twice the creating function's timeout. */
@@ -243,3 +245,11 @@ export const webhooksConfig = (): WebhooksConfig => ({
   concurrency: integer('WEBHOOK_DELIVERY_CONCURRENCY', DEFAULTS.webhookDeliveryConcurrency),
   perOrganization: integer('WEBHOOK_DELIVERIES_PER_ORGANIZATION', DEFAULTS.webhookDeliveriesPerOrganization),
 });
+/**
+ * The smallest MCP_MAX_RESULT_CHARS accepted: room for any operation's output with its arrays
+ * emptied and its strings shortened, and the note that says so (test/mcp/result-size.unit.test.ts).
+ */
+export const MIN_MCP_MAX_RESULT_CHARS = 10_000;
+
+/** Read per call (one variable): tests set it before a call. */
+export const mcpMaxResultChars = (): number => integer('MCP_MAX_RESULT_CHARS', DEFAULTS.mcpMaxResultChars, MIN_MCP_MAX_RESULT_CHARS);

@@ -30,6 +30,8 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // for Credits-Remaining beside the pending record's removal.
   // … and the result stored for later runs in the same wave.
   RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // `fields` changes what is answered, not what is read or written.
+  'RunSocialOperation fields': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   // Counter and reads, the cached result among them: answered at once, nothing written.
   'RunSocialOperation cache hit': 'UpdateItem+GetItem+GetItem+GetItem',
   // The key's record and its organization read by authentication (one BatchGetItem, in place of the

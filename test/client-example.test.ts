@@ -44,6 +44,23 @@ describe('examples/cost-control.ts', () => {
   }, 60_000);
 });
 
+describe('examples/agent-fields.ts', () => {
+  it('asks for three fields of the posts, then more fields of the same result from the cache for free', async () => {
+    const result = await runScript('examples/agent-fields.ts', [], {
+      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
+    });
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^5 posts with id,text,created_at \((\d+) characters\); charged 1$/);
+    expect(lines[1]).toMatch(/^more fields from the cache: charged 0, workspace; hit; most liked: \d+ \(\d+ likes\)$/);
+    expect(lines[2]).toMatch(/^the whole page: (\d+) characters; charged 0$/);
+    // The three fields are a fraction of the whole page.
+    const [asked, whole] = [lines[0], lines[2]].map((line) => Number(/(\d+) characters/.exec(line ?? '')?.[1]));
+    expect(asked).toBeLessThan((whole ?? 0) / 3);
+  }, 60_000);
+});
+
 describe('examples/my-workspace.ts', () => {
   it('finds the workspace, lists its trash and restores the newest deletion', async () => {
     const result = await runScript('examples/my-workspace.ts', [], {

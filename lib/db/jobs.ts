@@ -53,6 +53,8 @@ export interface JobRecord {
   completed_at: string | null;
   /** `Cache-Control: max-age` given on the job's request: applies to every item. */
   max_age_seconds: number | null;
+  /** `fields` given on the job's request (canonical): every item's output keeps only these paths; null or absent: whole outputs. */
+  fields?: string | null;
   /** Set by a cancel while items were in flight: the job ends as cancelled when the last one finishes. */
   cancel_requested: boolean;
   /** The 402 that refused an item: every item not yet claimed fails with it, uncharged. */
@@ -99,6 +101,7 @@ export const jobOf = (item: Record<string, unknown>): JobRecord => ({
   created_by_id: String(item.created_by_id),
   completed_at: (item.completed_at as string | undefined) ?? null,
   max_age_seconds: item.max_age_seconds == null ? null : Number(item.max_age_seconds),
+  fields: (item.fields as string | undefined) ?? null,
   cancel_requested: item.cancel_requested === true,
   refusal: (item.refusal as ItemError | undefined) ?? null,
   webhook_url: (item.webhook_url as string | undefined) ?? null,

@@ -23,6 +23,8 @@ import {
 } from '../errors.ts';
 import { logError } from '../log.ts';
 import type { Caller } from '../model.ts';
+import { descriptor } from '../social/catalog/index.ts';
+import { type FieldsParam, readFields } from '../social/fields.ts';
 import { findOperation, isEnabled } from '../social/operations.ts';
 import { socialProvider } from '../social/providers/index.ts';
 import { checkWebhookUrl } from '../webhooks/addresses.ts';
@@ -41,6 +43,8 @@ export interface NewJob {
   webhookUrl?: string | undefined;
   idempotencyKey?: string | undefined;
   maxAgeSeconds?: number | undefined;
+  /** Every item's output keeps only these paths (lib/social/fields.ts): stored on the job, applied by each item's run. */
+  fields?: FieldsParam | undefined;
   now?: Date;
 }
 
@@ -67,6 +71,9 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     );
     return undefined;
   });
+  const fields = request.fields === undefined ? undefined : readFields(request.fields, descriptor(operation).output_schema);
+  if (fields && 'issues' in fields) issues.push(...fields.issues);
+  const selection = fields && 'selection' in fields ? fields.selection : undefined;
   if (request.webhookUrl !== undefined) {
     try {
       await checkWebhookUrl(request.webhookUrl);
@@ -85,6 +92,8 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     inputs,
     webhook_url: request.webhookUrl ?? null,
     max_age: request.maxAgeSeconds ?? null,
+    // Only when given: a request without it hashes as before `fields` existed.
+    ...(selection ? { fields: selection.canonical } : {}),
   });
   const [org, member, record] = await Promise.all([
     getOrganization(orgId),
@@ -105,6 +114,7 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     createdById: caller.userId,
     now,
     maxAgeSeconds: request.maxAgeSeconds,
+    outputFields: selection?.canonical ?? null,
     webhookUrl: request.webhookUrl,
     webhookSecret,
   });
@@ -113,7 +123,7 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   if (taken) return replay(taken, requestHash);
   try {
     await putJobItems(job.id, inputs);
-    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds };
+    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds, fields: job.fields };
     const messages: Outgoing[] = inputs.map((input, index) => ({
       message: { kind: 'item', jobId: job.id, orgId, index, run: { ...run, input } },
       groupId: orgId,

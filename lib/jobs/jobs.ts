@@ -27,6 +27,8 @@ export interface JobView {
   created_at: string;
   created_by_id: string;
   completed_at: string | null;
+  /** The `fields` every item's output keeps, or null: whole outputs. */
+  fields: string | null;
   webhook: { url: string; status: 'pending' | 'delivered' | 'failed' | null; attempts: number } | null;
 }
 
@@ -44,6 +46,7 @@ export const jobView = (job: JobRecord): JobView => ({
   created_at: job.created_at,
   created_by_id: job.created_by_id,
   completed_at: job.completed_at,
+  fields: job.fields ?? null,
   webhook: job.webhook_url ? { url: job.webhook_url, status: job.webhook_status, attempts: job.webhook_attempts } : null,
 });
 

@@ -81,6 +81,8 @@ export interface NewJobFields {
   createdById: string;
   now: Date;
   maxAgeSeconds?: number | null;
+  /** The `fields` every item's output is projected to (its canonical form), or null for whole outputs. */
+  outputFields?: string | null;
   webhookUrl?: string | null;
   webhookSecret?: string | null;
 }
@@ -106,6 +108,7 @@ export const newJob = (fields: NewJobFields): JobRecord => ({
   created_by_id: fields.createdById,
   completed_at: null,
   max_age_seconds: fields.maxAgeSeconds ?? null,
+  fields: fields.outputFields ?? null,
   cancel_requested: false,
   refusal: null,
   webhook_url: fields.webhookUrl ?? null,

@@ -69,6 +69,8 @@ interface RunnableItem {
   operation: string;
   createdById: string;
   maxAgeSeconds: number | null;
+  /** The job's `fields`: the item's run answers (and the item stores) only these paths. Absent from messages queued before it existed. */
+  fields?: string | null | undefined;
   input: unknown;
 }
 
@@ -79,6 +81,7 @@ const runnableOf = (job: JobRecord, item: JobItemRecord): RunnableItem => ({
   operation: job.operation,
   createdById: job.created_by_id,
   maxAgeSeconds: job.max_age_seconds,
+  fields: job.fields,
   input: item.input,
 });
 
@@ -153,6 +156,8 @@ async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise
       input: item.input,
       idempotencyKey: itemIdempotencyKey(item.jobId, item.index),
       maxAgeSeconds: item.maxAgeSeconds ?? undefined,
+      // Checked when the job was created, against the same catalog.
+      fields: item.fields == null ? undefined : { text: item.fields, at: ['body', 'fields'] },
       requestId: `${item.jobId}:${item.index}`,
       ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       now: clock,

@@ -18,6 +18,7 @@ import type { InputSchemas } from '../http/validate.ts';
 import { type Route, routes as routeTable } from '../routes.ts';
 import { EXAMPLE_INPUTS } from '../social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../social/catalog/index.ts';
+import { exampleFields } from '../social/fields.ts';
 import { type HeaderDescription, REQUEST_HEADERS, RESPONSE_HEADERS } from './headers.ts';
 import { SharedSchemas } from './shared-schemas.ts';
 
@@ -338,7 +339,10 @@ function catalogOperation(name: string, runRoute: Route, module: RouteModule, sh
     tags: [definition.network ?? CROSS_NETWORK_TAG],
     'x-credit-cost': definition.cost,
     'x-cached-credit-cost': definition.cachedCost,
-    parameters: parameters.filter((parameter) => (parameter as Json).in !== 'path'),
+    parameters: parameters
+      .filter((parameter) => (parameter as Json).in !== 'path')
+      // `fields` with paths this operation's output has.
+      .map((parameter) => ((parameter as Json).name === 'fields' ? { ...parameter, example: exampleFields(output_schema) } : parameter)),
     requestBody,
     responses: {
       '200': okResponse(runRoute, module, schemas.factor(withoutDialect(output_schema)) as Json),

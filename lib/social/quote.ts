@@ -15,7 +15,8 @@ import { getOrganization } from '../db/organizations.ts';
 import { getCachedResult } from '../db/result-cache.ts';
 import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts';
 import type { Caller } from '../model.ts';
-import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
+import type { FieldsParam } from './fields.ts';
+import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
 import { servedByProvider } from './providers/index.ts';
 import { lookUp } from './result-cache.ts';
 
@@ -37,6 +38,8 @@ export interface QuoteRequest {
   operationName: string;
   input: unknown;
   maxAgeSeconds?: number | undefined;
+  /** The run's `fields`: checked as the run checks them; they change nothing the quote says. */
+  fields?: FieldsParam | undefined;
   now?: Date;
 }
 
@@ -50,6 +53,7 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const now = request.now ?? new Date();
   const operation = findOperation(request.operationName);
   const input = validateOperationInput(operation, request.input);
+  selectFields(operation, request.fields);
   const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
   const [org, member, spent, stored] = await Promise.all([
     getOrganization(request.orgId),

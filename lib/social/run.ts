@@ -29,8 +29,9 @@ import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRe
 import { logError, logger, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
+import { type FieldsParam, project } from './fields.ts';
 import { decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
-import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
+import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
 import { callProvider, providerBudgetMs, REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
 import { socialProvider } from './providers/index.ts';
 import { type SocialProvider, UpstreamNotFoundError } from './providers/types.ts';
@@ -48,6 +49,11 @@ export interface RunRequest {
   idempotencyKey?: string | undefined;
   /** Answer from this organization's result of the same input if it is at most this old (seconds); undefined: always run. */
   maxAgeSeconds?: number | undefined;
+  /**
+   * Answer only these paths of the output (lib/social/fields.ts): checked before anything is
+   * read, part of the Idempotency-Key's identity, not of the cache key (the whole output is stored).
+   */
+  fields?: FieldsParam | undefined;
   /** The request's id: named in the billing events of its charge and refund. */
   requestId?: string | undefined;
   /** Epoch ms by which the run must have answered (the function's own deadline); none by default. */
@@ -86,9 +92,12 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   const operation = findOperation(request.operationName);
   logKeys({ operation: operation.name });
   const input = validateOperationInput(operation, request.input);
+  const selection = selectFields(operation, request.fields);
+  // What the caller asked for: recorded for a replay, and what the answer carries.
+  const shaped = (output: unknown): unknown => (selection ? project(output, selection.keep) : output);
   const provider = socialProvider();
   const idempotency = request.idempotencyKey
-    ? idempotencyOf(request.orgId, request.caller.userId, request.idempotencyKey, operation.name, input)
+    ? idempotencyOf(request.orgId, request.caller.userId, request.idempotencyKey, operation.name, input, selection?.canonical)
     : undefined;
   const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
   const deadlineMs = request.deadlineMs ?? Number.POSITIVE_INFINITY;
@@ -106,10 +115,10 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   }
   if ('free' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, cache: 'hit' });
-    return { ...answered(paid.free.output, 0, paid.balance, undefined), ...hitOf(paid.free) };
+    return { ...answered(shaped(paid.free.output), 0, paid.balance, undefined), ...hitOf(paid.free) };
   }
   logKeys({ credits_charged: paid.run.cost, credits_refunded: 0, ...(paid.hit ? { cache: 'hit' } : {}) });
-  if (paid.hit) return { ...(await deliver(paid.run, paid.hit.output, idempotency, settle())), ...hitOf(paid.hit) };
+  if (paid.hit) return { ...(await deliver(paid.run, shaped(paid.hit.output), idempotency, settle())), ...hitOf(paid.hit) };
 
   const budgetMs = providerBudgetMs(socialConfig().providerTimeoutMs, now(), deadlineMs);
   let output: unknown;
@@ -118,7 +127,10 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   } catch (error) {
     throw await refundAfterFailure(paid.run, error);
   }
-  const [result, stored] = await Promise.all([deliver(paid.run, output, idempotency, settle()), storeResult(cacheKey, output, now())]);
+  const [result, stored] = await Promise.all([
+    deliver(paid.run, shaped(output), idempotency, settle()),
+    storeResult(cacheKey, output, now()),
+  ]);
   logKeys({ cache: `${paid.forward}/${stored}` });
   return { ...result, cacheStatus: cacheStatus({ forward: paid.forward, stored }), ageSeconds: undefined };
 }

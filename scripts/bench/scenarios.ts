@@ -213,6 +213,27 @@ const runSocialOperation: Scenario = {
   },
 };
 
+/** The same run answering three fields of the output (docs/social-operations.md, "Fields"): the same commands, and a time within noise. */
+const runWithFields: Scenario = {
+  route: 'RunSocialOperation',
+  variant: 'fields',
+  label: 'POST social/x_profile?fields= (3 paths)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const route = routeNamed('RunSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${slotOf(i).orgId}&fields=id,username,followers`,
+          token: context.tokenFor(slotOf(i).userId),
+          body: { handle: 'nasa' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
 /**
  * A run answered from the cache: each slot's organization holds the result of the same input,
  * stored through the service's own cache write (lib/db/result-cache.ts), so every request is a hit.
@@ -724,6 +745,7 @@ export const SCENARIOS: readonly Scenario[] = [
   listSocialOperations,
   runSocialOperation,
   runFromCache,
+  runWithFields,
   runWithApiKey,
   quoteSocialOperation,
   createSocialJob,

@@ -73,6 +73,7 @@ describe('POST /social/{operation}/jobs', () => {
       created_at: expect.any(String),
       created_by_id: users.editor,
       completed_at: null,
+      fields: null,
       webhook: null,
     });
     await drainJobs();

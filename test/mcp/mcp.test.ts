@@ -9,7 +9,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
-import { portableSchema } from '../../lib/mcp/tools.ts';
+import { portableSchema, requiringNothing } from '../../lib/mcp/tools.ts';
 import { workspace } from '../support/fixtures.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -66,13 +66,21 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(tools).toHaveLength(listed.operations.length + 2);
     const profile = listed.operations.find((operation) => operation.name === 'x_profile')!;
     expect(JSON.stringify(profile.output_schema)).toContain('"type":["string","null"]');
+    const input = portableSchema(profile.input_schema) as { properties: object };
     expect(tools.find((tool) => tool.name === 'x_profile')).toEqual({
       name: 'x_profile',
       title: 'X profile',
       description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
-      // The listing's schemas, each nullable `type: [T, "null"]` as anyOf branches (lib/mcp/tools.ts).
-      inputSchema: portableSchema(profile.input_schema),
-      outputSchema: portableSchema(profile.output_schema),
+      // The listing's schemas, each nullable `type: [T, "null"]` as anyOf branches (lib/mcp/tools.ts),
+      // the input with `_fields`, the output requiring nothing (a projected or cut result conforms).
+      inputSchema: {
+        ...input,
+        properties: {
+          ...input.properties,
+          _fields: { type: 'string', maxLength: 2000, description: expect.stringContaining('e.g. "id,username,display_name"') },
+        },
+      },
+      outputSchema: requiringNothing(portableSchema(profile.output_schema)),
       annotations: { readOnlyHint: true, openWorldHint: true },
       _meta: { cost: 1, cached_cost: 0 },
     });

@@ -62,7 +62,8 @@ export async function call(handler: Handler, request: Call): Promise<Answer> {
   const raw = bodyText(result, outHeaders);
   const isJson = (outHeaders['content-type'] ?? '').startsWith('application/json');
   const answer = { status: result.statusCode ?? 200, headers: outHeaders, body: raw && isJson ? JSON.parse(raw) : raw || undefined, raw };
-  if (request.contract !== false) assertDescribed(method, pathname, route.path === '$default', answer);
+  const subset = new URLSearchParams(query).has('fields');
+  if (request.contract !== false) assertDescribed(method, pathname, route.path === '$default', answer, subset);
   return answer;
 }
 
