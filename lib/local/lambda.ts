@@ -83,10 +83,8 @@ const MEMORY_MB = '1024';
 function lambdaEnvironment(fn: BundledFunction, environment: Record<string, string | undefined>): Record<string, string> {
   const inherited = Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined);
   const env: Record<string, string> = Object.fromEntries(inherited);
-  // A loader of this process (tsx) has no business in a bundle's, nor the concurrency of this
-  // process's invocations (lib/local/invocations.ts): a bundle's instance runs one at a time.
+  // A loader of this process (tsx) has no business in a bundle's.
   delete env.NODE_OPTIONS;
-  delete env.AWS_LAMBDA_MAX_CONCURRENCY;
   return {
     ...env,
     AWS_REGION: env.AWS_REGION ?? 'us-east-1',
@@ -94,7 +92,6 @@ function lambdaEnvironment(fn: BundledFunction, environment: Record<string, stri
     AWS_LAMBDA_FUNCTION_NAME: fn.name,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: MEMORY_MB,
-    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     LAMBDA_TASK_ROOT: dirname(fn.file),
     _HANDLER: 'index.handler',
     TZ: ':UTC',
