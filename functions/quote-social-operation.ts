@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { operationParam, organizationId } from '../lib/http/params.ts';
+import { maxCreditsHeader, operationParam, organizationId } from '../lib/http/params.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
 import { quoteSocialOperation } from '../lib/social/quote.ts';
 
@@ -18,7 +18,7 @@ export const handler = endpoint(
         operation: operationParam('the operation to quote, one of those `GET /social/operations` lists'),
       }),
       query: z.object({ organization_id: organizationId }),
-      headers: z.object({ 'cache-control': z.optional(cacheControl) }),
+      headers: z.object({ 'cache-control': z.optional(cacheControl), 'max-credits': z.optional(maxCreditsHeader) }),
       body: z.unknown().register(z.globalRegistry, {
         description: "The operation's input, validated as a run validates it (400 with the same issues).",
       }),
@@ -32,6 +32,7 @@ export const handler = endpoint(
       operationName: path.operation,
       input: body,
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
+      maxCredits: headers['max-credits'],
     }),
 );
 

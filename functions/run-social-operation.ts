@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { idempotencyKey, operationParam, organizationId } from '../lib/http/params.ts';
+import { idempotencyKey, maxCreditsHeader, operationParam, organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 
 /**
@@ -16,7 +16,11 @@ export const handler = endpoint(
         operation: operationParam('the operation to run, one of those `GET /social/operations` lists'),
       }),
       query: z.object({ organization_id: organizationId }),
-      headers: z.object({ 'idempotency-key': z.optional(idempotencyKey), 'cache-control': z.optional(cacheControl) }),
+      headers: z.object({
+        'idempotency-key': z.optional(idempotencyKey),
+        'cache-control': z.optional(cacheControl),
+        'max-credits': z.optional(maxCreditsHeader),
+      }),
       // The operation's own schema validates the body once the operation is known.
       body: z.unknown().register(z.globalRegistry, {
         description: "The operation's input, an object: see the operation's own path (`POST /social/<name>`) for its schema.",
@@ -32,6 +36,7 @@ export const handler = endpoint(
       input: body,
       idempotencyKey: headers['idempotency-key'],
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
+      maxCredits: headers['max-credits'],
       requestId: context.requestId,
       deadlineMs: context.deadlineMs,
     });

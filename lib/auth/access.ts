@@ -13,8 +13,8 @@ export async function membershipOfCaller(caller: Caller, orgId: string): Promise
   const { apiKey } = caller;
   if (!apiKey) return getMembership(orgId, caller.userId);
   if (apiKey.orgId !== orgId) return null;
-  const grant = await apiKey.grant;
-  return { organization_id: orgId, user_id: apiKey.id, ...grant };
+  const { role, spending_limit, daily_limit, created_at } = await apiKey.grant;
+  return { organization_id: orgId, user_id: apiKey.id, role, spending_limit, daily_limit, created_at };
 }
 
 /** Every membership of the caller (an API key: its one organization). */

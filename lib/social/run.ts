@@ -16,7 +16,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
-import { accessRefusal, type ChargeAsk } from '../billing/charge-rules.ts';
+import { accessRefusal, type ChargeAsk, maxCreditsRefusal } from '../billing/charge-rules.ts';
 import { chargeRun, type HeldCharge, RunOrphaned, refundRun, StaleRead, settleRun, takeOverRun } from '../billing/paid-run.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
@@ -48,6 +48,12 @@ export interface RunRequest {
   idempotencyKey?: string | undefined;
   /** Answer from this organization's result of the same input if it is at most this old (seconds); undefined: always run. */
   maxAgeSeconds?: number | undefined;
+  /**
+   * The most this call may be charged (`Max-Credits`): a run (or a cached result) costing more is
+   * refused with 402 `max_credits_exceeded`, nothing charged. Not part of the Idempotency-Key's
+   * identity: a replay, or a retry that takes over a dead attempt's run, charges nothing new.
+   */
+  maxCredits?: number | undefined;
   /** The request's id: named in the billing events of its charge and refund. */
   requestId?: string | undefined;
   /** Epoch ms by which the run must have answered (the function's own deadline); none by default. */
@@ -182,6 +188,8 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
+    const capped = decision.kind === 'charge' ? maxCreditsRefusal(ask.cost, request.maxCredits) : null;
+    if (capped) throw capped;
     if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge') return { free: cache.hit, balance: org.credits };
     const nowMs = now();
     const attempt = {

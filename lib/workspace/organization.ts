@@ -11,6 +11,7 @@ export interface WorkspaceSettings {
   organization_id: string;
   networks: Network[];
   spending_limit: number | null;
+  daily_limit: number | null;
   created_at: string;
 }
 
@@ -18,6 +19,7 @@ const settingsOf = (org: Organization): WorkspaceSettings => ({
   organization_id: org.id,
   networks: org.networks,
   spending_limit: org.spending_limit,
+  daily_limit: org.daily_limit,
   created_at: org.created_at,
 });
 
@@ -32,11 +34,12 @@ export async function readWorkspace(caller: Caller, orgId: string): Promise<Work
 export async function changeWorkspace(
   caller: Caller,
   orgId: string,
-  changes: { spending_limit?: number | null | undefined; networks?: Network[] | undefined },
+  changes: { spending_limit?: number | null | undefined; daily_limit?: number | null | undefined; networks?: Network[] | undefined },
 ): Promise<WorkspaceSettings> {
   await requireOwner(caller, orgId);
   const updated = await updateOrganizationSettings(orgId, {
     ...(changes.spending_limit === undefined ? {} : { spendingLimit: changes.spending_limit }),
+    ...(changes.daily_limit === undefined ? {} : { dailyLimit: changes.daily_limit }),
     ...(changes.networks === undefined ? {} : { networks: [...new Set(changes.networks)] }),
   });
   if (!updated) throw notFound();
