@@ -41,8 +41,8 @@ describe('GET /me', () => {
       token_kind: 'user',
       api_key_id: null,
       organizations: [
-        { organization_id: a.orgId, role: 'viewer' },
-        { organization_id: b.orgId, role: 'editor' },
+        { organization_id: a.orgId, role: 'viewer', spending_limit: null, daily_limit: null },
+        { organization_id: b.orgId, role: 'editor', spending_limit: null, daily_limit: null },
       ].sort((x, y) => (x.organization_id < y.organization_id ? -1 : 1)),
     });
     expect(counter.log.sequential).toBe(1);
@@ -61,7 +61,13 @@ describe('GET /organizations/{organization_id}', () => {
     const { orgId, users } = await workspace({ networks: ['x', 'tiktok'], spendingLimit: 40 });
     const answer = await call(getOrganization, { url: settingsUrl(orgId), token: tokenFor(users[role]) });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ organization_id: orgId, networks: ['x', 'tiktok'], spending_limit: 40, created_at: expect.any(String) });
+    expect(answer.body).toEqual({
+      organization_id: orgId,
+      networks: ['x', 'tiktok'],
+      spending_limit: 40,
+      daily_limit: null,
+      created_at: expect.any(String),
+    });
   });
 
   it("answers a non-member with the unknown organization's 404, byte for byte apart from the request id", async () => {
@@ -129,7 +135,7 @@ describe('PATCH /organizations/{organization_id}', () => {
   });
 
   it.each([
-    [{}, ['body'], 'must change spending_limit, networks, or both'],
+    [{}, ['body'], 'must change spending_limit, daily_limit or networks (one or more)'],
     [{ spending_limit: -1 }, ['body', 'spending_limit'], 'must be a whole number of credits, 0 or more, or null for none'],
     [{ spending_limit: 1.5 }, ['body', 'spending_limit'], undefined],
     [{ networks: [] }, ['body', 'networks'], 'must name at least one network'],
