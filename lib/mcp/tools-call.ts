@@ -46,7 +46,7 @@ function maxCreditsOf(meta: Record<string, unknown> | undefined): number | undef
     {
       path: ['_meta', 'max_credits'],
       code: 'invalid_value',
-      message: `_meta.max_credits: must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`,
+      message: `must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`,
     },
   ]);
 }
