@@ -19,9 +19,7 @@ const body = z
     allowed_ips: allowedIpsField,
     rate_limit: rateLimitField,
   })
-  .check(
-    z.refine((value) => FIELDS.some((field) => value[field] !== undefined), `must change one or more of ${FIELDS.join(', ')}`),
-  );
+  .check(z.refine((value) => FIELDS.some((field) => value[field] !== undefined), `must change one or more of ${FIELDS.join(', ')}`));
 
 /**
  * PATCH /organizations/{organization_id}/api-keys/{key_id} — owners, with a user's token: 200 the

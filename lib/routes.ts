@@ -378,7 +378,7 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}/api-keys/{key_id}',
     entry: 'functions/update-api-key.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
-    summary: "Change an API key: its name, role, limits, addresses or rate",
+    summary: 'Change an API key: its name, role, limits, addresses or rate',
     description:
       "Owners, with a user's token. Any of `name`, `role`, `spending_limit`, `daily_limit`, `allowed_ips`, `rate_limit` (each as `POST` takes it; null removes a limit, the address binding or the key's own rate); the others are kept, and an empty body is 400. 200 with the key (never its token). In force from the key's next request, on every instance, and for its runs in flight: a run whose charge has not landed yet is held to the new limits and role. A revoked or unknown key 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
     tag: 'API keys',

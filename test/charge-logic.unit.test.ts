@@ -49,7 +49,8 @@ describe('chargeTransaction', () => {
   it('is the same six items with every limit set: a daily limit is a condition on the month counter, not an item', () => {
     const guarded = build({ orgLimit: 10, orgDaily: 5, memberLimit: 8, memberDaily: 4 });
     expect(guarded.map((item) => Object.keys(item)[0])).toEqual(['Update', 'ConditionCheck', 'Update', 'Update', 'Put', 'Put']);
-    const keys = (list: typeof items) => list.map((item) => JSON.stringify(item.Update?.Key ?? item.ConditionCheck?.Key ?? item.Put?.Item?.SK));
+    const keys = (list: typeof items) =>
+      list.map((item) => JSON.stringify(item.Update?.Key ?? item.ConditionCheck?.Key ?? item.Put?.Item?.SK));
     expect(keys(guarded)).toEqual(keys(items));
   });
 
@@ -71,7 +72,9 @@ describe('chargeTransaction', () => {
   });
 
   it("adds to the month and to the charge's day on the same item, capping each at its limit - cost", () => {
-    expect(items[2]!.Update!.UpdateExpression).toBe('ADD #spent :amount, #day :amount SET expires_at = if_not_exists(expires_at, :expires)');
+    expect(items[2]!.Update!.UpdateExpression).toBe(
+      'ADD #spent :amount, #day :amount SET expires_at = if_not_exists(expires_at, :expires)',
+    );
     expect(items[2]!.Update!.ExpressionAttributeNames).toEqual({ '#spent': 'spent', '#day': 'spent_day_31' });
     expect(items[2]!.Update!.ConditionExpression).toBe('(attribute_not_exists(#spent) OR #spent <= :max)');
     expect(items[2]!.Update!.ExpressionAttributeValues![':max']).toBe(8);
@@ -175,7 +178,10 @@ describe('refusals', () => {
     const broke = { credits: 0, networks: ['instagram'], spending_limit: 100, daily_limit: 10 };
     const facts = (found: Record<string, unknown>) =>
       (refusalOf({ ...none, ...found } as never, limited, request) as unknown as { details: { data: unknown } }).details.data;
-    expect(facts({ org: broke, orgSpent: spent(99, 9), memberSpent: spent(49, 4) })).toMatchObject({ scope: 'organization', period: 'day' });
+    expect(facts({ org: broke, orgSpent: spent(99, 9), memberSpent: spent(49, 4) })).toMatchObject({
+      scope: 'organization',
+      period: 'day',
+    });
     expect(facts({ org: broke, orgSpent: spent(99, 0), memberSpent: spent(49, 4) })).toMatchObject({
       scope: 'organization',
       period: 'month',
@@ -193,11 +199,20 @@ describe('refusals', () => {
 
   it.each([
     [{ credits: 1 }, { kind: 'balance' }],
-    [{ credits: 1, orgLimit: 0 }, { kind: 'limit', holder: 'org', scope: 'organization', period: 'month', limit: 0 }],
+    [
+      { credits: 1, orgLimit: 0 },
+      { kind: 'limit', holder: 'org', scope: 'organization', period: 'month', limit: 0 },
+    ],
     [{ orgLimit: 1 }, { kind: 'limit', holder: 'org', scope: 'organization', period: 'month', limit: 1 }],
-    [{ orgLimit: 1, orgDaily: 1 }, { kind: 'limit', holder: 'org', scope: 'organization', period: 'day', limit: 1 }],
+    [
+      { orgLimit: 1, orgDaily: 1 },
+      { kind: 'limit', holder: 'org', scope: 'organization', period: 'day', limit: 1 },
+    ],
     [{ memberLimit: 1 }, { kind: 'limit', holder: 'member', scope: 'member', period: 'month', limit: 1 }],
-    [{ memberDaily: 1, orgLimit: 1 }, { kind: 'limit', holder: 'org', scope: 'organization', period: 'month', limit: 1 }],
+    [
+      { memberDaily: 1, orgLimit: 1 },
+      { kind: 'limit', holder: 'org', scope: 'organization', period: 'month', limit: 1 },
+    ],
     [{ orgLimit: 2, memberLimit: 2, orgDaily: 2, memberDaily: 2 }, null],
   ])('creditRefusal(%o) → %o', (over, expected) => {
     expect(creditRefusal(payer(over), 2)).toEqual(expected);
@@ -232,7 +247,11 @@ describe('refusals', () => {
     expect(maxCreditsRefusal(2, undefined)).toBeNull();
     expect(maxCreditsRefusal(2, 2)).toBeNull();
     expect(maxCreditsRefusal(0, 0)).toBeNull();
-    expect(maxCreditsRefusal(3, 2)).toMatchObject({ status: 402, code: 'max_credits_exceeded', details: { data: { cost: 3, max_credits: 2 } } });
+    expect(maxCreditsRefusal(3, 2)).toMatchObject({
+      status: 402,
+      code: 'max_credits_exceeded',
+      details: { data: { cost: 3, max_credits: 2 } },
+    });
   });
 });
 

@@ -1,7 +1,7 @@
 /** What an operator sees of an organization's members: role, limit and spend this month. */
 import { type SpendPeriod, spendPeriod } from '../billing/period.ts';
-import { getMembership, listMembers, type Membership } from '../db/memberships.ts';
 import { NO_SPEND } from '../db/credits.ts';
+import { getMembership, listMembers, type Membership } from '../db/memberships.ts';
 import { readMonthSpend } from '../db/spend.ts';
 import { NoSuchMemberError } from '../errors.ts';
 import { requireOrganization } from './organizations.ts';

@@ -256,7 +256,8 @@ export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeR
   const spent: Record<Holder, PeriodSpend | undefined> = { org: found.orgSpent, member: found.memberSpent };
   for (const rule of limitRules(payer)) {
     const counter = spent[rule.holder];
-    if (counter && counter[rule.period] + request.cost > rule.limit) return limitRefusal(rule, counter[rule.period], request.cost, request.now);
+    if (counter && counter[rule.period] + request.cost > rule.limit)
+      return limitRefusal(rule, counter[rule.period], request.cost, request.now);
   }
   // DynamoDB reports every item whose condition failed, so a limit that refuses too was seen above.
   if (found.org && org && org.credits < request.cost) return insufficientCredits(org.credits, request.cost);

@@ -160,8 +160,13 @@ export const orgSpendItem = (orgId: string, amount: number, periods: SpendPeriod
   spendItem(orgSpendKey(orgId, periods.month), amount, periods, ceilings);
 
 /** One member's (or API key's) spend counters of a month and its day. */
-export const memberSpendItem = (orgId: string, userId: string, amount: number, periods: SpendPeriods, ceilings = NO_CEILINGS): TransactItem =>
-  spendItem(memberSpendKey(orgId, userId, periods.month), amount, periods, ceilings);
+export const memberSpendItem = (
+  orgId: string,
+  userId: string,
+  amount: number,
+  periods: SpendPeriods,
+  ceilings = NO_CEILINGS,
+): TransactItem => spendItem(memberSpendKey(orgId, userId, periods.month), amount, periods, ceilings);
 
 /** What one scope spent in the current UTC month and on the current UTC day (0 without charges). */
 export interface PeriodSpend {

@@ -1,6 +1,6 @@
+import { queryAll } from './client.ts';
 import { NO_SPEND, type PeriodSpend, periodSpendOf } from './credits.ts';
 import { daySpentAttribute, monthSpendPrefix, spendDay, spendMemberOf, spendMonth } from './keys.ts';
-import { queryAll } from './client.ts';
 
 /** What an organization and each of its members spent in one UTC month and on one of its days (the limits' counters). */
 export interface MonthSpend {

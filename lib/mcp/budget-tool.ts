@@ -25,7 +25,9 @@ export async function callBudgetTool(scope: McpScope, args: Record<string, unkno
   const unknown = Object.keys(args ?? {});
   if (unknown.length > 0) {
     throw validationFailed(
-      unknown.slice(0, 5).map((name) => ({ path: ['arguments', name], code: 'unrecognized_keys', message: 'get_budget takes no arguments' })),
+      unknown
+        .slice(0, 5)
+        .map((name) => ({ path: ['arguments', name], code: 'unrecognized_keys', message: 'get_budget takes no arguments' })),
     );
   }
   const budget = { ...(await readCreditsOverview(scope.caller, scope.orgId)) };

@@ -164,10 +164,11 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
   const { idempotency, now } = context;
   const { providerTimeoutMs } = socialConfig();
   const owner = idempotency?.owner ?? randomUUID();
-  const read = () =>
+  // A read again (a limit or the key changed under the charge) reads an API key's record afresh.
+  const read = (again = false) =>
     Promise.all([
       getOrganization(orgId),
-      membershipOfCaller(caller, orgId),
+      membershipOfCaller(caller, orgId, again),
       idempotency ? getIdempotencyRecord(idempotency.key, now()) : Promise.resolve(null),
       maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(context.cacheKey, now()),
     ]);
@@ -225,7 +226,7 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
       // takeover: read again and decide afresh (the second case ends in a replay or a 409).
       if (!(error instanceof StaleRead) || retry >= STALE_RETRIES) throw error;
       if (error instanceof RunOrphaned) orphaned = error.chargeId;
-      [org, member, record, stored] = await read();
+      [org, member, record, stored] = await read(true);
     }
   }
 }

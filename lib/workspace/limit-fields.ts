@@ -18,7 +18,10 @@ export const limitField = (description: string) =>
 const MAX_ENTRY_CHARS = 64;
 
 const networkEntry = z.string().check(
-  z.maxLength(MAX_ENTRY_CHARS, { error: `must be at most ${MAX_ENTRY_CHARS} characters: an IPv4 or IPv6 address or CIDR network`, abort: true }),
+  z.maxLength(MAX_ENTRY_CHARS, {
+    error: `must be at most ${MAX_ENTRY_CHARS} characters: an IPv4 or IPv6 address or CIDR network`,
+    abort: true,
+  }),
   z.refine((entry) => !('problem' in parseNetwork(entry)), {
     error: (issue) => {
       const parsed = parseNetwork(String(issue.input));

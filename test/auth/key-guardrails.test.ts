@@ -205,7 +205,10 @@ describe('PATCH …/api-keys/{key_id}', () => {
       },
     ]);
     expect(unknownField.status).toBe(400);
-    expect(badRole.body.data.issues[0]).toMatchObject({ path: ['body', 'role'], message: 'must be "viewer" or "editor" (a key is never an owner)' });
+    expect(badRole.body.data.issues[0]).toMatchObject({
+      path: ['body', 'role'],
+      message: 'must be "viewer" or "editor" (a key is never an owner)',
+    });
     expect([unknown.status, revoked.status]).toEqual([404, 404]);
     expect(withoutRequestId(revoked.body)).toEqual({ code: 'not_found', message: 'no such resource' });
     expect((await storedKey(orgId, key.id))?.daily_limit).toBe(3);

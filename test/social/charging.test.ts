@@ -81,7 +81,14 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect((await getOrganization(orgId))!.credits).toBe(90);
     expect(await spent(orgSpendKey(orgId, spendMonth(new Date())))).toBe(10);
     const refused = answers.find((answer) => answer.status === 402)!;
-    expect(refused.body.data).toEqual({ scope: 'organization', period: 'month', spending_limit: 10, spent: 10, cost: 1, resets_at: nextMonth() });
+    expect(refused.body.data).toEqual({
+      scope: 'organization',
+      period: 'month',
+      spending_limit: 10,
+      spent: 10,
+      cost: 1,
+      resets_at: nextMonth(),
+    });
     expect(refused.body.message).toBe(
       `this run would exceed the organization's monthly spending limit: 10 of 10 credits spent and this operation costs 1; the limit resets at ${nextMonth()}`,
     );
@@ -118,7 +125,14 @@ describe('charging under concurrency (DynamoDB Local)', () => {
       body: { region: 'US' },
     });
     expect(answer.status).toBe(402);
-    expect(answer.body.data).toEqual({ scope: 'organization', period: 'month', spending_limit: 4, spent: 1, cost: 5, resets_at: nextMonth() });
+    expect(answer.body.data).toEqual({
+      scope: 'organization',
+      period: 'month',
+      spending_limit: 4,
+      spent: 1,
+      cost: 5,
+      resets_at: nextMonth(),
+    });
   });
 
   it('a balance below the cost reports both, read before any transaction', async () => {

@@ -81,13 +81,25 @@ describe('Max-Credits on POST /social/{operation}', () => {
     expect((await getOrganization(orgId))?.credits).toBe(7);
   });
 
-  it.each(['1.5', '-1', '+2', '1e3', '1000001', '99999999', 'abc', '', ' '])('refuses Max-Credits %j with 400 naming the header', async (value) => {
+  it.each([
+    '1.5',
+    '-1',
+    '+2',
+    '1e3',
+    '1000001',
+    '99999999',
+    'abc',
+    '',
+    ' ',
+  ])('refuses Max-Credits %j with 400 naming the header', async (value) => {
     const { orgId, users } = await workspace({ credits: 10 });
     const answer = await run(orgId, users.editor, { 'Max-Credits': value });
     expect(answer.status).toBe(400);
-    expect(answer.body.data.issues).toEqual([
-      { path: ['header', 'max-credits'], code: 'invalid_format', message: expect.stringContaining('from 0 to 1000000') },
-    ].map((issue) => (/^[0-9]{1,7}$/.test(value) ? { ...issue, code: 'too_big' } : issue)));
+    expect(answer.body.data.issues).toEqual(
+      [{ path: ['header', 'max-credits'], code: 'invalid_format', message: expect.stringContaining('from 0 to 1000000') }].map((issue) =>
+        /^[0-9]{1,7}$/.test(value) ? { ...issue, code: 'too_big' } : issue,
+      ),
+    );
     expect((await getOrganization(orgId))?.credits).toBe(10);
   });
 
