@@ -5,6 +5,7 @@
  * (never a header), and its `rate_limit` in its RateLimit-* headers and 429s. Through the real
  * handlers on DynamoDB Local.
  */
+import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { workspace } from '../support/fixtures.ts';
@@ -331,5 +332,50 @@ describe('rate_limit', () => {
     expect(raised.status).toBe(200);
     expect(raised.headers['ratelimit-limit']).toBe('5');
     expect(raised.headers['ratelimit-remaining']).toBe('2');
+  });
+});
+
+describe('the local server: the address is the socket’s', () => {
+  it('refuses a key bound elsewhere whatever X-Forwarded-For and Forwarded claim, and serves one bound to the socket’s address', async () => {
+    const { createLocalServer, loadHandlers } = await import('../../lib/local/server.ts');
+    const server = createLocalServer(await loadHandlers());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const elsewhere = await keyed({ allowed_ips: ['203.0.113.0/24'] });
+      const here = await keyed({ allowed_ips: ['127.0.0.1'] });
+      const post = (orgId: string, token: string) =>
+        fetch(`${base}${runUrl('tiktok_profile', orgId)}`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${token}`,
+            'Content-Type': 'application/json',
+            'X-Forwarded-For': '203.0.113.5',
+            Forwarded: 'for=203.0.113.5;proto=https',
+            'X-Real-IP': '203.0.113.5',
+          },
+          body: JSON.stringify({ handle: 'nasa' }),
+        });
+
+      const refused = await post(elsewhere.orgId, elsewhere.token);
+      const served = await post(here.orgId, here.token);
+
+      expect(refused.status).toBe(403);
+      expect(withoutRequestId((await refused.json()) as Record<string, unknown>)).toEqual(notAllowedFrom('127.0.0.1'));
+      expect(served.status).toBe(200);
+      expect((await getOrganization(elsewhere.orgId))?.credits).toBe(10);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
+    }
+  });
+
+  it('reports an IPv4 client of a dual-stack socket as IPv4, as API Gateway does', async () => {
+    const { peerAddress } = await import('../../lib/local/apigw-event.ts');
+    expect([peerAddress('::ffff:203.0.113.5'), peerAddress('::1'), peerAddress('198.51.100.7'), peerAddress(undefined)]).toEqual([
+      '203.0.113.5',
+      '::1',
+      '198.51.100.7',
+      '',
+    ]);
   });
 });
