@@ -1,6 +1,10 @@
-/** What an operator sees and does of an organization's API keys: the list with spend, and revocation (a leaked key, no owner at hand). */
+/**
+ * What an operator sees and does of an organization's API keys: the list with spend, revocation,
+ * and the guardrails a leaked or runaway key needs at once (its addresses, its daily limit) when
+ * no owner is at hand.
+ */
 import { type SpendPeriod, spendPeriod } from '../billing/period.ts';
-import { type ApiKeyRecord, listApiKeys, revokeApiKey } from '../db/api-keys.ts';
+import { type ApiKeyChanges, type ApiKeyRecord, listApiKeys, revokeApiKey, updateApiKey } from '../db/api-keys.ts';
 import { NO_SPEND } from '../db/credits.ts';
 import { readMonthSpend } from '../db/spend.ts';
 import { NoSuchApiKeyError } from '../errors.ts';
@@ -31,4 +35,14 @@ export async function revokeKey(orgId: string, keyId: string, now = new Date()):
   const revoked = await revokeApiKey(orgId, keyId, now);
   if (!revoked) throw new NoSuchApiKeyError(`${orgId} has no API key ${keyId}`);
   return revoked;
+}
+
+/**
+ * Changes a key's guardrails (what `PATCH …/api-keys/{key_id}` takes, validated by the caller),
+ * in force from its next request; a revoked or unknown key is refused.
+ */
+export async function changeKey(orgId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord> {
+  const changed = await updateApiKey(orgId, keyId, changes);
+  if (!changed) throw new NoSuchApiKeyError(`${orgId} has no API key ${keyId} that is not revoked`);
+  return changed;
 }
