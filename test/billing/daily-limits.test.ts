@@ -25,6 +25,7 @@ import { UpstreamError } from '../../lib/social/providers/types.ts';
 import { runSocialOperation } from '../../lib/social/run.ts';
 import { chargeDirectly } from '../support/charges.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
+import { inFlight } from '../support/hold-charges.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -82,42 +83,6 @@ async function limited(scope: 'organization' | 'member' | 'api_key', limit: numb
   });
   return { orgId, users, token: key.body.token as string, payer: key.body.id as string };
 }
-
-/**
- * Holds every charge transaction (a TransactWriteItems that adds to a spend counter) before it is
- * sent, until released: the runs are in flight, their limits read, their charges not yet landed.
- */
-function holdCharges() {
-  const name = `hold-${Math.random()}`;
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let held = 0;
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      const isCharge = context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes('"SPEND#');
-      if (isCharge) {
-        held += 1;
-        await released;
-      }
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  return {
-    held: () => held,
-    release: () => {
-      db().middlewareStack.remove(name);
-      release();
-    },
-  };
-}
-
-const until = async (condition: () => boolean) => {
-  for (let i = 0; i < 600 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(condition()).toBe(true);
-};
 
 describe('a daily limit under concurrency', () => {
   it.each([
@@ -285,62 +250,40 @@ describe('lowering a limit while runs are in flight', () => {
   ] as const)('%s: once the change has answered, no run the new limit refuses is charged', async (_label, scope) => {
     const { orgId, users, token, payer } = await limited(scope, 1_000);
     const owner = tokenFor(users.owner);
-    const hold = holdCharges();
-    let answers: { status: number; body: any }[];
-    try {
-      // Every run has read the old limit and built its charge: all of them are in flight.
-      const runs = Promise.all(Array.from({ length: IN_FLIGHT }, () => run(orgId, token)));
-      await until(() => hold.held() === IN_FLIGHT);
-      const lowered =
-        scope === 'api_key'
-          ? await call(updateKey, {
-              method: 'PATCH',
-              url: `/organizations/${orgId}/api-keys/${payer}`,
-              token: owner,
-              body: { daily_limit: 5 },
-            })
-          : scope === 'organization'
-            ? await call(updateOrganization, { method: 'PATCH', url: `/organizations/${orgId}`, token: owner, body: { spending_limit: 5 } })
-            : await call(putMember, {
-                method: 'PUT',
-                url: `/organizations/${orgId}/members/${payer}`,
+    // Every run has read the old limit and built its charge: all of them are in flight.
+    const answers = await inFlight(
+      IN_FLIGHT,
+      () => run(orgId, token),
+      async () => {
+        const lowered =
+          scope === 'api_key'
+            ? await call(updateKey, {
+                method: 'PATCH',
+                url: `/organizations/${orgId}/api-keys/${payer}`,
                 token: owner,
-                body: { role: 'editor', daily_limit: 5 },
-              });
-      expect(lowered.status).toBe(200);
-      hold.release();
-      answers = await runs;
-    } finally {
-      hold.release();
-    }
+                body: { daily_limit: 5 },
+              })
+            : scope === 'organization'
+              ? await call(updateOrganization, {
+                  method: 'PATCH',
+                  url: `/organizations/${orgId}`,
+                  token: owner,
+                  body: { spending_limit: 5 },
+                })
+              : await call(putMember, {
+                  method: 'PUT',
+                  url: `/organizations/${orgId}/members/${payer}`,
+                  token: owner,
+                  body: { role: 'editor', daily_limit: 5 },
+                });
+        expect(lowered.status).toBe(200);
+      },
+    );
 
     const period = scope === 'organization' ? 'month' : 'day';
     expect(tally(answers)).toEqual({ '200': 5, [`402 spending_limit_exceeded ${period}`]: IN_FLIGHT - 5 });
     expect(await charged(orgId)).toBe(5);
     expect(answers.find((answer) => answer.status === 402)?.body.data).toMatchObject({ scope, period, spending_limit: 5, spent: 5 });
-  });
-
-  it('a key made a viewer while its runs are in flight: none of them is charged', async () => {
-    const { orgId, users, token, payer } = await limited('api_key', 1_000);
-    const hold = holdCharges();
-    let answers: { status: number; body: any }[];
-    try {
-      const runs = Promise.all(Array.from({ length: 10 }, () => run(orgId, token)));
-      await until(() => hold.held() === 10);
-      const demoted = await call(updateKey, {
-        method: 'PATCH',
-        url: `/organizations/${orgId}/api-keys/${payer}`,
-        token: tokenFor(users.owner),
-        body: { role: 'viewer' },
-      });
-      expect(demoted.status).toBe(200);
-      hold.release();
-      answers = await runs;
-    } finally {
-      hold.release();
-    }
-    expect(tally(answers)).toEqual({ '403 forbidden': 10 });
-    expect(await charged(orgId)).toBe(0);
   });
 });
 
