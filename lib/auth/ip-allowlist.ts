@@ -5,6 +5,7 @@
  * and as an entry alike. Pure: no I/O.
  */
 import { isIP } from 'node:net';
+import { boundedMemo } from '../bounded-memo.ts';
 
 /** One entry: its network's address bytes (4 or 16) and its prefix length. */
 export interface Network {
@@ -92,9 +93,17 @@ export function addressAllowed(address: string, networks: readonly Network[]): b
   });
 }
 
+/**
+ * Each key's list parsed once per instance (a key is read on every one of its requests; parsing
+ * 50 entries costs far more than matching them). Bounded: emptied at 1,000 lists.
+ */
+const parsedLists = boundedMemo<Network[]>(1_000);
+
 /** Whether a key bound to `allowed` (as stored: null for anywhere) may be used from `address`. */
 export function keyUsableFrom(allowed: readonly string[] | null, address: string): boolean {
   if (allowed === null) return true;
-  const networks = allowed.map(parseNetwork).filter((network): network is Network => 'bytes' in network);
+  const networks = parsedLists(allowed.join('\n'), () =>
+    allowed.map(parseNetwork).filter((network): network is Network => 'bytes' in network),
+  );
   return addressAllowed(address, networks);
 }
