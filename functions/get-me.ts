@@ -15,9 +15,11 @@ export const responseSchema = z.object({
       spending_limit: z.nullable(z.int()).register(z.globalRegistry, {
         description: "the caller's own monthly (UTC) limit there: the member's, or the API key's; null: none",
       }),
+      spent: z.int().register(z.globalRegistry, { description: 'credits the caller spent there this UTC month' }),
       daily_limit: z.nullable(z.int()).register(z.globalRegistry, {
         description: "the caller's own daily (UTC) limit there: the member's, or the API key's; null: none",
       }),
+      spent_today: z.int().register(z.globalRegistry, { description: 'credits the caller spent there this UTC day' }),
     }),
   ),
 });

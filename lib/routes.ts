@@ -274,10 +274,11 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/me',
     entry: 'functions/get-me.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query'],
+    // The memberships (Query), then their spend counters (BatchGetItem); an API key's counter (GetItem).
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'],
     summary: 'Who am I: the caller and every organization they belong to',
     description:
-      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role and the caller's own `spending_limit` and `daily_limit` in it, ordered by `organization_id` (an API key: its one organization, with the key's limits). One round trip.",
+      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role, the caller's own `spending_limit` and `daily_limit` there and what the caller spent against them (`spent` this UTC month, `spent_today` this UTC day), ordered by `organization_id` (an API key: its one organization, with the key's limits and spend). Two round trips for a user (the memberships, then their spend counters), one for an API key.",
     tag: 'Workspaces',
     errors: [],
   },
@@ -289,7 +290,7 @@ export const routes: readonly Route[] = [
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     summary: "Read an organization's settings",
     description:
-      'Any member: its networks, monthly and daily spending limits and creation time. Anyone else gets 404, as for an unknown organization.',
+      'Any member: its networks, monthly and daily spending limits with its spend this UTC month and day (`spent`, `spent_today`), and its creation time. Anyone else gets 404, as for an unknown organization.',
     tag: 'Workspaces',
     errors: ['not_found'],
   },

@@ -46,10 +46,12 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   ListSocialJobItems: 'UpdateItem+GetItem | GetItem+Query',
   // The job; the membership; the cancel with the organization's counter (the answer computed, not read).
   CancelSocialJob: 'UpdateItem+GetItem | GetItem | TransactWriteItems',
-  GetMe: 'UpdateItem+Query',
-  GetOrganization: 'UpdateItem+GetItem+GetItem',
-  // The caller's role first, then the one conditional write.
-  UpdateOrganization: 'UpdateItem+GetItem | UpdateItem',
+  // The memberships, then the caller's spend counter in each (one BatchGetItem a hundred).
+  GetMe: 'UpdateItem+Query | BatchGetItem',
+  // The organization, the membership and the organization's spend counter.
+  GetOrganization: 'UpdateItem+GetItem+GetItem+GetItem',
+  // The caller's role beside the organization's spend counter, then the one conditional write.
+  UpdateOrganization: 'UpdateItem+GetItem+GetItem | UpdateItem',
   ListMembers: 'UpdateItem+GetItem+Query+Query',
   // The caller's role; the organization's owner count, the member and its spend; the one transaction.
   PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem | TransactWriteItems',

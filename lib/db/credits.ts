@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { RUNNER_ROLES } from '../model.ts';
-import { db, queryAll, type TransactItem, tableName } from './client.ts';
+import { batchGetAll, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { daySpentAttribute, memberSpendKey, memberSpendPrefix, membershipKey, orgKey, orgSpendKey, spendDay, spendMonth } from './keys.ts';
 import type { TableKey } from './table.ts';
 
@@ -192,6 +192,26 @@ async function readCounter(key: TableKey, day: string): Promise<PeriodSpend> {
     }),
   );
   return periodSpendOf(result.Item, day);
+}
+
+/** Credits the organization spent this month and today (UTC, at `now`): one GetItem. */
+export const readOrgSpend = (orgId: string, now: Date): Promise<PeriodSpend> =>
+  readCounter(orgSpendKey(orgId, spendMonth(now)), spendDay(now));
+
+/** BatchGetItem takes at most this many keys a request. */
+const BATCH_KEYS = 100;
+
+/**
+ * What one user spent this month and today (UTC, at `now`) in each of the organizations given, in
+ * their order: one BatchGetItem a hundred organizations, requests in parallel.
+ */
+export async function readSpendAcross(orgIds: readonly string[], userId: string, now: Date): Promise<PeriodSpend[]> {
+  const month = spendMonth(now);
+  const keys = orgIds.map((orgId) => memberSpendKey(orgId, userId, month));
+  const batches = Array.from({ length: Math.ceil(keys.length / BATCH_KEYS) }, (_, i) => keys.slice(i * BATCH_KEYS, (i + 1) * BATCH_KEYS));
+  const items = (await Promise.all(batches.map((batch) => batchGetAll(batch)))).flat();
+  const byKey = new Map(items.map((item) => [`${item.PK}|${item.SK}`, item]));
+  return keys.map((key) => periodSpendOf(byKey.get(`${key.PK}|${key.SK}`), spendDay(now)));
 }
 
 /** Credits one member (or API key) spent this month and today (UTC, at `now`): one GetItem. */

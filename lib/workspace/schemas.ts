@@ -11,7 +11,9 @@ export const settingsSchema = z.object({
   organization_id: z.string(),
   networks: z.array(z.enum(NETWORKS)),
   spending_limit: z.nullable(z.int()),
+  spent: z.int().register(z.globalRegistry, { description: 'credits the organization spent this UTC month' }),
   daily_limit: z.nullable(z.int()).register(z.globalRegistry, { description: 'the daily (UTC) spending limit in credits; null: none' }),
+  spent_today: z.int().register(z.globalRegistry, { description: 'credits the organization spent this UTC day' }),
   created_at: z.iso.datetime(),
 });
 
