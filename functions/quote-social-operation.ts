@@ -3,7 +3,7 @@ import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { fieldsParam } from '../lib/http/fields-param.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { operationParam, organizationId } from '../lib/http/params.ts';
+import { maxCreditsHeader, operationParam, organizationId } from '../lib/http/params.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
 import { quoteSocialOperation } from '../lib/social/quote.ts';
 
@@ -26,7 +26,7 @@ export const handler = endpoint(
           ),
         ),
       }),
-      headers: z.object({ 'cache-control': z.optional(cacheControl) }),
+      headers: z.object({ 'cache-control': z.optional(cacheControl), 'max-credits': z.optional(maxCreditsHeader) }),
       body: z.unknown().register(z.globalRegistry, {
         description: "The operation's input, validated as a run validates it (400 with the same issues).",
       }),
@@ -41,6 +41,7 @@ export const handler = endpoint(
       input: body,
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
       fields: query.fields === undefined ? undefined : { text: query.fields, at: ['query', 'fields'] },
+      maxCredits: headers['max-credits'],
     }),
 );
 

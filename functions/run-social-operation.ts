@@ -3,7 +3,7 @@ import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { FIELDS_RULE, fieldsParam } from '../lib/http/fields-param.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { idempotencyKey, operationParam, organizationId } from '../lib/http/params.ts';
+import { idempotencyKey, maxCreditsHeader, operationParam, organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 
 /**
@@ -25,7 +25,11 @@ export const handler = endpoint(
           ),
         ),
       }),
-      headers: z.object({ 'idempotency-key': z.optional(idempotencyKey), 'cache-control': z.optional(cacheControl) }),
+      headers: z.object({
+        'idempotency-key': z.optional(idempotencyKey),
+        'cache-control': z.optional(cacheControl),
+        'max-credits': z.optional(maxCreditsHeader),
+      }),
       // The operation's own schema validates the body once the operation is known.
       body: z.unknown().register(z.globalRegistry, {
         description: "The operation's input, an object: see the operation's own path (`POST /social/<name>`) for its schema.",
@@ -42,6 +46,7 @@ export const handler = endpoint(
       idempotencyKey: headers['idempotency-key'],
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
       fields: query.fields === undefined ? undefined : { text: query.fields, at: ['query', 'fields'] },
+      maxCredits: headers['max-credits'],
       requestId: context.requestId,
       deadlineMs: context.deadlineMs,
     });

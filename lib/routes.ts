@@ -55,8 +55,8 @@ export interface Route {
   tag: string;
   /**
    * The error codes the handler itself can answer. The chain's own are added from what the
-   * handler was built with: endpoint() adds 401, 400 `unsupported_api_version`, 429 and
-   * 400 `validation_failed`/`invalid_json`; every route can answer 500 `internal_error`.
+   * handler was built with: endpoint() adds 401, 403 `ip_not_allowed`, 400 `unsupported_api_version`,
+   * 429 and 400 `validation_failed`/`invalid_json`; every route can answer 500 `internal_error`.
    */
   errors: readonly ErrorCode[];
   /**
@@ -151,9 +151,9 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}/credits',
     entry: 'functions/get-credits.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
-    summary: "Read the organization's balance and this month's spend",
+    summary: "Read the organization's balance and this month's and today's spend",
     description:
-      "Any member. The balance, the current UTC month, and the organization's and the caller's spending limit and spend this month (limits null when unset). Never 402, so a workspace out of credits can see why. A caller who is not a member gets 404.",
+      "Any member. The balance, the current UTC month, and the organization's and the caller's monthly and daily limits with their spend this UTC month (`spent`) and this UTC day (`spent_today`); limits null when unset. A caller with an API key also gets `api_key`: the key's id, limits and spend. Never 402, so a workspace out of credits can see why. A caller who is not a member gets 404.",
     tag: 'Billing',
     errors: ['not_found'],
   },
@@ -204,11 +204,12 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey'],
     summary: 'Run a social operation',
     description:
-      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event.",
+      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event. With `Max-Credits: N`, a call that would be charged more than N answers 402 `max_credits_exceeded` and charges nothing. Daily and monthly limits (the organization's, the member's or API key's) answer 402 `spending_limit_exceeded` saying which (`data.period`); the first of `max_credits_exceeded`, the limits, `insufficient_credits` answers.",
     tag: 'Social operations',
     errors: [
       'insufficient_credits',
       'spending_limit_exceeded',
+      'max_credits_exceeded',
       'forbidden',
       'operation_not_enabled',
       'not_found',
@@ -282,7 +283,7 @@ export const routes: readonly Route[] = [
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     summary: 'Quote a social operation: its cost now, and whether it would run',
     description:
-      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 credits or a limit, with its `data`). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
+      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 `max_credits_exceeded` when `Max-Credits` is sent and the cost is above it, 402 a daily or monthly limit or credits, with its `data`). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
     tag: 'Social operations',
     errors: ['forbidden', 'not_found'],
   },
@@ -291,10 +292,11 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/me',
     entry: 'functions/get-me.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query'],
+    // The memberships (Query), then their spend counters (BatchGetItem); an API key's counter (GetItem).
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'],
     summary: 'Who am I: the caller and every organization they belong to',
     description:
-      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role in it, ordered by `organization_id` (an API key: its one organization). One round trip.",
+      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role, the caller's own `spending_limit` and `daily_limit` there and what the caller spent against them (`spent` this UTC month, `spent_today` this UTC day), ordered by `organization_id` (an API key: its one organization, with the key's limits and spend). Two round trips for a user (the memberships, then their spend counters), one for an API key.",
     tag: 'Workspaces',
     errors: [],
   },
@@ -305,7 +307,8 @@ export const routes: readonly Route[] = [
     entry: 'functions/get-organization.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     summary: "Read an organization's settings",
-    description: 'Any member: its networks, spending limit and creation time. Anyone else gets 404, as for an unknown organization.',
+    description:
+      'Any member: its networks, monthly and daily spending limits with its spend this UTC month and day (`spent`, `spent_today`), and its creation time. Anyone else gets 404, as for an unknown organization.',
     tag: 'Workspaces',
     errors: ['not_found'],
   },
@@ -315,9 +318,9 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}',
     entry: 'functions/update-organization.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
-    summary: "Change an organization's spending limit or networks",
+    summary: "Change an organization's spending limits or networks",
     description:
-      'Owners. `spending_limit` (whole credits, or null for none) and/or `networks` (a non-empty subset of the seven); runs, the listing and the balance see the change on their next request. Other members 403; anyone else 404.',
+      'Owners. `spending_limit` (credits per UTC month), `daily_limit` (credits per UTC day), each a whole number or null for none, and/or `networks` (a non-empty subset of the seven); runs, the listing and the balance see the change on their next request, and a run whose charge has not landed yet is held to the new limits. Other members 403; anyone else 404.',
     tag: 'Workspaces',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
@@ -331,7 +334,7 @@ export const routes: readonly Route[] = [
     secrets: ['cursorSigningKey'],
     summary: "List an organization's members",
     description:
-      "Owners. Each member's role, spending limit and spend this UTC month, by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
+      "Owners. Each member's role, monthly and daily limits and spend this UTC month and day (`spent`, `spent_today`), by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
     tag: 'Workspaces',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
@@ -342,9 +345,9 @@ export const routes: readonly Route[] = [
     entry: 'functions/put-member.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
     indexes: [SWEEP_INDEX],
-    summary: 'Add a member, or change its role and limit',
+    summary: 'Add a member, or change its role and limits',
     description:
-      "Owners. Adds the user with `role` or changes an existing member's role; `spending_limit` sets its monthly limit (null: none) and, when omitted, keeps it. 200 with the member either way. Demoting the organization's last owner is 409 `last_owner`, exactly under concurrency (one transaction with the owner count). Other members 403; anyone else 404.",
+      "Owners. Adds the user with `role` or changes an existing member's role; `spending_limit` sets its monthly limit and `daily_limit` its daily limit (null: none), each kept when omitted. 200 with the member either way. Demoting the organization's last owner is 409 `last_owner`, exactly under concurrency (one transaction with the owner count). Other members 403; anyone else 404.",
     tag: 'Workspaces',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found', 'last_owner'],
   },
@@ -370,7 +373,7 @@ export const routes: readonly Route[] = [
     signsApiKeys: true,
     summary: 'Create an API key for an agent or a script',
     description:
-      "Owners, with a user's token. A key acts in this organization only, as a member with its `role` (`viewer` or `editor`, never `owner`), within its own monthly `spending_limit` (and the organization's), until it expires (`expires_in_days`, default 90, at most 365) or is revoked. 201 with the key and its `token`, a bearer JWT this service signs: shown in this answer only. Use it like any token, on every route and on `/mcp`. An API key cannot manage keys, members or settings (403 `api_key_not_allowed`). Other members 403; anyone else 404.",
+      "Owners, with a user's token. A key acts in this organization only, as a member with its `role` (`viewer` or `editor`, never `owner`), within its own monthly `spending_limit` and `daily_limit` (and the organization's), from the addresses of `allowed_ips` (else 403 `ip_not_allowed`), at its own `rate_limit` if set, until it expires (`expires_in_days`, default 90, at most 365) or is revoked. 201 with the key and its `token`, a bearer JWT this service signs: shown in this answer only. Use it like any token, on every route and on `/mcp`. An API key cannot manage keys, members or settings (403 `api_key_not_allowed`). Other members 403; anyone else 404.",
     tag: 'API keys',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
@@ -383,7 +386,20 @@ export const routes: readonly Route[] = [
     secrets: ['cursorSigningKey'],
     summary: "List an organization's API keys",
     description:
-      "Owners, with a user's token. Every key by id, revoked and expired ones included, each with its spend this UTC month and `last_used_at` (to within 15 minutes); never a token. Paged by `cursor`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+      "Owners, with a user's token. Every key by id, revoked and expired ones included, each with its limits, addresses and rate, its spend this UTC month and day (`spent`, `spent_today`) and `last_used_at` (to within 15 minutes); never a token. Paged by `cursor`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'API keys',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
+  },
+  {
+    // The caller's role and the key's spend counter, then the one conditional write (ALL_NEW).
+    name: 'UpdateApiKey',
+    method: 'PATCH',
+    path: '/organizations/{organization_id}/api-keys/{key_id}',
+    entry: 'functions/update-api-key.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: 'Change an API key: its name, role, limits, addresses or rate',
+    description:
+      "Owners, with a user's token. Any of `name`, `role`, `spending_limit`, `daily_limit`, `allowed_ips`, `rate_limit` (each as `POST` takes it; null removes a limit, the address binding or the key's own rate); the others are kept, and an empty body is 400. 200 with the key (never its token). In force from the key's next request, on every instance, and for its runs in flight: a run whose charge has not landed yet is held to the new limits and role. A revoked or unknown key 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
     tag: 'API keys',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },

@@ -79,18 +79,20 @@ describe('examples/my-workspace.ts', () => {
 });
 
 describe('examples/api-key.ts', () => {
-  it('creates a key, runs with it alone, sees its spend, and revokes it', async () => {
+  it('creates a key with limits and addresses, runs with it alone under Max-Credits, sees its spend, moves its addresses, revokes it', async () => {
     const result = await runScript('examples/api-key.ts', [], {
       env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
     });
 
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^key key_[0-9a-f]{32} \(editor, 20 credits a month\) until \S+Z$/);
+    expect(lines[0]).toMatch(/^key key_[0-9a-f]{32} \(editor, 20 credits a month, 5 a day, from 127\.0\.0\.1 ::1\) until \S+Z$/);
     expect(lines[1]).toBe(`as api_key ${/key_[0-9a-f]{32}/.exec(lines[0] ?? '')?.[0]}: ${stack.organizationId} (editor)`);
     expect(lines[2]).toMatch(/^run: charged 1, charge evt_\S+$/);
-    expect(lines[3]).toBe('listed: spent 1 of 20, last used just now');
-    expect(lines[4]).toBe('after revoking: 401 revoked');
+    expect(lines[3]).toBe('budget: 1 of 5 spent today');
+    expect(lines[4]).toBe('listed: spent 1 of 20, last used just now');
+    expect(lines[5]).toBe('bound to 203.0.113.0/24: 403 ip_not_allowed');
+    expect(lines[6]).toBe('after revoking: 401 revoked');
   }, 60_000);
 });
 
@@ -131,7 +133,7 @@ describe('examples/usage.ts', () => {
     const charge = async (payer: string, cost: number, refund: boolean) => {
       const org = await getOrganization(stack.organizationId);
       const member = payer.startsWith('key_')
-        ? { organization_id: stack.organizationId, user_id: payer, role: 'editor' as const, spending_limit: null }
+        ? { organization_id: stack.organizationId, user_id: payer, role: 'editor' as const, spending_limit: null, daily_limit: null }
         : await getMembership(stack.organizationId, payer);
       const run = await chargeRun(
         { org: org!, member: member! },

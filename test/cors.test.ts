@@ -44,7 +44,7 @@ describe('preflight', () => {
       'access-control-allow-origin': ALLOWED,
       'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
       'access-control-allow-headers':
-        'Authorization, Content-Type, Endless-Api-Version, Service-Api-Version, Idempotency-Key, Cache-Control',
+        'Authorization, Content-Type, Endless-Api-Version, Service-Api-Version, Idempotency-Key, Cache-Control, Max-Credits',
       'access-control-max-age': '600',
       vary: 'Origin',
     });

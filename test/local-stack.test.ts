@@ -205,7 +205,16 @@ describe('local stack (npm start)', () => {
       user_id: dev.apiKey.id,
       token_kind: 'api_key',
       api_key_id: dev.apiKey.id,
-      organizations: [{ organization_id: dev.organizationId, role: 'editor' }],
+      organizations: [
+        {
+          organization_id: dev.organizationId,
+          role: 'editor',
+          spending_limit: 100,
+          spent: expect.any(Number),
+          daily_limit: null,
+          spent_today: expect.any(Number),
+        },
+      ],
     });
 
     expect(stack.output()).toContain(`API reference at ${dev.baseUrl}/docs`);

@@ -9,8 +9,8 @@
  *   USER#<user>       MEMBER#<org>              membership (role, spending limit); GSI1 = ORG#<org> / MEMBER#<user>
  *   <KIND>#<id>       <KIND>                    asset / skill / conversation / project; while deleted, GSI1 = TRASH#<org> / <deleted_at>#<kind>#<id>
  *   RATE#<sub>        WINDOW#<start>            fixed-window request counter (TTL)
- *   ORG#<org>         SPEND#<yyyy-mm>           credits the organization spent in a UTC month (TTL)
- *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month (TTL)
+ *   ORG#<org>         SPEND#<yyyy-mm>           credits the organization spent in a UTC month, and on each of its days (TTL)
+ *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month, and on each of its days (TTL)
  *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
  *   ORG#<org>         PENDING#<charge id>       charged run not yet settled or refunded; GSI1 = SWEEP#<shard> / <sweep after>#<charge id>
  *   RESULT#<org>#<op>#<h> RESULT                 a run's result, for runs with Cache-Control: max-age; h = sha256 of the input (TTL 24 h)
@@ -103,6 +103,16 @@ export const rateLimitKey = (subject: string, windowStart: number): TableKey => 
 
 /** The UTC calendar month of `at`, as used by spending limits: "2025-01". */
 export const spendMonth = (at: Date): string => at.toISOString().slice(0, 7);
+
+/** The UTC day of `at`, as used by daily limits: "2025-01-31". */
+export const spendDay = (at: Date): string => at.toISOString().slice(0, 10);
+
+/**
+ * The attribute of a month's spend counter that holds one of its days' spend (`spent_day_31`
+ * for "2025-01-31"). A day lies in one month, so its counter lives in that month's item: a
+ * charge adds to both in one write, and a daily limit costs no item of its own.
+ */
+export const daySpentAttribute = (day: string): string => `spent_day_${day.slice(8, 10)}`;
 
 export const orgSpendKey = (orgId: string, month: string): TableKey => ({
   PK: `ORG#${orgId}`,

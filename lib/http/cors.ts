@@ -9,7 +9,15 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  */
 export const CORS_POLICY = {
   allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-  allowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key', 'Cache-Control'],
+  allowHeaders: [
+    'Authorization',
+    'Content-Type',
+    'Endless-Api-Version',
+    'Service-Api-Version',
+    'Idempotency-Key',
+    'Cache-Control',
+    'Max-Credits',
+  ],
   exposeHeaders: [
     'x-request-id',
     'Endless-Api-Version',

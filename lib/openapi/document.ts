@@ -157,7 +157,9 @@ function requestParts(
 export function codesOf(route: Route, endpoint: EndpointDescription | undefined): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors);
   if (endpoint) {
-    for (const code of ['unauthenticated', 'unsupported_api_version', 'rate_limited', 'validation_failed'] as const) codes.add(code);
+    // ip_not_allowed: any route, for an API key bound to addresses (lib/auth/api-key-standing.ts).
+    for (const code of ['unauthenticated', 'ip_not_allowed', 'unsupported_api_version', 'rate_limited', 'validation_failed'] as const)
+      codes.add(code);
     if (endpoint.jsonBody) codes.add('invalid_json');
   }
   codes.add('internal_error');

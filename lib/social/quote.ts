@@ -2,15 +2,15 @@
  * A quote (`POST /social/{operation}/quote`): what a run with this input would cost now and
  * whether it would be refused, with the run's own rules (lib/billing/charge-rules.ts) and
  * nothing charged, claimed or called. One DynamoDB round trip: the organization, the
- * membership, the month's spend and (when the run would accept one) the cached result, read
- * together. It asks the configured provider's descriptor which operations it serves; no
- * provider's code is created.
+ * membership, the month's and the day's spend and (when the run would accept one) the cached
+ * result, read together. It asks the configured provider's descriptor which operations it serves;
+ * no provider's code is created.
  */
 import { membershipOfCaller } from '../auth/access.ts';
-import { accessRefusal, creditRefusal, shortfallRefusal } from '../billing/charge-rules.ts';
+import { accessRefusal, creditRefusal, maxCreditsRefusal, shortfallRefusal } from '../billing/charge-rules.ts';
 import { readSpend } from '../db/credits.ts';
 import { canonicalHash } from '../db/idempotency.ts';
-import { resultCacheKey, spendMonth } from '../db/keys.ts';
+import { resultCacheKey } from '../db/keys.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { getCachedResult } from '../db/result-cache.ts';
 import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts';
@@ -40,6 +40,8 @@ export interface QuoteRequest {
   maxAgeSeconds?: number | undefined;
   /** The run's `fields`: checked as the run checks them; they change nothing the quote says. */
   fields?: FieldsParam | undefined;
+  /** The run's `Max-Credits`: a cost above it is the refusal the quote reports. */
+  maxCredits?: number | undefined;
   now?: Date;
 }
 
@@ -58,7 +60,7 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const [org, member, spent, stored] = await Promise.all([
     getOrganization(request.orgId),
     membershipOfCaller(request.caller, request.orgId),
-    readSpend(request.orgId, request.caller.userId, spendMonth(now)),
+    readSpend(request.orgId, request.caller.userId, now),
     request.maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(cacheKey, now.getTime()),
   ]);
   if (!org || !member) throw notAMember();
@@ -69,6 +71,7 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const refusal =
     accessRefusal(org, member, { operation: operation.name, network: operation.network, cost }) ??
     (isEnabled(operation, org.networks, servedByProvider) ? null : operationNotOffered(operation.name)) ??
+    maxCreditsRefusal(cost, request.maxCredits) ??
     (shortfall ? shortfallRefusal(shortfall, payer, spent, cost, now) : null);
   return {
     operation: operation.name,

@@ -16,7 +16,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
-import { accessRefusal, type ChargeAsk } from '../billing/charge-rules.ts';
+import { accessRefusal, type ChargeAsk, maxCreditsRefusal } from '../billing/charge-rules.ts';
 import { chargeRun, type HeldCharge, RunOrphaned, refundRun, StaleRead, settleRun, takeOverRun } from '../billing/paid-run.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
@@ -54,6 +54,12 @@ export interface RunRequest {
    * read, part of the Idempotency-Key's identity, not of the cache key (the whole output is stored).
    */
   fields?: FieldsParam | undefined;
+  /**
+   * The most this call may be charged (`Max-Credits`): a run (or a cached result) costing more is
+   * refused with 402 `max_credits_exceeded`, nothing charged. Not part of the Idempotency-Key's
+   * identity: a replay, or a retry that takes over a dead attempt's run, charges nothing new.
+   */
+  maxCredits?: number | undefined;
   /** The request's id: named in the billing events of its charge and refund. */
   requestId?: string | undefined;
   /** Epoch ms by which the run must have answered (the function's own deadline); none by default. */
@@ -170,10 +176,11 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
   const { idempotency, now } = context;
   const { providerTimeoutMs } = socialConfig();
   const owner = idempotency?.owner ?? randomUUID();
-  const read = () =>
+  // A read again (a limit or the key changed under the charge) reads an API key's record afresh.
+  const read = (again = false) =>
     Promise.all([
       getOrganization(orgId),
-      membershipOfCaller(caller, orgId),
+      membershipOfCaller(caller, orgId, again),
       idempotency ? getIdempotencyRecord(idempotency.key, now()) : Promise.resolve(null),
       maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(context.cacheKey, now()),
     ]);
@@ -194,6 +201,8 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
+    const capped = decision.kind === 'charge' ? maxCreditsRefusal(ask.cost, request.maxCredits) : null;
+    if (capped) throw capped;
     if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge') return { free: cache.hit, balance: org.credits };
     const nowMs = now();
     const attempt = {
@@ -229,7 +238,7 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
       // takeover: read again and decide afresh (the second case ends in a replay or a 409).
       if (!(error instanceof StaleRead) || retry >= STALE_RETRIES) throw error;
       if (error instanceof RunOrphaned) orphaned = error.chargeId;
-      [org, member, record, stored] = await read();
+      [org, member, record, stored] = await read(true);
     }
   }
 }

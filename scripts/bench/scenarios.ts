@@ -8,7 +8,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
 import { pemSigner } from '../../lib/auth/signer.ts';
-import { createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
+import { config } from '../../lib/config.ts';
+import { type ApiKeyRecord, createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
@@ -131,15 +132,18 @@ function workspace(context: BenchContext): Promise<Workspace> {
   return shared;
 }
 
+/** Limits far above what a bench spends: every condition of the charge is there, none refuses. */
+const GENEROUS = { spendingLimit: 10_000_000, dailyLimit: 10_000_000 };
+
 /** One organization per slot, so that concurrent paid runs never touch the same balance (bench:hot does). */
-async function workspacePerSlot(context: BenchContext, role: Role) {
+async function workspacePerSlot(context: BenchContext, role: Role, limits: Partial<typeof GENEROUS> = {}) {
   const slots = await Promise.all(
     Array.from({ length: context.slots }, async () => {
       const orgId = `org_bench_${hex()}`;
       const userId = `user_bench_${hex()}`;
       // Enough for every run of the route and of its floor (which charges again).
-      await createOrganization({ id: orgId, credits: 1_000_000 });
-      await addMembership({ orgId, userId, role });
+      await createOrganization({ id: orgId, credits: 1_000_000, ...limits });
+      await addMembership({ orgId, userId, role, ...limits });
       return { orgId, userId };
     }),
   );
@@ -265,15 +269,23 @@ const runFromCache: Scenario = {
   },
 };
 
+/** A key's guardrails: none by default. */
+type KeyGuardrails = Pick<ApiKeyRecord, 'spending_limit' | 'daily_limit' | 'allowed_ips' | 'rate_limit'>;
+const NO_GUARDRAILS: KeyGuardrails = { spending_limit: null, daily_limit: null, allowed_ips: null, rate_limit: null };
+
 /** A key of `orgId` made by `createdBy`, valid a day from `now` (whole seconds, as the service makes them); returns its record. */
-async function benchKey(orgId: string, createdBy: string, fields: { name?: string; role?: 'viewer' | 'editor' } = {}) {
+async function benchKey(
+  orgId: string,
+  createdBy: string,
+  fields: { name?: string; role?: 'viewer' | 'editor'; guardrails?: KeyGuardrails } = {},
+): Promise<ApiKeyRecord> {
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const key = {
+  const key: ApiKeyRecord = {
     id: `key_${randomBytes(16).toString('hex')}`,
     organization_id: orgId,
     name: fields.name ?? 'bench',
     role: fields.role ?? 'viewer',
-    spending_limit: null,
+    ...(fields.guardrails ?? NO_GUARDRAILS),
     created_at: now.toISOString(),
     created_by_id: createdBy,
     expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
@@ -285,14 +297,18 @@ async function benchKey(orgId: string, createdBy: string, fields: { name?: strin
 }
 
 /** Keys of this run's slots, each an editor key of its slot's organization, signed as the service signs them. */
-async function apiKeyPerSlot(context: BenchContext, slotOf: (i: number) => { orgId: string; userId: string }) {
+async function apiKeyPerSlot(
+  context: BenchContext,
+  slotOf: (i: number) => { orgId: string; userId: string },
+  guardrails: KeyGuardrails = NO_GUARDRAILS,
+) {
   const signer = pemSigner(defined(process.env.API_KEY_SIGNING_KEY_PEM, 'API_KEY_SIGNING_KEY_PEM'));
   await publishSigningKey(signer.publicJwkSync(), new Date());
   const tokens = await Promise.all(
     Array.from({ length: context.slots }, async (_, i) => {
       const { orgId, userId } = slotOf(i);
       await addMembership({ orgId, userId: `${userId}_owner`, role: 'owner' });
-      const key = await benchKey(orgId, `${userId}_owner`, { role: 'editor' });
+      const key = await benchKey(orgId, `${userId}_owner`, { role: 'editor', guardrails });
       const now = new Date(key.created_at);
       // Used a moment ago: the bench measures the steady state, without the write every 15 minutes.
       await touchApiKey(orgId, key.id, now);
@@ -324,6 +340,40 @@ const runWithApiKey: Scenario = {
   },
 };
 
+/**
+ * The same run with every guardrail set: the organization's and the key's monthly and daily
+ * limits, the key bound to addresses (its source among them) and to a rate of its own, and
+ * `Max-Credits`. Each is a condition of the same writes or a check of what is read anyway: the
+ * commands and round trips are the API key run's, command for command.
+ */
+const runWithGuardrails: Scenario = {
+  route: 'RunSocialOperation',
+  variant: 'every guardrail',
+  label: 'POST social/x_profile (API key, every guardrail)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor', GENEROUS);
+    const keyOf = await apiKeyPerSlot(context, slotOf, {
+      spending_limit: GENEROUS.spendingLimit,
+      daily_limit: GENEROUS.dailyLimit,
+      // The bench's events come from 127.0.0.1 (lib/local/apigw-event.ts): the last of 50 entries matches.
+      allowed_ips: [...Array.from({ length: 49 }, (_, i) => `2001:db8:${i.toString(16)}::/48`), '127.0.0.0/8'],
+      rate_limit: { requests: config().rateLimit.requests },
+    });
+    const route = routeNamed('RunSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${slotOf(i).orgId}`,
+          token: keyOf(i),
+          body: { handle: 'nasa' },
+          headers: { 'max-credits': '1000' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
 /** A key made per request: the membership read, then the transaction with its owner check (the signing key is published already). */
 const createApiKeyScenario: Scenario = {
   route: 'CreateApiKey',
@@ -348,6 +398,26 @@ const listApiKeys: Scenario = {
     await forEachIndex(40, context.slots, (i) => benchKey(orgId, userOf(0), { name: `bench ${i}` }));
     const route = routeNamed('ListApiKeys');
     return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** Changing one key's limits again and again: the owner check and the key's spend, then the one conditional write. */
+const updateApiKey: Scenario = {
+  route: 'UpdateApiKey',
+  label: 'PATCH organizations/{id}/api-keys/{key} (daily limit)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const { id: keyId } = await benchKey(orgId, userOf(0));
+    const route = routeNamed('UpdateApiKey');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: orgId, key_id: keyId },
+          token: context.tokenFor(userOf(i)),
+          body: { daily_limit: 1_000, allowed_ips: ['203.0.113.0/24'] },
+        }),
+      check: status(200),
+    };
   },
 };
 
@@ -747,6 +817,7 @@ export const SCENARIOS: readonly Scenario[] = [
   runFromCache,
   runWithFields,
   runWithApiKey,
+  runWithGuardrails,
   quoteSocialOperation,
   createSocialJob,
   getSocialJob,
@@ -761,6 +832,7 @@ export const SCENARIOS: readonly Scenario[] = [
   listTrash,
   createApiKeyScenario,
   listApiKeys,
+  updateApiKey,
   revokeApiKey,
   restore('asset'),
   restore('skill'),

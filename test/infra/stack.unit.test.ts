@@ -442,7 +442,15 @@ describe('identity providers and CORS', () => {
         {
           AllowOrigins: { 'Fn::Split': [',', { Ref: 'CorsAllowedOrigins' }] },
           AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-          AllowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key', 'Cache-Control'],
+          AllowHeaders: [
+            'Authorization',
+            'Content-Type',
+            'Endless-Api-Version',
+            'Service-Api-Version',
+            'Idempotency-Key',
+            'Cache-Control',
+            'Max-Credits',
+          ],
           ExposeHeaders: expect.arrayContaining(['x-request-id', 'RateLimit-Remaining', 'Retry-After', 'Credits-Remaining']),
           MaxAge: 600,
         },

@@ -53,7 +53,7 @@ describe('POST /mcp with the MCP SDK client', () => {
     await client.close();
   });
 
-  it('lists as tools exactly the operations GET /social/operations lists to that member, then the two job tools', async () => {
+  it('lists as tools exactly the operations GET /social/operations lists to that member, then the two job tools and get_budget', async () => {
     const { orgId, users } = await workspace({ networks: ['x', 'reddit'] });
     const client = await agent(orgId, users.viewer);
 
@@ -62,8 +62,13 @@ describe('POST /mcp with the MCP SDK client', () => {
       headers: { Authorization: `Bearer ${tokenFor(users.viewer)}` },
     }).then((response) => response.json() as Promise<{ operations: { name: string; input_schema: unknown; output_schema: unknown }[] }>);
 
-    expect(tools.map((tool) => tool.name)).toEqual([...listed.operations.map((operation) => operation.name), 'start_job', 'get_job']);
-    expect(tools).toHaveLength(listed.operations.length + 2);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      ...listed.operations.map((operation) => operation.name),
+      'start_job',
+      'get_job',
+      'get_budget',
+    ]);
+    expect(tools).toHaveLength(listed.operations.length + 3);
     const profile = listed.operations.find((operation) => operation.name === 'x_profile')!;
     expect(JSON.stringify(profile.output_schema)).toContain('"type":["string","null"]');
     const input = portableSchema(profile.input_schema) as { properties: object };
@@ -323,8 +328,8 @@ describe('/mcp over plain HTTP', () => {
     // Both requests may straddle a window boundary; within one window the count goes down by one.
     const [a, b] = [Number(first.headers.get('ratelimit-remaining')), Number(second.headers.get('ratelimit-remaining'))];
     expect(b === a - 1 || b === 299).toBe(true);
-    // The 52 operations and the two job tools.
-    expect(((await second.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(54);
+    // The 52 operations, the two job tools and get_budget.
+    expect(((await second.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(55);
   });
 
   it('answers a notification with 202 and no body', async () => {

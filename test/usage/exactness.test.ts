@@ -55,7 +55,7 @@ const windowOf = fc.oneof(
 async function chargeAs(orgId: string, payer: string, operation: (typeof OPERATIONS)[number], cost: number, at: Date) {
   const org = await getOrganization(orgId);
   const member = isApiKeyId(payer)
-    ? { organization_id: orgId, user_id: payer, role: 'editor' as const, spending_limit: null }
+    ? { organization_id: orgId, user_id: payer, role: 'editor' as const, spending_limit: null, daily_limit: null }
     : await getMembership(orgId, payer);
   if (!org || !member) throw new Error('no payer');
   return chargeRun(
@@ -82,6 +82,9 @@ async function apiKeyOf(orgId: string, owner: string, index: number): Promise<st
     name: `agent ${index}`,
     role: 'editor',
     spending_limit: null,
+    daily_limit: null,
+    allowed_ips: null,
+    rate_limit: null,
     created_at: now.toISOString(),
     created_by_id: owner,
     expires_at: new Date(now.getTime() + DAY_MS).toISOString(),
