@@ -19,7 +19,11 @@ export function sampleUrl(route: Route, orgId: string): string {
             ? `job_${randomUUID().replaceAll('-', '')}`
             : randomUUID(),
   );
-  return `${filled}?organization_id=${orgId}`;
+  // Usage needs its window: yesterday and today, by day.
+  const day = 86_400_000;
+  const today = Math.floor(Date.now() / day) * day;
+  const window = route.name === 'GetUsage' ? `&from=${new Date(today - day).toISOString()}&to=${new Date(today + day).toISOString()}` : '';
+  return `${filled}?organization_id=${orgId}${window}`;
 }
 
 /** The route's handler, imported as the local server and the stack do. */

@@ -106,7 +106,7 @@ describe('a poison record', () => {
     } finally {
       await stream.stop();
     }
-  });
+  }, 60_000);
 });
 
 describe('the aggregator stopped', () => {
@@ -133,7 +133,7 @@ describe('the aggregator stopped', () => {
     } finally {
       await second.stop();
     }
-  });
+  }, 60_000);
 
   it('counts each event once when the whole stream is read again from its oldest record', async () => {
     const stream = startTableStream();
@@ -150,7 +150,7 @@ describe('the aggregator stopped', () => {
     } finally {
       await again.stop();
     }
-  });
+  }, 60_000);
 });
 
 describe('the aggregator killed in the middle of a batch (SIGKILL), then started again', () => {
@@ -174,7 +174,7 @@ describe('the aggregator killed in the middle of a batch (SIGKILL), then started
     child.stderr.on('data', (chunk) => (output += chunk));
     return { child, output: () => output };
   };
-  const until = async (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 40_000) => {
+  const until = async (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 80_000) => {
     const giveUpAt = Date.now() + timeoutMs;
     while (!(await condition())) {
       if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
@@ -230,7 +230,7 @@ describe('the aggregator killed in the middle of a batch (SIGKILL), then started
       second.child.kill('SIGKILL');
       await exited(second.child);
     }
-  }, 90_000);
+  }, 120_000);
 });
 
 describe('20 members and 5 API keys running at once', () => {
@@ -268,5 +268,5 @@ describe('20 members and 5 API keys running at once', () => {
     } finally {
       await stream.stop();
     }
-  });
+  }, 60_000);
 });
