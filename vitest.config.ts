@@ -42,8 +42,8 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           // A process per file evaluated the AWS SDK, zod and Vitest's runtime once per file: a
           // third of the workers' time. Reused, with each file's modules and environment reset
-          // first (fresh-file.ts, which must stay first): the tier's CPU 228 s -> 156 s
-          // (docs/local-development.md).
+          // first (fresh-file.ts, which must stay first): the tier's CPU 228 s -> 156 s on the
+          // 2-core machine (docs/local-development.md says what carries over).
           isolate: false,
           setupFiles: ['test/support/fresh-file.ts', 'test/support/setup-env.ts'],
         },
