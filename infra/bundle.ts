@@ -3,7 +3,7 @@
  * for the bundle report and the bundle tests.
  */
 import { copyFileSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { assetPath } from '../lib/openapi/read-asset.ts';
@@ -42,15 +42,37 @@ export async function bundleFunctions(
   outDir: string,
   options: { tracer: boolean },
 ): Promise<Map<string, Bundle>> {
-  const built = await Promise.all(
-    functions.map(async (fn) => {
-      const dir = join(outDir, fn.name);
-      const result = await bundle(join(ROOT, fn.entry), dir, options);
-      for (const asset of fn.assets ?? []) copyFileSync(assetPath(asset), join(dir, basename(asset)));
-      return [fn.name, result] as const;
-    }),
+  const built = await bundleEach(
+    functions.map((fn) => ({ name: fn.name, entry: join(ROOT, fn.entry) })),
+    outDir,
+    options,
   );
-  return new Map(built);
+  for (const fn of functions) for (const asset of fn.assets ?? []) copyFileSync(assetPath(asset), join(outDir, fn.name, basename(asset)));
+  return built;
+}
+
+/**
+ * Functions bundled in one esbuild run, each into `<outDir>/<name>/index.mjs`: every output is
+ * byte for byte the bundle a build of its own makes (test/infra/bundles.test.ts compares one),
+ * while the modules they share (the AWS SDK, zod, lib/) are read and parsed once. The 30 routes:
+ * 13.1 s of esbuild's CPU one by one, 4.2 s at once.
+ */
+export async function bundleEach(
+  functions: readonly { name: string; entry: string }[],
+  outDir: string,
+  options: BuildChoices,
+): Promise<Map<string, Bundle>> {
+  if (functions.length === 0) return new Map();
+  const extension = extname(BUNDLE_FILE);
+  const result = await build({
+    ...esbuildOptions(functions[0]!.entry, BUNDLE_FILE, options),
+    entryPoints: Object.fromEntries(functions.map((fn) => [join(fn.name, basename(BUNDLE_FILE, extension)), fn.entry])),
+    outfile: undefined,
+    outdir: outDir,
+    outExtension: { '.js': extension },
+    metafile: true,
+  });
+  return new Map(functions.map((fn) => [fn.name, describe(join(outDir, fn.name, BUNDLE_FILE), result.metafile)]));
 }
 
 /** The bundled local server's Lambda runtime (lib/local/lambda-runtime.ts) as one file in `outDir`. */
@@ -75,7 +97,9 @@ export async function bundle(entry: string, outDir: string, options: BuildChoice
 }
 
 function describe(file: string, metafile: Metafile): Bundle {
-  const output = Object.values(metafile.outputs).find((candidate) => candidate.entryPoint !== undefined)!;
+  const output = Object.entries(metafile.outputs).find(
+    ([path, candidate]) => candidate.entryPoint !== undefined && resolve(path) === resolve(file),
+  )![1];
   return {
     file,
     bytes: statSync(file).size,

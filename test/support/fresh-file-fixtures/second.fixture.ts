@@ -1,0 +1,3 @@
+import { startsFresh } from './starts-fresh.ts';
+
+startsFresh('second');
