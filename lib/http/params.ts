@@ -97,3 +97,11 @@ export const jobIdParam = z
   .string()
   .check(atMost(36, JOB_ID_RULE), z.regex(/^job_[0-9a-f]{32}$/, JOB_ID_RULE))
   .register(z.globalRegistry, { description: 'the job id', examples: ['job_0123456789abcdef0123456789abcdef'] });
+
+const WEBHOOK_ID_RULE = 'must be a notification endpoint id: "whk_" followed by 32 lowercase hex digits';
+
+/** A notification endpoint's id in a path. */
+export const webhookIdParam = z
+  .string()
+  .check(atMost(36, WEBHOOK_ID_RULE), z.regex(/^whk_[0-9a-f]{32}$/, WEBHOOK_ID_RULE))
+  .register(z.globalRegistry, { description: 'the notification endpoint id', examples: ['whk_0123456789abcdef0123456789abcdef'] });

@@ -384,6 +384,8 @@ describe('the billing-event cursor key', () => {
       'ListMembers',
       'ListSocialJobItems',
       'ListTrash',
+      'ListWebhookDeliveries',
+      'ListWebhooks',
       'Mcp',
     ]);
     expect(holders.map(([id]) => id).sort()).toEqual(paging.map((route) => functionOf(template, route)).sort());
@@ -1131,9 +1133,9 @@ describe('webhooks: a queue, a dead-letter queue and a delivery function of thei
     });
   });
 
-  it('lets the functions that end a job (the cancel route, the worker, the recovery) and the delivery function send; only the delivery function receive', () => {
+  it('lets the functions that end a job (the cancel route, the worker, the recovery), the test event route and the delivery function send; only the delivery function receive', () => {
     const senders = routes.filter((route) => route.sendsWebhooks).map((route) => route.name);
-    expect(senders).toEqual(['CancelSocialJob']);
+    expect(senders).toEqual(['CancelSocialJob', 'TestWebhook']);
     for (const route of routes) {
       const statements = sqsStatements(functionOf(template, route)).filter(
         (statement) => JSON.stringify(statement.Resource) === JSON.stringify(webhooksQueueArn),
