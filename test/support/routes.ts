@@ -17,7 +17,9 @@ export function sampleUrl(route: Route, orgId: string): string {
           ? `key_${randomUUID().replaceAll('-', '')}`
           : name === 'job_id'
             ? `job_${randomUUID().replaceAll('-', '')}`
-            : randomUUID(),
+            : name === 'webhook_id'
+              ? `whk_${randomUUID().replaceAll('-', '')}`
+              : randomUUID(),
   );
   return `${filled}?organization_id=${orgId}`;
 }
@@ -34,6 +36,7 @@ export const sampleBody = (route: Route): unknown => {
   if (route.name === 'UpdateOrganization') return { spending_limit: 100 };
   if (route.name === 'PutMember') return { role: 'viewer' };
   if (route.name === 'CreateApiKey') return { name: 'sample', role: 'viewer' };
+  if (route.name === 'CreateWebhook') return { url: 'http://127.0.0.1:9/hooks', events: ['*'] };
   return {};
 };
 
