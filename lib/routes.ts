@@ -400,6 +400,30 @@ export const routes: readonly Route[] = [
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
   {
+    name: 'GetAlertSettings',
+    method: 'GET',
+    path: '/organizations/{organization_id}/alerts',
+    entry: 'functions/get-alert-settings.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: "Read an organization's alert settings",
+    description:
+      'Any member (an API key of the organization too). `low_balance` (null: none) and `thresholds` (percentages of a spending limit, default `[80, 100]`). Anyone else 404. See docs/alerts.md.',
+    tag: 'Alerts',
+    errors: ['not_found'],
+  },
+  {
+    name: 'PutAlertSettings',
+    method: 'PUT',
+    path: '/organizations/{organization_id}/alerts',
+    entry: 'functions/put-alert-settings.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
+    summary: "Replace an organization's alert settings",
+    description:
+      "Owners, with a user's token. Replaces both: `low_balance` an integer ≥ 0 or null; `thresholds` 1 to 5 distinct integer percentages from 1 to 100, answered sorted (400 naming the field otherwise). 200 the settings. `credits.balance_low` is then armed afresh. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'Alerts',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
+  },
+  {
     name: 'CreateWebhook',
     method: 'POST',
     path: '/organizations/{organization_id}/webhooks',
