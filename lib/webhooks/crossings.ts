@@ -22,7 +22,9 @@
 import { createHash } from 'node:crypto';
 import { claimEvent, readItem } from '../db/alert-events.ts';
 import { getAlertSettings } from '../db/alert-settings.ts';
+import { jobOf } from '../db/jobs.ts';
 import { apiKeyKey, membershipKey, orgKey } from '../db/keys.ts';
+import { jobView } from '../jobs/jobs.ts';
 import { logger } from '../log.ts';
 import type { ChangeRecord, StreamConsumer } from '../stream/dispatch.ts';
 import type { FilterPattern } from '../stream/filter.ts';
@@ -32,6 +34,7 @@ import { publishEvent, type WebhookEvent } from './endpoints.ts';
 export const CROSSING_FILTERS: readonly FilterPattern[] = [
   { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['ORG'] }, PK: { S: [{ prefix: 'ORG#' }] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'SPEND#' }] } } } },
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['JOB'] }, PK: { S: [{ prefix: 'JOB#' }] } } } },
 ];
 
 const eventId = (...parts: string[]): string => `evt_${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
@@ -44,8 +47,23 @@ type Scope = 'organization' | 'member' | 'api_key';
 export async function crossingsOf(record: ChangeRecord, now: Date): Promise<WebhookEvent[]> {
   const item = record.newImage;
   if (!item) return [];
-  const orgId = String(item.PK).slice('ORG#'.length);
   const sk = String(item.SK);
+  if (sk === 'JOB') {
+    // A job's end: the change that sets its `completed_at` (once; the event's id is the job's).
+    if (!item.completed_at || record.oldImage?.completed_at) return [];
+    const job = jobOf(item);
+    const data = { ...jobView(job), webhook: undefined };
+    return [
+      {
+        id: eventId('job.completed', job.id),
+        type: 'job.completed',
+        created_at: job.completed_at ?? now.toISOString(),
+        organization_id: job.organization_id,
+        data,
+      },
+    ];
+  }
+  const orgId = String(item.PK).slice('ORG#'.length);
   const base = { created_at: now.toISOString(), organization_id: orgId };
   if (sk === 'ORG') {
     const before = numberOr(record.oldImage?.credits, Number.POSITIVE_INFINITY);

@@ -3,6 +3,7 @@
  * route, the local stream poller feeding the consumers, real receivers on 127.0.0.1.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { handler as createJob } from '../../functions/create-social-job.ts';
 import { handler as createWebhook } from '../../functions/create-webhook.ts';
 import { handler as putSettings } from '../../functions/put-alert-settings.ts';
 import { handler as runOperation } from '../../functions/run-social-operation.ts';
@@ -144,5 +145,34 @@ describe('credits.balance_low', () => {
       .filter((record) => record.dynamodb?.NewImage?.PK?.S === `ORG#${orgId}` && record.dynamodb?.NewImage?.SK?.S === 'ORG');
     expect(replayed.length).toBeGreaterThan(0);
     expect(hook.events().map((event) => event.type)).toEqual(['credits.balance_low']);
+  });
+});
+
+describe('job.completed', () => {
+  it("is sent to the endpoints subscribed when a job ends, besides the job's own webhook_url", async () => {
+    const { orgId, users } = await workspace({ credits: 10 });
+    const owner = tokenFor(users.owner);
+    const hook = await endpointFor(orgId, owner, ['job.completed']);
+    const own = await receiver();
+
+    const created = await call(createJob, {
+      method: 'POST',
+      url: `/social/x_profile/jobs?organization_id=${orgId}`,
+      token: tokenFor(users.editor),
+      body: { inputs: [{ handle: 'nasa' }], webhook_url: own.url },
+    });
+    await drainJobs({ webhookBackoffMs: 20 });
+    await settle();
+
+    expect(own.events()).toHaveLength(1);
+    expect(hook.events()).toEqual([
+      {
+        id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+        type: 'job.completed',
+        created_at: expect.any(String),
+        organization_id: orgId,
+        data: expect.objectContaining({ id: created.body.id, status: 'completed', succeeded: 1 }),
+      },
+    ]);
   });
 });
