@@ -10,8 +10,9 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { logger } from '../lib/log.ts';
 import { dispatchBatch, type StreamConsumer } from '../lib/stream/dispatch.ts';
 import { usageConsumer } from '../lib/usage/aggregate.ts';
+import { crossingsConsumer } from '../lib/webhooks/crossings.ts';
 
-export const STREAM_CONSUMERS: readonly StreamConsumer[] = [usageConsumer];
+export const STREAM_CONSUMERS: readonly StreamConsumer[] = [usageConsumer, crossingsConsumer];
 
 export const handler = async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
   logger.resetKeys();

@@ -260,7 +260,8 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.sweeper = sweeper.fn;
 
-    // Not a route: the table stream's event source mapping invokes it. The table and telemetry only.
+    // Not a route: the table stream's event source mapping invokes it. The table, telemetry, and
+    // the webhooks queue (the alerts consumer queues the deliveries of the crossings it finds).
     this.tableStream = new TableStream(this, 'TableStream', {
       table: this.table,
       filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
@@ -273,6 +274,7 @@ export class WorkspaceServiceStack extends Stack {
       retention,
       tracer: props.tracer ?? false,
     });
+    this.webhooks.addSender(this.tableStream.fn);
 
     const functions = [
       ...this.functions.values(),

@@ -36,11 +36,12 @@ export const TABLE_STREAM_TIMEOUT = Duration.seconds(30);
 export const ITERATOR_AGE_ALARM_MS = 60_000;
 
 /**
- * What the function does to the table: a transaction of PutItem (the markers, each only if absent)
- * and UpdateItem (the counters). Nothing else: it never reads the table; the stream is read by the
- * mapping with the stream-read permissions CDK grants.
+ * What the function does to the table: usage's transaction of PutItem (the markers, each only if
+ * absent) and UpdateItem (the counters); the alerts consumer's reads of the settings and the
+ * scopes' limits (GetItem) and of the endpoints (Query), and its conditional writes of events and
+ * deliveries (UpdateItem). The stream is read by the mapping with the stream-read permissions CDK grants.
  */
-export const TABLE_STREAM_TABLE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+export const TABLE_STREAM_TABLE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'] as const;
 
 export interface TableStreamProps {
   table: Table;

@@ -37,6 +37,10 @@ export const ERROR_CATALOG = {
     status: 409,
     message: 'the organization has as many jobs queued or running as it may: wait for one to end, or cancel one',
   },
+  webhook_limit_reached: {
+    status: 409,
+    message: 'the organization has as many notification endpoints as it may: delete one first',
+  },
   rate_limited: { status: 429, message: 'rate limit exceeded' },
   headers_too_large: { status: 431, message: 'the request line and headers are too large' },
   internal_error: { status: 500, message: 'the request failed on the service side; retry with backoff' },
@@ -327,6 +331,15 @@ export const jobLimitReached = (max: number): ServiceError =>
     'job_limit_reached',
     `the organization has ${plural(max, 'job')} queued or running, the most it may: wait for one to end, or cancel one`,
     { data: { max_active_jobs: max } },
+  );
+
+export const webhookLimitReached = (max: number): ServiceError =>
+  new ServiceError(
+    'webhook_limit_reached',
+    `the organization has ${plural(max, 'notification endpoint')}, the most it may: delete one first`,
+    {
+      data: { max_webhooks: max },
+    },
   );
 
 export const idempotencyKeyInProgress = (): ServiceError =>

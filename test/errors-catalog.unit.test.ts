@@ -17,7 +17,7 @@ const DESIGN_CODES: Record<number, string[]> = {
   402: ['insufficient_credits', 'spending_limit_exceeded', 'max_credits_exceeded'],
   403: ['forbidden', 'operation_not_enabled', 'api_key_not_allowed', 'ip_not_allowed'],
   404: ['not_found', 'route_not_found'],
-  409: ['slug_taken', 'name_taken', 'parent_deleted', 'idempotency_key_reused', 'last_owner', 'job_limit_reached'],
+  409: ['slug_taken', 'name_taken', 'parent_deleted', 'idempotency_key_reused', 'last_owner', 'job_limit_reached', 'webhook_limit_reached'],
   429: ['rate_limited'],
   500: ['internal_error', 'upstream_failed'],
 };

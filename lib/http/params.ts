@@ -117,3 +117,11 @@ export const maxCreditsHeader = z
     pattern: undefined,
     examples: [25],
   });
+
+const WEBHOOK_ID_RULE = 'must be a notification endpoint id: "whk_" followed by 32 lowercase hex digits';
+
+/** A notification endpoint's id in a path. */
+export const webhookIdParam = z
+  .string()
+  .check(atMost(36, WEBHOOK_ID_RULE), z.regex(/^whk_[0-9a-f]{32}$/, WEBHOOK_ID_RULE))
+  .register(z.globalRegistry, { description: 'the notification endpoint id', examples: ['whk_0123456789abcdef0123456789abcdef'] });

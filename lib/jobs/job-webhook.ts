@@ -21,11 +21,14 @@ export const jobCompletedBody = (job: JobRecord): string =>
 
 export const jobWebhookSource: DeliverySource = {
   async prepare(message) {
+    if (message.subject.type !== 'job') return null;
     const job = await getJob(message.subject.jobId);
     // Already delivered, given up, or this attempt made already (a redelivered message).
     if (!job?.webhook_url || !job.webhook_secret || job.webhook_status !== 'pending' || job.webhook_attempts >= message.attempt)
       return null;
     return { url: job.webhook_url, secret: job.webhook_secret, body: jobCompletedBody(job) };
   },
-  record: (message, outcome) => recordWebhook(message.subject.jobId, outcome.status, outcome.attempts),
+  async record(message, outcome) {
+    if (message.subject.type === 'job') await recordWebhook(message.subject.jobId, outcome.status, outcome.attempts);
+  },
 };

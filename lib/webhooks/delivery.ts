@@ -25,7 +25,10 @@ import { attemptWebhook } from './attempt.ts';
 export const WEBHOOK_ATTEMPTS = 6;
 
 /** Who holds a delivery's event and receiver, and where its outcome is recorded. */
-export type DeliverySubject = { type: 'job'; jobId: string };
+export type DeliverySubject =
+  | { type: 'job'; jobId: string }
+  // An owner's notification endpoint: the delivery's item is found by its endpoint and its event's time.
+  | { type: 'endpoint'; webhookId: string; createdAt: string };
 
 /** Attempt `attempt` of delivering event `eventId` (one message on the webhooks queue). */
 export interface DeliveryMessage {
@@ -64,8 +67,9 @@ export interface DeliverySource {
   /**
    * What attempt `message.attempt` sends, or null when nothing is to be sent: delivered or
    * given up already, its subject gone, or this attempt made already (a redelivered message).
+   * `deadlineMs` is when the message's handling must be over (epoch ms).
    */
-  prepare(message: DeliveryMessage): Promise<PreparedDelivery | null>;
+  prepare(message: DeliveryMessage, deadlineMs: number): Promise<PreparedDelivery | null>;
   record(message: DeliveryMessage, outcome: DeliveryOutcome): Promise<void>;
 }
 
@@ -96,7 +100,7 @@ export interface DeliverOptions {
 
 /** Makes one attempt of `message`; true acknowledges it (the next attempt, if any, is queued). */
 export async function deliver(message: DeliveryMessage, source: DeliverySource, options: DeliverOptions): Promise<boolean> {
-  const prepared = await source.prepare(message);
+  const prepared = await source.prepare(message, options.deadlineMs);
   if (!prepared) return true;
   const now = options.now ?? Date.now;
   const result = await attemptWebhook(

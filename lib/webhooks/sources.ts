@@ -6,8 +6,12 @@
 import { jobWebhookSource } from '../jobs/job-webhook.ts';
 import type { Receipt } from '../queues/queue.ts';
 import { type DeliveryMessage, type DeliverySource, deliver } from './delivery.ts';
+import { endpointDeliverySource } from './endpoints.ts';
 
-const SOURCES: Record<DeliveryMessage['subject']['type'], DeliverySource> = { job: jobWebhookSource };
+const SOURCES: Record<DeliveryMessage['subject']['type'], DeliverySource> = {
+  job: jobWebhookSource,
+  endpoint: endpointDeliverySource,
+};
 
 /** Handles one delivery message; true acknowledges it, false leaves it to be delivered again. */
 export function handleDeliveryMessage(

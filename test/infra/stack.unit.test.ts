@@ -384,6 +384,8 @@ describe('the billing-event cursor key', () => {
       'ListMembers',
       'ListSocialJobItems',
       'ListTrash',
+      'ListWebhookDeliveries',
+      'ListWebhooks',
       'Mcp',
     ]);
     expect(holders.map(([id]) => id).sort()).toEqual(paging.map((route) => functionOf(template, route)).sort());
@@ -871,7 +873,7 @@ describe('the table stream: its function, event source mapping and on-failure qu
     expect(resource(template, onFailureId).Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
   });
 
-  it("passes the consumers' filters to the mapping: only new charge and refund events invoke the function", () => {
+  it("passes the consumers' filters to the mapping: only new charge and refund events, balances and spend counters invoke the function", () => {
     const mapping = defined(
       ofType(template, 'AWS::Lambda::EventSourceMapping').find(
         ([, each]) => JSON.stringify(each.Properties.FunctionName) === JSON.stringify({ Ref: streamFunctionId }),
@@ -885,18 +887,22 @@ describe('the table stream: its function, event source mapping and on-failure qu
           NewImage: { entity: { S: ['billing_event'] }, type: { S: ['social_operation.charged', 'social_operation.refunded'] } },
         },
       },
+      { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['ORG'] }, PK: { S: [{ prefix: 'ORG#' }] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'SPEND#' }] } } } },
+      { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['JOB'] }, PK: { S: [{ prefix: 'JOB#' }] } } } },
     ]);
   });
 
-  it('may put and update on the table (the markers and counters), read the stream, send to its on-failure queue, and nothing else', () => {
+  it('may put, update, get and query on the table, read the stream, send to its on-failure queue and the webhooks queue, and nothing else', () => {
     expect(dynamoStatements(streamFunctionId).map((statement) => [statement.Action, statement.Resource])).toEqual([
-      [['dynamodb:PutItem', 'dynamodb:UpdateItem'], tableArn],
+      [['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'], tableArn],
       ['dynamodb:ListStreams', '*'],
       [['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }],
     ]);
     const sqs = otherStatements(streamFunctionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
     expect(sqs.map((statement) => [actionsOf(statement).sort(), statement.Resource])).toEqual([
       [['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], { 'Fn::GetAtt': [onFailureId, 'Arn'] }],
+      [['sqs:SendMessage'], webhooksQueueArn],
     ]);
     const variables = resource(template, streamFunctionId).Properties.Environment.Variables;
     expect(Object.keys(variables).sort()).toEqual([
@@ -904,6 +910,7 @@ describe('the table stream: its function, event source mapping and on-failure qu
       'POWERTOOLS_METRICS_NAMESPACE',
       'POWERTOOLS_SERVICE_NAME',
       'TABLE_NAME',
+      'WEBHOOKS_QUEUE_URL',
     ]);
   });
 
@@ -1139,9 +1146,9 @@ describe('webhooks: a queue, a dead-letter queue and a delivery function of thei
     });
   });
 
-  it('lets the functions that end a job (the cancel route, the worker, the recovery) and the delivery function send; only the delivery function receive', () => {
+  it('lets the functions that end a job (the cancel route, the worker, the recovery), the test event route and the delivery function send; only the delivery function receive', () => {
     const senders = routes.filter((route) => route.sendsWebhooks).map((route) => route.name);
-    expect(senders).toEqual(['CancelSocialJob']);
+    expect(senders).toEqual(['CancelSocialJob', 'TestWebhook']);
     for (const route of routes) {
       const statements = sqsStatements(functionOf(template, route)).filter(
         (statement) => JSON.stringify(statement.Resource) === JSON.stringify(webhooksQueueArn),

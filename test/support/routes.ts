@@ -17,7 +17,9 @@ export function sampleUrl(route: Route, orgId: string): string {
           ? `key_${randomUUID().replaceAll('-', '')}`
           : name === 'job_id'
             ? `job_${randomUUID().replaceAll('-', '')}`
-            : randomUUID(),
+            : name === 'webhook_id'
+              ? `whk_${randomUUID().replaceAll('-', '')}`
+              : randomUUID(),
   );
   // Usage needs its window: yesterday and today, by day.
   const day = 86_400_000;
@@ -38,6 +40,8 @@ export const sampleBody = (route: Route): unknown => {
   if (route.name === 'UpdateOrganization') return { spending_limit: 100 };
   if (route.name === 'PutMember') return { role: 'viewer' };
   if (route.name === 'CreateApiKey') return { name: 'sample', role: 'viewer' };
+  if (route.name === 'CreateWebhook') return { url: 'http://127.0.0.1:9/hooks', events: ['*'] };
+  if (route.name === 'PutAlertSettings') return { low_balance: null, thresholds: [80, 100] };
   return {};
 };
 

@@ -1,0 +1,17 @@
+import * as z from 'zod/mini';
+import { endpoint } from '../lib/http/endpoint.ts';
+import { integerParam, organizationId, pageCursor, webhookIdParam } from '../lib/http/params.ts';
+import { listEndpointDeliveries } from '../lib/webhooks/endpoints.ts';
+
+export { deliveriesPageSchema as responseSchema } from '../lib/webhooks/schemas.ts';
+
+/** GET /organizations/{organization_id}/webhooks/{webhook_id}/deliveries — owners: the endpoint's deliveries, newest first. */
+export const handler = endpoint(
+  {
+    schemas: {
+      path: z.object({ organization_id: organizationId, webhook_id: webhookIdParam }),
+      query: z.object({ limit: integerParam(1, 100, 25), cursor: z.optional(pageCursor) }),
+    },
+  },
+  async ({ path, query }, context) => listEndpointDeliveries(context.caller, path.organization_id, path.webhook_id, query),
+);

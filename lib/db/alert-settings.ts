@@ -1,0 +1,59 @@
+/**
+ * An organization's alert settings as stored: one item in its partition (`ALERTS`), absent until
+ * an owner first sets them (the defaults then apply).
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionFailed, db, tableName, transact } from './client.ts';
+import { membershipKey } from './keys.ts';
+
+export interface AlertSettings {
+  low_balance: number | null;
+  /** Distinct percentages, sorted. */
+  thresholds: number[];
+}
+
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = { low_balance: null, thresholds: [80, 100] };
+
+export const alertSettingsKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ALERTS' });
+
+/** The settings, or the defaults when none were set. */
+export async function getAlertSettings(orgId: string): Promise<AlertSettings> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: alertSettingsKey(orgId), ConsistentRead: true }));
+  if (!Item) return DEFAULT_ALERT_SETTINGS;
+  return { low_balance: Item.low_balance == null ? null : Number(Item.low_balance), thresholds: (Item.thresholds as number[]).map(Number) };
+}
+
+/** The setter was not (or is no longer) an owner. */
+export class NotAnOwner extends Error {}
+
+/** Replaces the settings, in one transaction with the condition that the setter is still an owner. */
+export async function putAlertSettings(orgId: string, setterId: string, settings: AlertSettings, now: Date): Promise<void> {
+  await transact(
+    [
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: membershipKey(orgId, setterId),
+          ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':owner': 'owner' },
+        },
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...alertSettingsKey(orgId),
+            entity: 'alert_settings',
+            organization_id: orgId,
+            low_balance: settings.low_balance,
+            thresholds: settings.thresholds,
+            updated_at: now.toISOString(),
+            updated_by_id: setterId,
+          },
+        },
+      },
+    ],
+    (reasons) => (conditionFailed(reasons, 0) ? new NotAnOwner() : null),
+  );
+}

@@ -1,0 +1,331 @@
+/**
+ * Owners' notification endpoints and their deliveries, as stored. An endpoint is one item in its
+ * organization's partition (`WEBHOOK#<id>`); how many an organization has is a counter item
+ * (`WEBHOOKS`) changed in the same transaction as the endpoint, under the condition that it stays
+ * within the limit: two creations at once can never both take the tenth place. A delivery (one
+ * event to one endpoint) lives in the endpoint's own partition, newest first by its event's time.
+ */
+import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionFailed, db, queryAll, type TransactItem, tableName, transact, updateIf } from './client.ts';
+import { membershipKey } from './keys.ts';
+
+export interface WebhookEndpointRecord {
+  id: string;
+  organization_id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  created_at: string;
+}
+
+export interface EndpointDeliveryRecord {
+  webhook_id: string;
+  /** The event's id: the `webhook-id` header of every attempt. */
+  id: string;
+  type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  /** The event as sent: the same bytes on every attempt. */
+  body: string;
+}
+
+/** Deliveries are kept this long, then the table's TTL removes them. */
+const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
+
+export const endpointKey = (orgId: string, webhookId: string) => ({ PK: `ORG#${orgId}`, SK: `WEBHOOK#${webhookId}` });
+const endpointCountKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'WEBHOOKS' });
+const deliveriesPartition = (webhookId: string) => `WEBHOOK#${webhookId}`;
+export const deliveryKey = (webhookId: string, createdAt: string, eventId: string) => ({
+  PK: deliveriesPartition(webhookId),
+  SK: `DELIVERY#${createdAt}#${eventId}`,
+});
+
+const endpointOf = (item: Record<string, unknown>): WebhookEndpointRecord => ({
+  id: String(item.SK).slice('WEBHOOK#'.length),
+  organization_id: item.organization_id as string,
+  url: item.url as string,
+  events: item.events as string[],
+  secret: item.secret as string,
+  created_at: item.created_at as string,
+});
+
+const deliveryOf = (item: Record<string, unknown>): EndpointDeliveryRecord => ({
+  webhook_id: String(item.PK).slice('WEBHOOK#'.length),
+  id: item.event_id as string,
+  type: item.type as string,
+  status: item.status as EndpointDeliveryRecord['status'],
+  attempts: Number(item.attempts ?? 0),
+  last_status_code: item.last_status_code == null ? null : Number(item.last_status_code),
+  next_attempt_at: (item.next_attempt_at as string | undefined) ?? null,
+  created_at: item.created_at as string,
+  body: item.body as string,
+});
+
+/** Why an endpoint was not written. */
+export type EndpointRefusal = 'not_an_owner' | 'limit_reached';
+export class EndpointNotCreated extends Error {
+  constructor(readonly reason: EndpointRefusal) {
+    super(reason);
+  }
+}
+
+class NoSuchEndpoint extends Error {}
+
+/**
+ * Writes a new endpoint, in one transaction: its creator still an owner, the organization's count
+ * below `max` (and one more), the endpoint itself.
+ */
+export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId: string, max: number): Promise<void> {
+  const items: TransactItem[] = [
+    {
+      ConditionCheck: {
+        TableName: tableName(),
+        Key: membershipKey(endpoint.organization_id, creatorId),
+        ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':owner': 'owner' },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: endpointCountKey(endpoint.organization_id),
+        UpdateExpression: 'ADD endpoints :one SET entity = :entity',
+        ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :max',
+        ExpressionAttributeValues: { ':one': 1, ':max': max, ':entity': 'webhook_count' },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...endpointKey(endpoint.organization_id, endpoint.id),
+          entity: 'webhook_endpoint',
+          organization_id: endpoint.organization_id,
+          url: endpoint.url,
+          events: endpoint.events,
+          secret: endpoint.secret,
+          created_at: endpoint.created_at,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+  await transact(items, (reasons) => {
+    if (conditionFailed(reasons, 0)) return new EndpointNotCreated('not_an_owner');
+    if (conditionFailed(reasons, 1)) return new EndpointNotCreated('limit_reached');
+    return null;
+  });
+}
+
+const getItem = async (key: Record<string, string>): Promise<Record<string, unknown> | undefined> =>
+  (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+
+/** One endpoint, or null. */
+export async function getEndpoint(orgId: string, webhookId: string): Promise<WebhookEndpointRecord | null> {
+  const item = await getItem(endpointKey(orgId, webhookId));
+  return item ? endpointOf(item) : null;
+}
+
+/** One page of an organization's endpoints, by id. */
+export async function listEndpointsPage(
+  orgId: string,
+  limit: number,
+  afterId?: string,
+): Promise<{ endpoints: WebhookEndpointRecord[]; hasMore: boolean }> {
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':prefix': 'WEBHOOK#' },
+      ConsistentRead: true,
+      Limit: limit + 1,
+      ...(afterId === undefined ? {} : { ExclusiveStartKey: endpointKey(orgId, afterId) }),
+    }),
+  );
+  const endpoints = (result.Items ?? []).map(endpointOf);
+  return { endpoints: endpoints.slice(0, limit), hasMore: endpoints.length > limit || result.LastEvaluatedKey !== undefined };
+}
+
+/** Every endpoint of an organization (at most the limit's few): whom an event goes to. */
+export async function listEndpoints(orgId: string): Promise<WebhookEndpointRecord[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':prefix': 'WEBHOOK#' },
+    ConsistentRead: true,
+  });
+  return items.map(endpointOf);
+}
+
+/**
+ * Deletes an endpoint and gives its place back, in one transaction; then its deliveries. False
+ * when there was no such endpoint. A delivery still queued finds no endpoint and sends nothing.
+ */
+export async function deleteEndpoint(orgId: string, webhookId: string): Promise<boolean> {
+  try {
+    await transact(
+      [
+        { Delete: { TableName: tableName(), Key: endpointKey(orgId, webhookId), ConditionExpression: 'attribute_exists(PK)' } },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: endpointCountKey(orgId),
+            UpdateExpression: 'ADD endpoints :minus',
+            ExpressionAttributeValues: { ':minus': -1 },
+          },
+        },
+      ],
+      (reasons) => (conditionFailed(reasons, 0) ? new NoSuchEndpoint() : null),
+    );
+  } catch (error) {
+    if (error instanceof NoSuchEndpoint) return false;
+    throw error;
+  }
+  const deliveries = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': deliveriesPartition(webhookId) },
+    ProjectionExpression: 'PK, SK',
+  });
+  for (let start = 0; start < deliveries.length; start += 25) {
+    const batch = deliveries.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
+    await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: batch } }));
+  }
+  return true;
+}
+
+/**
+ * Writes a new pending delivery, once: false when it exists already (the same event for the same
+ * endpoint, from a redelivered stream record or a concurrent consumer).
+ */
+export async function putDelivery(
+  delivery: Omit<EndpointDeliveryRecord, 'status' | 'attempts' | 'last_status_code' | 'next_attempt_at'>,
+  nowMs: number,
+): Promise<boolean> {
+  const written = await updateIf({
+    TableName: tableName(),
+    Key: deliveryKey(delivery.webhook_id, delivery.created_at, delivery.id),
+    UpdateExpression:
+      'SET entity = :entity, event_id = :id, #type = :type, #status = :pending, attempts = :zero, created_at = :created, body = :body, expires_at = :ttl',
+    ConditionExpression: 'attribute_not_exists(PK)',
+    ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':entity': 'webhook_delivery',
+      ':id': delivery.id,
+      ':type': delivery.type,
+      ':pending': 'pending',
+      ':zero': 0,
+      ':created': delivery.created_at,
+      ':body': delivery.body,
+      ':ttl': Math.floor(nowMs / 1000) + DELIVERY_RETENTION_SECONDS,
+    },
+  });
+  return written !== null;
+}
+
+/**
+ * Claims attempt `attempt` of a delivery until `untilMs` (its message's deadline): the delivery as
+ * claimed, or null when it is over, that attempt is made already, or another copy of the same
+ * attempt holds a live claim. So two messages for one attempt (an event published twice at once,
+ * a message delivered again) make one request; a claim whose holder died lapses at its deadline,
+ * when the holder's own message comes back.
+ */
+export async function claimDelivery(
+  webhookId: string,
+  createdAt: string,
+  eventId: string,
+  attempt: number,
+  nowMs: number,
+  untilMs: number,
+): Promise<EndpointDeliveryRecord | null> {
+  const claimed = await updateIf({
+    TableName: tableName(),
+    Key: deliveryKey(webhookId, createdAt, eventId),
+    UpdateExpression: 'SET claimed_attempt = :attempt, claimed_until = :until',
+    ConditionExpression:
+      'attribute_exists(PK) AND #status = :pending AND attempts < :attempt AND (attribute_not_exists(claimed_attempt) OR claimed_attempt < :attempt OR claimed_until < :now)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':attempt': attempt, ':until': untilMs, ':now': nowMs, ':pending': 'pending' },
+    ReturnValues: 'ALL_NEW',
+  });
+  return claimed ? deliveryOf(claimed) : null;
+}
+
+/** Records attempt `attempts`' outcome, unless a later attempt's is recorded already (a late, redelivered message). */
+export async function recordDelivery(
+  webhookId: string,
+  createdAt: string,
+  eventId: string,
+  outcome: { status: EndpointDeliveryRecord['status']; attempts: number; statusCode: number | null; nextAttemptAt: string | null },
+): Promise<void> {
+  await updateIf({
+    TableName: tableName(),
+    Key: deliveryKey(webhookId, createdAt, eventId),
+    UpdateExpression: 'SET #status = :status, attempts = :attempts, last_status_code = :code, next_attempt_at = :next',
+    ConditionExpression: 'attribute_exists(PK) AND attempts < :attempts',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':status': outcome.status,
+      ':attempts': outcome.attempts,
+      ':code': outcome.statusCode,
+      ':next': outcome.nextAttemptAt,
+    },
+  });
+}
+
+/** One delivery, or null. */
+export async function getDelivery(webhookId: string, createdAt: string, eventId: string): Promise<EndpointDeliveryRecord | null> {
+  const item = await getItem(deliveryKey(webhookId, createdAt, eventId));
+  return item ? deliveryOf(item) : null;
+}
+
+/** An endpoint's delivery of event `eventId`, wherever it sorts (the operator's look-up), or null. */
+export async function findDelivery(webhookId: string, eventId: string): Promise<EndpointDeliveryRecord | null> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: 'event_id = :id',
+    ExpressionAttributeValues: { ':pk': deliveriesPartition(webhookId), ':prefix': 'DELIVERY#', ':id': eventId },
+    ConsistentRead: true,
+  });
+  return items[0] ? deliveryOf(items[0]) : null;
+}
+
+/** Sets a finished delivery back to pending for one more round of attempts (the operator's resend); false when there is none. */
+export async function reopenDelivery(webhookId: string, createdAt: string, eventId: string): Promise<boolean> {
+  const reopened = await updateIf({
+    TableName: tableName(),
+    Key: deliveryKey(webhookId, createdAt, eventId),
+    UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt_at = :null REMOVE claimed_attempt, claimed_until',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':null': null },
+  });
+  return reopened !== null;
+}
+
+/** One page of an endpoint's deliveries, newest first. */
+export async function listDeliveriesPage(
+  webhookId: string,
+  limit: number,
+  afterSk?: string,
+): Promise<{ deliveries: EndpointDeliveryRecord[]; hasMore: boolean; lastSk: string | null }> {
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': deliveriesPartition(webhookId), ':prefix': 'DELIVERY#' },
+      ConsistentRead: true,
+      ScanIndexForward: false,
+      Limit: limit + 1,
+      ...(afterSk === undefined ? {} : { ExclusiveStartKey: { PK: deliveriesPartition(webhookId), SK: afterSk } }),
+    }),
+  );
+  const items = (result.Items ?? []).slice(0, limit);
+  return {
+    deliveries: items.map(deliveryOf),
+    hasMore: (result.Items ?? []).length > limit || result.LastEvaluatedKey !== undefined,
+    lastSk: items.length > 0 ? String(items.at(-1)?.SK) : null,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Alerts found from the table's change stream (docs/alerts.md), never on the request path: a
+ * consumer beside usage (functions/table-stream.ts) that sees each change of a balance and of a
+ * spend counter with its images before and after, so that a crossing is exact: the one change
+ * whose old value is on one side of a line and whose new value is on the other.
+ *
+ * - `credits.balance_low`: the organization's `credits` goes from ≥ `low_balance` to below it.
+ *   Re-armed by anything that lifts it back (a grant, a refund, a lower setting): the next fall
+ *   is a new crossing. Its id comes from the stream record, so a redelivered record is the same
+ *   event.
+ * - `spending_limit.threshold_reached`: a spend counter (`SPEND#<period>` for the organization,
+ *   `SPEND#<period>#USER#<id>` for a member or an API key) goes from below a threshold's share of
+ *   its scope's limit to at least it. The period is the counter's (`YYYY-MM` a month, `YYYY-MM-DD`
+ *   a day); the limit is the scope's `spending_limit` (month) or `daily_limit` (day), read at that
+ *   moment. Its id comes from (organization, scope, id, period, threshold): once per period, even
+ *   after a limit is raised.
+ *
+ * Each event is stored once under its id (lib/db/alert-events.ts) and published to the
+ * subscribed endpoints, whose deliveries are written once per event too: however many records
+ * and consumers produce it, one event, one delivery per endpoint.
+ */
+import { createHash } from 'node:crypto';
+import { claimEvent, readItem } from '../db/alert-events.ts';
+import { getAlertSettings } from '../db/alert-settings.ts';
+import { jobOf } from '../db/jobs.ts';
+import { apiKeyKey, membershipKey, orgKey } from '../db/keys.ts';
+import { jobView } from '../jobs/jobs.ts';
+import { logger } from '../log.ts';
+import type { ChangeRecord, StreamConsumer } from '../stream/dispatch.ts';
+import type { FilterPattern } from '../stream/filter.ts';
+import { publishEvent, type WebhookEvent } from './endpoints.ts';
+
+/** Changes of an organization's item (its balance) and of spend counters. */
+export const CROSSING_FILTERS: readonly FilterPattern[] = [
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['ORG'] }, PK: { S: [{ prefix: 'ORG#' }] } } } },
+  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'SPEND#' }] } } } },
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['JOB'] }, PK: { S: [{ prefix: 'JOB#' }] } } } },
+];
+
+const eventId = (...parts: string[]): string => `evt_${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
+const numberOr = (value: unknown, fallback: number): number =>
+  typeof value === 'number' ? value : value == null ? fallback : Number(value);
+
+type Scope = 'organization' | 'member' | 'api_key';
+
+/** The events one change causes (none for most). */
+export async function crossingsOf(record: ChangeRecord, now: Date): Promise<WebhookEvent[]> {
+  const item = record.newImage;
+  if (!item) return [];
+  const sk = String(item.SK);
+  if (sk === 'JOB') {
+    // A job's end: the change that sets its `completed_at` (once; the event's id is the job's).
+    if (!item.completed_at || record.oldImage?.completed_at) return [];
+    const job = jobOf(item);
+    const data = { ...jobView(job), webhook: undefined };
+    return [
+      {
+        id: eventId('job.completed', job.id),
+        type: 'job.completed',
+        created_at: job.completed_at ?? now.toISOString(),
+        organization_id: job.organization_id,
+        data,
+      },
+    ];
+  }
+  const orgId = String(item.PK).slice('ORG#'.length);
+  const base = { created_at: now.toISOString(), organization_id: orgId };
+  if (sk === 'ORG') {
+    const before = numberOr(record.oldImage?.credits, Number.POSITIVE_INFINITY);
+    const after = numberOr(item.credits, 0);
+    if (after >= before) return [];
+    const { low_balance } = await getAlertSettings(orgId);
+    if (low_balance === null || !(before >= low_balance && after < low_balance)) return [];
+    const id = eventId(orgId, 'credits.balance_low', record.sequenceNumber);
+    return [{ ...base, id, type: 'credits.balance_low', data: { balance: after, low_balance } }];
+  }
+  const match = /^SPEND#(\d{4}-\d{2}(?:-\d{2})?)(?:#USER#(.+))?$/.exec(sk);
+  if (!match) return [];
+  const [, periodKey = '', subject] = match;
+  const period = periodKey.length === 7 ? 'month' : 'day';
+  const before = numberOr(record.oldImage?.spent, 0);
+  const after = numberOr(item.spent, 0);
+  if (after <= before) return [];
+  const scope: Scope = subject === undefined ? 'organization' : subject.startsWith('key_') ? 'api_key' : 'member';
+  const id = subject ?? orgId;
+  const [settings, holder] = await Promise.all([
+    getAlertSettings(orgId),
+    readItem(scope === 'organization' ? orgKey(orgId) : scope === 'api_key' ? apiKeyKey(orgId, id) : membershipKey(orgId, id)),
+  ]);
+  const limitValue = holder?.[period === 'month' ? 'spending_limit' : 'daily_limit'];
+  if (limitValue == null) return [];
+  const limit = Number(limitValue);
+  return settings.thresholds
+    .filter((threshold) => limit > 0 && before * 100 < threshold * limit && after * 100 >= threshold * limit)
+    .map((threshold) => ({
+      ...base,
+      id: eventId(orgId, 'spending_limit.threshold_reached', scope, id, periodKey, String(threshold)),
+      type: 'spending_limit.threshold_reached' as const,
+      data: { scope, id, period, threshold, spending_limit: limit, spent: after },
+    }));
+}
+
+/** Stores each event once and publishes what is stored (the first producer's time and data). */
+async function announce(event: WebhookEvent, now: Date): Promise<void> {
+  const stored = await claimEvent(event, now.getTime());
+  await publishEvent({ ...event, created_at: stored.created_at, data: stored.data }, now);
+  logger.info('alert', { event: event.id, type: event.type, organization_id: event.organization_id });
+}
+
+export const crossingsConsumer: StreamConsumer = {
+  name: 'alerts',
+  filters: CROSSING_FILTERS,
+  async handle(records) {
+    for (const record of records) {
+      const now = new Date();
+      try {
+        for (const event of await crossingsOf(record, now)) await announce(event, now);
+      } catch (error) {
+        logger.warn('alert crossing failed; its record comes again', { detail: (error as Error).message });
+        return record.sequenceNumber;
+      }
+    }
+    return undefined;
+  },
+};

@@ -1,0 +1,35 @@
+/**
+ * An organization's alert settings (docs/alerts.md): the balance under which
+ * `credits.balance_low` is sent, and the percentages of a spending limit at which
+ * `spending_limit.threshold_reached` is. Members read them; owners replace them.
+ */
+import { membershipOfCaller } from '../auth/access.ts';
+import { type AlertSettings, getAlertSettings, NotAnOwner, putAlertSettings } from '../db/alert-settings.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Caller } from '../model.ts';
+import { requireOwner } from './organization.ts';
+
+/** Any member (an API key of the organization too); anyone else 404. One round trip. */
+export async function readAlertSettings(caller: Caller, orgId: string): Promise<AlertSettings> {
+  const [member, settings] = await Promise.all([membershipOfCaller(caller, orgId), getAlertSettings(orgId)]);
+  if (!member) throw notFound();
+  return settings;
+}
+
+/** Owners only. Thresholds are answered sorted; the write holds only while the setter is an owner. */
+export async function replaceAlertSettings(
+  caller: Caller,
+  orgId: string,
+  settings: AlertSettings,
+  now = new Date(),
+): Promise<AlertSettings> {
+  await requireOwner(caller, orgId);
+  const replaced = { low_balance: settings.low_balance, thresholds: [...settings.thresholds].sort((a, b) => a - b) };
+  try {
+    await putAlertSettings(orgId, caller.userId, replaced, now);
+  } catch (error) {
+    if (error instanceof NotAnOwner) throw forbidden('only owners of the organization can change it, its members and its keys');
+    throw error;
+  }
+  return replaced;
+}
