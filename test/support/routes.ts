@@ -34,6 +34,7 @@ export const sampleBody = (route: Route): unknown => {
   if (route.name === 'UpdateOrganization') return { spending_limit: 100 };
   if (route.name === 'PutMember') return { role: 'viewer' };
   if (route.name === 'CreateApiKey') return { name: 'sample', role: 'viewer' };
+  if (route.name === 'UpdateApiKey') return { daily_limit: 10 };
   return {};
 };
 
