@@ -96,7 +96,8 @@ describe('the bench', () => {
       recordFloor: true,
       progress: () => {},
     });
-  });
+    // Every scenario of every route, twice (route and floor): minutes on a busy machine.
+  }, 180_000);
 
   it('has a scenario for every route of lib/routes.ts', () => {
     expect(missingScenarios()).toEqual([]);

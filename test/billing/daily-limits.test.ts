@@ -158,9 +158,9 @@ describe('the day’s and the month’s boundary at once', () => {
         now: () => (i % 2 === 0 ? before : after),
       }).then(
         () => ({ side: i % 2 === 0 ? 'jan' : 'feb', outcome: 'charged' }),
-        (error: { code: string; details: { data: { period: string } } }) => ({
+        (error: { code?: string; name: string; details?: { data?: { period?: string } } }) => ({
           side: i % 2 === 0 ? 'jan' : 'feb',
-          outcome: `${error.code} ${error.details.data.period}`,
+          outcome: `${error.code ?? error.name} ${error.details?.data?.period ?? ''}`.trim(),
         }),
       ),
     );

@@ -42,6 +42,7 @@ export const sampleBody = (route: Route): unknown => {
   if (route.name === 'CreateApiKey') return { name: 'sample', role: 'viewer' };
   if (route.name === 'CreateWebhook') return { url: 'http://127.0.0.1:9/hooks', events: ['*'] };
   if (route.name === 'PutAlertSettings') return { low_balance: null, thresholds: [80, 100] };
+  if (route.name === 'UpdateApiKey') return { daily_limit: 10 };
   return {};
 };
 
