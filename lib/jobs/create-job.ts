@@ -38,6 +38,7 @@ import { logError } from '../log.ts';
 import type { Caller } from '../model.ts';
 import { findOperation, isEnabled } from '../social/operations.ts';
 import { socialProvider } from '../social/providers/index.ts';
+import { PROVIDER_NAMES } from '../social/providers/served.ts';
 import { type JobView, jobView } from './jobs.ts';
 import { jobQueue, type Outgoing } from './queue.ts';
 import { checkWebhookUrl, newWebhookSecret } from './webhook.ts';
@@ -105,7 +106,8 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   const refused = accessRefusal(org, member, { operation: operation.name, network: operation.network, cost: operation.cost });
   if (refused) throw refused;
   if (!org) throw notAMember();
-  if (!isEnabled(operation, org.networks, (name) => socialProvider().serves(name))) throw operationNotOffered(operation.name);
+  const provider = socialProvider();
+  if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name, PROVIDER_NAMES[provider.name]);
   if (record) return replay(record, requestHash);
 
   const webhookSecret = request.webhookUrl === undefined ? null : newWebhookSecret();

@@ -18,6 +18,7 @@ import type { InputSchemas } from '../http/validate.ts';
 import { type Route, routes as routeTable } from '../routes.ts';
 import { EXAMPLE_INPUTS } from '../social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../social/catalog/index.ts';
+import { PROVIDER_NAMES, serves } from '../social/providers/served.ts';
 import { type HeaderDescription, REQUEST_HEADERS, RESPONSE_HEADERS } from './headers.ts';
 import { SharedSchemas } from './shared-schemas.ts';
 
@@ -321,6 +322,9 @@ function methodsOf(route: Route, module: RouteModule): string[] {
 }
 
 /** The run route again, for one catalog operation: its own input and output schemas, example and cost. */
+/** The providers a deployment can be configured with (`SOCIAL_PROVIDER`). */
+const PROVIDERS = ['http', 'sample'] as const;
+
 function catalogOperation(name: string, runRoute: Route, module: RouteModule, shared: SharedResponses, schemas: SharedSchemas): Json {
   const definition = defined(CATALOG.get(name), `operation ${name}`);
   const { input_schema, output_schema, description } = descriptor(definition);
@@ -329,13 +333,21 @@ function catalogOperation(name: string, runRoute: Route, module: RouteModule, sh
     schema: withoutDialect(input_schema),
     example: EXAMPLE_INPUTS[name],
   });
+  // Which providers serve it: a deployment's own answer is GET /social/operations?include=unavailable.
+  const servedBy = PROVIDERS.filter((provider) => serves(provider, name)).map((provider) => PROVIDER_NAMES[provider]);
+  const notServed = PROVIDERS.filter((provider) => !serves(provider, name)).map((provider) => PROVIDER_NAMES[provider]);
+  const availability =
+    notServed.length === 0
+      ? ''
+      : `\n\nNot served by ${notServed.join(' or ')}: a deployment on it answers 403 \`operation_not_enabled\`, and its \`GET /social/operations?include=unavailable\` lists this operation with \`available: false\`.`;
   return {
     operationId: name,
     summary: definition.description.split(/[.:](\s|$)/)[0],
-    description: `${description}\n\nThe same as \`POST ${RUN_PATH}\` with \`operation\` = \`${name}\`: charged before the provider is called, refunded if it fails.`,
+    description: `${description}\n\nThe same as \`POST ${RUN_PATH}\` with \`operation\` = \`${name}\`: charged before the provider is called, refunded if it fails.${availability}`,
     tags: [definition.network ?? CROSS_NETWORK_TAG],
     'x-credit-cost': definition.cost,
     'x-cached-credit-cost': definition.cachedCost,
+    'x-served-by': servedBy,
     parameters: parameters.filter((parameter) => (parameter as Json).in !== 'path'),
     requestBody,
     responses: {
@@ -463,7 +475,7 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
       title: 'Workspace Service API',
       version: API_VERSION,
       description: DESCRIPTION,
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     // GET /openapi.json replaces it with the URL the document was read from (functions/get-openapi-document.ts).
     servers: [

@@ -17,7 +17,7 @@ import { getCachedResult } from '../db/result-cache.ts';
 import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
-import { serves } from './providers/served.ts';
+import { PROVIDER_NAMES, serves } from './providers/served.ts';
 import { lookUp } from './result-cache.ts';
 
 export interface Quote {
@@ -61,11 +61,12 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   if (!org || !member) throw notAMember();
   const cache = lookUp(stored, operation, request.maxAgeSeconds, now.getTime());
   const cost = 'hit' in cache ? operation.cachedCost : operation.cost;
+  const provider = socialConfig().provider;
   const payer = { org, member };
   const shortfall = cost === 0 ? null : creditRefusal(payer, cost, spent);
   const refusal =
     accessRefusal(org, member, { operation: operation.name, network: operation.network, cost }) ??
-    (isEnabled(operation, org.networks, (name) => serves(socialConfig().provider, name)) ? null : operationNotOffered(operation.name)) ??
+    (isEnabled(operation, org.networks, (name) => serves(provider, name)) ? null : operationNotOffered(operation.name, PROVIDER_NAMES[provider])) ??
     (shortfall ? shortfallRefusal(shortfall, payer, spent, cost, now) : null);
   return {
     operation: operation.name,

@@ -33,6 +33,7 @@ import { decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.
 import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
 import { callProvider, providerBudgetMs, REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
 import { socialProvider } from './providers/index.ts';
+import { PROVIDER_NAMES } from './providers/served.ts';
 import { type SocialProvider, UpstreamNotFoundError } from './providers/types.ts';
 import { type CacheHit, cacheStatus, type Forward, lookUp, storeResult } from './result-cache.ts';
 
@@ -179,7 +180,7 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (refused) throw refused;
     if (!org || !member) throw new Error('unreachable: accessRefusal refuses a missing organization or member');
     // The organization's networks were checked by accessRefusal: what remains is the provider.
-    if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
+    if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name, PROVIDER_NAMES[provider.name]);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
     if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge') return { free: cache.hit, balance: org.credits };

@@ -39,3 +39,9 @@ export const SCRAPECREATORS_OPERATIONS: ReadonlySet<string> = new Set(OPERATION_
  */
 export const serves = (provider: SocialProvider['name'], operation: string): boolean =>
   provider === 'sample' || operation === 'resolve_mention' || SCRAPECREATORS_OPERATIONS.has(operation);
+
+/**
+ * How the API names a deployment's provider to its clients (the listing's `provider`, the 403 of
+ * an operation it does not serve): the vendor, not the configuration's word for it (`http`).
+ */
+export const PROVIDER_NAMES: Readonly<Record<SocialProvider['name'], string>> = { http: 'ScrapeCreators', sample: 'sample' };
