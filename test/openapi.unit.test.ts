@@ -81,6 +81,7 @@ describe('validity', () => {
       'error no-ambiguous-paths #/paths/~1social~1jobs~1{job_id}: Paths should resolve unambiguously. Found two ambiguous paths: `/social/{operation}/jobs` and `/social/jobs/{job_id}`.',
       'error no-ambiguous-paths #/paths/~1social~1{operation}~1quote: Paths should resolve unambiguously. Found two ambiguous paths: `/social/jobs/{job_id}` and `/social/{operation}/quote`.',
       'error operation-4xx-response #/paths/~1.well-known~1jwks.json/get/responses: Operation must have at least one `4XX` response.',
+      'error operation-4xx-response #/paths/~1/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1openapi.json/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1docs/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1.well-known~1oauth-protected-resource/get/responses: Operation must have at least one `4XX` response.',

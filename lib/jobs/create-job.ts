@@ -107,7 +107,8 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   if (refused) throw refused;
   if (!org) throw notAMember();
   const provider = socialProvider();
-  if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name, PROVIDER_NAMES[provider.name]);
+  if (!isEnabled(operation, org.networks, (name) => provider.serves(name)))
+    throw operationNotOffered(operation.name, PROVIDER_NAMES[provider.name]);
   if (record) return replay(record, requestHash);
 
   const webhookSecret = request.webhookUrl === undefined ? null : newWebhookSecret();

@@ -38,6 +38,8 @@ export interface RouteModule {
   successStatus?: number;
   /** Success statuses without a body besides 200 (a 202 for a notification, …), with what each means. */
   otherResponses?: Readonly<Record<string, string>>;
+  /** Headers of those statuses beyond those every answer carries (a redirect's `Location`). */
+  otherResponseHeaders?: Readonly<Record<string, readonly string[]>>;
   /**
    * The request body of an endpoint() route that reads its body itself (the MCP route: the MCP
    * transport validates it), with an example.
@@ -305,7 +307,7 @@ function otherResponses(module: RouteModule): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(module.otherResponses ?? {}).map(([status, description]) => [
       status,
-      { description, headers: responseHeaders(Number(status), module.handler.endpoint, []) },
+      { description, headers: responseHeaders(Number(status), module.handler.endpoint, [], module.otherResponseHeaders?.[status]) },
     ]),
   );
 }

@@ -66,7 +66,9 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const shortfall = cost === 0 ? null : creditRefusal(payer, cost, spent);
   const refusal =
     accessRefusal(org, member, { operation: operation.name, network: operation.network, cost }) ??
-    (isEnabled(operation, org.networks, (name) => serves(provider, name)) ? null : operationNotOffered(operation.name, PROVIDER_NAMES[provider])) ??
+    (isEnabled(operation, org.networks, (name) => serves(provider, name))
+      ? null
+      : operationNotOffered(operation.name, PROVIDER_NAMES[provider])) ??
     (shortfall ? shortfallRefusal(shortfall, payer, spent, cost, now) : null);
   return {
     operation: operation.name,

@@ -180,7 +180,8 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (refused) throw refused;
     if (!org || !member) throw new Error('unreachable: accessRefusal refuses a missing organization or member');
     // The organization's networks were checked by accessRefusal: what remains is the provider.
-    if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name, PROVIDER_NAMES[provider.name]);
+    if (!isEnabled(operation, org.networks, (name) => provider.serves(name)))
+      throw operationNotOffered(operation.name, PROVIDER_NAMES[provider.name]);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
     if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge') return { free: cache.hit, balance: org.credits };
