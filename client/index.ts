@@ -21,7 +21,8 @@ export interface WorkspaceClientOptions {
 }
 
 export function createWorkspaceClient(options: WorkspaceClientOptions) {
-  const client = createClient<paths>({
+  // Answers typed as JSON: a route that also answers CSV (`Accept: text/csv`) is read as text by asking `parseAs: 'text'`.
+  const client = createClient<paths, 'application/json'>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });

@@ -3,23 +3,19 @@ import { issuingSigner } from '../lib/auth/issuing-signer.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { organizationId } from '../lib/http/params.ts';
-import { API_KEY_ROLES } from '../lib/model.ts';
 import { createWorkspaceApiKey, DEFAULT_KEY_LIFETIME_DAYS, MAX_KEY_LIFETIME_DAYS } from '../lib/workspace/api-keys.ts';
-import { apiKeySchema } from '../lib/workspace/schemas.ts';
+import { allowedIpsField, limitField, rateLimitField } from '../lib/workspace/limit-fields.ts';
+import { apiKeyName, apiKeyRole, apiKeySchema } from '../lib/workspace/schemas.ts';
 
 const body = z.strictObject({
-  name: z
-    .string()
-    .check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(100, 'must be at most 100 characters'))
-    .register(z.globalRegistry, { description: 'what the key is for, as its owners will recognise it (1 to 100 characters)' }),
-  role: z
-    .enum(API_KEY_ROLES, { error: 'must be "viewer" or "editor" (a key is never an owner)' })
-    .register(z.globalRegistry, { description: 'what the key may do in the organization: `viewer` reads, `editor` also runs operations' }),
-  spending_limit: z.optional(
-    z.nullable(z.int().check(z.gte(0, 'must be a whole number of credits, 0 or more, or null for none'))).register(z.globalRegistry, {
-      description: "the key's own monthly (UTC) spending limit in credits; null or omitted: none (the organization's still applies)",
-    }),
+  name: apiKeyName,
+  role: apiKeyRole,
+  spending_limit: limitField(
+    "the key's own monthly (UTC) spending limit in credits; null or omitted: none (the organization's still applies)",
   ),
+  daily_limit: limitField("the key's own daily (UTC) spending limit in credits; null or omitted: none (the organization's still applies)"),
+  allowed_ips: allowedIpsField,
+  rate_limit: rateLimitField,
   expires_in_days: z.optional(
     z
       .int()

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
+import { FIELDS_RULE, fieldsParam } from '../lib/http/fields-param.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { idempotencyKey, operationParam, organizationId } from '../lib/http/params.ts';
 import { createSocialJob, MAX_JOB_INPUTS } from '../lib/jobs/create-job.ts';
@@ -17,6 +18,11 @@ const body = z.strictObject({
       description: `1 to ${MAX_JOB_INPUTS} inputs of the operation, each as its own run would take it (see the operation's path for its schema); all are validated before the job is created`,
       examples: [[{ handle: 'nasa' }, { handle: 'nike' }]],
     }),
+  fields: z.optional(
+    fieldsParam(
+      `Every item's \`output\` keeps only these parts of the operation's output, as the run's \`fields\` parameter does. ${FIELDS_RULE} Items are charged the same; shown on the job.`,
+    ),
+  ),
   webhook_url: z.optional(
     z
       .string()
@@ -64,6 +70,7 @@ export const handler = endpoint(
       operationName: path.operation,
       inputs: body.inputs,
       webhookUrl: body.webhook_url,
+      fields: body.fields === undefined ? undefined : { text: body.fields, at: ['body', 'fields'] },
       idempotencyKey: headers['idempotency-key'],
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
     });

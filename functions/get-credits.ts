@@ -4,7 +4,12 @@ import { endpoint } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { ROLES } from '../lib/model.ts';
 
-const spend = z.object({ spending_limit: z.nullable(z.number()), spent: z.number() });
+const spend = z.object({
+  spending_limit: z.nullable(z.number()).register(z.globalRegistry, { description: 'credits per UTC month; null: none' }),
+  spent: z.number().register(z.globalRegistry, { description: 'credits spent this UTC month' }),
+  daily_limit: z.nullable(z.number()).register(z.globalRegistry, { description: 'credits per UTC day; null: none' }),
+  spent_today: z.number().register(z.globalRegistry, { description: 'credits spent this UTC day (resets at UTC midnight)' }),
+});
 
 /** The 200 body (for the OpenAPI document). */
 export const responseSchema = z.object({
@@ -14,9 +19,14 @@ export const responseSchema = z.object({
   period: z.object({ start: z.iso.datetime(), end: z.iso.datetime() }),
   organization: spend,
   member: z.extend(spend, { role: z.enum(ROLES) }),
+  api_key: z.optional(
+    z.extend(spend, { id: z.string() }).register(z.globalRegistry, {
+      description: "only for a caller with an API key: the key's id, its own limits and spend (the figures of `member`)",
+    }),
+  ),
 });
 
-/** GET /organizations/{organization_id}/credits — any member; the balance and this month's spend. */
+/** GET /organizations/{organization_id}/credits — any member; the balance and this month's and today's spend. */
 export const handler = endpoint({ schemas: { path: z.object({ organization_id: organizationId }) } }, async ({ path }, context) =>
   readCreditsOverview(context.caller, path.organization_id),
 );

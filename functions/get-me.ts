@@ -8,7 +8,20 @@ export const responseSchema = z.object({
   user_id: z.string(),
   token_kind: z.enum(['user', 'api_key']),
   api_key_id: z.nullable(z.string()),
-  organizations: z.array(z.object({ organization_id: z.string(), role: z.enum(ROLES) })),
+  organizations: z.array(
+    z.object({
+      organization_id: z.string(),
+      role: z.enum(ROLES),
+      spending_limit: z.nullable(z.int()).register(z.globalRegistry, {
+        description: "the caller's own monthly (UTC) limit there: the member's, or the API key's; null: none",
+      }),
+      spent: z.int().register(z.globalRegistry, { description: 'credits the caller spent there this UTC month' }),
+      daily_limit: z.nullable(z.int()).register(z.globalRegistry, {
+        description: "the caller's own daily (UTC) limit there: the member's, or the API key's; null: none",
+      }),
+      spent_today: z.int().register(z.globalRegistry, { description: 'credits the caller spent there this UTC day' }),
+    }),
+  ),
 });
 
 /** GET /me — any valid token: who the caller is and every organization they belong to. */

@@ -3,17 +3,15 @@ import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { organizationId, userIdParam } from '../lib/http/params.ts';
 import { ROLES } from '../lib/model.ts';
+import { limitField } from '../lib/workspace/limit-fields.ts';
 import { putWorkspaceMember } from '../lib/workspace/members.ts';
 
 export { memberSchema as responseSchema } from '../lib/workspace/schemas.ts';
 
 const body = z.strictObject({
   role: z.enum(ROLES).register(z.globalRegistry, { description: "the member's role" }),
-  spending_limit: z.optional(
-    z.nullable(z.int().check(z.gte(0, 'must be a whole number of credits, 0 or more, or null for none'))).register(z.globalRegistry, {
-      description: "the member's monthly (UTC) spending limit in credits; null for none; omitted: kept as it is",
-    }),
-  ),
+  spending_limit: limitField("the member's monthly (UTC) spending limit in credits; null for none; omitted: kept as it is"),
+  daily_limit: limitField("the member's daily (UTC) spending limit in credits; null for none; omitted: kept as it is"),
 });
 
 /**

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
+import { fieldsParam } from '../lib/http/fields-param.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { operationParam, organizationId } from '../lib/http/params.ts';
+import { maxCreditsHeader, operationParam, organizationId } from '../lib/http/params.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
 import { quoteSocialOperation } from '../lib/social/quote.ts';
 
@@ -17,8 +18,15 @@ export const handler = endpoint(
       path: z.object({
         operation: operationParam('the operation to quote, one of those `GET /social/operations` lists'),
       }),
-      query: z.object({ organization_id: organizationId }),
-      headers: z.object({ 'cache-control': z.optional(cacheControl) }),
+      query: z.object({
+        organization_id: organizationId,
+        fields: z.optional(
+          fieldsParam(
+            "The run's `fields`, validated as the run validates them (400 with the same issues); the quote is the same with or without them, as the charge is.",
+          ),
+        ),
+      }),
+      headers: z.object({ 'cache-control': z.optional(cacheControl), 'max-credits': z.optional(maxCreditsHeader) }),
       body: z.unknown().register(z.globalRegistry, {
         description: "The operation's input, validated as a run validates it (400 with the same issues).",
       }),
@@ -32,6 +40,8 @@ export const handler = endpoint(
       operationName: path.operation,
       input: body,
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
+      fields: query.fields === undefined ? undefined : { text: query.fields, at: ['query', 'fields'] },
+      maxCredits: headers['max-credits'],
     }),
 );
 

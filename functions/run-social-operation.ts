@@ -1,13 +1,15 @@
 import * as z from 'zod/mini';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
+import { FIELDS_RULE, fieldsParam } from '../lib/http/fields-param.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { idempotencyKey, operationParam, organizationId } from '../lib/http/params.ts';
+import { idempotencyKey, maxCreditsHeader, operationParam, organizationId } from '../lib/http/params.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 
 /**
- * POST /social/{operation}?organization_id= — editors and owners. Body: the operation input;
- * 200 body: its output, with Credits-Charged and Credits-Remaining headers.
+ * POST /social/{operation}?organization_id=&fields= — editors and owners. Body: the operation
+ * input; 200 body: its output (only the `fields` asked for), with Credits-Charged and
+ * Credits-Remaining headers.
  */
 export const handler = endpoint(
   {
@@ -15,8 +17,19 @@ export const handler = endpoint(
       path: z.object({
         operation: operationParam('the operation to run, one of those `GET /social/operations` lists'),
       }),
-      query: z.object({ organization_id: organizationId }),
-      headers: z.object({ 'idempotency-key': z.optional(idempotencyKey), 'cache-control': z.optional(cacheControl) }),
+      query: z.object({
+        organization_id: organizationId,
+        fields: z.optional(
+          fieldsParam(
+            `Answer only these parts of the output. ${FIELDS_RULE} Same charge as without it. Not part of the cache key: a cached result (\`Cache-Control: max-age\`) can be read again with other fields at the cached cost. Part of a request's identity for \`Idempotency-Key\`: another \`fields\` with the same key is a 409 \`idempotency_key_reused\`.`,
+          ),
+        ),
+      }),
+      headers: z.object({
+        'idempotency-key': z.optional(idempotencyKey),
+        'cache-control': z.optional(cacheControl),
+        'max-credits': z.optional(maxCreditsHeader),
+      }),
       // The operation's own schema validates the body once the operation is known.
       body: z.unknown().register(z.globalRegistry, {
         description: "The operation's input, an object: see the operation's own path (`POST /social/<name>`) for its schema.",
@@ -32,6 +45,8 @@ export const handler = endpoint(
       input: body,
       idempotencyKey: headers['idempotency-key'],
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
+      fields: query.fields === undefined ? undefined : { text: query.fields, at: ['query', 'fields'] },
+      maxCredits: headers['max-credits'],
       requestId: context.requestId,
       deadlineMs: context.deadlineMs,
     });

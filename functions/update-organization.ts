@@ -3,17 +3,15 @@ import { endpoint } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { NETWORKS } from '../lib/model.ts';
+import { limitField } from '../lib/workspace/limit-fields.ts';
 import { changeWorkspace } from '../lib/workspace/organization.ts';
 
 export { settingsSchema as responseSchema } from '../lib/workspace/schemas.ts';
 
 const body = z
   .strictObject({
-    spending_limit: z.optional(
-      z.nullable(z.int().check(z.gte(0, 'must be a whole number of credits, 0 or more, or null for none'))).register(z.globalRegistry, {
-        description: 'monthly (UTC) spending limit of the organization in credits; null for none',
-      }),
-    ),
+    spending_limit: limitField('monthly (UTC) spending limit of the organization in credits; null for none'),
+    daily_limit: limitField('daily (UTC) spending limit of the organization in credits; null for none'),
     networks: z.optional(
       z
         .array(z.enum(NETWORKS))
@@ -25,8 +23,8 @@ const body = z
   })
   .check(
     z.refine(
-      (value) => value.spending_limit !== undefined || value.networks !== undefined,
-      'must change spending_limit, networks, or both',
+      (value) => value.spending_limit !== undefined || value.daily_limit !== undefined || value.networks !== undefined,
+      'must change spending_limit, daily_limit or networks (one or more)',
     ),
   );
 

@@ -2,9 +2,9 @@
  * Bulk jobs deployed (docs/jobs.md): the SQS queue a job's items travel on, its dead-letter queue,
  * the worker function its event source mapping invokes (functions/job-worker.ts), and the
  * recovery of stalled jobs that EventBridge invokes every minute (functions/recover-jobs.ts), with
- * their alarms. Least privilege: the functions that queue work (the job routes marked `sendsJobs`,
- * the worker, which queues each ended job's webhook and its retries, and the recovery) may send;
- * only the worker receives and deletes.
+ * their alarms. Least privilege: the functions that queue items (the job routes marked `sendsJobs`
+ * and the recovery) may send; only the worker receives and deletes. An ended job's webhook goes to
+ * the webhooks queue (infra/webhooks.ts), never here: a delivery never holds a worker.
  */
 import { Duration, type Stack } from 'aws-cdk-lib';
 import { ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -109,7 +109,6 @@ export class Jobs extends Construct {
     const { role, logGroup } = functionRole(stack, 'JobWorker', props.retention);
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...JOB_WORKER_TABLE_ACTIONS], resources: [props.table.tableArn] }));
     props.providerApiKey.grantRead(role);
-    this.grantSend(role);
     this.worker = bundledFunction(stack, 'JobWorker', {
       description: `Runs the items of bulk jobs from the jobs queue (${JOB_WORKER_ENTRY})`,
       entry: JOB_WORKER_ENTRY,
@@ -119,7 +118,6 @@ export class Jobs extends Construct {
       environment: {
         ...props.environment,
         SCRAPECREATORS_API_KEY_SECRET_ARN: props.providerApiKey.secretArn,
-        JOBS_QUEUE_URL: this.queue.queueUrl,
       },
       tracer: props.tracer,
     });
@@ -167,8 +165,8 @@ export class Jobs extends Construct {
   }
 
   /**
-   * A message in the dead-letter queue (an item or webhook that failed 5 deliveries: its job does
-   * not end on its own), and a message waiting too long (the workers are not keeping up, or the
+   * A message in the dead-letter queue (an item that failed 5 deliveries: its job does not end on
+   * its own), and a message waiting too long (the workers are not keeping up, or the
    * event source is disabled).
    */
   addAlarms(alarms: Alarms): void {

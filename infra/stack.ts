@@ -14,7 +14,7 @@ import {
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnApi, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import { ParamsAndSecretsLayerVersion, ParamsAndSecretsLogLevel, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
@@ -22,6 +22,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { STREAM_CONSUMERS } from '../functions/table-stream.ts';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
@@ -33,6 +34,8 @@ import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './ident
 import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { ChargeSweeper } from './sweeper.ts';
+import { TableStream } from './table-stream.ts';
+import { Webhooks } from './webhooks.ts';
 
 export { FUNCTION_TIMEOUT_SECONDS } from '../lib/routes.ts';
 export { copyAssetsCommands } from './function.ts';
@@ -84,6 +87,9 @@ export class WorkspaceServiceStack extends Stack {
   readonly sweeper: NodejsFunction;
   /** The jobs queue, its dead-letter queue and worker (not a route). */
   readonly jobs: Jobs;
+  readonly webhooks: Webhooks;
+  /** The table's change stream, its function and on-failure queue (not a route). */
+  readonly tableStream: TableStream;
 
   constructor(scope: Construct, id: string, props: WorkspaceServiceStackProps = {}) {
     super(scope, id, props);
@@ -99,6 +105,7 @@ export class WorkspaceServiceStack extends Stack {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDefinition.ttlAttribute,
+      stream: StreamViewType[tableDefinition.stream.viewType],
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -201,6 +208,17 @@ export class WorkspaceServiceStack extends Stack {
       tracer: props.tracer ?? false,
     });
 
+    // Not a route: the webhooks queue's event source invokes it. A queue and function of their
+    // own: a slow receiver never holds the job worker. The functions that end a job send to it.
+    this.webhooks = new Webhooks(this, 'Webhooks', {
+      table: this.table,
+      environment,
+      retention,
+      tracer: props.tracer ?? false,
+    });
+    this.webhooks.addSender(this.jobs.worker);
+    this.webhooks.addSender(this.jobs.recovery);
+
     for (const route of props.routes ?? routes) {
       const fn = this.routeFunction(route, {
         environment,
@@ -208,6 +226,7 @@ export class WorkspaceServiceStack extends Stack {
         secrets,
         apiKeySigningKey,
         jobs: this.jobs,
+        webhooks: this.webhooks,
         tracer: props.tracer ?? false,
         extension: providerKeyExtension(props.secretsExtensionArn),
       });
@@ -241,7 +260,28 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.sweeper = sweeper.fn;
 
-    const functions = [...this.functions.values(), sweeper.fn, this.jobs.worker, this.jobs.recovery];
+    // Not a route: the table stream's event source mapping invokes it. The table and telemetry only.
+    this.tableStream = new TableStream(this, 'TableStream', {
+      table: this.table,
+      filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
+      environment: Object.fromEntries(
+        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
+          name,
+          environment[name]!,
+        ]),
+      ),
+      retention,
+      tracer: props.tracer ?? false,
+    });
+
+    const functions = [
+      ...this.functions.values(),
+      sweeper.fn,
+      this.jobs.worker,
+      this.jobs.recovery,
+      this.webhooks.delivery,
+      this.tableStream.fn,
+    ];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,
       table: this.table,
@@ -252,11 +292,21 @@ export class WorkspaceServiceStack extends Stack {
     const alarms = new Alarms(this, 'Alarms', { api: this.api, functions, metrics });
     sweeper.addAlarms(alarms);
     this.jobs.addAlarms(alarms);
+    this.webhooks.addAlarms(alarms);
+    this.tableStream.addAlarms(alarms);
     const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'For the admin CLI: --table' });
     new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
+    new CfnOutput(this, 'JobsQueueUrl', {
+      value: this.jobs.queue.queueUrl,
+      description: 'For the admin CLI: jobs recover|requeue --queue-url',
+    });
+    new CfnOutput(this, 'WebhooksQueueUrl', {
+      value: this.webhooks.queue.queueUrl,
+      description: 'For the admin CLI: jobs recover --webhooks-queue-url',
+    });
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn, description: 'Subscribe on-call here' });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName, description: 'The CloudWatch dashboard of the service' });
     new CfnOutput(this, 'Region', { value: Aws.REGION, description: 'For the admin CLI and the AWS CLI: --region' });
@@ -348,6 +398,7 @@ export class WorkspaceServiceStack extends Stack {
       secrets: Record<RouteSecret, Secret>;
       apiKeySigningKey: Key;
       jobs: Jobs;
+      webhooks: Webhooks;
       tracer: boolean;
       extension: ParamsAndSecretsLayerVersion;
     },
@@ -371,6 +422,10 @@ export class WorkspaceServiceStack extends Stack {
     if (route.sendsJobs) {
       options.jobs.grantSend(role);
       environment.JOBS_QUEUE_URL = options.jobs.queue.queueUrl;
+    }
+    if (route.sendsWebhooks) {
+      options.webhooks.grantSend(role);
+      environment.WEBHOOKS_QUEUE_URL = options.webhooks.queue.queueUrl;
     }
     let paramsAndSecrets: ParamsAndSecretsLayerVersion | undefined;
     for (const name of route.secrets ?? []) {

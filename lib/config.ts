@@ -1,6 +1,8 @@
 /**
  * Runtime configuration, read once per cold start from the environment.
- * Every knob the service has is listed here, so docs/configuration.md has one place to mirror.
+ * Every knob the service has is listed here, so docs/configuration.md has one place to mirror,
+ * but a data provider's own settings: each provider's module reads those, with the readers below
+ * (lib/social/providers/, its descriptor's `settings`).
  */
 
 /** The service's name in logs, metrics and traces (POWERTOOLS_SERVICE_NAME overrides it). */
@@ -33,8 +35,15 @@ export const DEFAULTS = {
   jobVisibilityTimeoutSeconds: 60,
   /** The first webhook retry's delay; each next one doubles it (JOBS_WEBHOOK_BACKOFF_MS). */
   webhookBackoffMs: 30_000,
-  /** How long a webhook receiver may take to answer (JOBS_WEBHOOK_TIMEOUT_MS). */
+  /**
+   * One webhook attempt's deadline, for the whole exchange (JOBS_WEBHOOK_TIMEOUT_MS): the address
+   * check, connecting, the status and what is read of the body, however slowly a receiver sends.
+   */
   webhookTimeoutMs: 10_000,
+  /** Webhook attempts `npm start` makes at once (WEBHOOK_DELIVERY_CONCURRENCY); deployed, the delivery function's maxConcurrency × batch. */
+  webhookDeliveryConcurrency: 32,
+  /** Of those, at most this many for one organization (WEBHOOK_DELIVERIES_PER_ORGANIZATION): its slow receivers never take them all. */
+  webhookDeliveriesPerOrganization: 4,
   /**
    * How old a job whose messages were never marked sent must be before the recovery takes it
    * for stalled (JOBS_STALLED_AFTER_SECONDS): well past the creating function's 25 s timeout
@@ -43,12 +52,15 @@ export const DEFAULTS = {
   jobStalledAfterSeconds: 120,
   /** The recovery of stalled jobs' period: the deployed schedule, and `npm start`'s (JOBS_RECOVERY_INTERVAL_SECONDS). */
   jobRecoveryIntervalSeconds: 60,
+  /** Characters of text an MCP tool result may hold (MCP_MAX_RESULT_CHARS): about 25,000 tokens, what MCP hosts allow a result. */
+  mcpMaxResultChars: 100_000,
 } as const;
 
 /** The shortest JOBS_STALLED_AFTER_SECONDS accepted: more than twice the creating function's timeout. */
 export const MIN_JOB_STALLED_AFTER_SECONDS = 60;
 
-function integer(name: string, fallback: number, min = 1): number {
+/** An integer setting: `fallback` when unset or empty; anything else below `min` or not an integer throws naming it. */
+export function integer(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -58,7 +70,8 @@ function integer(name: string, fallback: number, min = 1): number {
   return value;
 }
 
-function optional(name: string): string | undefined {
+/** A setting, or undefined when unset or empty. */
+export function optional(name: string): string | undefined {
   const raw = process.env[name];
   return raw === undefined || raw === '' ? undefined : raw;
 }
@@ -146,18 +159,13 @@ export function cursorSigningKey(): string {
 export const corsAllowedOrigins = (): string[] => list('CORS_ALLOWED_ORIGINS');
 
 export interface SocialConfig {
-  /** `sample` (local, deterministic) or `http` (ScrapeCreators). Required: no silent default. */
-  provider: 'sample' | 'http';
+  /**
+   * The data provider's name: `sample` (local, deterministic) or `http` (ScrapeCreators), one of
+   * the registry's (lib/social/providers/index.ts, which refuses any other). Required: no silent default.
+   */
+  provider: string;
   /** How long a provider call may take before it is abandoned and the charge refunded. */
   providerTimeoutMs: number;
-  /** How long the sample provider takes to answer (SAMPLE_PROVIDER_LATENCY_MS, default 0): a real provider's latency, for benches and demos. */
-  sampleLatencyMs: number;
-  scrapeCreators: {
-    baseUrl: string;
-    /** The key itself (local use), or where to fetch it once per cold start (deployed). */
-    apiKey: string | undefined;
-    apiKeySecretArn: string | undefined;
-  };
 }
 
 let cachedSocial: SocialConfig | undefined;
@@ -169,22 +177,9 @@ let cachedSocial: SocialConfig | undefined;
  */
 export function socialConfig(): SocialConfig {
   if (!cachedSocial) {
-    const provider = required('SOCIAL_PROVIDER');
-    if (provider !== 'sample' && provider !== 'http') throw new Error(`SOCIAL_PROVIDER must be "sample" or "http", got "${provider}"`);
-    const apiKey = optional('SCRAPECREATORS_API_KEY');
-    const apiKeySecretArn = optional('SCRAPECREATORS_API_KEY_SECRET_ARN');
-    if (provider === 'http' && !apiKey && !apiKeySecretArn) {
-      throw new Error('SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN');
-    }
     cachedSocial = {
-      provider,
+      provider: required('SOCIAL_PROVIDER'),
       providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', DEFAULTS.providerTimeoutMs),
-      sampleLatencyMs: integer('SAMPLE_PROVIDER_LATENCY_MS', 0, 0),
-      scrapeCreators: {
-        baseUrl: (optional('SCRAPECREATORS_BASE_URL') ?? 'https://api.scrapecreators.com').replace(/\/+$/, ''),
-        apiKey,
-        apiKeySecretArn,
-      },
     };
   }
   return cachedSocial;
@@ -215,10 +210,6 @@ export interface JobsConfig {
   queueUrl: string | undefined;
   workerConcurrency: number;
   visibilityTimeoutSeconds: number;
-  /** `http://127.0.0.1`, `http://localhost` and other loopback webhook URLs are accepted (JOBS_WEBHOOK_ALLOW_LOOPBACK=true: npm start, tests). */
-  allowLoopbackWebhooks: boolean;
-  webhookBackoffMs: number;
-  webhookTimeoutMs: number;
   /** A job whose messages were never marked sent is stalled once this old (also how long a recovery holds it). */
   stalledAfterSeconds: number;
 }
@@ -229,8 +220,36 @@ export const jobsConfig = (): JobsConfig => ({
   queueUrl: optional('JOBS_QUEUE_URL'),
   workerConcurrency: integer('JOBS_WORKER_CONCURRENCY', DEFAULTS.jobWorkerConcurrency),
   visibilityTimeoutSeconds: integer('JOBS_VISIBILITY_TIMEOUT_SECONDS', DEFAULTS.jobVisibilityTimeoutSeconds),
-  allowLoopbackWebhooks: optional('JOBS_WEBHOOK_ALLOW_LOOPBACK') === 'true',
-  webhookBackoffMs: integer('JOBS_WEBHOOK_BACKOFF_MS', DEFAULTS.webhookBackoffMs, 0),
-  webhookTimeoutMs: integer('JOBS_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs),
   stalledAfterSeconds: integer('JOBS_STALLED_AFTER_SECONDS', DEFAULTS.jobStalledAfterSeconds, MIN_JOB_STALLED_AFTER_SECONDS),
 });
+
+/** Webhook deliveries (lib/webhooks/): of jobs' ends, and of any other event. */
+export interface WebhooksConfig {
+  /** Deployed: the SQS queue deliveries go to (WEBHOOKS_QUEUE_URL). Unset: the embedded in-process queue (npm start, tests). */
+  queueUrl: string | undefined;
+  /** `http://127.0.0.1`, `http://localhost` and other loopback webhook URLs are accepted (JOBS_WEBHOOK_ALLOW_LOOPBACK=true: npm start, tests). */
+  allowLoopback: boolean;
+  backoffMs: number;
+  timeoutMs: number;
+  /** `npm start`'s delivery consumer: attempts at once, and at most this many of one organization. */
+  concurrency: number;
+  perOrganization: number;
+}
+
+/** Read per call, as jobsConfig. */
+export const webhooksConfig = (): WebhooksConfig => ({
+  queueUrl: optional('WEBHOOKS_QUEUE_URL'),
+  allowLoopback: optional('JOBS_WEBHOOK_ALLOW_LOOPBACK') === 'true',
+  backoffMs: integer('JOBS_WEBHOOK_BACKOFF_MS', DEFAULTS.webhookBackoffMs, 0),
+  timeoutMs: integer('JOBS_WEBHOOK_TIMEOUT_MS', DEFAULTS.webhookTimeoutMs),
+  concurrency: integer('WEBHOOK_DELIVERY_CONCURRENCY', DEFAULTS.webhookDeliveryConcurrency),
+  perOrganization: integer('WEBHOOK_DELIVERIES_PER_ORGANIZATION', DEFAULTS.webhookDeliveriesPerOrganization),
+});
+/**
+ * The smallest MCP_MAX_RESULT_CHARS accepted: room for any operation's output with its arrays
+ * emptied and its strings shortened, and the note that says so (test/mcp/result-size.unit.test.ts).
+ */
+export const MIN_MCP_MAX_RESULT_CHARS = 10_000;
+
+/** Read per call (one variable): tests set it before a call. */
+export const mcpMaxResultChars = (): number => integer('MCP_MAX_RESULT_CHARS', DEFAULTS.mcpMaxResultChars, MIN_MCP_MAX_RESULT_CHARS);

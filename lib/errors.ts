@@ -15,13 +15,15 @@ export const ERROR_CATALOG = {
   unsupported_api_version: { status: 400, message: 'this API version cannot be served' },
   unauthenticated: { status: 401, message: 'a bearer token is required' },
   insufficient_credits: { status: 402, message: 'the organization has too few credits for this operation' },
-  spending_limit_exceeded: { status: 402, message: 'this run would exceed a monthly spending limit' },
+  spending_limit_exceeded: { status: 402, message: 'this run would exceed a daily or monthly spending limit' },
+  max_credits_exceeded: { status: 402, message: 'this call would be charged more than the Max-Credits it allows' },
   forbidden: { status: 403, message: 'your role does not allow this' },
   operation_not_enabled: { status: 403, message: 'this operation is not enabled for this organization' },
   api_key_not_allowed: {
     status: 403,
     message: 'an API key cannot manage members, organization settings or API keys; use the token of an owner',
   },
+  ip_not_allowed: { status: 403, message: 'this API key may not be used from this address' },
   not_found: { status: 404, message: 'no such resource' },
   route_not_found: { status: 404, message: 'no such route' },
   method_not_allowed: { status: 405, message: 'this route does not answer this method' },
@@ -198,10 +200,15 @@ export const insufficientCredits = (balance: number, cost: number): ServiceError
 };
 
 export type LimitScope = 'organization' | 'member' | 'api_key';
+export type LimitPeriod = 'day' | 'month';
 
-/** What a 402 for a spending limit reports (`data`): the limit, the month's spend, the cost, when the limit resets (ISO 8601). */
+/**
+ * What a 402 for a spending limit reports (`data`): whose limit and which (the UTC day's or
+ * month's), the limit, what was spent in that period, the cost, and when it resets (ISO 8601).
+ */
 export interface SpendingLimitFacts {
   scope: LimitScope;
+  period: LimitPeriod;
   spending_limit: number;
   spent: number;
   cost: number;
@@ -209,10 +216,11 @@ export interface SpendingLimitFacts {
 }
 
 export const spendingLimitExceeded = (facts: SpendingLimitFacts): ServiceError => {
+  const which = facts.period === 'day' ? 'daily' : 'monthly';
   const whose = {
-    organization: "the organization's monthly spending limit",
-    member: 'your monthly spending limit in this organization',
-    api_key: "this API key's monthly spending limit",
+    organization: `the organization's ${which} spending limit`,
+    member: `your ${which} spending limit in this organization`,
+    api_key: `this API key's ${which} spending limit`,
   }[facts.scope];
   return new ServiceError(
     'spending_limit_exceeded',
@@ -220,6 +228,14 @@ export const spendingLimitExceeded = (facts: SpendingLimitFacts): ServiceError =
     { data: { ...facts } },
   );
 };
+
+/** 402: what this call would be charged exceeds the cap it was sent with; nothing was charged. */
+export const maxCreditsExceeded = (cost: number, maxCredits: number): ServiceError =>
+  new ServiceError(
+    'max_credits_exceeded',
+    `this call would be charged ${plural(cost, 'credit')} and allows at most ${maxCredits} (Max-Credits); nothing was charged`,
+    { data: { cost, max_credits: maxCredits } },
+  );
 
 // ---------------------------------------------------------------- 403
 
@@ -237,6 +253,14 @@ export const originNotAllowed = (origin: string): ServiceError =>
   );
 export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
 export const apiKeyNotAllowed = (): ServiceError => new ServiceError('api_key_not_allowed');
+
+/** An API key bound to addresses (`allowed_ips`) used from another: the address is the one the gateway saw. */
+export const ipNotAllowed = (address: string): ServiceError =>
+  new ServiceError(
+    'ip_not_allowed',
+    `this API key may not be used from ${echo(address)}: it is bound to other addresses (allowed_ips); an owner can change them`,
+    { data: { ip: address } },
+  );
 
 /** The organization has the operation's network turned off (an operator can turn it on). */
 export const operationNotEnabled = (operation: string, network: string): ServiceError =>

@@ -38,12 +38,21 @@ export interface Caller {
   apiKey?: ApiKeyCaller;
 }
 
-/** What an API key may do in its organization: the part of its record a membership would hold. */
+/** What an API key may do in its organization: the part of its record a membership would hold, and its own rate. */
 export interface ApiKeyGrant {
   role: Role;
   spending_limit: number | null;
+  daily_limit: number | null;
   created_at: string;
+  /** Requests per rate-limit window of the stack, when the key has a rate of its own (at most the stack's). */
+  rate_limit: { requests: number } | null;
 }
+
+/** The largest cap a call may be sent with (`Max-Credits`, MCP `_meta.max_credits`): 0 to this many credits. */
+export const MAX_CREDITS_CEILING = 1_000_000;
+
+/** The most addresses and networks an API key may be bound to (`allowed_ips`). */
+export const MAX_ALLOWED_IPS = 50;
 
 export interface ApiKeyCaller {
   /** The key's id, also the token's `sub` and so the caller's `userId`. */

@@ -9,7 +9,7 @@ import { SWEEP_INDEX } from './db/table.ts';
 import { defined } from './defined.ts';
 import { DOCS_ASSETS } from './docs-assets.ts';
 import type { ErrorCode } from './errors.ts';
-import { routePattern } from './http/route-pattern.ts';
+import { routePattern } from './route-pattern.ts';
 
 export interface Route {
   /** Logical name; also the CDK construct id. */
@@ -31,6 +31,8 @@ export interface Route {
   public?: boolean;
   /** Sends job messages: the functions given sqs:SendMessage on the jobs queue (deployed). */
   sendsJobs?: boolean;
+  /** Queues webhook deliveries (a cancel that ends a job): given sqs:SendMessage on the webhooks queue (deployed). */
+  sendsWebhooks?: boolean;
   /** Signs API keys: the one function given the signing key (deployed, kms:Sign on the stack's KMS key). */
   signsApiKeys?: boolean;
   /**
@@ -53,8 +55,8 @@ export interface Route {
   tag: string;
   /**
    * The error codes the handler itself can answer. The chain's own are added from what the
-   * handler was built with: endpoint() adds 401, 400 `unsupported_api_version`, 429 and
-   * 400 `validation_failed`/`invalid_json`; every route can answer 500 `internal_error`.
+   * handler was built with: endpoint() adds 401, 403 `ip_not_allowed`, 400 `unsupported_api_version`,
+   * 429 and 400 `validation_failed`/`invalid_json`; every route can answer 500 `internal_error`.
    */
   errors: readonly ErrorCode[];
   /**
@@ -127,6 +129,21 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
+    // One round trip: rate-limit counter (UpdateItem), the membership (GetItem) and the window's
+    // usage counters (Query) together.
+    name: 'GetUsage',
+    method: 'GET',
+    path: '/organizations/{organization_id}/usage',
+    entry: 'functions/get-usage.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    summary: 'Where the credits went: usage by hour or day, grouped by operation, network, member or API key',
+    description:
+      "Owners see the whole organization; any other member, and an API key, only its own runs (a viewer's buckets are empty). Every bucket from `from` to `to` (excluded) is listed, oldest first, an empty one with `results: []`; each result carries the `group_by` keys in the order asked (`member`: the user whose token ran it, null for an API key's runs; `api_key`: null for a user's runs), `runs` (charges), `charged` and `refunded` (credits) and `net`. Counted from the table's change stream within seconds of each charge and refund, each exactly once; a charge counts in the bucket of its billing event's `created_at`, its refund in the refund's. At most 168 hour or 93 day buckets; kept 13 months. `Accept: text/csv` answers the same rows as CSV (RFC 4180). A caller who is not a member gets 404.",
+    tag: 'Billing',
+    errors: ['not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
     // One round trip: rate-limit counter (UpdateItem) with the organization, the membership and
     // this month's two spend counters (GetItem each).
     name: 'GetCredits',
@@ -134,9 +151,9 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}/credits',
     entry: 'functions/get-credits.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
-    summary: "Read the organization's balance and this month's spend",
+    summary: "Read the organization's balance and this month's and today's spend",
     description:
-      "Any member. The balance, the current UTC month, and the organization's and the caller's spending limit and spend this month (limits null when unset). Never 402, so a workspace out of credits can see why. A caller who is not a member gets 404.",
+      "Any member. The balance, the current UTC month, and the organization's and the caller's monthly and daily limits with their spend this UTC month (`spent`) and this UTC day (`spent_today`); limits null when unset. A caller with an API key also gets `api_key`: the key's id, limits and spend. Never 402, so a workspace out of credits can see why. A caller who is not a member gets 404.",
     tag: 'Billing',
     errors: ['not_found'],
   },
@@ -187,11 +204,12 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey'],
     summary: 'Run a social operation',
     description:
-      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event.",
+      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event. With `Max-Credits: N`, a call that would be charged more than N answers 402 `max_credits_exceeded` and charges nothing. Daily and monthly limits (the organization's, the member's or API key's) answer 402 `spending_limit_exceeded` saying which (`data.period`); the first of `max_credits_exceeded`, the limits, `insufficient_credits` answers.",
     tag: 'Social operations',
     errors: [
       'insufficient_credits',
       'spending_limit_exceeded',
+      'max_credits_exceeded',
       'forbidden',
       'operation_not_enabled',
       'not_found',
@@ -243,13 +261,14 @@ export const routes: readonly Route[] = [
   },
   {
     // The job (GetItem) | the cancel: a transaction (UpdateItem on the job and the organization's
-    // counter, DeleteItem of its active marker) or, with items running, one UpdateItem | its webhook's message.
+    // counter, DeleteItem of its active marker) or, with items running, one UpdateItem | its webhook's
+    // message (on the webhooks queue).
     name: 'CancelSocialJob',
     method: 'POST',
     path: '/social/jobs/{job_id}/cancel',
     entry: 'functions/cancel-social-job.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'],
-    sendsJobs: true,
+    sendsWebhooks: true,
     summary: 'Cancel a job',
     description:
       "Editors and owners of the job's organization. 200 the job: its items not yet started are cancelled and never charged; items already at the provider finish, and the job ends as `cancelled` when they have. Cancelling an ended job answers it unchanged. Viewers 403; anyone else 404.",
@@ -264,7 +283,7 @@ export const routes: readonly Route[] = [
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     summary: 'Quote a social operation: its cost now, and whether it would run',
     description:
-      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 credits or a limit, with its `data`). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
+      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 `max_credits_exceeded` when `Max-Credits` is sent and the cost is above it, 402 a daily or monthly limit or credits, with its `data`). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
     tag: 'Social operations',
     errors: ['forbidden', 'not_found'],
   },
@@ -273,10 +292,11 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/me',
     entry: 'functions/get-me.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query'],
+    // The memberships (Query), then their spend counters (BatchGetItem); an API key's counter (GetItem).
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'],
     summary: 'Who am I: the caller and every organization they belong to',
     description:
-      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role in it, ordered by `organization_id` (an API key: its one organization). One round trip.",
+      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role, the caller's own `spending_limit` and `daily_limit` there and what the caller spent against them (`spent` this UTC month, `spent_today` this UTC day), ordered by `organization_id` (an API key: its one organization, with the key's limits and spend). Two round trips for a user (the memberships, then their spend counters), one for an API key.",
     tag: 'Workspaces',
     errors: [],
   },
@@ -287,7 +307,8 @@ export const routes: readonly Route[] = [
     entry: 'functions/get-organization.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     summary: "Read an organization's settings",
-    description: 'Any member: its networks, spending limit and creation time. Anyone else gets 404, as for an unknown organization.',
+    description:
+      'Any member: its networks, monthly and daily spending limits with its spend this UTC month and day (`spent`, `spent_today`), and its creation time. Anyone else gets 404, as for an unknown organization.',
     tag: 'Workspaces',
     errors: ['not_found'],
   },
@@ -297,9 +318,9 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}',
     entry: 'functions/update-organization.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
-    summary: "Change an organization's spending limit or networks",
+    summary: "Change an organization's spending limits or networks",
     description:
-      'Owners. `spending_limit` (whole credits, or null for none) and/or `networks` (a non-empty subset of the seven); runs, the listing and the balance see the change on their next request. Other members 403; anyone else 404.',
+      'Owners. `spending_limit` (credits per UTC month), `daily_limit` (credits per UTC day), each a whole number or null for none, and/or `networks` (a non-empty subset of the seven); runs, the listing and the balance see the change on their next request, and a run whose charge has not landed yet is held to the new limits. Other members 403; anyone else 404.',
     tag: 'Workspaces',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
@@ -313,7 +334,7 @@ export const routes: readonly Route[] = [
     secrets: ['cursorSigningKey'],
     summary: "List an organization's members",
     description:
-      "Owners. Each member's role, spending limit and spend this UTC month, by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
+      "Owners. Each member's role, monthly and daily limits and spend this UTC month and day (`spent`, `spent_today`), by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
     tag: 'Workspaces',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
@@ -324,9 +345,9 @@ export const routes: readonly Route[] = [
     entry: 'functions/put-member.ts',
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
     indexes: [SWEEP_INDEX],
-    summary: 'Add a member, or change its role and limit',
+    summary: 'Add a member, or change its role and limits',
     description:
-      "Owners. Adds the user with `role` or changes an existing member's role; `spending_limit` sets its monthly limit (null: none) and, when omitted, keeps it. 200 with the member either way. Demoting the organization's last owner is 409 `last_owner`, exactly under concurrency (one transaction with the owner count). Other members 403; anyone else 404.",
+      "Owners. Adds the user with `role` or changes an existing member's role; `spending_limit` sets its monthly limit and `daily_limit` its daily limit (null: none), each kept when omitted. 200 with the member either way. Demoting the organization's last owner is 409 `last_owner`, exactly under concurrency (one transaction with the owner count). Other members 403; anyone else 404.",
     tag: 'Workspaces',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found', 'last_owner'],
   },
@@ -352,7 +373,7 @@ export const routes: readonly Route[] = [
     signsApiKeys: true,
     summary: 'Create an API key for an agent or a script',
     description:
-      "Owners, with a user's token. A key acts in this organization only, as a member with its `role` (`viewer` or `editor`, never `owner`), within its own monthly `spending_limit` (and the organization's), until it expires (`expires_in_days`, default 90, at most 365) or is revoked. 201 with the key and its `token`, a bearer JWT this service signs: shown in this answer only. Use it like any token, on every route and on `/mcp`. An API key cannot manage keys, members or settings (403 `api_key_not_allowed`). Other members 403; anyone else 404.",
+      "Owners, with a user's token. A key acts in this organization only, as a member with its `role` (`viewer` or `editor`, never `owner`), within its own monthly `spending_limit` and `daily_limit` (and the organization's), from the addresses of `allowed_ips` (else 403 `ip_not_allowed`), at its own `rate_limit` if set, until it expires (`expires_in_days`, default 90, at most 365) or is revoked. 201 with the key and its `token`, a bearer JWT this service signs: shown in this answer only. Use it like any token, on every route and on `/mcp`. An API key cannot manage keys, members or settings (403 `api_key_not_allowed`). Other members 403; anyone else 404.",
     tag: 'API keys',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
@@ -365,7 +386,20 @@ export const routes: readonly Route[] = [
     secrets: ['cursorSigningKey'],
     summary: "List an organization's API keys",
     description:
-      "Owners, with a user's token. Every key by id, revoked and expired ones included, each with its spend this UTC month and `last_used_at` (to within 15 minutes); never a token. Paged by `cursor`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+      "Owners, with a user's token. Every key by id, revoked and expired ones included, each with its limits, addresses and rate, its spend this UTC month and day (`spent`, `spent_today`) and `last_used_at` (to within 15 minutes); never a token. Paged by `cursor`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'API keys',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
+  },
+  {
+    // The caller's role and the key's spend counter, then the one conditional write (ALL_NEW).
+    name: 'UpdateApiKey',
+    method: 'PATCH',
+    path: '/organizations/{organization_id}/api-keys/{key_id}',
+    entry: 'functions/update-api-key.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: 'Change an API key: its name, role, limits, addresses or rate',
+    description:
+      "Owners, with a user's token. Any of `name`, `role`, `spending_limit`, `daily_limit`, `allowed_ips`, `rate_limit` (each as `POST` takes it; null removes a limit, the address binding or the key's own rate); the others are kept, and an empty body is 400. 200 with the key (never its token). In force from the key's next request, on every instance, and for its runs in flight: a run whose charge has not landed yet is held to the new limits and role. A revoked or unknown key 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
     tag: 'API keys',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },

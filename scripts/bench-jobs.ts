@@ -16,6 +16,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import type { JobMessage } from '../lib/jobs/queue.ts';
 import { startBenchStack } from './bench/local.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
@@ -43,14 +44,15 @@ async function main() {
     const { createOrganization, getOrganization } = await import('../lib/db/organizations.ts');
     const { addMembership } = await import('../lib/db/memberships.ts');
     const { getJob } = await import('../lib/db/jobs.ts');
-    const { embeddedQueue } = await import('../lib/jobs/queue.ts');
+    const { embeddedQueue, installEmbeddedQueues } = await import('../lib/local/embedded-queue.ts');
     const { handleJobMessage } = await import('../lib/jobs/worker.ts');
     const { db } = await import('../lib/db/client.ts');
     const { recordRequests } = await import('../lib/db/round-trips.ts');
     const { findOperation } = await import('../lib/social/operations.ts');
     const cost = findOperation('x_profile').cost;
 
-    const queue = embeddedQueue();
+    installEmbeddedQueues();
+    const queue = embeddedQueue<JobMessage>('jobs');
     const waits: number[] = [];
     queue.onFirstReceive = (waitedMs) => waits.push(waitedMs);
     const recorder = recordRequests(db());
@@ -67,7 +69,7 @@ async function main() {
         }
         return result;
       },
-      { concurrency: CONCURRENCY },
+      { concurrency: CONCURRENCY, visibilityTimeoutMs: 60_000 },
     );
 
     const organization = async (credits: number) => {

@@ -21,6 +21,8 @@ import { parseArgs } from 'node:util';
 import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
 import { JOB_WORKER_ENTRY, RECOVER_JOBS_ENTRY } from '../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../infra/sweeper.ts';
+import { TABLE_STREAM_ENTRY } from '../infra/table-stream.ts';
+import { DELIVER_WEBHOOKS_ENTRY } from '../infra/webhooks.ts';
 import { lambdaNodeBinary } from '../lib/local/lambda-node.ts';
 import { routes } from '../lib/routes.ts';
 
@@ -97,6 +99,8 @@ try {
     { name: 'SweepCharges', entry: SWEEPER_ENTRY },
     { name: 'JobWorker', entry: JOB_WORKER_ENTRY },
     { name: 'RecoverJobs', entry: RECOVER_JOBS_ENTRY },
+    { name: 'DeliverWebhooks', entry: DELIVER_WEBHOOKS_ENTRY },
+    { name: 'TableStream', entry: TABLE_STREAM_ENTRY },
   ];
   const bundles = await Promise.all(
     targets.map((target, i) =>

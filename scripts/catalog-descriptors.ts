@@ -5,7 +5,7 @@
  * - lib/social/catalog/descriptors.json: indented, for people (a schema change reads as a diff
  *   of what clients see);
  * - lib/social/catalog/descriptors.packed.ts: the same JSON brotli-compressed, what the code
- *   imports (168 KB of JSON is 7 KB packed; docs/social-operations.md, "Descriptors").
+ *   imports (a fraction of the JSON's size; docs/social-operations.md, "Descriptors").
  * The zod schemas stay the one source of truth: test/social/descriptors.unit.test.ts fails when
  * either file differs from what this script would write.
  */

@@ -18,6 +18,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { jwtConfig } from '../lib/config.ts';
 import { ensureTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
+import { installEmbeddedQueues } from '../lib/local/embedded-queue.ts';
 import { invoke } from '../lib/local/invocations.ts';
 import {
   type AnswerLine,
@@ -81,11 +82,13 @@ async function main() {
   let dynamo: RunningDynamo | undefined;
   let server: Server | undefined;
   let functions: { stop: () => Promise<void> } | undefined;
+  let stopStream: (() => Promise<void>) | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     server?.close();
+    await stopStream?.();
     await functions?.stop();
     await dynamo?.stop();
     state?.release();
@@ -126,9 +129,12 @@ async function main() {
     process.env.API_KEY_SIGNING_KEY_PEM ??= key.privateKeyPem;
     let handlersLoaded: (handlers: Map<string, LambdaHandler>) => void = () => undefined;
     const handlers = new Promise<Map<string, LambdaHandler>>((done) => (handlersLoaded = done));
+    // This process's queues are the stack's: the handlers (unbundled), and through the server's
+    // SQS endpoint the bundled functions and the admin CLI, send to them.
+    installEmbeddedQueues();
     const listening = createLocalServer(handlers, {
       jwks: jwksOf(key),
-      sqsBridge: bundled,
+      sqsBridge: true,
       ...(jsonLogs ? {} : { onAnswer: (line: AnswerLine) => console.log(requestLine(line)) }),
     });
     await listen(listening, port);
@@ -171,9 +177,16 @@ async function main() {
       const running = await startBundledFunctions(
         routes.map((route) => ({ ...route, timeoutSeconds: FUNCTION_TIMEOUT_SECONDS })),
         BUNDLES_DIR,
-        // Each instance gets this process's environment, and the jobs queue as deployed: an SQS
-        // URL, which this server answers into its embedded queue (lib/local/sqs-bridge.ts).
-        { environment: { ...process.env, JOBS_QUEUE_URL: bridgeQueueUrl(baseUrl), AWS_ENDPOINT_URL_SQS: baseUrl } },
+        // Each instance gets this process's environment, and the queues as deployed: SQS URLs,
+        // which this server answers into its embedded queues (lib/local/sqs-bridge.ts).
+        {
+          environment: {
+            ...process.env,
+            JOBS_QUEUE_URL: bridgeQueueUrl(baseUrl, 'jobs'),
+            WEBHOOKS_QUEUE_URL: bridgeQueueUrl(baseUrl, 'webhooks'),
+            AWS_ENDPOINT_URL_SQS: baseUrl,
+          },
+        },
       );
       functions = running;
       const version = await running.nodeVersion();
@@ -191,9 +204,12 @@ async function main() {
     const { startChargeSweeper } = await import('../lib/local/charge-sweeper.ts');
     startChargeSweeper(undefined, undefined, (sweep) => invoke(sweep));
     // The deployed jobs queue and worker function, in this process: the embedded queue the job
-    // routes send to, and the worker's own code receiving from it.
+    // routes send to, and the worker's own code receiving from it. Beside them, as deployed, the
+    // webhooks queue and its delivery consumer: a slow receiver never holds a job worker.
     const { startJobWorker } = await import('../lib/local/job-worker.ts');
     startJobWorker((work) => invoke(work));
+    const { startWebhookDelivery } = await import('../lib/local/webhook-delivery.ts');
+    startWebhookDelivery((work) => invoke(work));
     // Jobs a previous server on the same DATA_DIR left active: their messages died with it.
     const { requeueActiveJobs } = await import('../lib/jobs/recovery.ts');
     const requeued = await invoke(() => requeueActiveJobs());
@@ -202,6 +218,30 @@ async function main() {
     // was cut short while this server runs is queued again (or cancelled) past the threshold.
     const { startJobRecovery } = await import('../lib/local/job-recovery.ts');
     startJobRecovery(undefined, undefined, (recovery) => invoke(recovery));
+
+    // The deployed table stream's event source mapping (infra/table-stream.ts), in this process:
+    // DynamoDB Local's stream read into the same function (functions/table-stream.ts), which
+    // counts usage. Its checkpoint and its on-failure destination are files beside the data.
+    const { handler: tableStream, STREAM_CONSUMERS } = await import('../functions/table-stream.ts');
+    const { startStreamPoller, fileCheckpoints, fileSink } = await import('../lib/local/stream-poller.ts');
+    const streamDir = dataDir ?? LOCAL_DIR;
+    const failures = resolve(streamDir, 'table-stream-failures.jsonl');
+    const sink = fileSink(failures);
+    const poller = startStreamPoller({
+      endpoint: dynamo.endpoint,
+      tableName: TABLE_NAME,
+      credentials: LOCAL_CREDENTIALS,
+      handler: (event) => invoke(() => tableStream(event)),
+      filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
+      checkpoints: fileCheckpoints(resolve(streamDir, 'table-stream-checkpoint.json')),
+      onFailure: async (record) => {
+        await sink(record);
+        console.log(`table stream: a batch was given up on; its description is in ${failures}`);
+      },
+      ...(process.env.TABLE_STREAM_POLL_MS ? { pollIntervalMs: Number(process.env.TABLE_STREAM_POLL_MS) } : {}),
+      log: (line) => console.log(line),
+    });
+    stopStream = () => poller.stop();
 
     const [audience] = accepted.audiences;
     const [clientId] = accepted.clientIds;

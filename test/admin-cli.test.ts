@@ -123,6 +123,7 @@ describe('org', () => {
       networks: ['instagram', 'x'],
       credits: 100,
       spending_limit: 50,
+      daily_limit: null,
       created_at: expect.any(String),
     });
     expect(granted.json.organization.credits).toBe(125);
@@ -144,9 +145,11 @@ describe('org', () => {
       networks: ['tiktok'],
       credits: 93,
       spending_limit: 80,
+      daily_limit: null,
       created_at: expect.any(String),
       period,
       spent: 7,
+      spent_today: 7,
     });
   });
 
@@ -185,6 +188,7 @@ describe('org', () => {
         networks: expect.any(Array),
         credits: i + 1,
         spending_limit: null,
+        daily_limit: null,
         created_at: expect.any(String),
       })),
     );
@@ -202,6 +206,43 @@ describe('org', () => {
 });
 
 describe('key', () => {
+  it('binds a leaked key to addresses and gives a runaway one a daily limit, in force from its next request', async () => {
+    const { orgId, users } = await workspace({ credits: 10 });
+    const created = await call(createKey, {
+      method: 'POST',
+      url: `/organizations/${orgId}/api-keys`,
+      token: tokenFor(users.owner),
+      body: { name: 'nightly', role: 'editor' },
+    });
+    const runFrom = (sourceIp: string) =>
+      call(runOperation, {
+        method: 'POST',
+        url: `/social/tiktok_profile?organization_id=${orgId}`,
+        token: created.body.token,
+        body: { handle: 'nasa' },
+        sourceIp,
+      });
+
+    const bound = await admin('key', 'set-allowed-ips', '--org', orgId, '--key', created.body.id, '--ips', '203.0.113.0/24, 2001:db8::/32');
+    const away = await runFrom('198.51.100.7');
+    const capped = await admin('key', 'set-daily-limit', '--org', orgId, '--key', created.body.id, '--limit', '1');
+    const first = await runFrom('203.0.113.8');
+    const second = await runFrom('203.0.113.8');
+    const unbound = await admin('key', 'set-allowed-ips', '--org', orgId, '--key', created.body.id, '--ips', 'none');
+    const orgDaily = await admin('org', 'set-daily-limit', '--org', orgId, '--limit', '0');
+    const memberDaily = await admin('member', 'set-daily-limit', '--org', orgId, '--user', users.editor, '--limit', '4');
+
+    expect(bound.json).toMatchObject({ id: created.body.id, allowed_ips: ['203.0.113.0/24', '2001:db8::/32'] });
+    expect([away.status, away.body.code]).toEqual([403, 'ip_not_allowed']);
+    expect(capped.json).toMatchObject({ daily_limit: 1 });
+    expect([first.status, second.status, second.body.data?.period]).toEqual([200, 402, 'day']);
+    expect(unbound.json).toMatchObject({ allowed_ips: null, daily_limit: 1 });
+    expect(orgDaily.json).toMatchObject({ id: orgId, daily_limit: 0 });
+    expect(memberDaily.json).toMatchObject({ user_id: users.editor, daily_limit: 4 });
+    const shown = await admin('org', 'show', '--org', orgId);
+    expect(shown.json).toMatchObject({ daily_limit: 0, spent: 1, spent_today: 1 });
+  });
+
   it("lists an organization's API keys with their spend, and revokes one so that its next request is refused", async () => {
     // Prepare
     const { orgId, users } = await workspace({ credits: 10 });
@@ -238,6 +279,11 @@ describe('key', () => {
       code: 1,
       stderr: `admin: ${orgId} has no API key key_${'0'.repeat(32)}\n`,
     });
+    const afterRevoke = await admin('key', 'set-daily-limit', '--org', orgId, '--key', created.body.id, '--limit', '3');
+    expect({ code: afterRevoke.code, stderr: afterRevoke.stderr }).toEqual({
+      code: 1,
+      stderr: `admin: ${orgId} has no API key ${created.body.id} that is not revoked\n`,
+    });
     expect(malformed.code).toBe(2);
   });
 });
@@ -261,7 +307,9 @@ describe('member', () => {
         user_id: users.owner,
         role: 'owner',
         spending_limit: null,
+        daily_limit: null,
         spent: 0,
+        spent_today: 0,
         created_at: expect.any(String),
       },
       [users.editor]: {
@@ -269,7 +317,9 @@ describe('member', () => {
         user_id: users.editor,
         role: 'editor',
         spending_limit: 20,
+        daily_limit: null,
         spent: 6,
+        spent_today: 6,
         created_at: expect.any(String),
       },
       [users.viewer]: {
@@ -277,7 +327,9 @@ describe('member', () => {
         user_id: users.viewer,
         role: 'viewer',
         spending_limit: null,
+        daily_limit: null,
         spent: 0,
+        spent_today: 0,
         created_at: expect.any(String),
       },
     });
@@ -296,6 +348,7 @@ describe('member', () => {
       user_id: 'u_new',
       role: 'viewer',
       spending_limit: 10,
+      daily_limit: null,
       created_at: expect.any(String),
     });
     expect(again).toMatchObject({ code: 1, stdout: '' });
@@ -645,7 +698,29 @@ describe('bad usage', () => {
     [['delete', 'asset', 'x', 'y', '--by', 'u'], 'delete asset: unexpected argument "y"'],
     [['delete', 'asset', 'x', '--by', 'u', '--at', 'yesterday'], 'delete asset: --at must be an ISO 8601 date-time'],
     [['frobnicate'], 'unknown command "frobnicate"'],
-    [['org'], 'org: a command is required: create, show, list, set-networks, set-spending-limit, rename'],
+    [['org'], 'org: a command is required: create, show, list, set-networks, set-spending-limit, set-daily-limit, rename'],
+    [['org', 'set-daily-limit', '--org', 'org_x', '--limit', '-2'], 'org set-daily-limit: --limit must be a whole number from 0'],
+    [
+      ['key', 'set-allowed-ips', '--org', 'org_x', '--key', `key_${'a'.repeat(32)}`, '--ips', '10.0.0.1/8'],
+      'key set-allowed-ips: --ips: "10.0.0.1/8" has bits set past its /8 prefix',
+    ],
+    [
+      [
+        'key',
+        'set-allowed-ips',
+        '--org',
+        'org_x',
+        '--key',
+        `key_${'a'.repeat(32)}`,
+        '--ips',
+        Array.from({ length: 51 }, (_, i) => `10.0.0.${i}`).join(','),
+      ],
+      'key set-allowed-ips: --ips must list at most 50 addresses or networks',
+    ],
+    [
+      ['key', 'set-daily-limit', '--org', 'org_x', '--key', 'nope', '--limit', '3'],
+      'key set-daily-limit: --key must look like key_<32 lowercase hex digits>',
+    ],
     [['org', 'rename', '--org', 'org_x', '--name', 'n'.repeat(201)], 'org rename: --name must be 1 to 200 characters'],
     [['org', 'set-spending-limit', '--org', 'org_x', '--limit', 'lots'], 'org set-spending-limit: --limit must be a whole number from 0'],
     [['org', 'create', '--bogus'], 'org create: unknown option --bogus (org create --help)'],

@@ -21,17 +21,26 @@ type Results = Awaited<ReturnType<typeof runBench>>;
 /** What each route (and variant) sends, wave by wave (| = one more sequential round trip): its floor. */
 const EXPECTED_COMMANDS: Record<string, string> = {
   ListBillingEvents: 'UpdateItem+GetItem+Query',
+  // The membership and the window's counters (one page: 93 × 6 or 168 × 3 counters) with the counter.
+  GetUsage: 'UpdateItem+GetItem+Query',
+  'GetUsage hours': 'UpdateItem+GetItem+Query',
   GetCredits: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
   ListSocialOperations: 'UpdateItem+GetItem+GetItem',
   // Counter and reads, the charge (with its pending record), then (after the provider) the balance
   // for Credits-Remaining beside the pending record's removal.
   // … and the result stored for later runs in the same wave.
   RunSocialOperation: 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // `fields` changes what is answered, not what is read or written.
+  'RunSocialOperation fields': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   // Counter and reads, the cached result among them: answered at once, nothing written.
   'RunSocialOperation cache hit': 'UpdateItem+GetItem+GetItem+GetItem',
   // The key's record and its organization read by authentication (one BatchGetItem, in place of the
   // membership), with the counter and the run's own read: a user's run, command for command.
   'RunSocialOperation api key': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // Every guardrail set (the organization's and the key's daily and monthly limits, the key's
+  // addresses and rate, Max-Credits): conditions of the same writes and checks of the same reads,
+  // so the API key run's commands, command for command.
+  'RunSocialOperation every guardrail': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   QuoteSocialOperation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
   // Counter and reads; the job with the organization's active-job counter; its items (10: one batch);
   // once its messages are sent, the job marked so (the recovery of stalled jobs leaves it alone).
@@ -42,19 +51,23 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   ListSocialJobItems: 'UpdateItem+GetItem | GetItem+Query',
   // The job; the membership; the cancel with the organization's counter (the answer computed, not read).
   CancelSocialJob: 'UpdateItem+GetItem | GetItem | TransactWriteItems',
-  GetMe: 'UpdateItem+Query',
-  GetOrganization: 'UpdateItem+GetItem+GetItem',
-  // The caller's role first, then the one conditional write.
-  UpdateOrganization: 'UpdateItem+GetItem | UpdateItem',
+  // The memberships, then the caller's spend counter in each (one BatchGetItem a hundred).
+  GetMe: 'UpdateItem+Query | BatchGetItem',
+  // The organization, the membership and the organization's spend counter.
+  GetOrganization: 'UpdateItem+GetItem+GetItem+GetItem',
+  // The caller's role beside the organization's spend counter, then the one conditional write.
+  UpdateOrganization: 'UpdateItem+GetItem+GetItem | UpdateItem',
   ListMembers: 'UpdateItem+GetItem+Query+Query',
   // The caller's role; the organization's owner count, the member and its spend; the one transaction.
-  PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem+GetItem | TransactWriteItems',
+  PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem | TransactWriteItems',
   DeleteMember: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',
   ListTrash: 'UpdateItem+GetItem+Query',
   // The caller's role; then the key, in one transaction with the condition that the caller is still an owner.
   CreateApiKey: 'UpdateItem+GetItem | TransactWriteItems',
   // The caller's role, the page of keys and the month's spend counters, together.
   ListApiKeys: 'UpdateItem+GetItem+Query+Query',
+  // The caller's role and the key's spend counter together; then the one conditional write, which answers the key.
+  UpdateApiKey: 'UpdateItem+GetItem+GetItem | UpdateItem',
   RevokeApiKey: 'UpdateItem+GetItem | UpdateItem',
   RestoreAsset: 'UpdateItem+GetItem+Query | UpdateItem',
   RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',

@@ -16,13 +16,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as runSocialOperation } from '../functions/run-social-operation.ts';
 import { bundling } from '../infra/bundling.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
-import { embeddedQueue } from '../lib/jobs/queue.ts';
 import { createLocalServer, LAMBDA_PAYLOAD_LIMIT_BYTES, type LambdaHandler } from '../lib/local/server.ts';
 import { bridgeQueueUrl } from '../lib/local/sqs-bridge.ts';
 import { FUNCTION_TIMEOUT_SECONDS, routes } from '../lib/routes.ts';
 import { startBundledFunctions } from '../scripts/bundled-functions.ts';
 import { workspace } from './support/fixtures.ts';
 import { call } from './support/http.ts';
+import { jobsQueue } from './support/jobs.ts';
 import { deleted, restoredBody } from './support/resources.ts';
 import { tokenFor } from './support/tokens.ts';
 
@@ -124,7 +124,7 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
 
   it('sends a job’s items with the SQS client, as deployed, into the local server’s queue (bundled npm start)', async () => {
     const { orgId, users } = await workspace({ credits: 5 });
-    const sent = embeddedQueue().stats.sent;
+    const sent = jobsQueue().stats.sent;
 
     const answer = await fetch(`${api.baseUrl}/social/tiktok_profile/jobs?organization_id=${orgId}`, {
       method: 'POST',
@@ -133,7 +133,7 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
     });
 
     expect(answer.status).toBe(202);
-    expect(embeddedQueue().stats.sent - sent).toBe(2);
+    expect(jobsQueue().stats.sent - sent).toBe(2);
   });
 
   it('restores a deleted asset', async () => {

@@ -4,61 +4,111 @@
  * time budget and the version header's grammar.
  */
 import { describe, expect, it } from 'vitest';
-import { accessRefusal, creditRefusal, type Payer } from '../lib/billing/charge-rules.ts';
-import { chargeCancellation, chargeTransaction, refusalOf, StaleRead } from '../lib/billing/paid-run.ts';
+import { accessRefusal, creditRefusal, maxCreditsRefusal, type Payer } from '../lib/billing/charge-rules.ts';
+import { chargeCancellation, chargeTransaction, refundTransaction, refusalOf, StaleRead } from '../lib/billing/paid-run.ts';
 import type { IdempotencyRecord } from '../lib/db/idempotency.ts';
 import { parseVersion } from '../lib/http/api-version.ts';
 import { decide, type Idempotency } from '../lib/social/idempotency.ts';
 import { providerBudgetMs, REFUND_RESERVE_MS } from '../lib/social/provider-call.ts';
 
-const payer = (over: { credits?: number; orgLimit?: number | null; memberLimit?: number | null; role?: string } = {}): Payer => ({
-  org: { credits: over.credits ?? 10, networks: ['instagram'], spending_limit: over.orgLimit ?? null },
-  member: { role: over.role ?? 'editor', spending_limit: over.memberLimit ?? null },
+interface Over {
+  credits?: number;
+  orgLimit?: number | null;
+  orgDaily?: number | null;
+  memberLimit?: number | null;
+  memberDaily?: number | null;
+  role?: string;
+}
+const payer = (over: Over = {}): Payer => ({
+  org: { credits: over.credits ?? 10, networks: ['instagram'], spending_limit: over.orgLimit ?? null, daily_limit: over.orgDaily ?? null },
+  member: { role: over.role ?? 'editor', spending_limit: over.memberLimit ?? null, daily_limit: over.memberDaily ?? null },
 });
 const ask = { operation: 'instagram_profile', network: 'instagram', cost: 2 };
 const attempt = { owner: 'attempt-1', sweepAfterMs: Date.parse('2026-03-15T12:01:00.000Z') };
 const request = { ...ask, orgId: 'org_a', userId: 'u1', now: new Date('2026-03-15T12:00:00.000Z'), ...attempt };
 const codeOf = (error: Error | null) => (error && 'code' in error ? error.code : (error?.name ?? null));
+const spent = (month: number, day: number) => ({ month, day });
 
 describe('chargeTransaction', () => {
   const now = new Date('2026-03-31T23:59:59.000Z');
-  const items = chargeTransaction(
-    { orgId: 'org_a', userId: 'u1', operation: 'instagram_profile', network: 'instagram', cost: 2, now, ...attempt },
-    payer({ orgLimit: 10 }),
-    'evt_1',
-  );
+  const build = (over: Over) =>
+    chargeTransaction(
+      { orgId: 'org_a', userId: 'u1', operation: 'instagram_profile', network: 'instagram', cost: 2, now, ...attempt },
+      payer(over),
+      'evt_1',
+    );
+  const items = build({ orgLimit: 10 });
 
-  it('is six items in a fixed order: balance, membership, two month counters, the event, the pending run', () => {
+  it('is six items in a fixed order: balance, membership, two spend counters, the event, the pending run', () => {
     expect(items.map((item) => Object.keys(item)[0])).toEqual(['Update', 'ConditionCheck', 'Update', 'Update', 'Put', 'Put']);
     expect(items[0]!.Update!.Key).toEqual({ PK: 'ORG#org_a', SK: 'ORG' });
     expect(items[2]!.Update!.Key).toEqual({ PK: 'ORG#org_a', SK: 'SPEND#2026-03' });
     expect(items[3]!.Update!.Key).toEqual({ PK: 'ORG#org_a', SK: 'SPEND#2026-03#USER#u1' });
   });
 
-  it('conditions the balance on credits, the unchanged organization limit and the network', () => {
-    const update = items[0]!.Update!;
-    expect(update.ConditionExpression).toBe(
-      'attribute_exists(PK) AND credits >= :cost AND spending_limit = :limit AND contains(networks, :network)',
-    );
-    expect(update.ExpressionAttributeValues).toEqual({ ':cost': 2, ':limit': 10, ':network': 'instagram' });
+  it('is the same six items with every limit set: a daily limit is a condition on the month counter, not an item', () => {
+    const guarded = build({ orgLimit: 10, orgDaily: 5, memberLimit: 8, memberDaily: 4 });
+    expect(guarded.map((item) => Object.keys(item)[0])).toEqual(['Update', 'ConditionCheck', 'Update', 'Update', 'Put', 'Put']);
+    const keys = (list: typeof items) =>
+      list.map((item) => JSON.stringify(item.Update?.Key ?? item.ConditionCheck?.Key ?? item.Put?.Item?.SK));
+    expect(keys(guarded)).toEqual(keys(items));
   });
 
-  it('conditions the membership on a runner role and an unset member limit', () => {
+  it('conditions the balance on credits, the unchanged organization limits and the network', () => {
+    const update = items[0]!.Update!;
+    expect(update.ConditionExpression).toBe(
+      'attribute_exists(PK) AND credits >= :cost AND spending_limit = :limit AND (attribute_not_exists(daily_limit) OR attribute_type(daily_limit, :null)) AND contains(networks, :network)',
+    );
+    expect(update.ExpressionAttributeValues).toEqual({ ':cost': 2, ':limit': 10, ':null': 'NULL', ':network': 'instagram' });
+    expect(build({ orgDaily: 5 })[0]!.Update!.ExpressionAttributeValues).toMatchObject({ ':dailyLimit': 5 });
+  });
+
+  it('conditions the membership on a runner role and unset member limits', () => {
     const check = items[1]!.ConditionCheck!;
     expect(check.ConditionExpression).toBe(
-      'attribute_exists(PK) AND #role IN (:role0, :role1) AND (attribute_not_exists(spending_limit) OR attribute_type(spending_limit, :null))',
+      'attribute_exists(PK) AND #role IN (:role0, :role1) AND (attribute_not_exists(spending_limit) OR attribute_type(spending_limit, :null)) AND (attribute_not_exists(daily_limit) OR attribute_type(daily_limit, :null))',
     );
     expect(check.ExpressionAttributeValues).toEqual({ ':role0': 'editor', ':role1': 'owner', ':null': 'NULL' });
   });
 
-  it('caps the organization counter at limit - cost and leaves the member counter uncapped', () => {
-    expect(items[2]!.Update!.ConditionExpression).toBe('attribute_not_exists(#spent) OR #spent <= :max');
+  it("adds to the month and to the charge's day on the same item, capping each at its limit - cost", () => {
+    expect(items[2]!.Update!.UpdateExpression).toBe(
+      'ADD #spent :amount, #day :amount SET expires_at = if_not_exists(expires_at, :expires)',
+    );
+    expect(items[2]!.Update!.ExpressionAttributeNames).toEqual({ '#spent': 'spent', '#day': 'spent_day_31' });
+    expect(items[2]!.Update!.ConditionExpression).toBe('(attribute_not_exists(#spent) OR #spent <= :max)');
     expect(items[2]!.Update!.ExpressionAttributeValues![':max']).toBe(8);
     expect(items[3]!.Update!.ConditionExpression).toBeUndefined();
+    const daily = build({ memberDaily: 4 })[3]!.Update!;
+    expect(daily.ConditionExpression).toBe('(attribute_not_exists(#day) OR #day <= :dayMax)');
+    expect(daily.ExpressionAttributeValues![':dayMax']).toBe(2);
+    expect(build({ orgLimit: 10, orgDaily: 5 })[2]!.Update!.ConditionExpression).toBe(
+      '(attribute_not_exists(#spent) OR #spent <= :max) AND (attribute_not_exists(#day) OR #day <= :dayMax)',
+    );
   });
 
-  it('writes the charged event with a negative amount', () => {
+  it('writes the charged event with a negative amount, and the day it counts in on the pending run', () => {
     expect(items[4]!.Put!.Item).toMatchObject({ id: 'evt_1', type: 'social_operation.charged', amount: -2, currency: 'credits' });
+    expect(items[5]!.Put!.Item).toMatchObject({ month: '2026-03', day: '2026-03-31', charged_at: '2026-03-31T23:59:59.000Z' });
+  });
+});
+
+describe('refundTransaction', () => {
+  const run = { orgId: 'org_a', userId: 'u1', operation: 'x', cost: 3, month: '2026-03', eventId: 'evt_1', owner: 'a', sweepAfterMs: 0 };
+
+  it("takes the cost off the charge's month and day, whenever the refund happens", () => {
+    const items = refundTransaction({ ...run, day: '2026-03-31' }, 'failed', new Date('2026-04-01T00:00:05.000Z'));
+    for (const item of [items[1]!.Update!, items[2]!.Update!]) {
+      expect(item.Key!.SK).toMatch(/^SPEND#2026-03/);
+      expect(item.ExpressionAttributeNames).toEqual({ '#spent': 'spent', '#day': 'spent_day_31' });
+      expect(item.ExpressionAttributeValues![':amount']).toBe(-3);
+      expect(item.ConditionExpression).toBeUndefined();
+    }
+  });
+
+  it('touches no day for a charge made before daily counters (it counted in none)', () => {
+    const items = refundTransaction(run, 'failed', new Date('2026-03-31T00:00:05.000Z'));
+    expect(items[1]!.Update!.ExpressionAttributeNames).toEqual({ '#spent': 'spent' });
   });
 });
 
@@ -67,27 +117,37 @@ describe('chargeCancellation', () => {
   const failed = (item?: Record<string, unknown>) => ({ Code: 'ConditionalCheckFailed', ...(item ? { Item: item as never } : {}) });
 
   it('is null when no condition failed (a conflict is retried, not refused)', () => {
-    expect(chargeCancellation([{ Code: 'TransactionConflict' }, ok, ok, ok, ok])).toBeNull();
+    expect(chargeCancellation([{ Code: 'TransactionConflict' }, ok, ok, ok, ok], '2026-03-15')).toBeNull();
   });
 
-  it('reports the stored items of failed conditions and which counters were over', () => {
-    const found = chargeCancellation([failed({ credits: { N: '1' }, networks: { SS: ['x'] } }), ok, failed(), ok, ok]);
+  it("reports the stored items of failed conditions and what the counters held for the charge's month and day", () => {
+    const found = chargeCancellation(
+      [
+        failed({ credits: { N: '1' }, networks: { SS: ['x'] } }),
+        ok,
+        failed({ spent: { N: '7' }, spent_day_15: { N: '3' }, spent_day_14: { N: '4' } }),
+        failed(),
+        ok,
+      ],
+      '2026-03-15',
+    );
     expect(found).toEqual({
       org: { credits: 1, networks: new Set(['x']) },
       member: undefined,
-      orgSpent: 0,
-      memberSpent: undefined,
+      orgSpent: spent(7, 3),
+      memberSpent: spent(0, 0),
       claimTaken: false,
     });
   });
 
   it('reports a missing item as null', () => {
-    expect(chargeCancellation([ok, failed(), ok, ok, ok])?.member).toBeNull();
+    expect(chargeCancellation([ok, failed(), ok, ok, ok], '2026-03-15')?.member).toBeNull();
   });
 });
 
 describe('refusals', () => {
   const none = { org: undefined, member: undefined, orgSpent: undefined, memberSpent: undefined, claimTaken: false };
+  const limited = payer({ orgLimit: 100, orgDaily: 10, memberLimit: 50, memberDaily: 5 });
 
   it.each([
     ['no organization', { ...none, org: null }, 'forbidden'],
@@ -95,40 +155,102 @@ describe('refusals', () => {
     ['a viewer now', { ...none, member: { role: 'viewer' } }, 'forbidden'],
     ['a network since disabled', { ...none, org: { credits: 10, networks: new Set(['x']) } }, 'operation_not_enabled'],
     ['the key claimed by another request', { ...none, claimTaken: true }, 'StaleRead'],
-    ['credits spent meanwhile', { ...none, org: { credits: 1, networks: ['instagram'] } }, 'insufficient_credits'],
+    [
+      'credits spent meanwhile',
+      { ...none, org: { credits: 1, networks: ['instagram'], spending_limit: 100, daily_limit: 10 } },
+      'insufficient_credits',
+    ],
     ['a limit changed meanwhile', { ...none, org: { credits: 10, networks: ['instagram'], spending_limit: 3 } }, 'StaleRead'],
-    ["the organization's month spent", { ...none, orgSpent: 9 }, 'spending_limit_exceeded'],
-    ["the member's month spent", { ...none, memberSpent: 9 }, 'spending_limit_exceeded'],
+    ['a daily limit changed meanwhile', { ...none, org: { credits: 10, networks: ['instagram'], daily_limit: 3 } }, 'StaleRead'],
+    ["a member's limit changed meanwhile", { ...none, member: { role: 'editor', daily_limit: 1 } }, 'StaleRead'],
+    ["the organization's day spent", { ...none, orgSpent: spent(9, 9) }, 'spending_limit_exceeded'],
+    ["the member's month spent", { ...none, memberSpent: spent(49, 0) }, 'spending_limit_exceeded'],
   ])('%s → %s', (_case, found, expected) => {
-    const refusal = refusalOf(found as never, payer(), request);
+    const refusal = refusalOf(found as never, limited, request);
     expect(refusal instanceof StaleRead ? 'StaleRead' : codeOf(refusal)).toBe(expected);
   });
 
   it('ranks 403 above the claim and 402 (documented order of checks)', () => {
-    expect(codeOf(refusalOf({ ...none, member: null, claimTaken: true, orgSpent: 9 }, payer(), request))).toBe('forbidden');
+    expect(codeOf(refusalOf({ ...none, member: null, claimTaken: true, orgSpent: spent(99, 9) }, limited, request))).toBe('forbidden');
+  });
+
+  it('ranks the limits: organization before member, the day before the month, every limit before the balance', () => {
+    const broke = { credits: 0, networks: ['instagram'], spending_limit: 100, daily_limit: 10 };
+    const facts = (found: Record<string, unknown>) =>
+      (refusalOf({ ...none, ...found } as never, limited, request) as unknown as { details: { data: unknown } }).details.data;
+    expect(facts({ org: broke, orgSpent: spent(99, 9), memberSpent: spent(49, 4) })).toMatchObject({
+      scope: 'organization',
+      period: 'day',
+    });
+    expect(facts({ org: broke, orgSpent: spent(99, 0), memberSpent: spent(49, 4) })).toMatchObject({
+      scope: 'organization',
+      period: 'month',
+    });
+    expect(facts({ org: broke, orgSpent: spent(0, 0), memberSpent: spent(49, 4) })).toMatchObject({ scope: 'member', period: 'day' });
+    expect(facts({ org: broke, memberSpent: spent(49, 0) })).toMatchObject({ scope: 'member', period: 'month', spent: 49 });
+    expect(facts({ org: broke })).toMatchObject({ balance: 0, cost: 2 });
   });
 
   it('accessRefusal lets editors and owners of an enabled network through', () => {
     expect(accessRefusal(payer().org, payer().member, ask)).toBeNull();
-    expect(accessRefusal(payer().org, { role: 'owner', spending_limit: null }, ask)).toBeNull();
+    expect(accessRefusal(payer().org, { role: 'owner', spending_limit: null, daily_limit: null }, ask)).toBeNull();
     expect(accessRefusal(payer().org, payer().member, { ...ask, network: undefined, operation: 'resolve_mention' })).toBeNull();
   });
 
   it.each([
     [{ credits: 1 }, { kind: 'balance' }],
-    [{ credits: 1, orgLimit: 0 }, { kind: 'balance' }],
-    [{ orgLimit: 1 }, { kind: 'limit', scope: 'organization', limit: 1 }],
-    [{ memberLimit: 1 }, { kind: 'limit', scope: 'member', limit: 1 }],
-    [{ orgLimit: 2, memberLimit: 2 }, null],
+    [
+      { credits: 1, orgLimit: 0 },
+      { kind: 'limit', holder: 'org', scope: 'organization', period: 'month', limit: 0 },
+    ],
+    [{ orgLimit: 1 }, { kind: 'limit', holder: 'org', scope: 'organization', period: 'month', limit: 1 }],
+    [
+      { orgLimit: 1, orgDaily: 1 },
+      { kind: 'limit', holder: 'org', scope: 'organization', period: 'day', limit: 1 },
+    ],
+    [{ memberLimit: 1 }, { kind: 'limit', holder: 'member', scope: 'member', period: 'month', limit: 1 }],
+    [
+      { memberDaily: 1, orgLimit: 1 },
+      { kind: 'limit', holder: 'org', scope: 'organization', period: 'month', limit: 1 },
+    ],
+    [{ orgLimit: 2, memberLimit: 2, orgDaily: 2, memberDaily: 2 }, null],
   ])('creditRefusal(%o) → %o', (over, expected) => {
     expect(creditRefusal(payer(over), 2)).toEqual(expected);
   });
 
-  it("reports a limit's facts: the limit as read, the month's spend, the cost and the next month's start", () => {
-    const refusal = refusalOf({ ...none, memberSpent: 9 }, payer({ memberLimit: 10 }), request);
-    expect(refusal).toMatchObject({
+  it('creditRefusal counts what was spent in each period', () => {
+    const both = payer({ orgDaily: 5, memberLimit: 20 });
+    expect(creditRefusal(both, 2, { org: spent(0, 3), member: spent(18, 0) })).toBeNull();
+    expect(creditRefusal(both, 2, { org: spent(0, 4), member: spent(18, 0) })).toMatchObject({ scope: 'organization', period: 'day' });
+    expect(creditRefusal(both, 2, { org: spent(0, 0), member: spent(19, 0) })).toMatchObject({ scope: 'member', period: 'month' });
+  });
+
+  it("reports a limit's facts: the limit as read, the period's spend, the cost and when the period ends", () => {
+    const month = refusalOf({ ...none, memberSpent: spent(9, 0) }, payer({ memberLimit: 10 }), request);
+    expect(month).toMatchObject({
       code: 'spending_limit_exceeded',
-      details: { data: { scope: 'member', spending_limit: 10, spent: 9, cost: 2, resets_at: '2026-04-01T00:00:00.000Z' } },
+      details: {
+        data: { scope: 'member', period: 'month', spending_limit: 10, spent: 9, cost: 2, resets_at: '2026-04-01T00:00:00.000Z' },
+      },
+    });
+    const day = refusalOf({ ...none, memberSpent: spent(30, 4) }, payer({ memberLimit: 100, memberDaily: 5 }), request);
+    expect(day).toMatchObject({
+      message:
+        'this run would exceed your daily spending limit in this organization: 4 of 5 credits spent and this operation costs 2; the limit resets at 2026-03-16T00:00:00.000Z',
+      details: {
+        data: { scope: 'member', period: 'day', spending_limit: 5, spent: 4, cost: 2, resets_at: '2026-03-16T00:00:00.000Z' },
+      },
+    });
+  });
+
+  it('maxCreditsRefusal refuses a cost above the cap, and only then', () => {
+    expect(maxCreditsRefusal(2, undefined)).toBeNull();
+    expect(maxCreditsRefusal(2, 2)).toBeNull();
+    expect(maxCreditsRefusal(0, 0)).toBeNull();
+    expect(maxCreditsRefusal(3, 2)).toMatchObject({
+      status: 402,
+      code: 'max_credits_exceeded',
+      details: { data: { cost: 3, max_credits: 2 } },
     });
   });
 });

@@ -44,6 +44,23 @@ describe('examples/cost-control.ts', () => {
   }, 60_000);
 });
 
+describe('examples/agent-fields.ts', () => {
+  it('asks for three fields of the posts, then more fields of the same result from the cache for free', async () => {
+    const result = await runScript('examples/agent-fields.ts', [], {
+      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
+    });
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^5 posts with id,text,created_at \((\d+) characters\); charged 1$/);
+    expect(lines[1]).toMatch(/^more fields from the cache: charged 0, workspace; hit; most liked: \d+ \(\d+ likes\)$/);
+    expect(lines[2]).toMatch(/^the whole page: (\d+) characters; charged 0$/);
+    // The three fields are a fraction of the whole page.
+    const [asked, whole] = [lines[0], lines[2]].map((line) => Number(/(\d+) characters/.exec(line ?? '')?.[1]));
+    expect(asked).toBeLessThan((whole ?? 0) / 3);
+  }, 60_000);
+});
+
 describe('examples/my-workspace.ts', () => {
   it('finds the workspace, lists its trash and restores the newest deletion', async () => {
     const result = await runScript('examples/my-workspace.ts', [], {
@@ -62,18 +79,20 @@ describe('examples/my-workspace.ts', () => {
 });
 
 describe('examples/api-key.ts', () => {
-  it('creates a key, runs with it alone, sees its spend, and revokes it', async () => {
+  it('creates a key with limits and addresses, runs with it alone under Max-Credits, sees its spend, moves its addresses, revokes it', async () => {
     const result = await runScript('examples/api-key.ts', [], {
       env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
     });
 
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^key key_[0-9a-f]{32} \(editor, 20 credits a month\) until \S+Z$/);
+    expect(lines[0]).toMatch(/^key key_[0-9a-f]{32} \(editor, 20 credits a month, 5 a day, from 127\.0\.0\.1 ::1\) until \S+Z$/);
     expect(lines[1]).toBe(`as api_key ${/key_[0-9a-f]{32}/.exec(lines[0] ?? '')?.[0]}: ${stack.organizationId} (editor)`);
     expect(lines[2]).toMatch(/^run: charged 1, charge evt_\S+$/);
-    expect(lines[3]).toBe('listed: spent 1 of 20, last used just now');
-    expect(lines[4]).toBe('after revoking: 401 revoked');
+    expect(lines[3]).toBe('budget: 1 of 5 spent today');
+    expect(lines[4]).toBe('listed: spent 1 of 20, last used just now');
+    expect(lines[5]).toBe('bound to 203.0.113.0/24: 403 ip_not_allowed');
+    expect(lines[6]).toBe('after revoking: 401 revoked');
   }, 60_000);
 });
 
@@ -90,4 +109,63 @@ describe('examples/bulk-job.ts', () => {
     expect(lines[2]).toBe('completed: 49 succeeded, 1 failed, 49 credits');
     expect(lines[3]).toBe('failed #7 {"handle":"sample_not_found"}: not_found (charged 0)');
   }, 90_000);
+});
+
+describe('examples/usage.ts', () => {
+  it("prints yesterday's spend by API key, names the keys, and reads the same report as CSV", async () => {
+    // Yesterday's runs of the demo workspace: two by a key of the owner's making, one refunded,
+    // and one by the editor's own token, charged at noon (their refund an hour later).
+    const { handler: createKey } = await import('../functions/create-api-key.ts');
+    const { call } = await import('./support/http.ts');
+    const { chargeRun, refundRun, settleRun } = await import('../lib/billing/paid-run.ts');
+    const { getOrganization } = await import('../lib/db/organizations.ts');
+    const { getMembership } = await import('../lib/db/memberships.ts');
+    const { DEMO } = await import('../lib/local/seed.ts');
+    const created = await call(createKey, {
+      method: 'POST',
+      url: `/organizations/${stack.organizationId}/api-keys`,
+      token: stack.ownerToken,
+      body: { name: 'yesterday agent', role: 'editor' },
+    });
+    expect(created.status).toBe(201);
+    const keyId = created.body.id as string;
+    const noon = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 12 * 3_600_000);
+    const charge = async (payer: string, cost: number, refund: boolean) => {
+      const org = await getOrganization(stack.organizationId);
+      const member = payer.startsWith('key_')
+        ? { organization_id: stack.organizationId, user_id: payer, role: 'editor' as const, spending_limit: null, daily_limit: null }
+        : await getMembership(stack.organizationId, payer);
+      const run = await chargeRun(
+        { org: org!, member: member! },
+        {
+          orgId: stack.organizationId,
+          userId: payer,
+          operation: 'x_profile',
+          network: 'x',
+          cost,
+          now: noon,
+          owner: 'example',
+          sweepAfterMs: Date.now() + 60_000,
+        },
+      );
+      if (refund) expect(await refundRun(run, 'example', { now: new Date(noon.getTime() + 3_600_000) })).toBe('refunded');
+      else await settleRun(run, undefined, { untilMs: Date.now() + 5_000, nowMs: Date.now() });
+    };
+    await charge(keyId, 3, false);
+    await charge(keyId, 2, true);
+    await charge(DEMO.users.editor, 4, false);
+    await stack.catchUp();
+
+    const result = await runScript('examples/usage.ts', [], {
+      env: { WORKSPACE_API_URL: stack.baseUrl, WORKSPACE_TOKEN: stack.ownerToken, WORKSPACE_ORGANIZATION_ID: stack.organizationId },
+    });
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trim().split('\n');
+    // The seed's own runs of yesterday (if any fell on it) are the editor's: by members' own tokens.
+    expect(lines[0]).toMatch(new RegExp(`^yesterday \\(${new Date(noon).toISOString().slice(0, 10)}\\): \\d+ credits over \\d+ runs$`));
+    expect(lines).toContain(`  ${keyId} "yesterday agent": 3 credits (2 runs, 5 charged, 2 refunded)`);
+    expect(lines.some((line) => /^ {2}members' own tokens: \d+ credits \(\d+ runs, \d+ charged, \d+ refunded\)$/.test(line))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^as CSV: start,end,api_key,runs,charged,refunded,net \(2 rows\)$/);
+  }, 60_000);
 });

@@ -17,7 +17,7 @@ const { createLocalServer } = await import('../lib/local/server.ts');
 
 const ALLOWED = 'https://app.example.com';
 const EXPOSED =
-  'x-request-id, Endless-Api-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Credits-Charged, Credits-Remaining, Idempotent-Replayed, Charge-Id, Cache-Status, Age, Sample-Data, WWW-Authenticate';
+  'x-request-id, Endless-Api-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Credits-Charged, Credits-Remaining, Idempotent-Replayed, Charge-Id, Cache-Status, Age, Sample-Data, WWW-Authenticate, Link';
 const preflightHeaders = (origin: string) => ({
   origin,
   'access-control-request-method': 'POST',
@@ -44,7 +44,7 @@ describe('preflight', () => {
       'access-control-allow-origin': ALLOWED,
       'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
       'access-control-allow-headers':
-        'Authorization, Content-Type, Endless-Api-Version, Service-Api-Version, Idempotency-Key, Cache-Control',
+        'Authorization, Content-Type, Endless-Api-Version, Service-Api-Version, Idempotency-Key, Cache-Control, Max-Credits',
       'access-control-max-age': '600',
       vary: 'Origin',
     });

@@ -60,10 +60,10 @@ describe('GET /organizations/{organization_id}/credits', () => {
       balance: 122,
       currency: 'credits',
       period: thisMonth(),
-      organization: { spending_limit: 50, spent: 3 },
-      member: { role: 'editor', spending_limit: 20, spent: 2 },
+      organization: { spending_limit: 50, spent: 3, daily_limit: null, spent_today: 3 },
+      member: { role: 'editor', spending_limit: 20, spent: 2, daily_limit: null, spent_today: 2 },
     });
-    expect(asOwner.body).toMatchObject({ balance: 122, member: { role: 'owner', spending_limit: null, spent: 1 } });
+    expect(asOwner.body).toMatchObject({ balance: 122, member: { role: 'owner', spending_limit: null, spent: 1, spent_today: 1 } });
   });
 
   it('is readable by a viewer, with limits null when unset and nothing spent', async () => {
@@ -75,8 +75,8 @@ describe('GET /organizations/{organization_id}/credits', () => {
       balance: 7,
       currency: 'credits',
       period: thisMonth(),
-      organization: { spending_limit: null, spent: 0 },
-      member: { role: 'viewer', spending_limit: null, spent: 0 },
+      organization: { spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
+      member: { role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
     });
   });
 

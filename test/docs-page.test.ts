@@ -1,33 +1,22 @@
 /**
- * GET /docs in a real browser: headless Chromium (Debian's `chromium`, driven by
- * puppeteer-core) opens the page of the local stack, which must render every route and every
- * operation from /openapi.json with no console error and no request leaving 127.0.0.1, naming
- * the stack's own URL as its server.
+ * GET /docs in a real browser: headless Chromium (the one inside the `@sparticuz/chromium`
+ * package, or `CHROMIUM_PATH`: test/support/chromium.ts), driven by puppeteer-core, opens the
+ * page of the local stack, which must render every route and every operation from /openapi.json
+ * with no console error and no request leaving 127.0.0.1, naming the stack's own URL as its
+ * server.
  * One browser launch for the file; a screenshot goes to test-output/ (git-ignored).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { routes } from '../lib/routes.ts';
 import { CATALOG } from '../lib/social/catalog/index.ts';
+import { findChromium } from './support/chromium.ts';
 import { startLocalStack } from './support/local-stack.ts';
 
 const OUTPUT = new URL('../test-output/', import.meta.url);
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-
-/** Chromium, or a failure that says how to get it: this test is never skipped. */
-function chromium(): string {
-  const found = CANDIDATES.find((path): path is string => path !== undefined && path !== '' && existsSync(path));
-  if (!found) {
-    throw new Error(
-      `no Chromium found (looked for ${CANDIDATES.filter(Boolean).join(', ')}): install it with \`apt-get install -y chromium\` (README, "The two commands"), or set CHROMIUM_PATH`,
-    );
-  }
-  return found;
-}
-
 const stack = await startLocalStack();
 const profile = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'));
 let browser: Browser | undefined;
@@ -39,14 +28,14 @@ afterAll(async () => {
 
 describe('GET /docs in headless Chromium', () => {
   it('renders every route and operation, loading nothing from elsewhere and logging no error', async () => {
+    const chromium = await findChromium();
     browser = await puppeteer.launch({
-      executablePath: chromium(),
-      // Our flags only: the new headless mode, no sandbox (CI runs as root), and nothing that
-      // would talk to the network on its own.
-      headless: false,
+      executablePath: chromium.executablePath,
+      // Our flags only: no sandbox (CI runs as root), and nothing that would talk to the network
+      // on its own.
+      headless: chromium.headless,
       userDataDir: profile,
       args: [
-        '--headless',
         '--no-sandbox',
         '--disable-gpu',
         '--disable-quic',

@@ -24,6 +24,9 @@ import {
   skillNameKey,
   spendMemberOf,
   sweepShard,
+  usageCounterKey,
+  usageCounterRange,
+  usageMarkerKey,
 } from '../lib/db/keys.ts';
 import { slugify } from '../lib/resources/factory.ts';
 import { isValidSlug } from '../lib/resources/model.ts';
@@ -145,6 +148,36 @@ describe('table definition', () => {
     ]);
     expect(input.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['GSI1']);
     expect(input.BillingMode).toBe('PAY_PER_REQUEST');
+    // The change stream the usage aggregator reads, as deployed (infra/table-stream.ts).
+    expect(input.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+});
+
+describe('usage keys', () => {
+  it('keeps an organization’s counters in a partition of their own, sorted by grain, bucket, operation and payer', () => {
+    expect(usageCounterKey('org_a', 'hour', '2026-11-20T10:00:00.000Z', 'x_profile', 'user_1')).toEqual({
+      PK: 'USAGE#org_a',
+      SK: 'H#2026-11-20T10:00:00.000Z#x_profile#user_1',
+    });
+    expect(usageCounterKey('org_a', 'day', '2026-11-20T00:00:00.000Z', 'x_profile', 'key_1').SK).toBe(
+      'D#2026-11-20T00:00:00.000Z#x_profile#key_1',
+    );
+    expect(usageMarkerKey('evt_1')).toEqual({ PK: 'USAGE_EVENT#evt_1', SK: 'COUNTED' });
+  });
+
+  it('bounds a window so that its first bucket is in and the bucket at its end is out', () => {
+    const range = usageCounterRange('org_a', 'hour', '2026-11-20T10:00:00.000Z', '2026-11-20T12:00:00.000Z');
+    const key = (bucket: string) => usageCounterKey('org_a', 'hour', bucket, 'a_op', 'u').SK;
+    const inside = (sk: string) => sk >= range.from && sk <= range.to;
+    expect(
+      [
+        key('2026-11-20T10:00:00.000Z'),
+        key('2026-11-20T11:00:00.000Z'),
+        key('2026-11-20T12:00:00.000Z'),
+        key('2026-11-20T09:00:00.000Z'),
+      ].map(inside),
+    ).toEqual([true, true, false, false]);
+    expect(usageCounterKey('org_a', 'day', '2026-11-20T00:00:00.000Z', 'x', 'u').SK >= range.from).toBe(false);
   });
 });
 

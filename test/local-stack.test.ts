@@ -205,7 +205,16 @@ describe('local stack (npm start)', () => {
       user_id: dev.apiKey.id,
       token_kind: 'api_key',
       api_key_id: dev.apiKey.id,
-      organizations: [{ organization_id: dev.organizationId, role: 'editor' }],
+      organizations: [
+        {
+          organization_id: dev.organizationId,
+          role: 'editor',
+          spending_limit: 100,
+          spent: expect.any(Number),
+          daily_limit: null,
+          spent_today: expect.any(Number),
+        },
+      ],
     });
 
     expect(stack.output()).toContain(`API reference at ${dev.baseUrl}/docs`);
@@ -216,6 +225,17 @@ describe('local stack (npm start)', () => {
     const unknown = await fetch(`${dev.baseUrl}/no/such/route`, { method: 'DELETE' });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ code: 'route_not_found', message: 'no route for DELETE /no/such/route' });
+  });
+
+  it('lets the admin CLI recover and requeue jobs on its own queues, without a queue URL', async () => {
+    const [recovered, requeued] = await Promise.all([runAdmin(['jobs', 'recover'], { cwd }), runAdmin(['jobs', 'requeue'], { cwd })]);
+
+    expect({ code: recovered.code, stdout: JSON.parse(recovered.stdout), stderr: recovered.stderr }).toEqual({
+      code: 0,
+      stdout: { jobs: 0, messages: 0, cancelled: 0 },
+      stderr: '',
+    });
+    expect({ code: requeued.code, stdout: JSON.parse(requeued.stdout) }).toEqual({ code: 0, stdout: { jobs: 0, messages: 0 } });
   });
 
   it('runs DynamoDB Local on 127.0.0.1 only', () => {
@@ -439,6 +459,29 @@ describe('local stack (npm start)', () => {
     expect(refunds.map((event) => /charge (evt_\S+) refunded/.exec(event.description)?.[1]).sort()).toEqual(
       lost.map((charge) => charge.id).sort(),
     );
+
+    // Usage, counted by the stack's stream poller across the kill and the restart (its checkpoint
+    // in the DATA_DIR): every charge and refund of the demo workspace, each once.
+    const day = 86_400_000;
+    const to = (Math.floor(Date.now() / day) + 1) * day;
+    const window = `from=${new Date(to - 30 * day).toISOString()}&to=${new Date(to).toISOString()}`;
+    const every = await fetch(`${again.baseUrl}/organizations/${again.organizationId}/billing/events?days=30&limit=100`, {
+      headers: owner,
+    });
+    const amounts = ((await every.json()) as { events: { type: string; amount: number }[] }).events
+      .filter((event) => event.type.startsWith('social_operation.'))
+      .reduce((sum, event) => sum + event.amount, 0);
+    const netOfUsage = async () => {
+      const answer = await fetch(`${again.baseUrl}/organizations/${again.organizationId}/usage?${window}`, { headers: owner });
+      const body = (await answer.json()) as { buckets: { results: { net: number }[] }[] };
+      return body.buckets.flatMap((bucket) => bucket.results).reduce((sum, result) => sum + result.net, 0);
+    };
+    let net = await netOfUsage();
+    for (const giveUpAt = Date.now() + 20_000; net !== -amounts && Date.now() < giveUpAt; net = await netOfUsage()) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(net).toBe(-amounts);
+    expect(existsSync(join(dataDir, 'table-stream-checkpoint.json'))).toBe(true);
 
     stack.child.kill('SIGTERM');
     expect(await stack.exited).toBe(0);

@@ -18,7 +18,7 @@ import { buildDocument, loadRouteModules, type RouteModule } from '../lib/openap
 import { type Route, routes } from '../lib/routes.ts';
 import { EXAMPLE_INPUTS } from '../lib/social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../lib/social/catalog/index.ts';
-import { SCRAPECREATORS_OPERATIONS } from '../lib/social/providers/served.ts';
+import { SCRAPECREATORS_OPERATIONS } from '../lib/social/providers/scrapecreators/operations.ts';
 import { assertDescribed } from './support/contract.ts';
 import { call } from './support/http.ts';
 
@@ -179,7 +179,11 @@ describe('routes', () => {
   it('lists for each status the codes of the error catalog it can carry', () => {
     expect(statuses('/social/{operation}', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '429', '500']);
     expect(codesAt('/social/{operation}', 'post', '400')).toEqual(['validation_failed', 'invalid_json', 'unsupported_api_version']);
-    expect(codesAt('/social/{operation}', 'post', '402')).toEqual(['insufficient_credits', 'spending_limit_exceeded']);
+    expect(codesAt('/social/{operation}', 'post', '402')).toEqual([
+      'insufficient_credits',
+      'spending_limit_exceeded',
+      'max_credits_exceeded',
+    ]);
     expect(codesAt('/social/{operation}', 'post', '500')).toEqual(['internal_error', 'upstream_failed']);
     expect(codesAt('/skills/{skill_id}/restore', 'post', '409')).toEqual(['name_taken']);
     expect(codesAt('/projects/{project_id}/restore', 'post', '409')).toEqual(['slug_taken']);

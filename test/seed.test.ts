@@ -34,8 +34,12 @@ describe('the demo seed', () => {
       'social_operation.refunded',
     ]);
     for (const [month, counters] of expected) {
-      const stored = await readMonthSpend(DEMO.orgId, month);
-      expect({ organization: stored.organization, members: Object.fromEntries(stored.members) }, month).toEqual({
+      const stored = await readMonthSpend(DEMO.orgId, new Date(`${month}-15T00:00:00Z`));
+      const monthOf = (spend: { month: number }) => spend.month;
+      expect(
+        { organization: stored.organization.month, members: Object.fromEntries([...stored.members].map(([id, s]) => [id, monthOf(s)])) },
+        month,
+      ).toEqual({
         organization: counters.organization,
         members: Object.fromEntries(counters.members),
       });

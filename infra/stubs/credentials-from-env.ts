@@ -4,8 +4,8 @@
  * role's (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), and the SDK's default
  * chain tries that source first anyway. The rest of the chain (SSO, shared files, processes, web
  * identity, container and instance metadata) and the STS, SSO and sign-in clients it loads for
- * them are code no function runs: 132 KB of every bundle, more than a third of a bare DynamoDB
- * client's (docs/performance.md). Functions that get their credentials another way (SnapStart,
+ * them are code no function runs, more than a third of a bare DynamoDB client's bundle (figure:
+ * docs/performance.md#bundles-size-and-cold-start). Functions that get their credentials another way (SnapStart,
  * Lambda Managed Instances: from a container endpoint) would need the chain back; the stack
  * uses neither, and test/infra/stack.unit.test.ts says so. Tests, `npm start` and the admin CLI
  * run the sources with the whole chain.

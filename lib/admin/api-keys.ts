@@ -1,6 +1,11 @@
-/** What an operator sees and does of an organization's API keys: the list with spend, and revocation (a leaked key, no owner at hand). */
+/**
+ * What an operator sees and does of an organization's API keys: the list with spend, revocation,
+ * and the guardrails a leaked or runaway key needs at once (its addresses, its daily limit) when
+ * no owner is at hand.
+ */
 import { type SpendPeriod, spendPeriod } from '../billing/period.ts';
-import { type ApiKeyRecord, listApiKeys, revokeApiKey } from '../db/api-keys.ts';
+import { type ApiKeyChanges, type ApiKeyRecord, listApiKeys, revokeApiKey, updateApiKey } from '../db/api-keys.ts';
+import { NO_SPEND } from '../db/credits.ts';
 import { readMonthSpend } from '../db/spend.ts';
 import { NoSuchApiKeyError } from '../errors.ts';
 import { requireOrganization } from './organizations.ts';
@@ -8,14 +13,21 @@ import { requireOrganization } from './organizations.ts';
 export interface ApiKeysReport {
   organization_id: string;
   period: Omit<SpendPeriod, 'month'>;
-  api_keys: (ApiKeyRecord & { spent: number })[];
+  api_keys: (ApiKeyRecord & { spent: number; spent_today: number })[];
 }
 
-/** Every key of the organization, revoked and expired ones included, with its spend this month (three reads in parallel). */
+/** Every key of the organization, revoked and expired ones included, with its spend this month and today (three reads in parallel). */
 export async function listApiKeysWithSpend(orgId: string, now = new Date()): Promise<ApiKeysReport> {
-  const { month, ...period } = spendPeriod(now);
-  const [, keys, spend] = await Promise.all([requireOrganization(orgId), listApiKeys(orgId), readMonthSpend(orgId, month)]);
-  return { organization_id: orgId, period, api_keys: keys.map((key) => ({ ...key, spent: spend.members.get(key.id) ?? 0 })) };
+  const { month: _month, ...period } = spendPeriod(now);
+  const [, keys, spend] = await Promise.all([requireOrganization(orgId), listApiKeys(orgId), readMonthSpend(orgId, now)]);
+  return {
+    organization_id: orgId,
+    period,
+    api_keys: keys.map((key) => {
+      const spent = spend.members.get(key.id) ?? NO_SPEND;
+      return { ...key, spent: spent.month, spent_today: spent.day };
+    }),
+  };
 }
 
 /** Revokes a key at once (its next request is refused); a key revoked already keeps its first instant. */
@@ -23,4 +35,14 @@ export async function revokeKey(orgId: string, keyId: string, now = new Date()):
   const revoked = await revokeApiKey(orgId, keyId, now);
   if (!revoked) throw new NoSuchApiKeyError(`${orgId} has no API key ${keyId}`);
   return revoked;
+}
+
+/**
+ * Changes a key's guardrails (what `PATCH …/api-keys/{key_id}` takes, validated by the caller),
+ * in force from its next request; a revoked or unknown key is refused.
+ */
+export async function changeKey(orgId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord> {
+  const changed = await updateApiKey(orgId, keyId, changes);
+  if (!changed) throw new NoSuchApiKeyError(`${orgId} has no API key ${keyId} that is not revoked`);
+  return changed;
 }

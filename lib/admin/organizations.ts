@@ -11,14 +11,16 @@ export interface OrganizationReport extends Organization {
   /** The current UTC month, which `spent` and the spending limit count in. */
   period: Omit<SpendPeriod, 'month'>;
   spent: number;
+  /** What it spent on the current UTC day (the counter its daily limit is checked against). */
+  spent_today: number;
 }
 
-/** The organization and its spend this month: two reads in parallel. */
+/** The organization and its spend this month and today: two reads in parallel. */
 export async function showOrganization(orgId: string, now = new Date()): Promise<OrganizationReport> {
-  const { month, ...period } = spendPeriod(now);
-  const [org, spend] = await Promise.all([getOrganization(orgId), readMonthSpend(orgId, month)]);
+  const { month: _month, ...period } = spendPeriod(now);
+  const [org, spend] = await Promise.all([getOrganization(orgId), readMonthSpend(orgId, now)]);
   if (!org) throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
-  return { ...org, period, spent: spend.organization };
+  return { ...org, period, spent: spend.organization.month, spent_today: spend.organization.day };
 }
 
 /** Refuses (NoSuchOrganizationError) unless the organization exists. */

@@ -4,17 +4,38 @@
  * non-member). Domain code asks here instead of reading memberships itself, so that a key acts
  * exactly like a member and never beyond its organization.
  */
+import { getApiKeyStanding, grantOf, standingOf } from '../db/api-keys.ts';
 import { getMembership, listMembershipsOfUser, type Membership } from '../db/memberships.ts';
-import { apiKeyNotAllowed, notFound } from '../errors.ts';
-import type { Caller } from '../model.ts';
+import { apiKeyNotAllowed, invalidToken, notFound } from '../errors.ts';
+import type { ApiKeyCaller, ApiKeyGrant, Caller } from '../model.ts';
+import { TOKEN_REFUSALS } from './refusals.ts';
 
-/** The caller's membership in `orgId`, or null: read in the same round trip as the caller's other reads. */
-export async function membershipOfCaller(caller: Caller, orgId: string): Promise<Membership | null> {
+/**
+ * The key's grant as its record holds it now, read again (a charge that found the key changed
+ * since the request read it): null when it or its organization is gone; a revoked or expired key
+ * is its 401.
+ */
+async function currentGrant(apiKey: ApiKeyCaller): Promise<ApiKeyGrant | null> {
+  const { key, orgExists } = await getApiKeyStanding(apiKey.orgId, apiKey.id);
+  if (!key || !orgExists) return null;
+  const standing = standingOf(key, new Date());
+  if (standing !== 'active') throw invalidToken(standing, TOKEN_REFUSALS[standing]);
+  return grantOf(key);
+}
+
+/**
+ * The caller's membership in `orgId`, or null: read in the same round trip as the caller's other
+ * reads. An API key's is the grant its request read (authentication read it alongside), or with
+ * `reread` its record as it is now.
+ */
+export async function membershipOfCaller(caller: Caller, orgId: string, reread = false): Promise<Membership | null> {
   const { apiKey } = caller;
   if (!apiKey) return getMembership(orgId, caller.userId);
   if (apiKey.orgId !== orgId) return null;
-  const grant = await apiKey.grant;
-  return { organization_id: orgId, user_id: apiKey.id, ...grant };
+  const grant = reread ? await currentGrant(apiKey) : await apiKey.grant;
+  if (!grant) return null;
+  const { role, spending_limit, daily_limit, created_at } = grant;
+  return { organization_id: orgId, user_id: apiKey.id, role, spending_limit, daily_limit, created_at };
 }
 
 /** Every membership of the caller (an API key: its one organization). */

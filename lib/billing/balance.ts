@@ -1,42 +1,60 @@
 /**
- * The balance as a client sees it: credits left, and this month's spend against the
+ * The balance as a client sees it: credits left, and this month's and today's spend against the
  * organization's and the caller's limits. One DynamoDB round trip: the organization, the
  * membership and the two spend counters are read together (with the rate-limit counter when
  * called over HTTP), and a non-member's reads are discarded.
  */
 import { membershipOfCaller } from '../auth/access.ts';
-import { readSpend } from '../db/credits.ts';
-import { spendMonth } from '../db/keys.ts';
+import { type PeriodSpend, readSpend } from '../db/credits.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { notFound } from '../errors.ts';
 import type { Caller, Role } from '../model.ts';
 import { monthPeriod } from './period.ts';
 
+/** One scope's limits (null: none) and what it spent against them this UTC month and this UTC day. */
+export interface ScopeSpend {
+  spending_limit: number | null;
+  spent: number;
+  daily_limit: number | null;
+  spent_today: number;
+}
+
 export interface CreditsOverview {
   organization_id: string;
   balance: number;
   currency: 'credits';
-  /** The current UTC month; `end` is exclusive (when limits reset). */
+  /** The current UTC month; `end` is exclusive (when monthly limits reset; daily ones reset every UTC midnight). */
   period: { start: string; end: string };
-  organization: { spending_limit: number | null; spent: number };
-  /** The caller's membership. */
-  member: { role: Role; spending_limit: number | null; spent: number };
+  organization: ScopeSpend;
+  /** The caller's membership (for an API key, the key as the member it acts as). */
+  member: ScopeSpend & { role: Role };
+  /** For a caller with an API key: the key and its own limits (the same figures as `member`, named by the key's id). */
+  api_key?: ScopeSpend & { id: string };
 }
+
+const scopeSpend = (limits: { spending_limit: number | null; daily_limit: number | null }, spent: PeriodSpend): ScopeSpend => ({
+  spending_limit: limits.spending_limit,
+  spent: spent.month,
+  daily_limit: limits.daily_limit,
+  spent_today: spent.day,
+});
 
 /** Any member may read it; anyone else gets the same 404 as for an unknown organization. Never 402. */
 export async function readCreditsOverview(caller: Caller, orgId: string, now = new Date()): Promise<CreditsOverview> {
   const [org, membership, spent] = await Promise.all([
     getOrganization(orgId),
     membershipOfCaller(caller, orgId),
-    readSpend(orgId, caller.userId, spendMonth(now)),
+    readSpend(orgId, caller.userId, now),
   ]);
   if (!org || !membership) throw notFound();
+  const own = scopeSpend(membership, spent.member);
   return {
     organization_id: org.id,
     balance: org.credits,
     currency: 'credits',
     period: monthPeriod(now),
-    organization: { spending_limit: org.spending_limit, spent: spent.org },
-    member: { role: membership.role, spending_limit: membership.spending_limit, spent: spent.member },
+    organization: scopeSpend(org, spent.org),
+    member: { role: membership.role, ...own },
+    ...(caller.apiKey ? { api_key: { id: caller.apiKey.id, ...own } } : {}),
   };
 }

@@ -4,9 +4,12 @@
  * cancelled (from the items DynamoDB returns), so both answer a refusal with the same error.
  * Pure: no I/O, no clock.
  */
+import type { PeriodSpend } from '../db/credits.ts';
 import {
   insufficientCredits,
+  type LimitPeriod,
   type LimitScope,
+  maxCreditsExceeded,
   mayNotRun,
   notAMember,
   operationNotEnabled,
@@ -14,13 +17,13 @@ import {
   spendingLimitExceeded,
 } from '../errors.ts';
 import { isApiKeyId, mayRunOperations } from '../model.ts';
-import { monthPeriod } from './period.ts';
+import { dayPeriod, monthPeriod } from './period.ts';
 
 /** What the payer looked like when read: the organization and the caller's membership. */
 export interface Payer {
-  org: { credits: number; networks: readonly string[]; spending_limit: number | null };
+  org: { credits: number; networks: readonly string[]; spending_limit: number | null; daily_limit: number | null };
   /** A member, or an API key (its `user_id` is the key's id). */
-  member: { role: string; spending_limit: number | null; user_id?: string };
+  member: { role: string; spending_limit: number | null; daily_limit: number | null; user_id?: string };
 }
 
 /** What is being charged. `network` is undefined for cross-network operations, which every organization may run. */
@@ -38,41 +41,85 @@ export function accessRefusal(org: Payer['org'] | null, member: Payer['member'] 
   return null;
 }
 
-/** Why the payer cannot pay (402), before the facts only storage knows (the month's spend) are added. */
-export type Shortfall = { kind: 'balance' } | { kind: 'limit'; scope: LimitScope; limit: number };
+/**
+ * 402 `max_credits_exceeded` when what this call would be charged exceeds the cap it was sent
+ * with (`Max-Credits`, MCP `_meta.max_credits`). First of the 402s: nothing else is asked of a
+ * call that would not be made at this price.
+ */
+export const maxCreditsRefusal = (cost: number, maxCredits: number | undefined): ServiceError | null =>
+  maxCredits !== undefined && cost > maxCredits ? maxCreditsExceeded(cost, maxCredits) : null;
+
+/** Whose spend a limit counts: the organization's counters, or the payer's own (a member's or an API key's). */
+export type Holder = 'org' | 'member';
+
+/** One limit a charge must keep. */
+export interface LimitRule {
+  holder: Holder;
+  scope: LimitScope;
+  period: LimitPeriod;
+  limit: number;
+}
 
 /**
- * 402 from the payer as read: a balance below the cost, or a limit below the cost itself (the
- * transaction's `spent <= limit - cost` cannot refuse a month's first charge, which has no
- * counter yet). Limits already partly spent are checked by the transaction's conditions.
+ * The payer's limits, in the order their refusals rank (docs/charges.md): the organization's,
+ * then the payer's own; within one scope, the day's before the month's.
  */
-export function creditRefusal(payer: Payer, cost: number, spent: MonthSpend = { org: 0, member: 0 }): Shortfall | null {
+export function limitRules(payer: Payer): LimitRule[] {
+  const payerOwn = payerScope(payer.member);
+  const rules: [Holder, LimitScope, LimitPeriod, number | null][] = [
+    ['org', 'organization', 'day', payer.org.daily_limit],
+    ['org', 'organization', 'month', payer.org.spending_limit],
+    ['member', payerOwn, 'day', payer.member.daily_limit],
+    ['member', payerOwn, 'month', payer.member.spending_limit],
+  ];
+  return rules.flatMap(([holder, scope, period, limit]) => (limit === null ? [] : [{ holder, scope, period, limit }]));
+}
+
+/** Why the payer cannot pay (402), before the facts only storage knows (the spend) are added. */
+export type Shortfall = { kind: 'balance' } | ({ kind: 'limit' } & LimitRule);
+
+/** Credits the organization and the payer spent in the current UTC month and day. */
+export interface Spent {
+  org: PeriodSpend;
+  member: PeriodSpend;
+}
+
+const NOTHING_SPENT: Spent = { org: { month: 0, day: 0 }, member: { month: 0, day: 0 } };
+
+/**
+ * 402 from the payer as read, in the documented order: a limit (the first, by limitRules, that
+ * this cost would take past it), then the balance. Without the spend (the run path), only a limit
+ * below the cost itself refuses: the transaction's `spent <= limit - cost` cannot refuse a
+ * period's first charge, which has no counter yet; limits already partly spent are checked by
+ * the transaction's conditions.
+ */
+export function creditRefusal(payer: Payer, cost: number, spent: Spent = NOTHING_SPENT): Shortfall | null {
+  const exceeded = limitRules(payer).find((rule) => spent[rule.holder][rule.period] + cost > rule.limit);
+  if (exceeded) return { kind: 'limit', ...exceeded };
   if (payer.org.credits < cost) return { kind: 'balance' };
-  const { org, member } = { org: payer.org.spending_limit, member: payer.member.spending_limit };
-  if (org !== null && spent.org + cost > org) return { kind: 'limit', scope: 'organization', limit: org };
-  if (member !== null && spent.member + cost > member) return { kind: 'limit', scope: payerScope(payer.member), limit: member };
   return null;
 }
 
 /**
  * Whose limit a payer's own limit is: a member's, or an API key's (a key pays as a member of its
- * organization with its own limit and spend counter, keyed by its id).
+ * organization with its own limits and spend counters, keyed by its id).
  */
 export const payerScope = (member: { user_id?: string }): LimitScope =>
   member.user_id !== undefined && isApiKeyId(member.user_id) ? 'api_key' : 'member';
 
-/** Credits the organization and the member spent this month. */
-export interface MonthSpend {
-  org: number;
-  member: number;
-}
+/** The 402 for a limit, with what a client needs to act: the limit, the period's spend, the cost and when it resets. */
+export const limitRefusal = (rule: LimitRule, spent: number, cost: number, now: Date): ServiceError =>
+  spendingLimitExceeded({
+    scope: rule.scope,
+    period: rule.period,
+    spending_limit: rule.limit,
+    spent,
+    cost,
+    resets_at: (rule.period === 'day' ? dayPeriod(now) : monthPeriod(now)).end,
+  });
 
-/** The 402 for a limit, with what a client needs to act: the limit, the month's spend, the cost and when it resets. */
-export const limitRefusal = (scope: LimitScope, limit: number, spent: number, cost: number, now: Date): ServiceError =>
-  spendingLimitExceeded({ scope, spending_limit: limit, spent, cost, resets_at: monthPeriod(now).end });
-
-/** The 402 a shortfall means, given the month's spend (what the answer reports). */
-export const shortfallRefusal = (shortfall: Shortfall, payer: Payer, spent: MonthSpend, cost: number, now: Date): ServiceError =>
+/** The 402 a shortfall means, given the spend (what the answer reports). */
+export const shortfallRefusal = (shortfall: Shortfall, payer: Payer, spent: Spent, cost: number, now: Date): ServiceError =>
   shortfall.kind === 'balance'
     ? insufficientCredits(payer.org.credits, cost)
-    : limitRefusal(shortfall.scope, shortfall.limit, shortfall.scope === 'organization' ? spent.org : spent.member, cost, now);
+    : limitRefusal(shortfall, spent[shortfall.holder][shortfall.period], cost, now);

@@ -16,9 +16,21 @@ import { apiKeyMayPayItem, apiKeyOf, grantOf, standingOf } from '../db/api-keys.
 import { billingEventPut, newBillingEvent } from '../db/billing-events.ts';
 import { conditionFailed, conditionFailedOn, deleteItem, mayHaveBeenWritten, type TransactItem, transact } from '../db/client.ts';
 import { conflictPauseMs } from '../db/conflict-retry.ts';
-import { creditItem, debitItem, memberMayPayItem, memberSpendItem, newChargeId, orgSpendItem, readSpend } from '../db/credits.ts';
+import {
+  creditItem,
+  debitItem,
+  type Limits,
+  memberMayPayItem,
+  memberSpendItem,
+  newChargeId,
+  orgSpendItem,
+  type PeriodSpend,
+  periodSpendOf,
+  readSpend,
+  type SpendCeilings,
+} from '../db/credits.ts';
 import { type ClaimedCharge, claimItem, completionItem, type InProgressRecord, releaseItem, takeoverItem } from '../db/idempotency.ts';
-import { spendMonth } from '../db/keys.ts';
+import { spendDay, spendMonth } from '../db/keys.ts';
 import { membershipOf } from '../db/memberships.ts';
 import { organizationOf } from '../db/organizations.ts';
 import {
@@ -34,7 +46,6 @@ import {
   chargeUnconfirmed,
   insufficientCredits,
   invalidToken,
-  type LimitScope,
   resultNotRecorded,
   resultNotRecordedRefundPending,
   runOutlivedDeadline,
@@ -47,10 +58,11 @@ import {
   accessRefusal,
   type ChargeAsk,
   creditRefusal,
+  type Holder,
   limitRefusal,
+  limitRules,
   type Payer,
-  payerScope,
-  type Shortfall,
+  type Spent,
   shortfallRefusal,
 } from './charge-rules.ts';
 
@@ -103,9 +115,9 @@ export interface ChargeRequest extends ChargeAsk {
 export interface ChargeCancelled {
   org: Record<string, unknown> | null | undefined;
   member: Record<string, unknown> | null | undefined;
-  /** A month's spend counter whose limit refused the charge: what it held (a 402 reports it as `spent`). */
-  orgSpent: number | undefined;
-  memberSpent: number | undefined;
+  /** A spend counter whose limits refused the charge: what it held for the charge's month and day (a 402 reports it as `spent`). */
+  orgSpent: PeriodSpend | undefined;
+  memberSpent: PeriodSpend | undefined;
   claimTaken: boolean;
 }
 
@@ -118,6 +130,7 @@ const heldRun = (request: ChargeRequest, chargeId: string): HeldCharge => ({
   operation: request.operation,
   cost: request.cost,
   month: spendMonth(request.now),
+  day: spendDay(request.now),
   eventId: chargeId,
   owner: request.owner,
   sweepAfterMs: request.sweepAfterMs,
@@ -137,25 +150,41 @@ const eventMetadata = (run: HeldCharge): Record<string, string> => ({
  * The payer's right to pay, checked inside the charge: a member's membership, or an API key's
  * record (which also must not be revoked or expired, so a revocation racing a run is never charged).
  */
-const payerMayPayItem = (request: ChargeRequest, limit: number | null): TransactItem =>
+const payerMayPayItem = (request: ChargeRequest, limits: Limits): TransactItem =>
   isApiKeyId(request.userId)
-    ? apiKeyMayPayItem(request.orgId, request.userId, limit, request.now)
-    : memberMayPayItem(request.orgId, request.userId, limit);
-
-/** Positions in the charge transaction, read back from its cancellation reasons. */
-const CHARGE_ITEM = { org: 0, member: 1, orgSpend: 2, memberSpend: 3, claim: 6 } as const;
+    ? apiKeyMayPayItem(request.orgId, request.userId, limits, request.now)
+    : memberMayPayItem(request.orgId, request.userId, limits);
 
 /**
- * The charge transaction (pure): the debit, the member's right to pay, both month counters (each
- * bounded by its limit), the charge event, the pending run and, with a key, the claim. Every rule
- * is a condition inside it, so the balance never goes negative and no limit is exceeded under any
- * concurrency.
+ * Positions in the charge transaction, read back from its cancellation reasons. A condition of a
+ * new kind is one more item at a position of its own (after the claim's, or in its place when
+ * there is no claim), decoded first or last in refusalOf by where its refusal ranks.
+ */
+const CHARGE_ITEM = { org: 0, member: 1, orgSpend: 2, memberSpend: 3, claim: 6 } as const;
+
+/** The most a scope's counters may hold before this charge (each limit as read, minus the cost); null where there is no limit. */
+function ceilingsOf(payer: Payer, holder: Holder, cost: number): SpendCeilings {
+  const ceilings: SpendCeilings = { month: null, day: null };
+  for (const rule of limitRules(payer)) if (rule.holder === holder) ceilings[rule.period] = rule.limit - cost;
+  return ceilings;
+}
+
+/** A scope's limits as read, for the conditions that they are unchanged. */
+const limitsOf = (scope: { spending_limit: number | null; daily_limit: number | null }): Limits => ({
+  spending_limit: scope.spending_limit,
+  daily_limit: scope.daily_limit,
+});
+
+/**
+ * The charge transaction (pure): the debit, the member's right to pay, both spend counters (each
+ * adding to its month and its day, bounded by the limits of both), the charge event, the pending
+ * run and, with a key, the claim. Every rule is a condition inside it, so the balance never goes
+ * negative and no limit is exceeded under any concurrency; a daily limit is one more condition on
+ * the month's counter item, not an item of its own.
  */
 export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId: string): TransactItem[] {
   const { orgId, userId, cost, now } = request;
-  const month = spendMonth(now);
-  const orgLimit = payer.org.spending_limit;
-  const memberLimit = payer.member.spending_limit;
+  const periods = { month: spendMonth(now), day: spendDay(now) };
   const run: PendingRun = { ...heldRun(request, chargeId), chargedAt: now.toISOString() };
   const event = newBillingEvent({
     id: chargeId,
@@ -167,15 +196,15 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
     metadata: eventMetadata(run),
   });
   const items = [
-    debitItem(orgId, cost, orgLimit, request.network),
-    payerMayPayItem(request, memberLimit),
-    orgSpendItem(orgId, cost, month, orgLimit === null ? null : orgLimit - cost),
-    memberSpendItem(orgId, userId, cost, month, memberLimit === null ? null : memberLimit - cost),
+    debitItem(orgId, cost, limitsOf(payer.org), request.network),
+    payerMayPayItem(request, limitsOf(payer.member)),
+    orgSpendItem(orgId, cost, periods, ceilingsOf(payer, 'org', cost)),
+    memberSpendItem(orgId, userId, cost, periods, ceilingsOf(payer, 'member', cost)),
     billingEventPut(orgId, event),
     pendingRunPut(run),
   ];
   if (request.claim) {
-    const charge: ClaimedCharge = { id: chargeId, cost, month };
+    const charge: ClaimedCharge = { id: chargeId, cost, ...periods };
     const { key, requestHash, leaseMs, replacing } = request.claim;
     items.push(
       claimItem(key, { requestHash, owner: request.owner, nowMs: now.getTime(), leaseMs, charge, ...(replacing ? { replacing } : {}) }),
@@ -184,11 +213,11 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
   return items;
 }
 
-/** What a cancelled charge found, from its cancellation reasons, or null when no condition failed (pure). */
-export function chargeCancellation(reasons: Parameters<typeof conditionFailedOn>[0]): ChargeCancelled | null {
+/** What a cancelled charge of `day` ("2025-01-31") found, from its cancellation reasons, or null when no condition failed (pure). */
+export function chargeCancellation(reasons: Parameters<typeof conditionFailedOn>[0], day: string): ChargeCancelled | null {
   const spent = (index: number) => {
     const item = conditionFailedOn(reasons, index);
-    return item === undefined ? undefined : Number(item?.spent ?? 0);
+    return item === undefined ? undefined : periodSpendOf(item, day);
   };
   const found: ChargeCancelled = {
     org: conditionFailedOn(reasons, CHARGE_ITEM.org),
@@ -202,13 +231,12 @@ export function chargeCancellation(reasons: Parameters<typeof conditionFailedOn>
   return anyFailed || found.claimTaken ? found : null;
 }
 
-const limitExceeded = (scope: LimitScope, limit: number | null, spent: number, request: ChargeRequest): ServiceError =>
-  limitRefusal(scope, limit ?? 0, spent, request.cost, request.now);
+const sameLimits = (a: Limits, b: Limits): boolean => a.spending_limit === b.spending_limit && a.daily_limit === b.daily_limit;
 
 /**
  * Why a charge was cancelled, in the documented order of checks: 403 (membership, role,
- * network) → 409 (the idempotency claim) → 402 (balance, then limits). A condition that failed
- * only because a limit changed since it was read → StaleRead. Pure.
+ * network) → 409 (the idempotency claim) → 402 (the limits in their order, then the balance). A
+ * condition that failed only because a limit changed since it was read → StaleRead. Pure.
  */
 export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeRequest): Error {
   const org = found.org === undefined ? payer.org : found.org && organizationOf(found.org);
@@ -221,19 +249,31 @@ export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeR
   const access = accessRefusal(org, member, request);
   if (access) return access;
   if (found.claimTaken) return new KeyClaimed('the Idempotency-Key was claimed concurrently');
+  // Limits changed since they were read: what refuses this charge, if anything, is decided afresh.
+  if (found.member !== undefined || (found.org && org && !sameLimits(org, payer.org))) {
+    return new StaleRead('a spending limit changed since it was read');
+  }
+  const spent: Record<Holder, PeriodSpend | undefined> = { org: found.orgSpent, member: found.memberSpent };
+  for (const rule of limitRules(payer)) {
+    const counter = spent[rule.holder];
+    if (counter && counter[rule.period] + request.cost > rule.limit)
+      return limitRefusal(rule, counter[rule.period], request.cost, request.now);
+  }
+  // DynamoDB reports every item whose condition failed, so a limit that refuses too was seen above.
   if (found.org && org && org.credits < request.cost) return insufficientCredits(org.credits, request.cost);
-  if (found.org !== undefined || found.member !== undefined) return new StaleRead('a spending limit changed since it was read');
-  if (found.orgSpent !== undefined) return limitExceeded('organization', payer.org.spending_limit, found.orgSpent, request);
-  if (found.memberSpent !== undefined)
-    return limitExceeded(payerScope(payer.member), payer.member.spending_limit, found.memberSpent, request);
   return new StaleRead('the charge was cancelled for no reason it names');
 }
 
-/** A refusal from the payer as read; a limit's 402 reads the month's spend to report it (a refusal path only). */
-async function shortfallError(shortfall: Shortfall, payer: Payer, request: ChargeRequest): Promise<ServiceError> {
-  const spent =
-    shortfall.kind === 'balance' ? { org: 0, member: 0 } : await readSpend(request.orgId, request.userId, spendMonth(request.now));
-  return shortfallRefusal(shortfall, payer, spent, request.cost, request.now);
+/**
+ * The 402 for a payer who cannot pay as read, in the documented order: a limit refuses before
+ * the balance, so a payer with limits has their spend read first (a refusal path only).
+ */
+async function shortfallError(payer: Payer, request: ChargeRequest): Promise<ServiceError> {
+  const spent: Spent =
+    limitRules(payer).length === 0
+      ? { org: { month: 0, day: 0 }, member: { month: 0, day: 0 } }
+      : await readSpend(request.orgId, request.userId, request.now);
+  return shortfallRefusal(creditRefusal(payer, request.cost, spent) ?? { kind: 'balance' }, payer, spent, request.cost, request.now);
 }
 
 /**
@@ -247,15 +287,14 @@ async function shortfallError(shortfall: Shortfall, payer: Payer, request: Charg
  * nothing if the charge was not made. If the undo fails too, the answer says not to retry yet.
  */
 export async function chargeRun(payer: Payer, request: ChargeRequest): Promise<HeldCharge> {
-  const shortfall = creditRefusal(payer, request.cost);
-  if (shortfall) throw await shortfallError(shortfall, payer, request);
+  if (creditRefusal(payer, request.cost)) throw await shortfallError(payer, request);
   const chargeId = newChargeId();
   const run = heldRun(request, chargeId);
   try {
     await transact(
       chargeTransaction(request, payer, chargeId),
       (reasons) => {
-        const found = chargeCancellation(reasons);
+        const found = chargeCancellation(reasons, spendDay(request.now));
         return found && refusalOf(found, payer, request);
       },
       request.retryUntilMs,
@@ -317,6 +356,7 @@ export async function takeOverRun(key: TableKey, record: InProgressRecord & { ch
     operation: to.operation,
     cost: charge.cost,
     month: charge.month,
+    ...(charge.day === undefined ? {} : { day: charge.day }),
     eventId: charge.id,
     owner: to.owner,
     sweepAfterMs: to.sweepAfterMs,
@@ -411,8 +451,9 @@ export async function settleRun(
 export type RefundOutcome = 'refunded' | 'gone' | 'failed';
 
 /**
- * The refund transaction (pure): credits back, both month counters of the charge's month down (not
- * the current month's, so a refund across a month boundary frees exactly what the charge took), a
+ * The refund transaction (pure): credits back, both spend counters of the charge's month and day
+ * down (not the current ones, so a refund across midnight or a month boundary frees exactly what
+ * the charge took: a run charged before midnight counts in that day however late it ends), a
  * refund event naming the charge, the pending run deleted (held by `run.owner`; due by `dueBy`
  * when the sweeper asks) and, with a key, its claim released.
  */
@@ -427,8 +468,8 @@ export function refundTransaction(run: HeldCharge, reason: string, now: Date, du
   });
   const items = [
     creditItem(run.orgId, run.cost),
-    orgSpendItem(run.orgId, -run.cost, run.month, null),
-    memberSpendItem(run.orgId, run.userId, -run.cost, run.month, null),
+    orgSpendItem(run.orgId, -run.cost, run),
+    memberSpendItem(run.orgId, run.userId, -run.cost, run),
     billingEventPut(run.orgId, event),
     pendingRunDelete(run, dueBy),
   ];

@@ -22,3 +22,9 @@ export function monthPeriod(at: Date): { start: string; end: string } {
   const { start, end } = spendPeriod(at);
   return { start, end };
 }
+
+/** The UTC day's bounds: when a daily limit reset (`start`) and resets (`end`, the next UTC midnight). */
+export function dayPeriod(at: Date): { start: string; end: string } {
+  const start = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+  return { start: new Date(start).toISOString(), end: new Date(start + 86_400_000).toISOString() };
+}

@@ -6,7 +6,7 @@ import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { ApiKeyGrant, Role } from '../model.ts';
 import { RUNNER_ROLES } from '../model.ts';
 import { batchGetAll, cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
-import { limitUnchanged } from './credits.ts';
+import { type Limits, limitsUnchanged } from './credits.ts';
 import { apiKeyIdOf, apiKeyKey, apiKeysPrefix, membershipKey, orgKey, SIGNING_KEYS_PK, signingKeyKey } from './keys.ts';
 
 export interface ApiKeyRecord {
@@ -16,6 +16,12 @@ export interface ApiKeyRecord {
   role: Role;
   /** Monthly (UTC calendar month) spending limit in credits, or null for none. */
   spending_limit: number | null;
+  /** Daily (UTC day) spending limit in credits, or null for none. */
+  daily_limit: number | null;
+  /** The addresses and networks (CIDR) the key may be used from, as given; null: anywhere. */
+  allowed_ips: string[] | null;
+  /** The key's own rate (requests per window of the stack), or null: the stack's per-caller limit. */
+  rate_limit: { requests: number } | null;
   created_at: string;
   created_by_id: string;
   expires_at: string;
@@ -31,6 +37,9 @@ export const apiKeyOf = (item: Record<string, unknown>): ApiKeyRecord => ({
   name: item.name as string,
   role: item.role as Role,
   spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
+  daily_limit: item.daily_limit == null ? null : Number(item.daily_limit),
+  allowed_ips: Array.isArray(item.allowed_ips) ? item.allowed_ips.map(String) : null,
+  rate_limit: item.rate_limit_requests == null ? null : { requests: Number(item.rate_limit_requests) },
   created_at: item.created_at as string,
   created_by_id: item.created_by_id as string,
   // `expires_at` is the table's TTL attribute (epoch seconds): a key's expiry is kept apart, so
@@ -49,7 +58,9 @@ export function standingOf(key: ApiKeyRecord, now: Date): 'active' | 'revoked' |
 export const grantOf = (key: ApiKeyRecord): ApiKeyGrant => ({
   role: key.role,
   spending_limit: key.spending_limit,
+  daily_limit: key.daily_limit,
   created_at: key.created_at,
+  rate_limit: key.rate_limit,
 });
 
 /**
@@ -91,6 +102,9 @@ export async function createApiKey(key: ApiKeyRecord): Promise<void> {
           name: key.name,
           role: key.role,
           spending_limit: key.spending_limit,
+          daily_limit: key.daily_limit,
+          allowed_ips: key.allowed_ips,
+          rate_limit_requests: key.rate_limit?.requests ?? null,
           created_at: key.created_at,
           created_by_id: key.created_by_id,
           key_expires_at: key.expires_at,
@@ -163,6 +177,53 @@ export async function revokeApiKey(orgId: string, keyId: string, now: Date): Pro
   }
 }
 
+/** What an owner may change of a key (PATCH): each field given is set, the others kept. */
+export interface ApiKeyChanges {
+  name?: string;
+  role?: Role;
+  spending_limit?: number | null;
+  daily_limit?: number | null;
+  allowed_ips?: string[] | null;
+  rate_limit?: { requests: number } | null;
+}
+
+/**
+ * Changes a key that exists and is not revoked, in one conditional write; returns it as
+ * changed, or null when there is no such key or it is revoked. The key's next request reads it
+ * (lib/auth/api-key-standing.ts), and a charge in flight that read the old limits or role finds
+ * them changed and re-reads (apiKeyMayPayItem).
+ */
+export async function updateApiKey(orgId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | null> {
+  const stored: Record<string, unknown> = {
+    ...(changes.name === undefined ? {} : { name: changes.name }),
+    ...(changes.role === undefined ? {} : { role: changes.role }),
+    ...(changes.spending_limit === undefined ? {} : { spending_limit: changes.spending_limit }),
+    ...(changes.daily_limit === undefined ? {} : { daily_limit: changes.daily_limit }),
+    ...(changes.allowed_ips === undefined ? {} : { allowed_ips: changes.allowed_ips }),
+    ...(changes.rate_limit === undefined ? {} : { rate_limit_requests: changes.rate_limit?.requests ?? null }),
+  };
+  const entries = Object.entries(stored);
+  const names = Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name]));
+  const values = Object.fromEntries(entries.map(([, value], i) => [`:f${i}`, value]));
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiKeyKey(orgId, keyId),
+        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revoked_at)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return result.Attributes ? apiKeyOf(result.Attributes) : null;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
+    throw error;
+  }
+}
+
 /** `last_used_at` is written at most once per this much time per key, not on every request. */
 export const LAST_USED_GRANULARITY_MS = 15 * 60_000;
 
@@ -190,13 +251,13 @@ export async function touchApiKey(orgId: string, keyId: string, now: Date): Prom
 }
 
 /**
- * The key may pay for a run (pure): it exists, may run operations, still has the spending limit
- * read, is not revoked and has not expired. Its item comes back on failure, so the refusal can say
+ * The key may pay for a run (pure): it exists, may run operations, still has the limits read, is
+ * not revoked and has not expired. Its item comes back on failure, so the refusal can say
  * which (a revocation racing the charge is a 401, not a charge).
  */
-export function apiKeyMayPayItem(orgId: string, keyId: string, limit: number | null, now: Date): TransactItem {
+export function apiKeyMayPayItem(orgId: string, keyId: string, limits: Limits, now: Date): TransactItem {
   const roleValues = Object.fromEntries(RUNNER_ROLES.map((role, i) => [`:role${i}`, role]));
-  const limitCondition = limitUnchanged(limit);
+  const limitCondition = limitsUnchanged(limits);
   return {
     ConditionCheck: {
       TableName: tableName(),

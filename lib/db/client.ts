@@ -3,17 +3,20 @@ import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   DeleteCommand,
   type DeleteCommandInput,
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
-import { conflictPauseMs, mayRetryConflict } from './conflict-retry.ts';
+import { retryConflicts } from './conflict-retry.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -117,25 +120,60 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'Exc
   return items;
 }
 
-/** BatchGet rounds for keys DynamoDB leaves unprocessed (throttling) before giving up. */
-const BATCH_ATTEMPTS = 6;
+/**
+ * Sends `send(pending)` again with what DynamoDB left unprocessed (it throttled part of a batch),
+ * after a backoff (`pauseMs(attempt)`), `attempts` times in all; then throws, naming what is left (`what`).
+ */
+async function untilProcessed<T>(
+  first: T[],
+  send: (pending: T[]) => Promise<T[]>,
+  attempts: number,
+  pauseMs: (attempt: number) => number,
+  what: string,
+): Promise<void> {
+  let pending = first;
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    if (attempt >= attempts) throw new Error(`DynamoDB left ${pending.length} ${what} after ${attempts} attempts`);
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs(attempt)));
+    pending = await send(pending);
+  }
+}
 
 /**
  * The items of at most 100 keys, read consistently in one BatchGetItem (plus retries, with
- * backoff, of what DynamoDB left unprocessed); in no particular order, missing items absent.
+ * backoff, of what DynamoDB left unprocessed, 6 attempts in all); in no particular order, missing
+ * items absent.
  */
 export async function batchGetAll(keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
   const table = tableName();
   const items: Record<string, unknown>[] = [];
-  let pending = keys;
-  for (let attempt = 0; pending.length > 0; attempt += 1) {
-    if (attempt >= BATCH_ATTEMPTS) throw new Error(`DynamoDB left ${pending.length} items unread after ${BATCH_ATTEMPTS} attempts`);
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
-    const result = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
-    items.push(...(result.Responses?.[table] ?? []));
-    pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
-  }
+  await untilProcessed(
+    keys,
+    async (pending) => {
+      const result = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
+      items.push(...(result.Responses?.[table] ?? []));
+      return result.UnprocessedKeys?.[table]?.Keys ?? [];
+    },
+    6,
+    (attempt) => 20 * 2 ** attempt,
+    'items unread',
+  );
   return items;
+}
+
+/** At most 25 items put in one BatchWriteItem (plus retries, with backoff, of what DynamoDB left unprocessed, 8 attempts in all). */
+export async function batchWriteAll(items: Record<string, unknown>[], what: string): Promise<void> {
+  const table = tableName();
+  await untilProcessed(
+    items.map((Item) => ({ PutRequest: { Item } })),
+    async (pending) => {
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      return (result.UnprocessedItems?.[table] ?? []) as typeof pending;
+    },
+    8,
+    (attempt) => Math.min(1000, 25 * 2 ** attempt),
+    `${what} unwritten`,
+  );
 }
 
 /** One item of a TransactWriteItems request (Put, Update, Delete or ConditionCheck). */
@@ -189,20 +227,8 @@ export const cancellationCodes = (error: unknown): (string | undefined)[] | null
  * policy of lib/db/conflict-retry.ts (capped full-jitter backoff): no attempt starts after
  * `retryUntilMs` or the request's deadline.
  */
-async function retryingConflicts<T>(send: () => Promise<T>, isConflict: (error: unknown) => boolean, retryUntilMs: number): Promise<T> {
-  const untilMs = Math.min(retryUntilMs, requestDeadlineMs());
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await send();
-    } catch (error) {
-      const pauseMs = conflictPauseMs(attempt);
-      if (!isConflict(error) || !mayRetryConflict(attempt, Date.now() + pauseMs, untilMs)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-      // A timer fires late on a busy machine: the limit holds for when the attempt would start.
-      if (Date.now() >= untilMs) throw error;
-    }
-  }
-}
+const retryingConflicts = <T>(send: () => Promise<T>, isConflict: (error: unknown) => boolean, retryUntilMs: number): Promise<T> =>
+  retryConflicts(send, isConflict, Math.min(retryUntilMs, requestDeadlineMs()));
 
 const lostToTransaction = (error: unknown): boolean =>
   cancellationReasons(error)?.some((reason) => reason.Code === 'TransactionConflict') ?? false;
@@ -233,16 +259,29 @@ export async function transact(
   );
 }
 
+/** A single write that met a transaction holding its item: DynamoDB refused it unwritten, and it may be sent again. */
+const heldByTransaction = (error: unknown): boolean => (error as Error | null)?.name === 'TransactionConflictException';
+
 /**
  * Deletes one item, retrying while a transaction holds it (TransactionConflictException, which
  * a single-item write gets where a transaction would be cancelled; the SDK does not retry it).
  */
 export const deleteItem = (input: DeleteCommandInput): Promise<unknown> =>
-  retryingConflicts(
-    () => db().send(new DeleteCommand(input)),
-    (error) => (error as Error | null)?.name === 'TransactionConflictException',
-    Number.POSITIVE_INFINITY,
-  );
+  retryingConflicts(() => db().send(new DeleteCommand(input)), heldByTransaction, Number.POSITIVE_INFINITY);
+
+/**
+ * One conditional UpdateItem, sent again while a transaction holds its item: the attributes it
+ * returned (`{}` when it asked for none), or null when its condition refused it (nothing written).
+ */
+export async function updateIf(input: UpdateCommandInput): Promise<Record<string, unknown> | null> {
+  try {
+    const { Attributes } = await retryingConflicts(() => db().send(new UpdateCommand(input)), heldByTransaction, Number.POSITIVE_INFINITY);
+    return Attributes ?? {};
+  } catch (error) {
+    if ((error as Error | null)?.name === 'ConditionalCheckFailedException') return null;
+    throw error;
+  }
+}
 
 /**
  * What item `index` of a cancelled transaction found when its condition failed: the stored item

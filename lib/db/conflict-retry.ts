@@ -10,6 +10,10 @@
  * - attempts go on while the next one would still start before the caller's `retryUntilMs` (a
  *   run keeps its provider call's budget; lib/social/run.ts), and never past the request's own
  *   deadline; MAX_ATTEMPTS bounds callers that have neither (the admin CLI).
+ *
+ * `retryConflicts` is the one loop that applies it: a write that lost to a transaction
+ * (lib/db/client.ts), and one that found its item changed by a concurrent write and must be
+ * decided afresh (a job's item result or cancel, lib/jobs/lifecycle.ts).
  */
 
 export const BASE_MS = 10;
@@ -23,3 +27,22 @@ export const conflictPauseMs = (attempt: number, random: () => number = Math.ran
 /** Whether attempt `attempt` may be followed by another that starts at `nextStartMs`, given the limit `untilMs`. */
 export const mayRetryConflict = (attempt: number, nextStartMs: number, untilMs: number): boolean =>
   attempt < MAX_ATTEMPTS && nextStartMs < untilMs;
+
+/**
+ * Runs `attempt`, again while it fails with an error `isConflict` accepts, pausing
+ * `conflictPauseMs` between attempts: no attempt starts at or after `untilMs` (nor after
+ * MAX_ATTEMPTS), and the last conflict is thrown then.
+ */
+export async function retryConflicts<T>(attempt: () => Promise<T>, isConflict: (error: unknown) => boolean, untilMs: number): Promise<T> {
+  for (let made = 1; ; made += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const pauseMs = conflictPauseMs(made);
+      if (!isConflict(error) || !mayRetryConflict(made, Date.now() + pauseMs, untilMs)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      // A timer fires late on a busy machine: the limit holds for when the attempt would start.
+      if (Date.now() >= untilMs) throw error;
+    }
+  }
+}

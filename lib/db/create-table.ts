@@ -3,6 +3,7 @@ import {
   type CreateTableCommandInput,
   DescribeTableCommand,
   type DynamoDBClient,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { table } from './table.ts';
@@ -30,13 +31,25 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       ],
       Projection: { ProjectionType: 'ALL' },
     })),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: table.stream.viewType },
   };
 }
 
-/** Creates the table (if missing) and turns on TTL; for DynamoDB Local, never for a deployed table. */
+/**
+ * Creates the table (if missing) and turns on TTL; for DynamoDB Local, never for a deployed table.
+ * A table kept in a DATA_DIR from before the change stream gets its stream turned on.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table: found } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!found?.StreamSpecification?.StreamEnabled) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          StreamSpecification: { StreamEnabled: true, StreamViewType: table.stream.viewType },
+        }),
+      );
+    }
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;

@@ -1,17 +1,21 @@
 /**
- * The credit items of the table: the organization's balance, its monthly spend counters and the
+ * The credit items of the table: the organization's balance, its spend counters and the
  * member's. Item builders and single reads only: which items go into one charge or refund
  * transaction is decided by the money module (lib/billing/paid-run.ts).
  *
+ * A spend counter is one item per scope and UTC month holding the month's spend (`spent`) and
+ * each of its days' (`spent_day_<dd>`, lib/db/keys.ts): a charge adds to both in one write, under
+ * both limits' conditions.
+ *
  * DynamoDB conditions cannot do arithmetic, so a limit is checked as `spent <= limit - cost`
- * with `limit` read beforehand; the charge also requires the limit attribute to still hold the
- * value read, so a limit lowered in between makes the charge re-read instead of overspending.
+ * with `limit` read beforehand; the charge also requires the limit attributes to still hold the
+ * values read, so a limit lowered in between makes the charge re-read instead of overspending.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { RUNNER_ROLES } from '../model.ts';
-import { db, queryAll, type TransactItem, tableName } from './client.ts';
-import { memberSpendKey, memberSpendPrefix, membershipKey, orgKey, orgSpendKey } from './keys.ts';
+import { batchGetAll, db, queryAll, type TransactItem, tableName } from './client.ts';
+import { daySpentAttribute, memberSpendKey, memberSpendPrefix, membershipKey, orgKey, orgSpendKey, spendDay, spendMonth } from './keys.ts';
 import type { TableKey } from './table.ts';
 
 /** Spend counters are kept for reporting a little over a year after their month. */
@@ -20,22 +24,39 @@ const SPEND_RETENTION_SECONDS = 400 * 86_400;
 /** A new charge id: also the charge event's id and the key of the run's pending record. */
 export const newChargeId = (): string => `evt_${randomUUID()}`;
 
-/** The condition that a spending-limit attribute still holds the value read (or is still unset). */
-export function limitUnchanged(limit: number | null): { condition: string; values: Record<string, unknown> } {
-  return limit === null
-    ? { condition: '(attribute_not_exists(spending_limit) OR attribute_type(spending_limit, :null))', values: { ':null': 'NULL' } }
-    : { condition: 'spending_limit = :limit', values: { ':limit': limit } };
+/** A scope's limits as stored beside it (organization, membership, API key): credits per UTC month and per UTC day, null for none. */
+export interface Limits {
+  spending_limit: number | null;
+  daily_limit: number | null;
+}
+
+/** The condition that both limit attributes still hold the values read (or are still unset). */
+export function limitsUnchanged(limits: Limits): { condition: string; values: Record<string, unknown> } {
+  const values: Record<string, unknown> = {};
+  const unchanged = (attribute: string, placeholder: string, limit: number | null) => {
+    if (limit !== null) {
+      values[placeholder] = limit;
+      return `${attribute} = ${placeholder}`;
+    }
+    values[':null'] = 'NULL';
+    return `(attribute_not_exists(${attribute}) OR attribute_type(${attribute}, :null))`;
+  };
+  const condition = [
+    unchanged('spending_limit', ':limit', limits.spending_limit),
+    unchanged('daily_limit', ':dailyLimit', limits.daily_limit),
+  ].join(' AND ');
+  return { condition, values };
 }
 
 /**
  * Takes `cost` off the balance if the organization exists, has that much, still has the
- * spending limit read and (for a network's operation) still has the network enabled. Returns
- * the stored item when a condition fails, so the refusal can say what it found.
+ * limits read and (for a network's operation) still has the network enabled. Returns the stored
+ * item when a condition fails, so the refusal can say what it found.
  */
-export function debitItem(orgId: string, cost: number, limit: number | null, network: string | undefined): TransactItem {
-  const orgLimit = limitUnchanged(limit);
-  const conditions = ['attribute_exists(PK)', 'credits >= :cost', orgLimit.condition];
-  const values: Record<string, unknown> = { ':cost': cost, ...orgLimit.values };
+export function debitItem(orgId: string, cost: number, limits: Limits, network: string | undefined): TransactItem {
+  const orgLimits = limitsUnchanged(limits);
+  const conditions = ['attribute_exists(PK)', 'credits >= :cost', orgLimits.condition];
+  const values: Record<string, unknown> = { ':cost': cost, ...orgLimits.values };
   if (network !== undefined) {
     conditions.push('contains(networks, :network)');
     values[':network'] = network;
@@ -65,73 +86,160 @@ export function creditItem(orgId: string, amount: number): TransactItem {
   };
 }
 
-/** The member exists, may run operations and still has the spending limit read (the stored item on failure). */
-export function memberMayPayItem(orgId: string, userId: string, limit: number | null): TransactItem {
-  const memberLimit = limitUnchanged(limit);
+/** The member exists, may run operations and still has the limits read (the stored item on failure). */
+export function memberMayPayItem(orgId: string, userId: string, limits: Limits): TransactItem {
+  const memberLimits = limitsUnchanged(limits);
   const roleValues = Object.fromEntries(RUNNER_ROLES.map((role, i) => [`:role${i}`, role]));
   return {
     ConditionCheck: {
       TableName: tableName(),
       Key: membershipKey(orgId, userId),
-      ConditionExpression: ['attribute_exists(PK)', `#role IN (${Object.keys(roleValues).join(', ')})`, memberLimit.condition].join(
+      ConditionExpression: ['attribute_exists(PK)', `#role IN (${Object.keys(roleValues).join(', ')})`, memberLimits.condition].join(
         ' AND ',
       ),
       ExpressionAttributeNames: { '#role': 'role' },
-      ExpressionAttributeValues: { ...roleValues, ...memberLimit.values },
+      ExpressionAttributeValues: { ...roleValues, ...memberLimits.values },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
 }
 
+/** Where a charge counts: its UTC month ("2025-01") and, for charges since daily limits, its UTC day ("2025-01-31"). */
+export interface SpendPeriods {
+  month: string;
+  day?: string | undefined;
+}
+
+/** The most each counter may hold before a charge adds to it (its limit minus the cost), null for no limit. */
+export interface SpendCeilings {
+  month: number | null;
+  day: number | null;
+}
+
+const NO_CEILINGS: SpendCeilings = { month: null, day: null };
+
 /**
- * Adds `amount` (negative for a refund) to a month's spend counter. With `max`, only while the
- * counter holds at most `max` before the addition (the limit minus the cost); on a refusal the
- * stored counter comes back, so a 402 can report how much was spent.
+ * Adds `amount` (negative for a refund) to a month's spend counter and to its day's. With
+ * ceilings, only while each counter holds at most its ceiling before the addition; on a refusal
+ * the stored counters come back, so a 402 can report how much was spent and in which period.
  */
-function spendItem(key: TableKey, amount: number, month: string, max: number | null): TransactItem {
-  const expires = Math.floor(Date.parse(`${month}-01T00:00:00Z`) / 1000) + SPEND_RETENTION_SECONDS;
+function spendItem(key: TableKey, amount: number, periods: SpendPeriods, ceilings: SpendCeilings): TransactItem {
+  const expires = Math.floor(Date.parse(`${periods.month}-01T00:00:00Z`) / 1000) + SPEND_RETENTION_SECONDS;
+  const names: Record<string, string> = { '#spent': 'spent' };
+  const values: Record<string, unknown> = { ':amount': amount, ':expires': expires };
+  const adds = ['#spent :amount'];
+  const conditions: string[] = [];
+  if (ceilings.month !== null) {
+    conditions.push('(attribute_not_exists(#spent) OR #spent <= :max)');
+    values[':max'] = ceilings.month;
+  }
+  if (periods.day !== undefined) {
+    names['#day'] = daySpentAttribute(periods.day);
+    adds.push('#day :amount');
+    if (ceilings.day !== null) {
+      conditions.push('(attribute_not_exists(#day) OR #day <= :dayMax)');
+      values[':dayMax'] = ceilings.day;
+    }
+  }
   return {
     Update: {
       TableName: tableName(),
       Key: key,
-      UpdateExpression: 'ADD #spent :amount SET expires_at = if_not_exists(expires_at, :expires)',
-      ExpressionAttributeNames: { '#spent': 'spent' },
-      ExpressionAttributeValues: { ':amount': amount, ':expires': expires, ...(max === null ? {} : { ':max': max }) },
-      ...(max === null
+      UpdateExpression: `ADD ${adds.join(', ')} SET expires_at = if_not_exists(expires_at, :expires)`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ...(conditions.length === 0
         ? {}
-        : { ConditionExpression: 'attribute_not_exists(#spent) OR #spent <= :max', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+        : { ConditionExpression: conditions.join(' AND '), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }),
     },
   };
 }
 
-/** The organization's spend counter of `month`. */
-export const orgSpendItem = (orgId: string, amount: number, month: string, max: number | null): TransactItem =>
-  spendItem(orgSpendKey(orgId, month), amount, month, max);
+/** The organization's spend counters of a month and its day. */
+export const orgSpendItem = (orgId: string, amount: number, periods: SpendPeriods, ceilings = NO_CEILINGS): TransactItem =>
+  spendItem(orgSpendKey(orgId, periods.month), amount, periods, ceilings);
 
-/** One member's spend counter of `month`. */
-export const memberSpendItem = (orgId: string, userId: string, amount: number, month: string, max: number | null): TransactItem =>
-  spendItem(memberSpendKey(orgId, userId, month), amount, month, max);
+/** One member's (or API key's) spend counters of a month and its day. */
+export const memberSpendItem = (
+  orgId: string,
+  userId: string,
+  amount: number,
+  periods: SpendPeriods,
+  ceilings = NO_CEILINGS,
+): TransactItem => spendItem(memberSpendKey(orgId, userId, periods.month), amount, periods, ceilings);
 
-/** Credits spent in `month` by the organization and by one member (0 for a month without charges). */
-export async function readSpend(orgId: string, userId: string, month: string): Promise<{ org: number; member: number }> {
-  const spentAt = async (key: TableKey) => {
-    const result = await db().send(
-      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'spent' }),
-    );
-    return Number(result.Item?.spent ?? 0);
-  };
-  const [org, member] = await Promise.all([spentAt(orgSpendKey(orgId, month)), spentAt(memberSpendKey(orgId, userId, month))]);
+/** What one scope spent in the current UTC month and on the current UTC day (0 without charges). */
+export interface PeriodSpend {
+  month: number;
+  day: number;
+}
+
+/** What a spend counter item holds for `day` (0 when absent), as stored or as a cancelled charge returns it. */
+export const periodSpendOf = (item: Record<string, unknown> | undefined | null, day: string): PeriodSpend => ({
+  month: Number(item?.spent ?? 0),
+  day: Number(item?.[daySpentAttribute(day)] ?? 0),
+});
+
+/** What the holder of the counter at `key` spent in `now`'s UTC month and day. */
+async function readCounter(key: TableKey, day: string): Promise<PeriodSpend> {
+  const result = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: key,
+      ConsistentRead: true,
+      ProjectionExpression: '#spent, #day',
+      ExpressionAttributeNames: { '#spent': 'spent', '#day': daySpentAttribute(day) },
+    }),
+  );
+  return periodSpendOf(result.Item, day);
+}
+
+/** Credits the organization spent this month and today (UTC, at `now`): one GetItem. */
+export const readOrgSpend = (orgId: string, now: Date): Promise<PeriodSpend> =>
+  readCounter(orgSpendKey(orgId, spendMonth(now)), spendDay(now));
+
+/** BatchGetItem takes at most this many keys a request. */
+const BATCH_KEYS = 100;
+
+/**
+ * What one user spent this month and today (UTC, at `now`) in each of the organizations given, in
+ * their order: one BatchGetItem a hundred organizations, requests in parallel.
+ */
+export async function readSpendAcross(orgIds: readonly string[], userId: string, now: Date): Promise<PeriodSpend[]> {
+  const month = spendMonth(now);
+  const keys = orgIds.map((orgId) => memberSpendKey(orgId, userId, month));
+  const batches = Array.from({ length: Math.ceil(keys.length / BATCH_KEYS) }, (_, i) => keys.slice(i * BATCH_KEYS, (i + 1) * BATCH_KEYS));
+  const items = (await Promise.all(batches.map((batch) => batchGetAll(batch)))).flat();
+  const byKey = new Map(items.map((item) => [`${item.PK}|${item.SK}`, item]));
+  return keys.map((key) => periodSpendOf(byKey.get(`${key.PK}|${key.SK}`), spendDay(now)));
+}
+
+/** Credits one member (or API key) spent this month and today (UTC, at `now`): one GetItem. */
+export const readMemberSpend = (orgId: string, userId: string, now: Date): Promise<PeriodSpend> =>
+  readCounter(memberSpendKey(orgId, userId, spendMonth(now)), spendDay(now));
+
+/** Credits spent this month and today (UTC, at `now`) by the organization and by one member: two GetItems in parallel. */
+export async function readSpend(orgId: string, userId: string, now: Date): Promise<{ org: PeriodSpend; member: PeriodSpend }> {
+  const [org, member] = await Promise.all([
+    readCounter(orgSpendKey(orgId, spendMonth(now)), spendDay(now)),
+    readMemberSpend(orgId, userId, now),
+  ]);
   return { org, member };
 }
 
-/** What every member of an organization spent in `month`, by user id (one Query on its partition). */
-export async function readMembersSpend(orgId: string, month: string): Promise<Map<string, number>> {
-  const prefix = memberSpendPrefix(orgId, month);
+/** What every member of an organization spent this month and today (UTC, at `now`), by user id (one Query on its partition). */
+export async function readMembersSpend(orgId: string, now: Date): Promise<Map<string, PeriodSpend>> {
+  const day = spendDay(now);
+  const prefix = memberSpendPrefix(orgId, spendMonth(now));
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.skPrefix },
-    ProjectionExpression: 'SK, spent',
+    ProjectionExpression: 'SK, #spent, #day',
+    ExpressionAttributeNames: { '#spent': 'spent', '#day': daySpentAttribute(day) },
     ConsistentRead: true,
   });
-  return new Map(items.map((item) => [String(item.SK).slice(prefix.skPrefix.length), Number(item.spent ?? 0)]));
+  return new Map(items.map((item) => [String(item.SK).slice(prefix.skPrefix.length), periodSpendOf(item, day)]));
 }
+
+/** No spend: a scope without a counter this month. */
+export const NO_SPEND: PeriodSpend = { month: 0, day: 0 };

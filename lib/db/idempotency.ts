@@ -30,6 +30,8 @@ export interface ClaimedCharge {
   id: string;
   cost: number;
   month: string;
+  /** The UTC day the charge counts in (absent on claims written before daily limits). */
+  day?: string | undefined;
 }
 
 export type InProgressRecord = {
@@ -68,7 +70,12 @@ export async function getIdempotencyRecord(key: TableKey, now = Date.now()): Pro
   if (!item || Number(item.expires_at) <= Math.floor(now / 1000)) return null;
   if (item.state === 'in_progress') {
     const charge = item.charge
-      ? { id: String(item.charge.id), cost: Number(item.charge.cost), month: String(item.charge.month) }
+      ? {
+          id: String(item.charge.id),
+          cost: Number(item.charge.cost),
+          month: String(item.charge.month),
+          ...(item.charge.day === undefined ? {} : { day: String(item.charge.day) }),
+        }
       : undefined;
     return { state: 'in_progress', requestHash: item.request_hash, owner: item.owner, leaseUntilMs: Number(item.lease_until_ms), charge };
   }

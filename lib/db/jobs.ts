@@ -1,14 +1,20 @@
 /**
- * Bulk jobs and their items (docs/jobs.md). A job item holds the job's counters, kept exact by
- * moving them only in the transaction that moves an item: `queued` (items nobody has claimed),
- * `running` (claimed, at the provider), `succeeded`, `failed`, `cancelled`, `charged`. The
- * organization item's `active_jobs` counts its jobs queued or running: incremented (bounded) in
- * the creation transaction, decremented in the one transaction that ends the job. Builds and
- * sends items; what a cancellation means is for lib/jobs/ to say.
+ * Bulk jobs and their items as stored (docs/jobs.md): the decoders, the reads, the builders of
+ * every write and the single sends. A job item holds the job's counters, `queued` (items nobody
+ * has claimed), `running` (claimed, at the provider), `succeeded`, `failed`, `cancelled`,
+ * `charged`; the organization item's `active_jobs` counts its jobs queued or running.
+ *
+ * Nothing here decides: which writes go into one transaction, on which conditions, and what a
+ * refused one means (when a job ends, what a cancel does, how a 402 spreads to the items after
+ * it) is lib/jobs/lifecycle.ts's to say. A write of the job is described in its own terms
+ * (`JobChange`: what changes, `JobCondition`: what must hold) and `jobUpdate` turns it into
+ * DynamoDB's; an item's moves are built by name (`itemClaim`, `itemResult`, …), each conditional
+ * on the item's own status only.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed, conditionFailedOn, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { ACTIVE_JOBS_PK, activeJobKey, jobIdempotencyKey, jobItemIndexOf, jobItemKey, jobItemsPrefix, jobKey, orgKey } from './keys.ts';
 import type { TableKey } from './table.ts';
 
@@ -47,6 +53,8 @@ export interface JobRecord {
   completed_at: string | null;
   /** `Cache-Control: max-age` given on the job's request: applies to every item. */
   max_age_seconds: number | null;
+  /** `fields` given on the job's request (canonical): every item's output keeps only these paths; null or absent: whole outputs. */
+  fields?: string | null;
   /** Set by a cancel while items were in flight: the job ends as cancelled when the last one finishes. */
   cancel_requested: boolean;
   /** The 402 that refused an item: every item not yet claimed fails with it, uncharged. */
@@ -93,6 +101,7 @@ export const jobOf = (item: Record<string, unknown>): JobRecord => ({
   created_by_id: String(item.created_by_id),
   completed_at: (item.completed_at as string | undefined) ?? null,
   max_age_seconds: item.max_age_seconds == null ? null : Number(item.max_age_seconds),
+  fields: (item.fields as string | undefined) ?? null,
   cancel_requested: item.cancel_requested === true,
   refusal: (item.refusal as ItemError | undefined) ?? null,
   webhook_url: (item.webhook_url as string | undefined) ?? null,
@@ -104,11 +113,7 @@ export const jobOf = (item: Record<string, unknown>): JobRecord => ({
   recovered_at: (item.recovered_at as string | undefined) ?? null,
 });
 
-/**
- * An item's output is kept gzip-compressed (`output_gzip`), as the result cache keeps its own: an
- * item stops at DynamoDB's 400 KB, and compressed JSON leaves outputs several times that size room.
- * Items written before kept it as a map (`output`).
- */
+/** An item's output, gzip-compressed (jobItemUpdate); items written before that kept it as a map (`output`). */
 function outputOf(item: Record<string, unknown>): unknown {
   if (item.output_gzip instanceof Uint8Array) return JSON.parse(gunzipSync(item.output_gzip).toString('utf8'));
   return item.output ?? null;
@@ -127,20 +132,6 @@ const itemOf = (item: Record<string, unknown>): JobItemRecord => ({
 
 // ---------------------------------------------------------------- creation
 
-/** The organization has its most jobs active: nothing was written. */
-export class JobLimitFull extends Error {}
-/** The organization item is gone: nothing was written. */
-export class NoJobOrganization extends Error {}
-/** The Idempotency-Key names a job already (`jobId`, `requestHash`): nothing was written. */
-export class JobKeyTaken extends Error {
-  constructor(
-    readonly jobId: string,
-    readonly requestHash: string,
-  ) {
-    super(`the Idempotency-Key names job ${jobId}`);
-  }
-}
-
 export const JOB_KEY_TTL_SECONDS = 24 * 3600;
 
 export interface JobKeyClaim {
@@ -156,73 +147,77 @@ export async function getJobKeyRecord(key: TableKey, nowMs: number): Promise<{ j
   return { jobId: String(item.job_id), requestHash: String(item.request_hash) };
 }
 
-/**
- * The creation transaction: the job, the organization's active-job counter (bounded by
- * `maxActive`, so that concurrent creations can never pass it) and, with a key, its record.
- * Throws JobLimitFull, NoJobOrganization or JobKeyTaken when a condition refuses it.
- */
-export async function createJob(job: JobRecord, maxActive: number, claim: JobKeyClaim | undefined, nowMs: number): Promise<void> {
-  const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: tableName(),
-        // Unset fields are absent, not null: conditions ask `attribute_not_exists(refusal)`.
-        Item: { ...jobKey(job.id), entity: 'job', ...Object.fromEntries(Object.entries(job).filter(([, value]) => value !== null)) },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    {
-      Update: {
-        TableName: tableName(),
-        Key: orgKey(job.organization_id),
-        UpdateExpression: 'ADD active_jobs :one',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(active_jobs) OR active_jobs < :max)',
-        ExpressionAttributeValues: { ':one': 1, ':max': maxActive },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...activeJobKey(job.id),
-          entity: 'active_job',
-          job_id: job.id,
-          organization_id: job.organization_id,
-          created_at: job.created_at,
-        },
-      },
-    },
-  ];
-  if (claim) {
-    items.push({
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...claim.key,
-          entity: 'job_key',
-          job_id: job.id,
-          request_hash: claim.requestHash,
-          expires_at: Math.floor(nowMs / 1000) + JOB_KEY_TTL_SECONDS,
-        },
-        // A record past its expiry that TTL has not removed yet counts as gone.
-        ConditionExpression: 'attribute_not_exists(PK) OR expires_at <= :now',
-        ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000) },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    });
-  }
-  await transact(items, (reasons) => {
-    const taken = claim ? conditionFailedOn(reasons, 3) : undefined;
-    if (taken) return new JobKeyTaken(String(taken.job_id), String(taken.request_hash));
-    if (conditionFailed(reasons, 1)) {
-      return conditionFailedOn(reasons, 1) ? new JobLimitFull('the organization has its most jobs active') : new NoJobOrganization();
-    }
-    return null;
-  });
-}
+/** A new job, conditional on its id being new. Unset fields are absent, not null: conditions ask `attribute_not_exists(refusal)`. */
+export const newJobPut = (job: JobRecord): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...jobKey(job.id), entity: 'job', ...Object.fromEntries(Object.entries(job).filter(([, value]) => value !== null)) },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  },
+});
 
-/** The items of a new job, all pending (25 a request, the most BatchWriteItem takes; what it leaves is sent again). */
+/**
+ * The organization's `active_jobs` up by one, conditional on the organization existing and the
+ * counter being below `maxActive` (so that concurrent creations never pass it). Refused, it
+ * returns the organization item as it was: none when the organization is gone.
+ */
+export const activeJobsIncrement = (orgId: string, maxActive: number): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: orgKey(orgId),
+    UpdateExpression: 'ADD active_jobs :one',
+    ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(active_jobs) OR active_jobs < :max)',
+    ExpressionAttributeValues: { ':one': 1, ':max': maxActive },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  },
+});
+
+export const activeJobsDecrement = (orgId: string): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: orgKey(orgId),
+    UpdateExpression: 'ADD active_jobs :minus',
+    ExpressionAttributeValues: { ':minus': -1 },
+  },
+});
+
+/** The job's marker in the one partition of active jobs (listActiveJobs). */
+export const activeMarkerPut = (job: JobRecord): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...activeJobKey(job.id),
+      entity: 'active_job',
+      job_id: job.id,
+      organization_id: job.organization_id,
+      created_at: job.created_at,
+    },
+  },
+});
+
+export const activeMarkerDelete = (jobId: string): TransactItem => ({ Delete: { TableName: tableName(), Key: activeJobKey(jobId) } });
+
+/**
+ * The Idempotency-Key's record, naming the job, conditional on there being none; a record past
+ * its expiry that TTL has not removed yet counts as none. Refused, it returns the record found.
+ */
+export const jobKeyPut = (claim: JobKeyClaim, jobId: string, nowMs: number): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...claim.key,
+      entity: 'job_key',
+      job_id: jobId,
+      request_hash: claim.requestHash,
+      expires_at: Math.floor(nowMs / 1000) + JOB_KEY_TTL_SECONDS,
+    },
+    ConditionExpression: 'attribute_not_exists(PK) OR expires_at <= :now',
+    ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000) },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  },
+});
+
+/** The items of a new job, all pending: 25 a BatchWriteItem (the most it takes), 8 requests at once. */
 export async function putJobItems(jobId: string, inputs: readonly unknown[]): Promise<void> {
   const batches: Record<string, unknown>[][] = [];
   for (let start = 0; start < inputs.length; start += 25) {
@@ -234,42 +229,9 @@ export async function putJobItems(jobId: string, inputs: readonly unknown[]): Pr
   }
   let next = 0;
   const worker = async () => {
-    for (let batch = batches[next++]; batch; batch = batches[next++]) {
-      let requests = batch.map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; requests.length > 0; attempt += 1) {
-        if (attempt >= 8)
-          throw new Error(`BatchWriteItem left ${requests.length} items of job ${jobId} unwritten after ${attempt} attempts`);
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-        const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-        requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-      }
-    }
+    for (let batch = batches[next++]; batch; batch = batches[next++]) await batchWriteAll(batch, `items of job ${jobId}`);
   };
   await Promise.all(Array.from({ length: Math.min(8, batches.length) }, worker));
-}
-
-/**
- * The creation's last write: every message of the job is on the queue. One UpdateItem,
- * conditional on the job still saying `sending`: false when a recovery marked it first (it sent
- * the messages again; the copies are harmless). Not conditional on the job being active: its
- * items may all have run, or a cancel ended it, before this is written, and that changes nothing.
- */
-export async function markJobMessagesSent(jobId: string, now: Date): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKey(jobId),
-        UpdateExpression: 'SET messages = :sent, messages_sent_at = :now',
-        ConditionExpression: 'messages = :sending',
-        ExpressionAttributeValues: { ':sent': 'sent', ':sending': 'sending', ':now': now.toISOString() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
 }
 
 // ---------------------------------------------------------------- reads
@@ -321,282 +283,6 @@ export async function listJobItemsPage(
   return { items: found.slice(0, limit), hasMore: found.length > limit || startKey !== undefined };
 }
 
-// ---------------------------------------------------------------- an item's life
-
-/** Why a claim was refused: the job as it stands (null: gone), or the item no longer pending. */
-export type ClaimRefused = { job: JobRecord | null } | { itemNotPending: true };
-
-/**
- * Claims a pending item for a worker until `leaseUntilMs`, in one transaction with the job's
- * counters (queued → running) and its status (running). Refused (null is success) when the item
- * is not pending, or the job is ended, being cancelled or refused by a 402.
- */
-export async function claimJobItem(jobId: string, index: number, leaseUntilMs: number, now: Date): Promise<ClaimRefused | null> {
-  try {
-    await transact(
-      [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: jobItemKey(jobId, index),
-            UpdateExpression: 'SET #status = :running, lease_until_ms = :lease, claimed_at = :now',
-            ConditionExpression: '#status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':running': 'running', ':pending': 'pending', ':lease': leaseUntilMs, ':now': now.toISOString() },
-          },
-        },
-        {
-          Update: {
-            TableName: tableName(),
-            Key: jobKey(jobId),
-            UpdateExpression: 'SET #status = :running, started_at = if_not_exists(started_at, :now) ADD queued :minus, running :one',
-            ConditionExpression:
-              '#status IN (:queued, :running) AND cancel_requested <> :true AND attribute_not_exists(refusal) AND queued > :zero',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':running': 'running',
-              ':queued': 'queued',
-              ':now': now.toISOString(),
-              ':minus': -1,
-              ':one': 1,
-              ':zero': 0,
-              ':true': true,
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-      ],
-      (reasons) => {
-        if (conditionFailed(reasons, 0)) return new ClaimRefusedError({ itemNotPending: true });
-        if (conditionFailed(reasons, 1)) {
-          const job = conditionFailedOn(reasons, 1);
-          return new ClaimRefusedError({ job: job ? jobOf(job) : null });
-        }
-        return null;
-      },
-    );
-    return null;
-  } catch (error) {
-    if (error instanceof ClaimRefusedError) return error.refused;
-    throw error;
-  }
-}
-
-class ClaimRefusedError extends Error {
-  constructor(readonly refused: ClaimRefused) {
-    super('the claim was refused');
-  }
-}
-
-export interface ItemOutcome {
-  status: 'succeeded' | 'failed';
-  output?: unknown;
-  error?: ItemError;
-  charged: number;
-  /** The 402 that refused this item: recorded on the job, so that the items after it fail with it uncharged. */
-  refusal?: ItemError;
-}
-
-/** What writing an item's result did: written (the job goes on), written and the job ended, or not written. */
-export type Finished =
-  | { result: 'finished' }
-  /** This was the job's last item: the job ended in the same transaction. `job` is the job as it stood before. */
-  | { result: 'ended'; job: JobRecord }
-  /** The item had left `from` (another delivery wrote it first): nothing written. */
-  | { result: 'moved' }
-  /** A pending item of a job being cancelled: the cancel counted it; nothing written. */
-  | { result: 'cancelled' };
-
-/**
- * Writes an item's result once: conditional on its status still being `from` (running for a run,
- * pending for an item failed without running), in one transaction with the job's counters. The
- * transaction also asks that something else remain queued or running; when that fails, this is the
- * job's last item, and the result is written by the transaction that also ends the job (status,
- * `completed_at`, the organization's active-job counter down): exactly once, and no read of the job
- * after every item to find out.
- */
-export async function finishJobItem(
-  job: { id: string; organization_id: string },
-  index: number,
-  from: 'running' | 'pending',
-  outcome: ItemOutcome,
-  now: Date,
-): Promise<Finished> {
-  const counter = from === 'running' ? 'running' : 'queued';
-  const itemValues: Record<string, unknown> = {
-    ':from': from,
-    ':to': outcome.status,
-    ':now': now.toISOString(),
-    ':charged': outcome.charged,
-  };
-  const setItem = ['#status = :to', 'finished_at = :now', 'charged = :charged'];
-  const itemNames: Record<string, string> = { '#status': 'status' };
-  if (outcome.output !== undefined) {
-    setItem.push('output_gzip = :output');
-    itemValues[':output'] = gzipSync(JSON.stringify(outcome.output));
-  }
-  if (outcome.error) {
-    setItem.push('#error = :error');
-    itemValues[':error'] = outcome.error;
-    itemNames['#error'] = 'error';
-  }
-  const itemUpdate: TransactItem = {
-    Update: {
-      TableName: tableName(),
-      Key: jobItemKey(job.id, index),
-      UpdateExpression: `SET ${setItem.join(', ')} REMOVE lease_until_ms`,
-      ConditionExpression: '#status = :from',
-      ExpressionAttributeNames: itemNames,
-      ExpressionAttributeValues: itemValues,
-    },
-  };
-  // What remains besides this item: queued > q or running > r (the counts before this write).
-  const others = from === 'running' ? { ':q': 0, ':r': 1 } : { ':q': 1, ':r': 0 };
-  // A pending item is the cancel's to count once a cancel is asked.
-  const notCancelled = from === 'pending' ? ' AND cancel_requested = :false' : '';
-  const counters = `ADD ${counter} :minus, ${outcome.status} :one, charged :charged`;
-  const refusal = outcome.refusal ? ', refusal = if_not_exists(refusal, :refusal)' : '';
-  const counterValues = {
-    ':minus': -1,
-    ':one': 1,
-    ':charged': outcome.charged,
-    ...(outcome.refusal ? { ':refusal': outcome.refusal } : {}),
-  };
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    let last: JobRecord;
-    try {
-      await transact(
-        [
-          itemUpdate,
-          {
-            Update: {
-              TableName: tableName(),
-              Key: jobKey(job.id),
-              UpdateExpression: `${counters}${refusal ? ` SET ${refusal.slice(2)}` : ''}`,
-              ConditionExpression: `(queued > :q OR running > :r)${notCancelled}`,
-              ExpressionAttributeValues: { ...counterValues, ...others, ...(from === 'pending' ? { ':false': false } : {}) },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-        ],
-        (reasons) => {
-          if (conditionFailed(reasons, 0)) return new ItemMoved();
-          const found = conditionFailedOn(reasons, 1);
-          return found === undefined ? null : new LastItem(found ? jobOf(found) : null);
-        },
-      );
-      return { result: 'finished' };
-    } catch (error) {
-      if (error instanceof ItemMoved) return { result: 'moved' };
-      if (!(error instanceof LastItem)) throw error;
-      if (!error.job) throw new Error(`job ${job.id} is gone while its item ${index} was being written`);
-      last = error.job;
-    }
-    if (from === 'pending' && last.cancel_requested) return { result: 'cancelled' };
-    // The last item: its result, the job's end and the organization's counter, together.
-    const end = last.cancel_requested ? 'cancelled' : 'completed';
-    try {
-      await transact(
-        [
-          itemUpdate,
-          {
-            Update: {
-              TableName: tableName(),
-              Key: jobKey(job.id),
-              UpdateExpression: `${counters} SET #status = :end, completed_at = :now${refusal}${last.webhook_url ? ', webhook_status = :pending' : ''}`,
-              ConditionExpression:
-                '#status IN (:queued, :running) AND queued = :lastq AND running = :lastr AND cancel_requested = :cancelling',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: {
-                ...counterValues,
-                ':end': end,
-                ':now': now.toISOString(),
-                ':queued': 'queued',
-                ':running': 'running',
-                ':lastq': others[':q'],
-                ':lastr': others[':r'],
-                ':cancelling': last.cancel_requested,
-                ...(last.webhook_url ? { ':pending': 'pending' } : {}),
-              },
-            },
-          },
-          ...jobEnded(job),
-        ],
-        (reasons) => (conditionFailed(reasons, 0) ? new ItemMoved() : conditionFailed(reasons, 1) ? new LastItem(null) : null),
-      );
-      return { result: 'ended', job: last };
-    } catch (error) {
-      if (error instanceof ItemMoved) return { result: 'moved' };
-      // The job changed between the two writes (a cancel, another item): try again from the first.
-      if (!(error instanceof LastItem)) throw error;
-    }
-  }
-  throw new Error(`the result of item ${index} of job ${job.id} could not be written: the job kept changing`);
-}
-
-class ItemMoved extends Error {}
-
-/** The job's counters say this is its last item (`job` as it stood, null if gone). */
-class LastItem extends Error {
-  constructor(readonly job: JobRecord | null) {
-    super('the last item of its job');
-  }
-}
-
-/**
- * Ends a running item's lease now: its worker met an error it cannot place (the table throttled,
- * an unknown failure), so the message's next delivery may take the item over at once instead of
- * waiting out the lease. Conditional on the item still running; best effort.
- */
-export async function releaseJobItem(jobId: string, index: number, nowMs: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: jobItemKey(jobId, index),
-      UpdateExpression: 'SET lease_until_ms = :released',
-      ConditionExpression: '#status = :running',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':released': nowMs, ':running': 'running' },
-    }),
-  );
-}
-
-/**
- * Shows a pending item of a cancelled job as cancelled (the cancel counted it already: no
- * counter moves). Conditional, so it never touches an item a worker claimed.
- */
-export async function markItemCancelled(jobId: string, index: number, now: Date): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobItemKey(jobId, index),
-        UpdateExpression: 'SET #status = :cancelled, finished_at = :now',
-        ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':pending': 'pending', ':now': now.toISOString() },
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-  }
-}
-
-// ---------------------------------------------------------------- the end of a job
-
-/** What ends with a job, beside it: the organization's active-job counter down, its active marker gone. */
-const jobEnded = (job: { id: string; organization_id: string }): TransactItem[] => [
-  {
-    Update: {
-      TableName: tableName(),
-      Key: orgKey(job.organization_id),
-      UpdateExpression: 'ADD active_jobs :minus',
-      ExpressionAttributeValues: { ':minus': -1 },
-    },
-  },
-  { Delete: { TableName: tableName(), Key: activeJobKey(job.id) } },
-];
-
 /** The indexes of a job's items not finished (pending or running). */
 export async function unfinishedItemIndexes(jobId: string): Promise<number[]> {
   const { PK, skPrefix } = jobItemsPrefix(jobId);
@@ -643,171 +329,215 @@ export async function jobItemStates(jobId: string): Promise<{ written: number; p
   };
 }
 
-// ---------------------------------------------------------------- a stalled creation
+// ---------------------------------------------------------------- writes, in the job's terms
 
-/** A job active, created by `cutoff` and whose messages were never marked sent: see `claimStalledJob`. */
-const STALLED =
-  '#status IN (:queued, :running) AND cancel_requested <> :true AND created_at <= :cutoff AND ' +
-  '(messages = :sending OR (attribute_not_exists(messages) AND #status = :queued AND attribute_not_exists(started_at)))';
+/** An UpdateItem, as a transaction's item (`{ Update }`) or a single send (`updateIf`) takes it. */
+export type JobWrite = NonNullable<TransactItem['Update']>;
 
-/**
- * Takes a stalled job for one recovery until `leaseUntilMs`: conditional on the job being active,
- * not being cancelled, created by `cutoff`, its messages never marked sent (or, for a job created
- * before `messages` existed, still queued with no item ever claimed), and no other recovery
- * holding it. The job as it now stands, or null when the condition refused it (healthy, ended,
- * or another recovery's): two recoveries at once never both send.
- */
-export async function claimStalledJob(jobId: string, cutoff: Date, leaseUntilMs: number, nowMs: number): Promise<JobRecord | null> {
-  try {
-    const { Attributes: item } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKey(jobId),
-        UpdateExpression: 'SET recovery_lease_until_ms = :lease',
-        ConditionExpression: `${STALLED} AND (attribute_not_exists(recovery_lease_until_ms) OR recovery_lease_until_ms <= :now)`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':queued': 'queued',
-          ':running': 'running',
-          ':true': true,
-          ':cutoff': cutoff.toISOString(),
-          ':sending': 'sending',
-          ':lease': leaseUntilMs,
-          ':now': nowMs,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return item ? jobOf(item) : null;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
-    throw error;
-  }
+/** A count compared with a figure: equal to it, or above it. */
+export type Count = readonly ['=' | '>', number];
+
+/** What a write asks of the job item as stored: every fact given must hold. */
+export interface JobCondition {
+  exists?: true;
+  /** `queued` or `running`: not ended. */
+  active?: true;
+  status?: JobStatus;
+  /** Whether a cancel was asked (`cancel_requested`). */
+  cancelRequested?: boolean;
+  /** false: no refusal recorded. */
+  refused?: false;
+  queued?: Count;
+  running?: Count;
+  /** false: no item was ever claimed (`started_at` unset). */
+  started?: false;
+  /** Created at or before this instant (ISO). */
+  createdBy?: string;
+  /** Its messages' state; `absent` on a job created before the field existed. */
+  messages?: MessagesState | 'absent';
+  /** No recovery holds it at this instant (epoch ms). */
+  recoveryFreeAt?: number;
+  /** One of these at least. */
+  anyOf?: readonly JobCondition[];
 }
 
-/**
- * A recovery sent the job's messages again: marked sent (and recovered), its lease released.
- * Conditional on nobody having marked it sent meanwhile (a late creation): false then.
- */
-export async function markJobRecovered(jobId: string, now: Date): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKey(jobId),
-        UpdateExpression: 'SET messages = :sent, messages_sent_at = :now, recovered_at = :now REMOVE recovery_lease_until_ms',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(messages) OR messages = :sending)',
-        ExpressionAttributeValues: { ':sent': 'sent', ':sending': 'sending', ':now': now.toISOString() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+export type JobCounter = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'charged';
+
+/** What a write changes on the job item. */
+export interface JobChange {
+  /** Counters moved by these amounts. */
+  add?: Partial<Record<JobCounter, number>>;
+  /** Every queued item counted cancelled at once: `cancelled` + `queued`, `queued` 0. */
+  queuedToCancelled?: true;
+  status?: JobStatus;
+  /** Kept when already set. */
+  startedAt?: string;
+  completedAt?: string;
+  cancelRequested?: true;
+  /** Kept when one is recorded already: the first stays. */
+  refusal?: ItemError;
+  webhookStatus?: WebhookStatus;
+  /** `messages: sent`, at this instant. */
+  messagesSentAt?: string;
+  recoveredAt?: string;
+  /** A recovery's hold (epoch ms), or null to end it. */
+  recoveryLeaseUntilMs?: number | null;
 }
 
-/**
- * Ends a job whose items are all finished, exactly once: its status (completed, or cancelled
- * when a cancel was asked while items ran), and the organization's active-job counter down, in
- * one transaction conditional on the job being active with nothing queued or running. Returns
- * false when it was not (another worker ended it, or items remain).
- */
-export async function endJob(job: JobRecord, now: Date): Promise<boolean> {
-  try {
-    await transact(
-      [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: jobKey(job.id),
-            UpdateExpression: `SET #status = :end, completed_at = :now${job.webhook_url ? ', webhook_status = :pending' : ''}`,
-            ConditionExpression: '#status IN (:queued, :running) AND queued = :zero AND running = :zero',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':end': job.cancel_requested ? 'cancelled' : 'completed',
-              ':now': now.toISOString(),
-              ':queued': 'queued',
-              ':running': 'running',
-              ':zero': 0,
-              ...(job.webhook_url ? { ':pending': 'pending' } : {}),
-            },
-          },
-        },
-        ...jobEnded(job),
-      ],
-      (reasons) => (conditionFailed(reasons, 0) ? new NotEnded() : null),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof NotEnded) return false;
-    throw error;
+/** The values of one write's expressions, each under a label saying what it is (`:now`, `:queued`), once. */
+class Values {
+  readonly values: Record<string, unknown> = {};
+  /** Whether `#status` (a reserved word) was used. */
+  status = false;
+
+  get statusName(): string {
+    this.status = true;
+    return '#status';
   }
-}
 
-class NotEnded extends Error {}
-
-/**
- * Cancels an active job: every item not yet claimed counts as cancelled at once (its stored
- * status stays pending until a worker or the listing sees the job, and no worker can claim it).
- * With nothing running the job ends now (`ended`, the organization's counter down in the same
- * transaction); otherwise it ends as cancelled when its last running item finishes (`requested`).
- * `inactive`: the job had ended already.
- */
-export async function cancelJob(job: JobRecord, now: Date): Promise<'ended' | 'requested' | 'inactive'> {
-  const active = '#status IN (:queued, :running) AND cancel_requested <> :true';
-  const names = { '#status': 'status' };
-  const base = { ':queued': 'queued', ':running': 'running', ':zero': 0, ':true': true };
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    try {
-      await transact(
-        [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: jobKey(job.id),
-              UpdateExpression:
-                'SET #status = :cancelled, completed_at = :now, cancelled = cancelled + queued, queued = :zero, cancel_requested = :true' +
-                (job.webhook_url ? ', webhook_status = :pending' : ''),
-              ConditionExpression: `${active} AND running = :zero`,
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: {
-                ...base,
-                ':cancelled': 'cancelled',
-                ':now': now.toISOString(),
-                ...(job.webhook_url ? { ':pending': 'pending' } : {}),
-              },
-            },
-          },
-          ...jobEnded(job),
-        ],
-        (reasons) => (conditionFailed(reasons, 0) ? new NotEnded() : null),
-      );
-      return 'ended';
-    } catch (error) {
-      if (!(error instanceof NotEnded)) throw error;
+  /** `:label`, or `:label2`, `:label3`… when the label holds another value already. */
+  of(label: string, value: unknown): string {
+    for (let n = 1; ; n += 1) {
+      const key = n === 1 ? `:${label}` : `:${label}${n}`;
+      if (!(key in this.values)) this.values[key] = value;
+      if (isDeepStrictEqual(this.values[key], value)) return key;
     }
-    try {
-      await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: jobKey(job.id),
-          UpdateExpression: 'SET cancelled = cancelled + queued, queued = :zero, cancel_requested = :true',
-          ConditionExpression: `${active} AND running > :zero`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: base,
-        }),
-      );
-      return 'requested';
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
-    const now_ = await getJob(job.id);
-    if (!now_ || !['queued', 'running'].includes(now_.status) || now_.cancel_requested) return 'inactive';
-    // The last running item finished between the two writes: try again.
   }
-  return 'inactive';
+
+  /** A count, labelled by its figure: `:zero`, `:one`, `:minus` (−1), `:n2`, `:minus2`. */
+  count(value: number): string {
+    const label = value === 0 ? 'zero' : value === 1 ? 'one' : value === -1 ? 'minus' : value < 0 ? `minus${-value}` : `n${value}`;
+    return this.of(label, value);
+  }
 }
+
+function conditionOf(condition: JobCondition, v: Values): string {
+  const facts: string[] = [];
+  if (condition.exists) facts.push('attribute_exists(PK)');
+  if (condition.active) facts.push(`${v.statusName} IN (${v.of('queued', 'queued')}, ${v.of('running', 'running')})`);
+  if (condition.status) facts.push(`${v.statusName} = ${v.of(condition.status, condition.status)}`);
+  if (condition.cancelRequested !== undefined)
+    facts.push(`cancel_requested ${condition.cancelRequested ? '=' : '<>'} ${v.of('true', true)}`);
+  if (condition.refused === false) facts.push('attribute_not_exists(refusal)');
+  for (const counter of ['queued', 'running'] as const) {
+    const count = condition[counter];
+    if (count) facts.push(`${counter} ${count[0]} ${v.count(count[1])}`);
+  }
+  if (condition.started === false) facts.push('attribute_not_exists(started_at)');
+  if (condition.createdBy) facts.push(`created_at <= ${v.of('cutoff', condition.createdBy)}`);
+  if (condition.messages === 'absent') facts.push('attribute_not_exists(messages)');
+  else if (condition.messages) facts.push(`messages = ${v.of(condition.messages, condition.messages)}`);
+  if (condition.recoveryFreeAt !== undefined) {
+    const free = v.of('now_ms', condition.recoveryFreeAt);
+    facts.push(`(attribute_not_exists(recovery_lease_until_ms) OR recovery_lease_until_ms <= ${free})`);
+  }
+  if (condition.anyOf) {
+    const alternatives = condition.anyOf.map((one) => conditionOf(one, v)).map((one) => (one.includes(' AND ') ? `(${one})` : one));
+    facts.push(`(${alternatives.join(' OR ')})`);
+  }
+  return facts.join(' AND ');
+}
+
+/** An update of the job, conditional on `condition`; `returnOnFailure`: refused, it returns the job as it was. */
+export function jobUpdate(jobId: string, change: JobChange, condition: JobCondition = {}, returnOnFailure = false): JobWrite {
+  const v = new Values();
+  const set: string[] = [];
+  const add: string[] = [];
+  const remove: string[] = [];
+  if (change.status) set.push(`${v.statusName} = ${v.of(change.status, change.status)}`);
+  if (change.startedAt) set.push(`started_at = if_not_exists(started_at, ${v.of('now', change.startedAt)})`);
+  if (change.completedAt) set.push(`completed_at = ${v.of('now', change.completedAt)}`);
+  if (change.queuedToCancelled) set.push(`cancelled = cancelled + queued, queued = ${v.count(0)}`);
+  if (change.cancelRequested) set.push(`cancel_requested = ${v.of('true', true)}`);
+  if (change.refusal) set.push(`refusal = if_not_exists(refusal, ${v.of('refusal', change.refusal)})`);
+  if (change.webhookStatus) set.push(`webhook_status = ${v.of(`webhook_${change.webhookStatus}`, change.webhookStatus)}`);
+  if (change.messagesSentAt) set.push(`messages = ${v.of('sent', 'sent')}`, `messages_sent_at = ${v.of('now', change.messagesSentAt)}`);
+  if (change.recoveredAt) set.push(`recovered_at = ${v.of('now', change.recoveredAt)}`);
+  if (change.recoveryLeaseUntilMs === null) remove.push('recovery_lease_until_ms');
+  else if (change.recoveryLeaseUntilMs !== undefined) set.push(`recovery_lease_until_ms = ${v.of('lease', change.recoveryLeaseUntilMs)}`);
+  for (const [counter, amount] of Object.entries(change.add ?? {}))
+    add.push(`${counter} ${counter === 'charged' ? v.of('charged', amount) : v.count(amount)}`);
+  const conditionExpression = conditionOf(condition, v);
+  const clauses = [
+    set.length > 0 ? `SET ${set.join(', ')}` : '',
+    add.length > 0 ? `ADD ${add.join(', ')}` : '',
+    remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '',
+  ];
+  return {
+    TableName: tableName(),
+    Key: jobKey(jobId),
+    UpdateExpression: clauses.filter(Boolean).join(' '),
+    ...(conditionExpression ? { ConditionExpression: conditionExpression } : {}),
+    ...(v.status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+    ...(Object.keys(v.values).length > 0 ? { ExpressionAttributeValues: v.values } : {}),
+    ...(returnOnFailure ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
+  };
+}
+
+// ---------------------------------------------------------------- an item's moves, each conditional on its status
+
+const itemWrite = (jobId: string, index: number, update: Omit<JobWrite, 'TableName' | 'Key'>): JobWrite => ({
+  TableName: tableName(),
+  Key: jobItemKey(jobId, index),
+  ...update,
+  ExpressionAttributeNames: { '#status': 'status', ...update.ExpressionAttributeNames },
+});
+
+/** A pending item taken by a worker until `leaseUntilMs`. */
+export const itemClaim = (jobId: string, index: number, leaseUntilMs: number, now: Date): JobWrite =>
+  itemWrite(jobId, index, {
+    UpdateExpression: 'SET #status = :running, lease_until_ms = :lease, claimed_at = :now',
+    ConditionExpression: '#status = :pending',
+    ExpressionAttributeValues: { ':running': 'running', ':pending': 'pending', ':lease': leaseUntilMs, ':now': now.toISOString() },
+  });
+
+/** What an item's run came to. */
+export interface ItemResult {
+  status: 'succeeded' | 'failed';
+  output?: unknown;
+  error?: ItemError;
+  charged: number;
+}
+
+/**
+ * An item's result, written on it if its status is still `from`, its lease ended. Its output is
+ * kept gzip-compressed (`output_gzip`), as the result cache keeps its own: an item stops at
+ * DynamoDB's 400 KB, and compressed JSON leaves outputs several times that size room.
+ */
+export function itemResult(jobId: string, index: number, from: 'pending' | 'running', result: ItemResult, now: Date): JobWrite {
+  const set = ['#status = :to', 'finished_at = :now', 'charged = :charged'];
+  const values: Record<string, unknown> = { ':from': from, ':to': result.status, ':now': now.toISOString(), ':charged': result.charged };
+  if (result.output !== undefined) {
+    set.push('output_gzip = :output');
+    values[':output'] = gzipSync(JSON.stringify(result.output));
+  }
+  if (result.error) {
+    set.push('#error = :error');
+    values[':error'] = result.error;
+  }
+  return itemWrite(jobId, index, {
+    UpdateExpression: `SET ${set.join(', ')} REMOVE lease_until_ms`,
+    ConditionExpression: '#status = :from',
+    ...(result.error ? { ExpressionAttributeNames: { '#error': 'error' } } : {}),
+    ExpressionAttributeValues: values,
+  });
+}
+
+/** A pending item shown cancelled (no counter moves: the cancel counted it). */
+export const itemCancelled = (jobId: string, index: number, now: Date): JobWrite =>
+  itemWrite(jobId, index, {
+    UpdateExpression: 'SET #status = :cancelled, finished_at = :now',
+    ConditionExpression: '#status = :pending',
+    ExpressionAttributeValues: { ':cancelled': 'cancelled', ':pending': 'pending', ':now': now.toISOString() },
+  });
+
+/** A running item's lease ended at `nowMs`: the next delivery of its message may take it over. */
+export const itemReleased = (jobId: string, index: number, nowMs: number): JobWrite =>
+  itemWrite(jobId, index, {
+    UpdateExpression: 'SET lease_until_ms = :released',
+    ConditionExpression: '#status = :running',
+    ExpressionAttributeValues: { ':released': nowMs, ':running': 'running' },
+  });
 
 /** The webhook's delivery as the job shows it. */
 export async function recordWebhook(jobId: string, status: WebhookStatus, attempts: number): Promise<void> {

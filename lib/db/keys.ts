@@ -9,8 +9,8 @@
  *   USER#<user>       MEMBER#<org>              membership (role, spending limit); GSI1 = ORG#<org> / MEMBER#<user>
  *   <KIND>#<id>       <KIND>                    asset / skill / conversation / project; while deleted, GSI1 = TRASH#<org> / <deleted_at>#<kind>#<id>
  *   RATE#<sub>        WINDOW#<start>            fixed-window request counter (TTL)
- *   ORG#<org>         SPEND#<yyyy-mm>           credits the organization spent in a UTC month (TTL)
- *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month (TTL)
+ *   ORG#<org>         SPEND#<yyyy-mm>           credits the organization spent in a UTC month, and on each of its days (TTL)
+ *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month, and on each of its days (TTL)
  *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
  *   ORG#<org>         PENDING#<charge id>       charged run not yet settled or refunded; GSI1 = SWEEP#<shard> / <sweep after>#<charge id>
  *   RESULT#<org>#<op>#<h> RESULT                 a run's result, for runs with Cache-Control: max-age; h = sha256 of the input (TTL 24 h)
@@ -20,6 +20,8 @@
  *   JOB#<job>         ITEM#<index, 4 digits>    one input of a job: its status, output or error, charge
  *   JOBKEY#<org>#<u>#<h> JOBKEY                 Idempotency-Key of a job's creation: the job it created (TTL 24 h)
  *   ACTIVE_JOBS       JOB#<job>                 a job queued or running (written with it, deleted when it ends): its messages can be sent again
+ *   USAGE#<org>       <H|D>#<bucket start>#<operation>#<payer>  usage counters of one hour or day, operation and payer (member or API key) (TTL 400 days)
+ *   USAGE_EVENT#<event id> COUNTED             the marker that a billing event is in the usage counters: it is counted once (TTL 400 days)
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -101,6 +103,16 @@ export const rateLimitKey = (subject: string, windowStart: number): TableKey => 
 
 /** The UTC calendar month of `at`, as used by spending limits: "2025-01". */
 export const spendMonth = (at: Date): string => at.toISOString().slice(0, 7);
+
+/** The UTC day of `at`, as used by daily limits: "2025-01-31". */
+export const spendDay = (at: Date): string => at.toISOString().slice(0, 10);
+
+/**
+ * The attribute of a month's spend counter that holds one of its days' spend (`spent_day_31`
+ * for "2025-01-31"). A day lies in one month, so its counter lives in that month's item: a
+ * charge adds to both in one write, and a daily limit costs no item of its own.
+ */
+export const daySpentAttribute = (day: string): string => `spent_day_${day.slice(8, 10)}`;
 
 export const orgSpendKey = (orgId: string, month: string): TableKey => ({
   PK: `ORG#${orgId}`,
@@ -223,3 +235,41 @@ export const jobIdempotencyKey = (orgId: string, userId: string, keyHash: string
  */
 export const ACTIVE_JOBS_PK = 'ACTIVE_JOBS';
 export const activeJobKey = (jobId: string): TableKey => ({ PK: ACTIVE_JOBS_PK, SK: `JOB#${jobId}` });
+
+/** Usage buckets: an hour or a UTC day. */
+export type UsageGranularity = 'hour' | 'day';
+const USAGE_GRAIN = { hour: 'H', day: 'D' } as const;
+
+/**
+ * An organization's usage counters, in a partition of their own: the aggregator's writes never
+ * add to the organization's partition, which every charge already writes (docs/scaling.md).
+ */
+export const usagePartition = (orgId: string): string => `USAGE#${orgId}`;
+
+/**
+ * The counters of one bucket (its start, ISO 8601), operation and payer (a member's user id or an
+ * API key's id): the finest grain kept, grouped in memory at read time.
+ */
+export const usageCounterKey = (
+  orgId: string,
+  granularity: UsageGranularity,
+  bucketStart: string,
+  operation: string,
+  payer: string,
+): TableKey => ({
+  PK: usagePartition(orgId),
+  SK: `${USAGE_GRAIN[granularity]}#${bucketStart}#${operation}#${payer}`,
+});
+
+/**
+ * Sort-key bounds of the counters of the buckets from `fromIso` (included) to `toIso` (excluded):
+ * every counter's key is longer than `<grain>#<bucket start>`, so no key equals the upper bound.
+ */
+export const usageCounterRange = (orgId: string, granularity: UsageGranularity, fromIso: string, toIso: string) => ({
+  PK: usagePartition(orgId),
+  from: `${USAGE_GRAIN[granularity]}#${fromIso}`,
+  to: `${USAGE_GRAIN[granularity]}#${toIso}`,
+});
+
+/** The marker that a billing event was counted in usage; event ids are unique across organizations. */
+export const usageMarkerKey = (eventId: string): TableKey => ({ PK: `USAGE_EVENT#${eventId}`, SK: 'COUNTED' });

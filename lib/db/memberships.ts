@@ -3,6 +3,7 @@ import { defined } from '../defined.ts';
 import { AlreadyMemberError, LastOwnerError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
 import type { Role } from '../model.ts';
 import { cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
+import { limitsUnchanged } from './credits.ts';
 import { membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
 
 export interface Membership {
@@ -11,6 +12,8 @@ export interface Membership {
   role: Role;
   /** Monthly (UTC calendar month) spending limit in credits, or null for none. */
   spending_limit: number | null;
+  /** Daily (UTC day) spending limit in credits, or null for none. */
+  daily_limit: number | null;
   created_at: string;
 }
 
@@ -20,6 +23,7 @@ export const membershipOf = (item: Record<string, unknown>): Membership => ({
   user_id: item.user_id as string,
   role: item.role as Role,
   spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
+  daily_limit: item.daily_limit == null ? null : Number(item.daily_limit),
   created_at: item.created_at as string,
 });
 
@@ -79,13 +83,16 @@ async function writeMembership(
   blind = false,
 ): Promise<void> {
   const key = membershipKey(orgId, userId);
-  const unchanged = from
-    ? {
-        ConditionExpression: 'attribute_exists(PK) AND #role = :from',
-        ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: { ':from': from.role },
-      }
-    : { ConditionExpression: 'attribute_not_exists(PK)' };
+  // As read, limits included: two owners changing one member's limits at once cannot lose either change.
+  const limits = from && limitsUnchanged(from);
+  const unchanged =
+    from && limits
+      ? {
+          ConditionExpression: `attribute_exists(PK) AND #role = :from AND ${limits.condition}`,
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':from': from.role, ...limits.values },
+        }
+      : { ConditionExpression: 'attribute_not_exists(PK)' };
   const member: TransactItem = to
     ? { Put: { TableName: tableName(), Item: { ...key, ...membershipIndexKey(orgId, userId), entity: 'membership', ...to }, ...unchanged } }
     : { Delete: { TableName: tableName(), Key: key, ...unchanged } };
@@ -167,6 +174,7 @@ export async function addMembership(input: {
   userId: string;
   role: Role;
   spendingLimit?: number | null;
+  dailyLimit?: number | null;
   now?: Date;
 }): Promise<Membership> {
   const added: Membership = {
@@ -174,6 +182,7 @@ export async function addMembership(input: {
     user_id: input.userId,
     role: input.role,
     spending_limit: input.spendingLimit ?? null,
+    daily_limit: input.dailyLimit ?? null,
     created_at: (input.now ?? new Date()).toISOString(),
   };
   // One transaction without a read first (every test workspace and seed adds members this way);
@@ -197,13 +206,13 @@ export async function addMembership(input: {
 }
 
 /**
- * Adds or changes a member (PUT semantics): the role given, the spending limit given or (when
- * `spendingLimit` is undefined) kept. LastOwnerError when it would demote the last owner.
+ * Adds or changes a member (PUT semantics): the role given, each limit given or (when undefined)
+ * kept. LastOwnerError when it would demote the last owner.
  */
 export async function putMembership(
   orgId: string,
   userId: string,
-  change: { role: Role; spendingLimit?: number | null },
+  change: { role: Role; spendingLimit?: number | null; dailyLimit?: number | null },
   now = new Date(),
 ): Promise<{ member: Membership; created: boolean }> {
   const { before, after } = await changeMembership(orgId, userId, (current) => ({
@@ -211,6 +220,7 @@ export async function putMembership(
     user_id: userId,
     role: change.role,
     spending_limit: change.spendingLimit === undefined ? (current?.spending_limit ?? null) : change.spendingLimit,
+    daily_limit: change.dailyLimit === undefined ? (current?.daily_limit ?? null) : change.dailyLimit,
     created_at: current?.created_at ?? now.toISOString(),
   }));
   return { member: defined(after, 'the written membership'), created: before === null };
@@ -236,6 +246,10 @@ export async function listMembershipsOfUser(userId: string): Promise<Membership[
 /** Sets a member's monthly spending limit (null: none); role and created_at stay. */
 export const setMemberSpendingLimit = (orgId: string, userId: string, limit: number | null): Promise<Membership> =>
   changeExisting(orgId, userId, (current) => ({ ...current, spending_limit: limit }));
+
+/** Sets a member's daily spending limit (null: none); role, monthly limit and created_at stay. */
+export const setMemberDailyLimit = (orgId: string, userId: string, limit: number | null): Promise<Membership> =>
+  changeExisting(orgId, userId, (current) => ({ ...current, daily_limit: limit }));
 
 /** Changes a member's role; spending limit and created_at stay. LastOwnerError when it would demote the last owner. */
 export const setMemberRole = (orgId: string, userId: string, role: Role): Promise<Membership> =>

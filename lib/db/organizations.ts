@@ -17,6 +17,8 @@ export interface Organization {
   credits: number;
   /** Monthly (UTC calendar month) spending limit in credits, or null for none. */
   spending_limit: number | null;
+  /** Daily (UTC day) spending limit in credits, or null for none. */
+  daily_limit: number | null;
   created_at: string;
 }
 
@@ -28,6 +30,7 @@ export const organizationOf = (item: Record<string, unknown>): Organization => (
   networks: Array.from((item.networks as Iterable<Network> | undefined) ?? []),
   credits: Number(item.credits),
   spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
+  daily_limit: item.daily_limit == null ? null : Number(item.daily_limit),
   created_at: item.created_at as string,
 });
 
@@ -41,6 +44,7 @@ export async function createOrganization(input: {
   credits?: number;
   networks?: Network[];
   spendingLimit?: number | null;
+  dailyLimit?: number | null;
   now?: Date;
 }): Promise<Organization> {
   const now = input.now ?? new Date();
@@ -50,6 +54,7 @@ export async function createOrganization(input: {
     networks: input.networks ?? [...NETWORKS],
     credits: input.credits ?? 0,
     spending_limit: input.spendingLimit ?? null,
+    daily_limit: input.dailyLimit ?? null,
     created_at: now.toISOString(),
   };
   const items: TransactItem[] = [
@@ -219,6 +224,10 @@ export const setNetworks = (orgId: string, networks: Network[]): Promise<Organiz
 export const setOrganizationSpendingLimit = (orgId: string, limit: number | null): Promise<Organization> =>
   existing(orgId, updateOrganizationSettings(orgId, { spendingLimit: limit }));
 
+/** Sets the organization's daily spending limit (null: none; the admin CLI); runs see it on their next read. */
+export const setOrganizationDailyLimit = (orgId: string, limit: number | null): Promise<Organization> =>
+  existing(orgId, updateOrganizationSettings(orgId, { dailyLimit: limit }));
+
 /** The operator tools' refusal for an organization that does not exist. */
 async function existing(orgId: string, updated: Promise<Organization | null>): Promise<Organization> {
   const org = await updated;
@@ -249,18 +258,23 @@ export async function renameOrganization(orgId: string, name: string): Promise<O
 }
 
 /**
- * Changes an organization's settings (PATCH): its spending limit (null: none) and/or its enabled
- * networks, in one conditional write; runs, the listing and the balance see them on their next read.
+ * Changes an organization's settings (PATCH): its monthly and daily limits (null: none) and/or
+ * its enabled networks, in one conditional write; runs, the listing and the balance see them on
+ * their next read, and a charge in flight that read the old limits re-reads (lib/db/credits.ts).
  */
 export async function updateOrganizationSettings(
   orgId: string,
-  changes: { spendingLimit?: number | null; networks?: Network[] },
+  changes: { spendingLimit?: number | null; dailyLimit?: number | null; networks?: Network[] },
 ): Promise<Organization | null> {
   const sets: string[] = [];
   const values: Record<string, unknown> = {};
   if (changes.spendingLimit !== undefined) {
     sets.push('spending_limit = :limit');
     values[':limit'] = changes.spendingLimit;
+  }
+  if (changes.dailyLimit !== undefined) {
+    sets.push('daily_limit = :dailyLimit');
+    values[':dailyLimit'] = changes.dailyLimit;
   }
   if (changes.networks !== undefined) {
     sets.push('networks = :networks');

@@ -22,6 +22,8 @@ export interface Charge {
   cost: number;
   /** The month (YYYY-MM) whose spend counters the charge went into. */
   month: string;
+  /** The day (YYYY-MM-DD) whose spend it counts in; absent for a charge made before daily limits, which counted in none. */
+  day?: string | undefined;
   /** The charge id: the `social_operation.charged` event's id. */
   eventId: string;
 }
@@ -56,6 +58,7 @@ export function pendingRunPut(run: PendingRun): TransactItem {
         operation: run.operation,
         cost: run.cost,
         month: run.month,
+        ...(run.day === undefined ? {} : { day: run.day }),
         charge_id: run.eventId,
         charged_at: run.chargedAt,
         owner: run.owner,
@@ -112,6 +115,7 @@ const runOf = (item: Record<string, unknown>): PendingRun => ({
   operation: String(item.operation),
   cost: Number(item.cost),
   month: String(item.month),
+  ...(item.day === undefined ? {} : { day: String(item.day) }),
   eventId: String(item.charge_id),
   owner: String(item.owner),
   chargedAt: String(item.charged_at),

@@ -1,31 +1,38 @@
 import { queryAll } from './client.ts';
-import { monthSpendPrefix, spendMemberOf } from './keys.ts';
+import { NO_SPEND, type PeriodSpend, periodSpendOf } from './credits.ts';
+import { daySpentAttribute, monthSpendPrefix, spendDay, spendMemberOf, spendMonth } from './keys.ts';
 
-/** What an organization and each of its members spent in one UTC month (the limits' counters). */
+/** What an organization and each of its members spent in one UTC month and on one of its days (the limits' counters). */
 export interface MonthSpend {
   /** "2026-11" */
   month: string;
-  organization: number;
-  /** By user id; a member who spent nothing this month is absent. */
-  members: Map<string, number>;
+  /** "2026-11-17" */
+  day: string;
+  organization: PeriodSpend;
+  /** By user id (or API key id); one who spent nothing this month is absent. */
+  members: Map<string, PeriodSpend>;
 }
 
 /**
- * The month's spend counters, written by charges and refunds (lib/db/credits.ts): one Query on
- * the organization's partition, consistent. A counter never written reads as 0.
+ * The spend counters of `now`'s UTC month and day, written by charges and refunds
+ * (lib/db/credits.ts): one Query on the organization's partition, consistent. A counter never
+ * written reads as 0.
  */
-export async function readMonthSpend(orgId: string, month: string): Promise<MonthSpend> {
+export async function readMonthSpend(orgId: string, now: Date): Promise<MonthSpend> {
+  const month = spendMonth(now);
+  const day = spendDay(now);
   const { PK, skPrefix } = monthSpendPrefix(orgId, month);
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': PK, ':prefix': skPrefix },
-    ProjectionExpression: 'SK, spent',
+    ProjectionExpression: 'SK, #spent, #day',
+    ExpressionAttributeNames: { '#spent': 'spent', '#day': daySpentAttribute(day) },
     ConsistentRead: true,
   });
-  const spend: MonthSpend = { month, organization: 0, members: new Map() };
+  const spend: MonthSpend = { month, day, organization: NO_SPEND, members: new Map() };
   for (const item of items) {
     const member = spendMemberOf(String(item.SK), month);
-    const spent = Number(item.spent ?? 0);
+    const spent = periodSpendOf(item, day);
     if (member === null) spend.organization = spent;
     else spend.members.set(member, spent);
   }

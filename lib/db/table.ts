@@ -14,6 +14,14 @@ export const table = {
     // runs (SWEEP#<shard>, sorted by due time).
     { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
   ],
+  /**
+   * The change stream the stream consumers read (usage, lib/usage/aggregate.ts): deployed, DynamoDB
+   * Streams feeding an event source mapping (infra/table-stream.ts); locally, DynamoDB Local's own
+   * stream read by lib/local/stream-poller.ts. Both images: a consumer that reacts to a crossing
+   * (a balance falling below a threshold) needs the value before the write as well as after, and
+   * the view type of a stream cannot change without replacing the stream.
+   */
+  stream: { viewType: 'NEW_AND_OLD_IMAGES' },
 } as const;
 
 /** The index the charge sweeper queries for overdue pending runs. */

@@ -14,9 +14,11 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  * error passes through and answers 500.
  *
  * An API key's token is verified here like any other; whether the key still stands (not revoked,
- * its organization still there) is read alongside the handler's first reads: the handler sees
- * the key's grant through its caller, its writes and its answer wait for the verdict (endpoint()),
- * and a refusal outranks whatever else the request would have answered (the error mapper).
+ * its organization still there, used from one of its `allowed_ips`) is read alongside the
+ * handler's first reads: the handler sees the key's grant through its caller, its writes and its
+ * answer wait for the verdict (endpoint()), and a refusal outranks whatever else the request would
+ * have answered (the error mapper): its 401, or its 403 `ip_not_allowed`, which ranks right after
+ * authentication, above the version check, the rate limit and validation.
  */
 export const authenticate = (): MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext> => ({
   before: async (request) => {
@@ -33,7 +35,8 @@ export const authenticate = (): MiddlewareObj<HttpEvent, HttpResult, Error, Serv
         context.caller = { userId: sub };
         return;
       }
-      const standing = apiKeyStanding(apiKey.orgId, apiKey.id);
+      // The address API Gateway saw (locally, the socket's): never a header the client sets.
+      const standing = apiKeyStanding(apiKey.orgId, apiKey.id, new Date(), request.event.requestContext?.http?.sourceIp ?? '');
       const mapped = (error: unknown) => {
         throw error instanceof TokenRefused ? refuse(error) : error;
       };

@@ -9,7 +9,15 @@ import type { HttpEvent, HttpResult, ServiceContext } from './types.ts';
  */
 export const CORS_POLICY = {
   allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-  allowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key', 'Cache-Control'],
+  allowHeaders: [
+    'Authorization',
+    'Content-Type',
+    'Endless-Api-Version',
+    'Service-Api-Version',
+    'Idempotency-Key',
+    'Cache-Control',
+    'Max-Credits',
+  ],
   exposeHeaders: [
     'x-request-id',
     'Endless-Api-Version',
@@ -25,6 +33,8 @@ export const CORS_POLICY = {
     'Age',
     'Sample-Data',
     'WWW-Authenticate',
+    // The next page of a CSV listing (billing events).
+    'Link',
   ],
   maxAgeSeconds: 600,
 } as const;

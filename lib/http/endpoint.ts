@@ -39,6 +39,14 @@ export class JsonText {
   constructor(readonly json: string) {}
 }
 
+/** A body that is not JSON (a CSV answer), sent as it is with its own media type. */
+export class TextBody {
+  constructor(
+    readonly text: string,
+    readonly contentType: string,
+  ) {}
+}
+
 export interface EndpointOptions<S extends InputSchemas> {
   schemas: S;
   /**
@@ -94,6 +102,8 @@ export function endpoint<S extends InputSchemas>(
       const reply = result instanceof Reply ? result : new Reply(result);
       // No body, no Content-Type (a 204).
       if (reply.body === undefined) return { statusCode: reply.status, headers: { ...reply.headers } };
+      if (reply.body instanceof TextBody)
+        return { statusCode: reply.status, headers: { 'Content-Type': reply.body.contentType, ...reply.headers }, body: reply.body.text };
       return {
         statusCode: reply.status,
         headers: { 'Content-Type': 'application/json', ...reply.headers },

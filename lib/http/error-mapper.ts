@@ -41,8 +41,9 @@ export const errorMapper = (): MiddlewareObj<HttpEvent, HttpResult, Error, Servi
         error = toServiceError(refused, request.context);
       }
     }
-    // The counter was started before this error surfaced: 429 ranks above 400/403/404/409/402.
-    if (error.status !== 401 && error.status !== 429 && request.context.rateLimit) {
+    // The counter was started before this error surfaced: 429 ranks above 400/403/404/409/402,
+    // not above the key's own refusal of this address (which was not counted).
+    if (error.status !== 401 && error.status !== 429 && error.code !== 'ip_not_allowed' && request.context.rateLimit) {
       try {
         await request.context.rateLimit.check();
       } catch (limited) {

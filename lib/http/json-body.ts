@@ -6,8 +6,8 @@ type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, ServiceContext>;
 
 /**
  * The request body parsed as JSON, for endpoint()'s `jsonBody` option. Its own module, which only
- * the functions that take a body import: the others then bundle no body parser (2.5 KB with what
- * it needs of @middy/util; docs/performance.md).
+ * the functions that take a body import: the others then bundle no body parser (nor what it needs
+ * of @middy/util; docs/performance.md#bundles-size-and-cold-start).
  */
 export const jsonBody = (): Middleware[] => [
   // An absent or empty body is an empty object: operations without required inputs need none.

@@ -2,7 +2,7 @@
 // tree-shakes where classic zod does not (figures in docs/deployment.md, "Bundling"); classic
 // and mini schemas are the same zod 4 core types, so validate.ts checks both.
 import * as z from 'zod/mini';
-import { API_KEY_ID_PATTERN, ORGANIZATION_ID_PATTERN } from '../model.ts';
+import { API_KEY_ID_PATTERN, MAX_CREDITS_CEILING, ORGANIZATION_ID_PATTERN } from '../model.ts';
 
 /**
  * A string's length bound, for validation and the API description alike (`maxLength`: gateways
@@ -97,3 +97,23 @@ export const jobIdParam = z
   .string()
   .check(atMost(36, JOB_ID_RULE), z.regex(/^job_[0-9a-f]{32}$/, JOB_ID_RULE))
   .register(z.globalRegistry, { description: 'the job id', examples: ['job_0123456789abcdef0123456789abcdef'] });
+
+const MAX_CREDITS_RULE = `must be a whole number of credits from 0 to ${MAX_CREDITS_CEILING}, in decimal digits`;
+
+/**
+ * `Max-Credits`: the most this call may be charged. Decimal digits only (`1.5`, `-1`, `1e3`, `+2`
+ * and an empty value are refused naming the header); it arrives as text and is used as a number.
+ */
+export const maxCreditsHeader = z
+  .pipe(
+    z.pipe(z.string().check(z.regex(/^[0-9]{1,7}$/, MAX_CREDITS_RULE)), z.transform(Number)),
+    z.number().check(z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_RULE)),
+  )
+  .register(z.globalRegistry, {
+    description: `The most this call may be charged, in credits (0 to ${MAX_CREDITS_CEILING}). When what it would be charged (the operation's cost, or its cached cost when a cached result answers) is more, it answers 402 \`max_credits_exceeded\` with \`data: { cost, max_credits }\` and charges nothing. Not part of an Idempotency-Key's identity: a replay answers what was recorded.`,
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_CREDITS_CEILING,
+    pattern: undefined,
+    examples: [25],
+  });

@@ -1,10 +1,10 @@
-import { routePattern } from './route-pattern.ts';
+import { routePattern } from '../route-pattern.ts';
 
 /**
  * Route key (`GET /path`, `$default`) → route name. A bundled function gets it as a build-time
  * constant (infra/bundling.ts replaces `process.env.WORKSPACE_ROUTE_NAMES` with the JSON of the
- * map), so that it does not carry the route table and its API descriptions (7 KB,
- * docs/performance.md); under tsx and vitest the variable is unset and the table is read.
+ * map), so that it does not carry the route table and its API descriptions
+ * (docs/performance.md#bundles-size-and-cold-start); under tsx and vitest the variable is unset and the table is read.
  */
 export const routeNames: Readonly<Record<string, string>> =
   typeof process.env.WORKSPACE_ROUTE_NAMES === 'string'

@@ -4,31 +4,18 @@
  * Apart from reading and cancelling (lib/jobs/jobs.ts), which need neither the catalog nor the
  * providers: the functions that only read a job do not bundle them.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal } from '../billing/charge-rules.ts';
 import { jobsConfig } from '../config.ts';
 import { canonicalHash } from '../db/idempotency.ts';
-import {
-  cancelJob,
-  createJob,
-  getJob,
-  getJobKeyRecord,
-  JobKeyTaken,
-  JobLimitFull,
-  type JobRecord,
-  jobKeyRecordKey,
-  markJobMessagesSent,
-  NoJobOrganization,
-  putJobItems,
-} from '../db/jobs.ts';
+import { getJob, getJobKeyRecord, jobKeyRecordKey, putJobItems } from '../db/jobs.ts';
 import { getOrganization } from '../db/organizations.ts';
 import {
   type Issue,
   idempotencyKeyReused,
   internalError,
   issuesOf,
-  jobLimitReached,
   notAMember,
   notFound,
   operationNotOffered,
@@ -36,12 +23,15 @@ import {
 } from '../errors.ts';
 import { logError } from '../log.ts';
 import type { Caller } from '../model.ts';
+import { descriptor } from '../social/catalog/index.ts';
+import { type FieldsParam, readFields } from '../social/fields.ts';
 import { findOperation, isEnabled } from '../social/operations.ts';
 import { socialProvider } from '../social/providers/index.ts';
-import { PROVIDER_NAMES } from '../social/providers/served.ts';
+import { checkWebhookUrl } from '../webhooks/addresses.ts';
+import { newWebhookSecret } from '../webhooks/signature.ts';
 import { type JobView, jobView } from './jobs.ts';
+import { cancelJob, createJob, markJobMessagesSent, newJob } from './lifecycle.ts';
 import { jobQueue, type Outgoing } from './queue.ts';
-import { checkWebhookUrl, newWebhookSecret } from './webhook.ts';
 
 export const MAX_JOB_INPUTS = 1000;
 
@@ -53,6 +43,8 @@ export interface NewJob {
   webhookUrl?: string | undefined;
   idempotencyKey?: string | undefined;
   maxAgeSeconds?: number | undefined;
+  /** Every item's output keeps only these paths (lib/social/fields.ts): stored on the job, applied by each item's run. */
+  fields?: FieldsParam | undefined;
   now?: Date;
 }
 
@@ -79,6 +71,9 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     );
     return undefined;
   });
+  const fields = request.fields === undefined ? undefined : readFields(request.fields, descriptor(operation).output_schema);
+  if (fields && 'issues' in fields) issues.push(...fields.issues);
+  const selection = fields && 'selection' in fields ? fields.selection : undefined;
   if (request.webhookUrl !== undefined) {
     try {
       await checkWebhookUrl(request.webhookUrl);
@@ -97,6 +92,8 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     inputs,
     webhook_url: request.webhookUrl ?? null,
     max_age: request.maxAgeSeconds ?? null,
+    // Only when given: a request without it hashes as before `fields` existed.
+    ...(selection ? { fields: selection.canonical } : {}),
   });
   const [org, member, record] = await Promise.all([
     getOrganization(orgId),
@@ -107,51 +104,27 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   if (refused) throw refused;
   if (!org) throw notAMember();
   const provider = socialProvider();
-  if (!isEnabled(operation, org.networks, (name) => provider.serves(name)))
-    throw operationNotOffered(operation.name, PROVIDER_NAMES[provider.name]);
+  if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name, provider.displayName);
   if (record) return replay(record, requestHash);
 
   const webhookSecret = request.webhookUrl === undefined ? null : newWebhookSecret();
-  const job: JobRecord = {
-    id: `job_${randomUUID().replaceAll('-', '')}`,
-    organization_id: orgId,
+  const job = newJob({
+    orgId,
     operation: operation.name,
-    status: 'queued',
     total: inputs.length,
-    queued: inputs.length,
-    running: 0,
-    succeeded: 0,
-    failed: 0,
-    cancelled: 0,
-    charged: 0,
-    created_at: now.toISOString(),
-    created_by_id: caller.userId,
-    completed_at: null,
-    max_age_seconds: request.maxAgeSeconds ?? null,
-    cancel_requested: false,
-    refusal: null,
-    webhook_url: request.webhookUrl ?? null,
-    webhook_secret: webhookSecret,
-    webhook_status: null,
-    webhook_attempts: 0,
-    // Until the last message is sent: a creation killed before that leaves it for the recovery.
-    messages: 'sending',
-    messages_sent_at: null,
-    recovered_at: null,
-  };
-  const { maxActiveJobs } = jobsConfig();
-  try {
-    await createJob(job, maxActiveJobs, claimKey ? { key: claimKey, requestHash } : undefined, now.getTime());
-  } catch (error) {
-    if (error instanceof JobLimitFull) throw jobLimitReached(maxActiveJobs);
-    if (error instanceof NoJobOrganization) throw notAMember();
-    // A concurrent request with the same key created its job first: answer with that job.
-    if (error instanceof JobKeyTaken) return replay({ jobId: error.jobId, requestHash: error.requestHash }, requestHash);
-    throw error;
-  }
+    createdById: caller.userId,
+    now,
+    maxAgeSeconds: request.maxAgeSeconds,
+    outputFields: selection?.canonical ?? null,
+    webhookUrl: request.webhookUrl,
+    webhookSecret,
+  });
+  const taken = await createJob(job, jobsConfig().maxActiveJobs, claimKey ? { key: claimKey, requestHash } : undefined, now.getTime());
+  // A concurrent request with the same key created its job first: answer with that job.
+  if (taken) return replay(taken, requestHash);
   try {
     await putJobItems(job.id, inputs);
-    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds };
+    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds, fields: job.fields };
     const messages: Outgoing[] = inputs.map((input, index) => ({
       message: { kind: 'item', jobId: job.id, orgId, index, run: { ...run, input } },
       groupId: orgId,

@@ -1,10 +1,11 @@
 import { membershipOfCaller } from '../auth/access.ts';
 import { cursorSigningKey } from '../config.ts';
-import { cancelJob, getJob, type JobItemRecord, type JobRecord, listJobItemsPage, type StoredItemStatus } from '../db/jobs.ts';
+import { getJob, type JobItemRecord, type JobRecord, listJobItemsPage, type StoredItemStatus } from '../db/jobs.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { type Caller, mayRunOperations } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
-import { jobQueue } from './queue.ts';
+import { sendDelivery } from '../webhooks/delivery.ts';
+import { afterCancel, type CancelOutcome, cancelJob, cancellable } from './lifecycle.ts';
 
 export const JOB_ITEM_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobItemStatus = (typeof JOB_ITEM_STATUSES)[number];
@@ -26,6 +27,8 @@ export interface JobView {
   created_at: string;
   created_by_id: string;
   completed_at: string | null;
+  /** The `fields` every item's output keeps, or null: whole outputs. */
+  fields: string | null;
   webhook: { url: string; status: 'pending' | 'delivered' | 'failed' | null; attempts: number } | null;
 }
 
@@ -43,6 +46,7 @@ export const jobView = (job: JobRecord): JobView => ({
   created_at: job.created_at,
   created_by_id: job.created_by_id,
   completed_at: job.completed_at,
+  fields: job.fields ?? null,
   webhook: job.webhook_url ? { url: job.webhook_url, status: job.webhook_status, attempts: job.webhook_attempts } : null,
 });
 
@@ -143,17 +147,10 @@ export async function cancelSocialJob(caller: Caller, jobId: string, now = new D
   const { job, role } = await readableJob(caller, jobId);
   if (!mayRunOperations(role)) throw forbidden('only editors and owners can cancel jobs');
   // Ended, or its cancel already asked: nothing to write.
-  if (!['queued', 'running'].includes(job.status) || job.cancel_requested) return jobView(job);
+  if (!cancellable(job)) return jobView(job);
   const outcome = await cancelActiveJob(job, now);
-  // Items finished since the read (or it ended otherwise): read what is stored.
-  if (outcome === 'inactive' || job.running > 0) return jobView((await getJob(jobId)) ?? job);
-  // What the cancel wrote, from the job as read (its items not started moved to cancelled).
-  const moved = { ...job, cancelled: job.cancelled + job.queued, queued: 0, cancel_requested: true };
-  const after: JobRecord =
-    outcome === 'ended'
-      ? { ...moved, status: 'cancelled', completed_at: now.toISOString(), ...(job.webhook_url ? { webhook_status: 'pending' } : {}) }
-      : moved;
-  return jobView(after);
+  // What the cancel wrote, from the job as read; or, when items may have finished since, what is stored.
+  return jobView(afterCancel(job, outcome, now) ?? (await getJob(jobId)) ?? job);
 }
 
 /**
@@ -162,18 +159,18 @@ export async function cancelSocialJob(caller: Caller, jobId: string, now = new D
  * the organization's limit given back) and its webhook queued, or ended when its running items
  * finish (the worker queues the webhook then).
  */
-export async function cancelActiveJob(job: JobRecord, now: Date): Promise<'ended' | 'requested' | 'inactive'> {
+export async function cancelActiveJob(job: JobRecord, now: Date): Promise<CancelOutcome> {
   const outcome = await cancelJob(job, now);
   if (outcome === 'ended' && job.webhook_url) await sendWebhookMessage(job, 1, 0);
   return outcome;
 }
 
-/** Queues the ended job's webhook delivery (attempt `attempt`, after `delayMs`). */
-export const sendWebhookMessage = (job: JobRecord, attempt: number, delayMs: number): Promise<void> =>
-  jobQueue().send([
-    {
-      message: { kind: 'webhook', jobId: job.id, orgId: job.organization_id, attempt },
-      groupId: job.organization_id,
-      ...(delayMs > 0 ? { delaySeconds: delayMs / 1000 } : {}),
-    },
-  ]);
+/** The `webhook-id` of a job's `job.completed` event, the same on every attempt. */
+export const jobEventId = (jobId: string): string => `msg_${jobId}`;
+
+/** Queues attempt `attempt` of the ended job's webhook, after `delayMs`, on the webhooks queue (lib/webhooks/delivery.ts). */
+export const sendWebhookMessage = (job: Pick<JobRecord, 'id' | 'organization_id'>, attempt: number, delayMs: number): Promise<void> =>
+  sendDelivery(
+    { kind: 'delivery', eventId: jobEventId(job.id), orgId: job.organization_id, subject: { type: 'job', jobId: job.id }, attempt },
+    delayMs,
+  );

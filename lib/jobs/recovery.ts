@@ -18,18 +18,11 @@
  * (a duplicate message finds its item claimed or finished).
  */
 import { jobsConfig } from '../config.ts';
-import {
-  claimStalledJob,
-  getJob,
-  type JobRecord,
-  jobItemStates,
-  listActiveJobs,
-  markJobRecovered,
-  unfinishedItemIndexes,
-} from '../db/jobs.ts';
+import { getJob, jobItemStates, listActiveJobs, unfinishedItemIndexes } from '../db/jobs.ts';
 import { logError, logger } from '../log.ts';
 import { recordStalledJobs } from '../observability/metrics.ts';
 import { cancelActiveJob } from './jobs.ts';
+import { claimStalledJob, isStalled, markJobRecovered } from './lifecycle.ts';
 import { jobQueue, type Outgoing } from './queue.ts';
 
 export async function requeueActiveJobs(): Promise<{ jobs: number; messages: number }> {
@@ -58,18 +51,6 @@ export interface RecoveryOptions {
 
 /** Jobs recovered at once. */
 const CONCURRENCY = 4;
-
-/**
- * Whether a job looks stalled at `cutoff` (the claim's condition decides, atomically): active,
- * not being cancelled, created by the cutoff, and its messages never marked sent. A job created
- * before `messages` existed counts only while still `queued` with no item ever claimed: one that
- * ran items had its messages sent.
- */
-export function isStalled(job: JobRecord, cutoff: Date): boolean {
-  if (!['queued', 'running'].includes(job.status) || job.cancel_requested || job.created_at > cutoff.toISOString()) return false;
-  if (job.messages === 'sending') return true;
-  return job.messages === null && job.status === 'queued' && job.queued === job.total;
-}
 
 /**
  * Recovers the jobs stalled at `now`: those whose messages were never marked sent, created more

@@ -24,6 +24,9 @@ export const jobSchema = z.object({
   created_at: z.string(),
   created_by_id: z.string().register(z.globalRegistry, { description: 'the user or API key that created it: its items are charged to it' }),
   completed_at: z.nullable(z.string()).register(z.globalRegistry, { description: 'when the job ended; null while it is active' }),
+  fields: z.nullable(z.string()).register(z.globalRegistry, {
+    description: "the `fields` given at creation (paths trimmed): every item's `output` keeps only these paths; null: whole outputs",
+  }),
   webhook: z
     .nullable(
       z.object({

@@ -15,57 +15,48 @@
  *    attempt's charge pays for it), and one after the sweeper refunded it charges afresh;
  * 5. write the result once (conditional on the item still running), with the job's counters;
  * 6. end the job when nothing is queued or running, exactly once (its organization's active-job
- *    counter down in the same transaction), and queue its webhook.
+ *    counter down in the same transaction), and queue its webhook (on the webhooks queue: a
+ *    delivery never holds a worker that runs items, lib/webhooks/delivery.ts).
  *
  * A running item whose lease has not run out belongs to a live worker (or one not yet known dead):
- * the message is left unacknowledged, to come back after its visibility timeout.
+ * the message is left unacknowledged, to come back after its visibility timeout. Every write of
+ * the job's or the item's state, and what a refused one means, is lib/jobs/lifecycle.ts's.
  */
 import { apiKeyStanding } from '../auth/api-key-standing.ts';
 import { TokenRefused } from '../auth/refusals.ts';
-import { jobsConfig, socialConfig } from '../config.ts';
-import {
-  claimJobItem,
-  endJob,
-  type Finished,
-  finishJobItem,
-  getJob,
-  getJobItem,
-  type ItemError,
-  type ItemOutcome,
-  type JobItemRecord,
-  type JobRecord,
-  markItemCancelled,
-  recordWebhook,
-  releaseJobItem,
-} from '../db/jobs.ts';
-import { errorFields, invalidToken, ServiceError } from '../errors.ts';
+import { socialConfig } from '../config.ts';
+import { getJob, getJobItem, type JobItemRecord, type JobRecord } from '../db/jobs.ts';
+import { invalidToken, ServiceError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { type Caller, isApiKeyId } from '../model.ts';
 import { leaseMs } from '../social/idempotency.ts';
 import { runSocialOperation } from '../social/run.ts';
-import { jobView, sendWebhookMessage } from './jobs.ts';
+import { sendWebhookMessage } from './jobs.ts';
+import {
+  claimJobItem,
+  endJobIfDone,
+  type Finished,
+  failedOutcome,
+  finishJobItem,
+  type ItemOutcome,
+  releaseJobItem,
+  settleUnrunnableItem,
+} from './lifecycle.ts';
 import type { ItemMessage, JobMessage, WebhookMessage } from './queue.ts';
-import { checkWebhookUrl, postWebhook } from './webhook.ts';
-
-/** Webhook deliveries in all: the first, then up to 5 retries after 1, 2, 4, 8 and 16 backoffs (30 s to 8 min by default). */
-export const WEBHOOK_ATTEMPTS = 6;
 
 export interface WorkerOptions {
   /** The clock (epoch ms); tests move it past a lease. */
   now?: () => number;
   /** Epoch ms by which a run must have answered (the worker function's deadline). */
   deadlineMs?: number;
-  /** The first webhook retry's delay (ms); each next one doubles it. */
-  webhookBackoffMs?: number;
 }
 
 /** Handles one message; true acknowledges it, false leaves it to be delivered again. */
 export async function handleJobMessage(message: JobMessage, options: WorkerOptions = {}): Promise<boolean> {
-  return message.kind === 'webhook' ? deliverWebhook(message, options) : runJobItem(message, options);
+  return message.kind === 'webhook' ? passOnWebhook(message) : runJobItem(message, options);
 }
 
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
-const ACTIVE = new Set(['queued', 'running']);
 
 /** The Idempotency-Key an item's run is charged under: the same for every delivery of its message. */
 export const itemIdempotencyKey = (jobId: string, index: number): string => `job:${jobId}:${index}`;
@@ -78,6 +69,8 @@ interface RunnableItem {
   operation: string;
   createdById: string;
   maxAgeSeconds: number | null;
+  /** The job's `fields`: the item's run answers (and the item stores) only these paths. Absent from messages queued before it existed. */
+  fields?: string | null | undefined;
   input: unknown;
 }
 
@@ -88,6 +81,7 @@ const runnableOf = (job: JobRecord, item: JobItemRecord): RunnableItem => ({
   operation: job.operation,
   createdById: job.created_by_id,
   maxAgeSeconds: job.max_age_seconds,
+  fields: job.fields,
   input: item.input,
 });
 
@@ -116,15 +110,10 @@ async function runJobItem(message: ItemMessage, options: WorkerOptions): Promise
       if ((item.lease_until_ms ?? 0) > clock()) return false;
       return runClaimed(runnableOf(job, item), options);
     }
-    if (!ACTIVE.has(job.status) || job.cancel_requested) {
-      await markItemCancelled(jobId, index, new Date(clock()));
-      return true;
-    }
-    if (job.refusal) {
-      const outcome = { status: 'failed' as const, error: job.refusal, charged: 0 };
-      const finished = await finishJobItem(job, index, 'pending', outcome, new Date(clock()));
-      if (finished.result === 'cancelled') await markItemCancelled(jobId, index, new Date(clock()));
-      await afterFinish(finished);
+    // Cancelled, or refused by an earlier item's 402: settled without running.
+    const settled = await settleUnrunnableItem(job, index, new Date(clock()));
+    if (settled) {
+      await afterFinish(settled);
       return true;
     }
     const refused = await claimJobItem(jobId, index, leaseUntil(clock), new Date(clock()));
@@ -143,10 +132,6 @@ function callerOf(item: RunnableItem): Caller {
   standing.settled.catch(() => undefined);
   return { userId: item.createdById, apiKey: { id: item.createdById, orgId: item.orgId, grant: standing.grant } };
 }
-
-/** The error body a single run would have answered (without a request id). */
-const itemErrorOf = (error: ServiceError | TokenRefused): ItemError =>
-  errorFields(error instanceof TokenRefused ? invalidToken(error.reason, error.message) : error);
 
 async function runClaimed(item: RunnableItem, options: WorkerOptions): Promise<boolean> {
   try {
@@ -171,6 +156,8 @@ async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise
       input: item.input,
       idempotencyKey: itemIdempotencyKey(item.jobId, item.index),
       maxAgeSeconds: item.maxAgeSeconds ?? undefined,
+      // Checked when the job was created, against the same catalog.
+      fields: item.fields == null ? undefined : { text: item.fields, at: ['body', 'fields'] },
       requestId: `${item.jobId}:${item.index}`,
       ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       now: clock,
@@ -180,13 +167,7 @@ async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise
     if (!(error instanceof ServiceError || error instanceof TokenRefused)) throw error;
     // Another delivery holds the item's run (its lease not yet out): come back later.
     if (error instanceof ServiceError && error.code === 'idempotency_key_reused' && error.details.retryAfterSeconds) return false;
-    const body = itemErrorOf(error);
-    outcome = {
-      status: 'failed',
-      error: body,
-      charged: 0,
-      ...(error instanceof ServiceError && error.status === 402 ? { refusal: body } : {}),
-    };
+    outcome = failedOutcome(error instanceof TokenRefused ? invalidToken(error.reason, error.message) : error);
   }
   const finished = await finishJobItem({ id: item.jobId, organization_id: item.orgId }, item.index, 'running', outcome, new Date(clock()));
   await afterFinish(finished);
@@ -208,55 +189,17 @@ async function afterFinish(finished: Finished): Promise<void> {
  * worker). The item's own last result ends the job in its transaction (finishJobItem).
  */
 async function endIfDone(jobId: string, options: WorkerOptions): Promise<void> {
-  const job = await getJob(jobId);
-  if (!job || !ACTIVE.has(job.status) || job.queued > 0 || job.running > 0) return;
-  const now = new Date((options.now ?? Date.now)());
-  if (!(await endJob(job, now))) return;
+  const job = await endJobIfDone(jobId, new Date((options.now ?? Date.now)()));
+  if (!job) return;
   logger.info('job ended', { job: job.id, succeeded: job.succeeded, failed: job.failed, cancelled: job.cancelled, charged: job.charged });
   if (job.webhook_url) await sendWebhookMessage(job, 1, 0);
 }
 
 /**
- * One delivery attempt of an ended job's webhook. Each attempt is recorded on the job; a failed
- * one queues the next after an exponential backoff, up to WEBHOOK_ATTEMPTS in all. The same
- * `webhook-id` on every attempt lets the receiver drop a duplicate.
+ * A webhook attempt queued here before deliveries had a queue of their own (a stack updated
+ * while a retry waited): passed on to the webhooks queue, whose consumer makes it.
  */
-async function deliverWebhook(message: WebhookMessage, options: WorkerOptions): Promise<boolean> {
-  const job = await getJob(message.jobId);
-  // Already delivered, given up, or this attempt made already (a redelivered message).
-  if (!job?.webhook_url || !job.webhook_secret || job.webhook_status !== 'pending' || job.webhook_attempts >= message.attempt) return true;
-  const nowMs = (options.now ?? Date.now)();
-  const body = JSON.stringify({
-    type: 'job.completed',
-    timestamp: new Date(nowMs).toISOString(),
-    data: { ...jobView(job), webhook: undefined },
-  });
-  let ok = false;
-  let detail: string;
-  try {
-    const target = await checkWebhookUrl(job.webhook_url);
-    ({ ok, detail } = await postWebhook(target, job.webhook_secret, {
-      id: `msg_${job.id}`,
-      body,
-      timestampSeconds: Math.floor(nowMs / 1000),
-    }));
-  } catch (error) {
-    detail = (error as Error).message;
-  }
-  const attempts = message.attempt;
-  if (ok) {
-    await recordWebhook(job.id, 'delivered', attempts);
-    return true;
-  }
-  logger.warn('webhook attempt failed', { job: job.id, attempt: attempts, detail });
-  if (attempts >= WEBHOOK_ATTEMPTS) {
-    await recordWebhook(job.id, 'failed', attempts);
-    return true;
-  }
-  // The next attempt is queued before this one is recorded: if the record fails, this message
-  // comes back and tries again, where the other order could leave no attempt queued at all.
-  const backoffMs = options.webhookBackoffMs ?? jobsConfig().webhookBackoffMs;
-  await sendWebhookMessage(job, attempts + 1, backoffMs * 2 ** (attempts - 1));
-  await recordWebhook(job.id, 'pending', attempts);
+async function passOnWebhook(message: WebhookMessage): Promise<boolean> {
+  await sendWebhookMessage({ id: message.jobId, organization_id: message.orgId }, message.attempt, 0);
   return true;
 }

@@ -12,7 +12,19 @@ export interface EventInput {
   rawQueryString?: string;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * The client's address as API Gateway sees it (`requestContext.http.sourceIp`): the local
+   * server passes the socket's peer address, never a header the client sets (X-Forwarded-For,
+   * Forwarded). Default 127.0.0.1.
+   */
+  sourceIp?: string;
 }
+
+/** A socket's peer address as API Gateway would report it: an IPv4 client of a dual-stack socket (`::ffff:a.b.c.d`) as IPv4. */
+export const peerAddress = (address: string | undefined): string => {
+  const value = address ?? '';
+  return value.toLowerCase().startsWith('::ffff:') && value.includes('.') ? value.slice('::ffff:'.length) : value;
+};
 
 /**
  * An API Gateway HTTP API (payload format 2.0) event, as API Gateway builds it: header names
@@ -39,7 +51,13 @@ export function buildHttpEvent(input: EventInput): HttpEvent {
       apiId: 'local',
       domainName: headers.host ?? '127.0.0.1',
       domainPrefix: 'local',
-      http: { method: input.method, path: input.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+      http: {
+        method: input.method,
+        path: input.path,
+        protocol: 'HTTP/1.1',
+        sourceIp: input.sourceIp ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
       requestId: randomUUID(),
       routeKey: input.routeKey,
       stage: '$default',

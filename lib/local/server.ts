@@ -8,7 +8,7 @@ import { errorBody } from '../http/error-mapper.ts';
 import { API_VERSION } from '../http/request-context.ts';
 import type { HttpEvent, HttpResult } from '../http/types.ts';
 import { matchRoute, routeKey, routes } from '../routes.ts';
-import { buildHttpEvent, localContext } from './apigw-event.ts';
+import { buildHttpEvent, localContext, peerAddress } from './apigw-event.ts';
 import { invoke } from './invocations.ts';
 import { FunctionError } from './lambda.ts';
 import { answerSqsCall, isSqsCall } from './sqs-bridge.ts';
@@ -149,7 +149,7 @@ export function createLocalServer(
   options: {
     jwks?: unknown;
     onAnswer?: (line: AnswerLine) => void;
-    /** Answer SQS calls into this process's embedded queue (bundled mode: lib/local/sqs-bridge.ts). */
+    /** Answer SQS calls into this process's embedded queues (bundled functions, the admin CLI: lib/local/sqs-bridge.ts). */
     sqsBridge?: boolean;
   } = {},
 ): Server {
@@ -179,6 +179,7 @@ export function createLocalServer(
         rawQueryString: url.search.slice(1),
         headers: joinedHeaders(request),
         body,
+        sourceIp: peerAddress(request.socket.remoteAddress),
         ...(pathParameters ? { pathParameters } : {}),
       });
       if (jsonBytes(event) > LAMBDA_PAYLOAD_LIMIT_BYTES)

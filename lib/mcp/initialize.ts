@@ -13,9 +13,11 @@ export const CAPABILITIES = { tools: {} };
 
 export const INSTRUCTIONS = [
   "Social data tools of one workspace (the organization_id in this server's URL).",
-  'Every call spends workspace credits (the cost is in each description) and is refunded if the data provider fails.',
+  'Every call spends workspace credits (the cost is in each description) and is refunded if the data provider fails;',
+  'get_budget tells what may still be spent today and this month, and _meta.max_credits caps what one call may cost.',
   'A refused call returns isError with a JSON body {code, message, data}: validation_failed names the argument to fix;',
-  'insufficient_credits, spending_limit_exceeded, forbidden and operation_not_enabled will not change by retrying;',
+  'insufficient_credits, spending_limit_exceeded (data.resets_at says when it resets), max_credits_exceeded, forbidden',
+  'and operation_not_enabled will not change by retrying;',
   'upstream_failed and internal_error may succeed if retried later; not_found means the account or item does not exist.',
 ].join(' ');
 

@@ -9,6 +9,8 @@ import * as z from 'zod/mini';
 import { issuesOf, notFound, validationFailed } from '../errors.ts';
 import { createSocialJob, MAX_JOB_INPUTS } from '../jobs/create-job.ts';
 import { getSocialJob, JOB_ITEM_STATUSES, listSocialJobItems } from '../jobs/jobs.ts';
+import { MAX_FIELD_PATHS, MAX_FIELDS_CHARS } from '../social/fields.ts';
+import { type Cut, sizedResult } from './result-size.ts';
 import type { McpScope } from './scope.ts';
 import type { CallToolResult, Tool } from './types.ts';
 
@@ -33,6 +35,11 @@ export const JOB_TOOLS: Tool[] = [
           description: "the operation's arguments, one object per item, as its own tool takes them",
         },
         webhook_url: { type: 'string', maxLength: 2048, description: 'optional https URL to POST the finished job to (signed)' },
+        _fields: {
+          type: 'string',
+          maxLength: MAX_FIELDS_CHARS,
+          description: `optional: every item's output keeps only these paths, as the operation's own \`_fields\` (comma-separated dotted paths into its output schema, "*" for every element of an array, e.g. "items.*.id,items.*.text"; at most ${MAX_FIELD_PATHS}). Same cost; keeps get_job's answers small`,
+        },
       },
       required: ['operation', 'inputs'],
       additionalProperties: false,
@@ -63,6 +70,8 @@ const startArguments = z.strictObject({
   operation: z.string().check(z.maxLength(64)),
   inputs: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_JOB_INPUTS)),
   webhook_url: z.optional(z.string().check(z.maxLength(2048))),
+  // Its bounds and paths are checked against the operation's output schema by the job's creation.
+  _fields: z.optional(z.string()),
 });
 
 const getArguments = z.strictObject({
@@ -83,16 +92,38 @@ const structured = (value: Record<string, unknown>): CallToolResult => ({
   structuredContent: value,
 });
 
+/**
+ * How to read the items a cut left out of a page of get_job: the same page with a `limit` that
+ * fits, then on from its `next_cursor` (this answer's cursor continues after the whole page).
+ */
+const jobPageAdvice =
+  (jobId: string) =>
+  (cuts: readonly Cut[]): string => {
+    const items = cuts.find((cut) => cut.path === 'items');
+    if (!items) return 'Call get_job again for the rest.';
+    const start = `Do not follow this answer's next_cursor before reading them: it continues after all ${items.total} items of this page.`;
+    if (items.kept === 0) {
+      return `One item is too large for a tool result by itself: read it with GET /social/jobs/${jobId}/items, or run the job again with "_fields" naming only what you need. ${start}`;
+    }
+    return `To read the rest, call get_job with "limit": ${items.kept} and the same job_id, status and cursor, then follow the next_cursor of that answer. ${start}`;
+  };
+
 /** Runs a job tool; a refusal is thrown as the ServiceError the REST route would answer. */
-export async function callJobTool(scope: McpScope, name: JobToolName, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+export async function callJobTool(
+  scope: McpScope,
+  name: JobToolName,
+  args: Record<string, unknown> | undefined,
+  maxChars: number,
+): Promise<CallToolResult> {
   if (name === 'start_job') {
-    const { operation, inputs, webhook_url } = parsed(startArguments, args);
+    const { operation, inputs, webhook_url, _fields } = parsed(startArguments, args);
     const { job } = await createSocialJob({
       caller: scope.caller,
       orgId: scope.orgId,
       operationName: operation,
       inputs,
       webhookUrl: webhook_url,
+      fields: _fields === undefined ? undefined : { text: _fields, at: ['arguments', '_fields'] },
     });
     return structured({ ...job });
   }
@@ -101,5 +132,6 @@ export async function callJobTool(scope: McpScope, name: JobToolName, args: Reco
   const job = await getSocialJob(scope.caller, job_id);
   if (job.organization_id !== scope.orgId) throw notFound();
   const page = await listSocialJobItems(scope.caller, job_id, { limit: limit ?? 25, status, cursor });
-  return structured({ job: { ...job }, ...page });
+  const { truncation, ...sized } = sizedResult({ job: { ...job }, ...page }, maxChars, { rest: jobPageAdvice(job_id) });
+  return { ...sized, ...(truncation ? { _meta: truncation } : {}) };
 }

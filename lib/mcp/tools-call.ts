@@ -1,11 +1,15 @@
 /**
  * tools/call: the run path of POST /social/{operation} as an MCP tool, and its JSON-RPC response.
  */
-import { validationFailed } from '../errors.ts';
+import { mcpMaxResultChars } from '../config.ts';
+import { type Issue, validationFailed } from '../errors.ts';
 import { logger } from '../log.ts';
-import { MAX_CACHED_AGE_SECONDS } from '../model.ts';
+import { MAX_CACHED_AGE_SECONDS, MAX_CREDITS_CEILING } from '../model.ts';
+import { descriptors } from '../social/catalog/index.ts';
 import { OPERATION_NAMES } from '../social/catalog/names.ts';
+import { canonicalFields, type FieldsParam } from '../social/fields.ts';
 import { runSocialOperation } from '../social/run.ts';
+import { BUDGET_TOOL_NAME, callBudgetTool } from './budget-tool.ts';
 import { callJobTool, isJobTool } from './job-tools.ts';
 import { errorResponse, type RequestId, resultResponse, type ThrownError } from './jsonrpc.ts';
 import { asServiceError, unknownTool } from './protocol-errors.ts';
@@ -13,7 +17,8 @@ import type { McpScope } from './scope.ts';
 import { refusalResult, successResult } from './tools.ts';
 import { type CallToolResult, inSchemaOrder } from './types.ts';
 
-const knownTool = (name: string): boolean => (OPERATION_NAMES as readonly string[]).includes(name) || isJobTool(name);
+const knownTool = (name: string): boolean =>
+  (OPERATION_NAMES as readonly string[]).includes(name) || isJobTool(name) || name === BUDGET_TOOL_NAME;
 
 /**
  * The request's `_meta.max_age` (seconds, 0 to 86400): what `Cache-Control: max-age` is to a REST
@@ -32,6 +37,41 @@ function maxAgeOf(meta: Record<string, unknown> | undefined): number | undefined
   ]);
 }
 
+/** Where a tool takes `fields`: its `_fields` argument, beside the operation's own (which never start with "_"). */
+const FIELDS_AT: Issue['path'] = ['arguments', '_fields'];
+
+/** The `_fields` argument (a string), and the arguments without it. */
+function fieldsArgumentOf(args: Record<string, unknown> | undefined): {
+  fields: FieldsParam | undefined;
+  rest: Record<string, unknown>;
+} {
+  const { _fields, ...rest } = args ?? {};
+  if (_fields === undefined) return { fields: undefined, rest };
+  if (typeof _fields !== 'string') {
+    throw validationFailed([
+      { path: [...FIELDS_AT], code: 'invalid_type', message: 'must be a string of comma-separated paths, e.g. "items.*.id,items.*.text"' },
+    ]);
+  }
+  return { fields: { text: _fields, at: FIELDS_AT }, rest };
+}
+
+/**
+ * The request's `_meta.max_credits` (0 to 1,000,000): what `Max-Credits` is to a REST run, the
+ * most this call may be charged (402 `max_credits_exceeded` above it, nothing charged).
+ */
+function maxCreditsOf(meta: Record<string, unknown> | undefined): number | undefined {
+  const value = meta?.max_credits;
+  if (value === undefined) return undefined;
+  if (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_CREDITS_CEILING) return value as number;
+  throw validationFailed([
+    {
+      path: ['_meta', 'max_credits'],
+      code: 'invalid_value',
+      message: `must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`,
+    },
+  ]);
+}
+
 /** The run path of POST /social/{operation}, whole: role, network, credits and limits, cache, charge, provider, refund. */
 export async function callTool(
   scope: McpScope,
@@ -45,17 +85,30 @@ export async function callTool(
   if (!knownTool(name)) throw unknownTool(name);
   logger.appendKeys({ tool: name });
   try {
-    if (isJobTool(name)) return await callJobTool(scope, name, args);
+    // Read before anything runs: a bad setting must not leave a paid run without its answer.
+    const maxChars = mcpMaxResultChars();
+    if (isJobTool(name)) return await callJobTool(scope, name, args, maxChars);
+    if (name === BUDGET_TOOL_NAME) return await callBudgetTool(scope, args);
+    const { fields, rest } = fieldsArgumentOf(args);
     const result = await runSocialOperation({
       caller: scope.caller,
       orgId: scope.orgId,
       operationName: name,
-      input: args ?? {},
+      input: rest,
       maxAgeSeconds: maxAgeOf(meta),
+      fields,
+      maxCredits: maxCreditsOf(meta),
       requestId: scope.requestId,
       deadlineMs: scope.deadlineMs,
     });
-    return successResult(result);
+    const descriptor = descriptors().get(name);
+    return successResult(result, {
+      tool: name,
+      fields: fields && canonicalFields(fields.text),
+      outputSchema: descriptor?.output_schema ?? {},
+      cachedCost: descriptor?.cached_cost ?? 0,
+      maxChars,
+    });
   } catch (error) {
     const refusal = asServiceError(error, scope);
     logger.appendKeys({ tool_error: refusal.code });

@@ -6,6 +6,7 @@ import { boundedMemo } from '../bounded-memo.ts';
 import { logger } from '../log.ts';
 import type { OperationDescriptor } from '../social/catalog/descriptors.ts';
 import { type ListedOperation, listingKey, listSocialOperations } from '../social/list.ts';
+import { BUDGET_TOOL } from './budget-tool.ts';
 import { JOB_TOOLS } from './job-tools.ts';
 import { errorResponse, type RequestId, resultResponse, type ThrownError } from './jsonrpc.ts';
 import { protocolError } from './protocol-errors.ts';
@@ -28,8 +29,8 @@ async function listedOperations(scope: McpScope): Promise<ListedOperation[]> {
 /** The listing as an object: what the SDK's server is given by test/support/mcp-sdk-oracle.ts, the tests' reference. */
 export const listTools = async (scope: McpScope) => ({ tools: toolsOf(await listedOperations(scope)) });
 
-/** The operations' tools, then the two job tools (lib/mcp/job-tools.ts). */
-const toolsOf = (operations: OperationDescriptor[]) => [...operations.map(toolOf), ...JOB_TOOLS];
+/** The operations' tools, then the two job tools (lib/mcp/job-tools.ts) and the budget (lib/mcp/budget-tool.ts). */
+const toolsOf = (operations: OperationDescriptor[]) => [...operations.map(toolOf), ...JOB_TOOLS, BUDGET_TOOL];
 
 /** Each listing's `{"tools":[…]}`, by the operations it lists: at most 2^7 sets of networks. */
 const listings = boundedMemo<string>(32);

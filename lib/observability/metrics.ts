@@ -10,8 +10,8 @@ import { METRICS_NAMESPACE, serviceName } from '../config.ts';
  *
  * Written here rather than with Powertools Metrics (whose environment variables and record
  * shape it keeps): every record this service writes is one metric written at once, which needs
- * none of its store, and Powertools Metrics cost every function 10.7 KB of bundle and every
- * business metric a new Metrics instance, built even with metrics off (docs/performance.md).
+ * none of its store, and Powertools Metrics cost every function bundle size and every business
+ * metric a new Metrics instance, built even with metrics off (figures: docs/performance.md).
  */
 export const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds', Seconds: 'Seconds' } as const;
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];

@@ -18,7 +18,8 @@ import type { InputSchemas } from '../http/validate.ts';
 import { type Route, routes as routeTable } from '../routes.ts';
 import { EXAMPLE_INPUTS } from '../social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../social/catalog/index.ts';
-import { PROVIDER_NAMES, serves } from '../social/providers/served.ts';
+import { exampleFields } from '../social/fields.ts';
+import { PROVIDERS } from '../social/providers/index.ts';
 import { type HeaderDescription, REQUEST_HEADERS, RESPONSE_HEADERS } from './headers.ts';
 import { SharedSchemas } from './shared-schemas.ts';
 
@@ -32,6 +33,8 @@ export interface RouteModule {
   responseSchema?: z.core.$ZodType;
   /** Media types of the 200 body, when it is not JSON (the docs page and its assets). */
   responseMediaTypes?: readonly string[];
+  /** Other media types the 200 body may take beside JSON (`Accept: text/csv`), each with its schema and example. */
+  responseAlternatives?: Readonly<Record<string, { schema: Json; example?: string }>>;
   /** Headers of the 200 answer beyond those every answer carries (names of RESPONSE_HEADERS). */
   responseHeaders?: readonly string[];
   /** The status of the body `responseSchema` describes, when it is not 200 (a creation's 201). */
@@ -157,7 +160,9 @@ function requestParts(
 export function codesOf(route: Route, endpoint: EndpointDescription | undefined): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors);
   if (endpoint) {
-    for (const code of ['unauthenticated', 'unsupported_api_version', 'rate_limited', 'validation_failed'] as const) codes.add(code);
+    // ip_not_allowed: any route, for an API key bound to addresses (lib/auth/api-key-standing.ts).
+    for (const code of ['unauthenticated', 'ip_not_allowed', 'unsupported_api_version', 'rate_limited', 'validation_failed'] as const)
+      codes.add(code);
     if (endpoint.jsonBody) codes.add('invalid_json');
   }
   codes.add('internal_error');
@@ -268,7 +273,7 @@ function okResponse(route: Route, module: RouteModule, schema?: Json): Json {
   return {
     description: route.summary,
     headers: responseHeaders(module.successStatus ?? 200, module.handler.endpoint, [], module.responseHeaders),
-    content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: body }])),
+    content: { ...Object.fromEntries(mediaTypes.map((type) => [type, { schema: body }])), ...module.responseAlternatives },
   };
 }
 
@@ -323,10 +328,10 @@ function methodsOf(route: Route, module: RouteModule): string[] {
   return module.methods.map((method) => method.toLowerCase());
 }
 
-/** The run route again, for one catalog operation: its own input and output schemas, example and cost. */
-/** The providers a deployment can be configured with (`SOCIAL_PROVIDER`). */
-const PROVIDERS = ['http', 'sample'] as const;
+/** The providers as `x-served-by` names them: a real vendor before generated sample data. */
+const VENDORS_FIRST = [...PROVIDERS].sort((a, b) => Number(a.sampleData) - Number(b.sampleData));
 
+/** The run route again, for one catalog operation: its own input and output schemas, example and cost. */
 function catalogOperation(name: string, runRoute: Route, module: RouteModule, shared: SharedResponses, schemas: SharedSchemas): Json {
   const definition = defined(CATALOG.get(name), `operation ${name}`);
   const { input_schema, output_schema, description } = descriptor(definition);
@@ -336,8 +341,8 @@ function catalogOperation(name: string, runRoute: Route, module: RouteModule, sh
     example: EXAMPLE_INPUTS[name],
   });
   // Which providers serve it: a deployment's own answer is GET /social/operations?include=unavailable.
-  const servedBy = PROVIDERS.filter((provider) => serves(provider, name)).map((provider) => PROVIDER_NAMES[provider]);
-  const notServed = PROVIDERS.filter((provider) => !serves(provider, name)).map((provider) => PROVIDER_NAMES[provider]);
+  const servedBy = VENDORS_FIRST.filter((provider) => provider.serves(name)).map((provider) => provider.displayName);
+  const notServed = VENDORS_FIRST.filter((provider) => !provider.serves(name)).map((provider) => provider.displayName);
   const availability =
     notServed.length === 0
       ? ''
@@ -350,7 +355,10 @@ function catalogOperation(name: string, runRoute: Route, module: RouteModule, sh
     'x-credit-cost': definition.cost,
     'x-cached-credit-cost': definition.cachedCost,
     'x-served-by': servedBy,
-    parameters: parameters.filter((parameter) => (parameter as Json).in !== 'path'),
+    parameters: parameters
+      .filter((parameter) => (parameter as Json).in !== 'path')
+      // `fields` with paths this operation's output has.
+      .map((parameter) => ((parameter as Json).name === 'fields' ? { ...parameter, example: exampleFields(output_schema) } : parameter)),
     requestBody,
     responses: {
       '200': okResponse(runRoute, module, schemas.factor(withoutDialect(output_schema)) as Json),

@@ -106,6 +106,12 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string' },
     example: '/social/jobs/job_0123456789abcdef0123456789abcdef',
   },
+  Link: {
+    description:
+      'On a CSV page of a paged listing: `<url of the next page>; rel="next"` while more remain (RFC 8288), the URL carrying the `cursor` a JSON answer gives as `next_cursor`.',
+    schema: { type: 'string' },
+    example: '</organizations/org_demo/billing/events?days=30&limit=25&cursor=v1.abc.def>; rel="next"',
+  },
   'Cache-Control': {
     description:
       "How long the answer may be kept (RFC 9111): `no-store` when it carries a secret (a new API key's token), `public, max-age=<seconds>` for a public document.",

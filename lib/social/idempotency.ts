@@ -23,9 +23,20 @@ export interface Idempotency {
   owner: string;
 }
 
-export const idempotencyOf = (orgId: string, userId: string, key: string, operation: string, input: unknown): Idempotency => ({
+/**
+ * `fields` (canonical: trimmed paths, comma-joined) joins the identity only when given, so that a
+ * request without it hashes as it did before `fields` existed (keys in flight across a deploy).
+ */
+export const idempotencyOf = (
+  orgId: string,
+  userId: string,
+  key: string,
+  operation: string,
+  input: unknown,
+  fields?: string,
+): Idempotency => ({
   key: recordKey(orgId, userId, key),
-  requestHash: canonicalHash({ operation, input }),
+  requestHash: canonicalHash(fields === undefined ? { operation, input } : { operation, input, fields }),
   owner: randomUUID(),
 });
 

@@ -1,11 +1,10 @@
 import { membershipOfCaller } from '../auth/access.ts';
-import { socialConfig } from '../config.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { notAMember } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { allDescriptors, type OperationDescriptor } from './catalog/descriptors.ts';
 import { isEnabled } from './enabled.ts';
-import { PROVIDER_NAMES, serves } from './providers/served.ts';
+import { providerIdentity, servedByProvider } from './providers/index.ts';
 
 /** A descriptor as listed: whether this deployment's provider serves it. */
 export interface ListedOperation extends OperationDescriptor {
@@ -48,17 +47,16 @@ export async function listSocialOperations(
 ): Promise<OperationListing> {
   const [org, membership] = await Promise.all([getOrganization(orgId), membershipOfCaller(caller, orgId)]);
   if (!org || !membership) throw notAMember();
-  // Not socialProvider(): the listing needs only the served names, not a provider's code.
-  const provider = socialConfig().provider;
   const operations: ListedOperation[] = [];
   // The descriptors generated at build time, not the catalog's definitions: this function
   // bundles no zod schema (docs/social-operations.md, "Descriptors are generated at build time").
   for (const descriptor of allDescriptors().values()) {
     if (!isEnabled(descriptor, org.networks, () => true)) continue;
-    const available = serves(provider, descriptor.name);
+    const available = servedByProvider(descriptor.name);
     if (available || options.includeUnavailable) operations.push(listedOperation(descriptor, available));
   }
-  return { provider: { name: PROVIDER_NAMES[provider], sample_data: provider === 'sample' }, operations };
+  const { displayName, sampleData } = providerIdentity();
+  return { provider: { name: displayName, sample_data: sampleData }, operations };
 }
 
 /** What a listing depends on, as a cache key: the operations it lists, in order, and which are available. */

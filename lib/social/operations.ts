@@ -3,8 +3,9 @@
  * listing, the run path and the MCP tools, so that what is listed is exactly what runs.
  */
 import { issuesOf, unknownOperation, validationFailed } from '../errors.ts';
-import { CATALOG, OPERATION_NAMES, type OperationDefinition } from './catalog/index.ts';
+import { CATALOG, descriptor, OPERATION_NAMES, type OperationDefinition } from './catalog/index.ts';
 import { closestName } from './closest-name.ts';
+import { type FieldsParam, parseFields, type Selection } from './fields.ts';
 
 export { isEnabled } from './enabled.ts';
 
@@ -21,3 +22,10 @@ export function validateOperationInput(operation: OperationDefinition, body: unk
   if (!parsed.success) throw validationFailed(issuesOf('body', parsed.error, body));
   return parsed.data as Record<string, unknown>;
 }
+
+/**
+ * The `fields` of a request checked against the operation's output schema (the descriptor's JSON
+ * Schema, the one the listing publishes); 400 naming each bad path. Undefined: the whole output.
+ */
+export const selectFields = (operation: OperationDefinition, fields: FieldsParam | undefined): Selection | undefined =>
+  fields === undefined ? undefined : parseFields(fields, descriptor(operation).output_schema);

@@ -2,22 +2,22 @@
  * A quote (`POST /social/{operation}/quote`): what a run with this input would cost now and
  * whether it would be refused, with the run's own rules (lib/billing/charge-rules.ts) and
  * nothing charged, claimed or called. One DynamoDB round trip: the organization, the
- * membership, the month's spend and (when the run would accept one) the cached result, read
- * together. It asks which operations the provider serves without importing the providers
- * (lib/social/providers/served.ts), so the quote function bundles neither.
+ * membership, the month's and the day's spend and (when the run would accept one) the cached
+ * result, read together. It asks the configured provider's descriptor which operations it serves;
+ * no provider's code is created.
  */
 import { membershipOfCaller } from '../auth/access.ts';
-import { accessRefusal, creditRefusal, shortfallRefusal } from '../billing/charge-rules.ts';
-import { socialConfig } from '../config.ts';
+import { accessRefusal, creditRefusal, maxCreditsRefusal, shortfallRefusal } from '../billing/charge-rules.ts';
 import { readSpend } from '../db/credits.ts';
 import { canonicalHash } from '../db/idempotency.ts';
-import { resultCacheKey, spendMonth } from '../db/keys.ts';
+import { resultCacheKey } from '../db/keys.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { getCachedResult } from '../db/result-cache.ts';
 import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts';
 import type { Caller } from '../model.ts';
-import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
-import { PROVIDER_NAMES, serves } from './providers/served.ts';
+import type { FieldsParam } from './fields.ts';
+import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
+import { providerIdentity, servedByProvider } from './providers/index.ts';
 import { lookUp } from './result-cache.ts';
 
 export interface Quote {
@@ -38,6 +38,10 @@ export interface QuoteRequest {
   operationName: string;
   input: unknown;
   maxAgeSeconds?: number | undefined;
+  /** The run's `fields`: checked as the run checks them; they change nothing the quote says. */
+  fields?: FieldsParam | undefined;
+  /** The run's `Max-Credits`: a cost above it is the refusal the quote reports. */
+  maxCredits?: number | undefined;
   now?: Date;
 }
 
@@ -51,24 +55,23 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const now = request.now ?? new Date();
   const operation = findOperation(request.operationName);
   const input = validateOperationInput(operation, request.input);
+  selectFields(operation, request.fields);
   const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
   const [org, member, spent, stored] = await Promise.all([
     getOrganization(request.orgId),
     membershipOfCaller(request.caller, request.orgId),
-    readSpend(request.orgId, request.caller.userId, spendMonth(now)),
+    readSpend(request.orgId, request.caller.userId, now),
     request.maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(cacheKey, now.getTime()),
   ]);
   if (!org || !member) throw notAMember();
   const cache = lookUp(stored, operation, request.maxAgeSeconds, now.getTime());
   const cost = 'hit' in cache ? operation.cachedCost : operation.cost;
-  const provider = socialConfig().provider;
   const payer = { org, member };
   const shortfall = cost === 0 ? null : creditRefusal(payer, cost, spent);
   const refusal =
     accessRefusal(org, member, { operation: operation.name, network: operation.network, cost }) ??
-    (isEnabled(operation, org.networks, (name) => serves(provider, name))
-      ? null
-      : operationNotOffered(operation.name, PROVIDER_NAMES[provider])) ??
+    (isEnabled(operation, org.networks, servedByProvider) ? null : operationNotOffered(operation.name, providerIdentity().displayName)) ??
+    maxCreditsRefusal(cost, request.maxCredits) ??
     (shortfall ? shortfallRefusal(shortfall, payer, spent, cost, now) : null);
   return {
     operation: operation.name,

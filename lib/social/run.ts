@@ -16,7 +16,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
-import { accessRefusal, type ChargeAsk } from '../billing/charge-rules.ts';
+import { accessRefusal, type ChargeAsk, maxCreditsRefusal } from '../billing/charge-rules.ts';
 import { chargeRun, type HeldCharge, RunOrphaned, refundRun, StaleRead, settleRun, takeOverRun } from '../billing/paid-run.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
@@ -29,11 +29,11 @@ import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRe
 import { logError, logger, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
+import { type FieldsParam, project } from './fields.ts';
 import { decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
-import { findOperation, isEnabled, validateOperationInput } from './operations.ts';
+import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
 import { callProvider, providerBudgetMs, REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
 import { socialProvider } from './providers/index.ts';
-import { PROVIDER_NAMES } from './providers/served.ts';
 import { type SocialProvider, UpstreamNotFoundError } from './providers/types.ts';
 import { type CacheHit, cacheStatus, type Forward, lookUp, storeResult } from './result-cache.ts';
 
@@ -49,6 +49,17 @@ export interface RunRequest {
   idempotencyKey?: string | undefined;
   /** Answer from this organization's result of the same input if it is at most this old (seconds); undefined: always run. */
   maxAgeSeconds?: number | undefined;
+  /**
+   * Answer only these paths of the output (lib/social/fields.ts): checked before anything is
+   * read, part of the Idempotency-Key's identity, not of the cache key (the whole output is stored).
+   */
+  fields?: FieldsParam | undefined;
+  /**
+   * The most this call may be charged (`Max-Credits`): a run (or a cached result) costing more is
+   * refused with 402 `max_credits_exceeded`, nothing charged. Not part of the Idempotency-Key's
+   * identity: a replay, or a retry that takes over a dead attempt's run, charges nothing new.
+   */
+  maxCredits?: number | undefined;
   /** The request's id: named in the billing events of its charge and refund. */
   requestId?: string | undefined;
   /** Epoch ms by which the run must have answered (the function's own deadline); none by default. */
@@ -79,7 +90,7 @@ export interface RunResult {
 
 export async function runSocialOperation(request: RunRequest): Promise<RunResult> {
   const result = await runOnce(request);
-  return { ...result, sampleData: socialProvider().name === 'sample' };
+  return { ...result, sampleData: socialProvider().sampleData };
 }
 
 async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData'>> {
@@ -87,9 +98,12 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   const operation = findOperation(request.operationName);
   logKeys({ operation: operation.name });
   const input = validateOperationInput(operation, request.input);
+  const selection = selectFields(operation, request.fields);
+  // What the caller asked for: recorded for a replay, and what the answer carries.
+  const shaped = (output: unknown): unknown => (selection ? project(output, selection.keep) : output);
   const provider = socialProvider();
   const idempotency = request.idempotencyKey
-    ? idempotencyOf(request.orgId, request.caller.userId, request.idempotencyKey, operation.name, input)
+    ? idempotencyOf(request.orgId, request.caller.userId, request.idempotencyKey, operation.name, input, selection?.canonical)
     : undefined;
   const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
   const deadlineMs = request.deadlineMs ?? Number.POSITIVE_INFINITY;
@@ -107,10 +121,10 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   }
   if ('free' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, cache: 'hit' });
-    return { ...answered(paid.free.output, 0, paid.balance, undefined), ...hitOf(paid.free) };
+    return { ...answered(shaped(paid.free.output), 0, paid.balance, undefined), ...hitOf(paid.free) };
   }
   logKeys({ credits_charged: paid.run.cost, credits_refunded: 0, ...(paid.hit ? { cache: 'hit' } : {}) });
-  if (paid.hit) return { ...(await deliver(paid.run, paid.hit.output, idempotency, settle())), ...hitOf(paid.hit) };
+  if (paid.hit) return { ...(await deliver(paid.run, shaped(paid.hit.output), idempotency, settle())), ...hitOf(paid.hit) };
 
   const budgetMs = providerBudgetMs(socialConfig().providerTimeoutMs, now(), deadlineMs);
   let output: unknown;
@@ -119,7 +133,10 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   } catch (error) {
     throw await refundAfterFailure(paid.run, error);
   }
-  const [result, stored] = await Promise.all([deliver(paid.run, output, idempotency, settle()), storeResult(cacheKey, output, now())]);
+  const [result, stored] = await Promise.all([
+    deliver(paid.run, shaped(output), idempotency, settle()),
+    storeResult(cacheKey, output, now()),
+  ]);
   logKeys({ cache: `${paid.forward}/${stored}` });
   return { ...result, cacheStatus: cacheStatus({ forward: paid.forward, stored }), ageSeconds: undefined };
 }
@@ -159,10 +176,11 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
   const { idempotency, now } = context;
   const { providerTimeoutMs } = socialConfig();
   const owner = idempotency?.owner ?? randomUUID();
-  const read = () =>
+  // A read again (a limit or the key changed under the charge) reads an API key's record afresh.
+  const read = (again = false) =>
     Promise.all([
       getOrganization(orgId),
-      membershipOfCaller(caller, orgId),
+      membershipOfCaller(caller, orgId, again),
       idempotency ? getIdempotencyRecord(idempotency.key, now()) : Promise.resolve(null),
       maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(context.cacheKey, now()),
     ]);
@@ -181,9 +199,11 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (!org || !member) throw new Error('unreachable: accessRefusal refuses a missing organization or member');
     // The organization's networks were checked by accessRefusal: what remains is the provider.
     if (!isEnabled(operation, org.networks, (name) => provider.serves(name)))
-      throw operationNotOffered(operation.name, PROVIDER_NAMES[provider.name]);
+      throw operationNotOffered(operation.name, provider.displayName);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
+    const capped = decision.kind === 'charge' ? maxCreditsRefusal(ask.cost, request.maxCredits) : null;
+    if (capped) throw capped;
     if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge') return { free: cache.hit, balance: org.credits };
     const nowMs = now();
     const attempt = {
@@ -219,7 +239,7 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
       // takeover: read again and decide afresh (the second case ends in a replay or a 409).
       if (!(error instanceof StaleRead) || retry >= STALE_RETRIES) throw error;
       if (error instanceof RunOrphaned) orphaned = error.chargeId;
-      [org, member, record, stored] = await read();
+      [org, member, record, stored] = await read(true);
     }
   }
 }

@@ -1,17 +1,26 @@
 /**
  * An organization's API keys, managed by its owners (`/organizations/{id}/api-keys`): creating
- * one (its token shown once), listing them with this month's spend, revoking one. A key is a
- * bearer JWT this service signs (lib/auth/api-key-token.ts) bound to one organization, with its
- * own role, monthly spending limit and expiry; its record decides, on every request, whether it
- * still stands (lib/auth/api-key-standing.ts).
+ * one (its token shown once), listing them with this month's and today's spend, changing one,
+ * revoking one. A key is a bearer JWT this service signs (lib/auth/api-key-token.ts) bound to one
+ * organization, with its own role, monthly and daily limits, addresses, rate and expiry; its
+ * record decides, on every request, whether it still stands and from where
+ * (lib/auth/api-key-standing.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { signApiKeyToken } from '../auth/api-key-token.ts';
 import type { TokenSigner } from '../auth/signer.ts';
 import { cursorSigningKey } from '../config.ts';
-import { type ApiKeyRecord, createApiKey, listApiKeysPage, NotAnOwner, publishSigningKey, revokeApiKey } from '../db/api-keys.ts';
-import { readMembersSpend } from '../db/credits.ts';
-import { spendMonth } from '../db/keys.ts';
+import {
+  type ApiKeyChanges,
+  type ApiKeyRecord,
+  createApiKey,
+  listApiKeysPage,
+  NotAnOwner,
+  publishSigningKey,
+  revokeApiKey,
+  updateApiKey,
+} from '../db/api-keys.ts';
+import { NO_SPEND, type PeriodSpend, readMemberSpend, readMembersSpend } from '../db/credits.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
@@ -28,6 +37,11 @@ export interface ApiKeyView {
   spending_limit: number | null;
   /** Credits the key's runs spent this UTC month. */
   spent: number;
+  daily_limit: number | null;
+  /** Credits the key's runs spent this UTC day. */
+  spent_today: number;
+  allowed_ips: string[] | null;
+  rate_limit: { requests: number } | null;
   created_at: string;
   created_by_id: string;
   expires_at: string;
@@ -35,12 +49,16 @@ export interface ApiKeyView {
   revoked_at: string | null;
 }
 
-const viewOf = (key: ApiKeyRecord, spent: number): ApiKeyView => ({
+const viewOf = (key: ApiKeyRecord, spent: PeriodSpend): ApiKeyView => ({
   id: key.id,
   name: key.name,
   role: key.role,
   spending_limit: key.spending_limit,
-  spent,
+  spent: spent.month,
+  daily_limit: key.daily_limit,
+  spent_today: spent.day,
+  allowed_ips: key.allowed_ips,
+  rate_limit: key.rate_limit,
   created_at: key.created_at,
   created_by_id: key.created_by_id,
   expires_at: key.expires_at,
@@ -48,10 +66,17 @@ const viewOf = (key: ApiKeyRecord, spent: number): ApiKeyView => ({
   revoked_at: key.revoked_at,
 });
 
-export interface NewApiKey {
+/** What an owner sets on a key, at its creation (POST) or later (PATCH). */
+export interface ApiKeySettings {
+  spending_limit?: number | null | undefined;
+  daily_limit?: number | null | undefined;
+  allowed_ips?: string[] | null | undefined;
+  rate_limit?: { requests: number } | null | undefined;
+}
+
+export interface NewApiKey extends ApiKeySettings {
   name: string;
   role: 'viewer' | 'editor';
-  spending_limit?: number | null | undefined;
   expires_in_days?: number | undefined;
 }
 
@@ -88,6 +113,9 @@ export async function createWorkspaceApiKey(
     name: request.name,
     role: request.role,
     spending_limit: request.spending_limit ?? null,
+    daily_limit: request.daily_limit ?? null,
+    allowed_ips: request.allowed_ips ?? null,
+    rate_limit: request.rate_limit ?? null,
     created_at: issuedAt.toISOString(),
     created_by_id: caller.userId,
     expires_at: expiresAt.toISOString(),
@@ -102,7 +130,7 @@ export async function createWorkspaceApiKey(
     if (error instanceof NotAnOwner) throw forbidden('only owners of the organization can change it, its members and its keys');
     throw error;
   }
-  return { ...viewOf(key, 0), token };
+  return { ...viewOf(key, NO_SPEND), token };
 }
 
 export interface ApiKeysPage {
@@ -130,11 +158,11 @@ export async function listWorkspaceApiKeys(
   const [, page, spend] = await Promise.all([
     requireOwner(caller, orgId),
     listApiKeysPage(orgId, query.limit, opened?.position),
-    readMembersSpend(orgId, spendMonth(now)),
+    readMembersSpend(orgId, now),
   ]);
   const last = page.keys.at(-1);
   return {
-    api_keys: page.keys.map((key) => viewOf(key, spend.get(key.id) ?? 0)),
+    api_keys: page.keys.map((key) => viewOf(key, spend.get(key.id) ?? NO_SPEND)),
     next_cursor: page.hasMore && last ? sealCursor(cursorScope(orgId), last.id, signingKey) : null,
     has_more: page.hasMore,
   };
@@ -148,4 +176,31 @@ export async function listWorkspaceApiKeys(
 export async function revokeWorkspaceApiKey(caller: Caller, orgId: string, keyId: string, now = new Date()): Promise<void> {
   await requireOwner(caller, orgId);
   if (!(await revokeApiKey(orgId, keyId, now))) throw notFound();
+}
+
+/** What PATCH changes: any of the key's name and role and what ApiKeySettings holds; at least one. */
+export interface ApiKeyChange extends ApiKeySettings {
+  name?: string | undefined;
+  role?: 'viewer' | 'editor' | undefined;
+}
+
+/**
+ * Owners only. Changes a key that is not revoked (a revoked or unknown key is 404) in one
+ * conditional write, and answers it with its spend (read alongside the owner check). In force
+ * from the key's next request: its record is read on every request, and a run of the key in
+ * flight whose charge has not landed finds its limits or role changed and is decided afresh by
+ * the new ones (lib/billing/paid-run.ts).
+ */
+export async function updateWorkspaceApiKey(
+  caller: Caller,
+  orgId: string,
+  keyId: string,
+  change: ApiKeyChange,
+  now = new Date(),
+): Promise<ApiKeyView> {
+  const [, spent] = await Promise.all([requireOwner(caller, orgId), readMemberSpend(orgId, keyId, now)]);
+  const changes: ApiKeyChanges = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
+  const updated = await updateApiKey(orgId, keyId, changes);
+  if (!updated) throw notFound();
+  return viewOf(updated, spent);
 }

@@ -1,27 +1,61 @@
 /**
- * `GET /me`: who the caller is and every organization they belong to, with the role in each. One
- * round trip: a user's memberships (one Query), or an API key's record (read by authentication,
- * alongside the rate-limit counter).
+ * `GET /me`: who the caller is and every organization they belong to, with the role, the
+ * caller's own limits (what the membership or the key's record holds) and what the caller spent
+ * against them this UTC month and day. A user: their memberships (one Query), then their spend
+ * counters in those organizations (one BatchGetItem a hundred organizations). An API key: its
+ * record (read by authentication, alongside the rate-limit counter) and its spend counter, in one
+ * round trip.
  */
 import { membershipsOfCaller } from '../auth/access.ts';
+import { readMemberSpend, readSpendAcross } from '../db/credits.ts';
 import type { Caller, Role } from '../model.ts';
+
+export interface MyOrganization {
+  organization_id: string;
+  role: Role;
+  spending_limit: number | null;
+  /** Credits the caller spent there this UTC month. */
+  spent: number;
+  daily_limit: number | null;
+  /** Credits the caller spent there this UTC day. */
+  spent_today: number;
+}
 
 export interface Me {
   /** The token's subject: a user's id, or for an API key the key's id. */
   user_id: string;
   token_kind: 'user' | 'api_key';
   api_key_id: string | null;
-  organizations: { organization_id: string; role: Role }[];
+  organizations: MyOrganization[];
 }
 
-export async function whoAmI(caller: Caller): Promise<Me> {
-  const memberships = await membershipsOfCaller(caller);
+export async function whoAmI(caller: Caller, now = new Date()): Promise<Me> {
+  const [memberships, keySpend] = await Promise.all([
+    membershipsOfCaller(caller),
+    caller.apiKey ? readMemberSpend(caller.apiKey.orgId, caller.userId, now) : undefined,
+  ]);
+  const sorted = memberships.sort((a, b) => (a.organization_id < b.organization_id ? -1 : a.organization_id > b.organization_id ? 1 : 0));
+  const spend =
+    keySpend !== undefined
+      ? sorted.map(() => keySpend)
+      : sorted.length === 0
+        ? []
+        : await readSpendAcross(
+            sorted.map((membership) => membership.organization_id),
+            caller.userId,
+            now,
+          );
   return {
     user_id: caller.userId,
     token_kind: caller.apiKey ? 'api_key' : 'user',
     api_key_id: caller.apiKey?.id ?? null,
-    organizations: memberships
-      .map((membership) => ({ organization_id: membership.organization_id, role: membership.role }))
-      .sort((a, b) => (a.organization_id < b.organization_id ? -1 : a.organization_id > b.organization_id ? 1 : 0)),
+    organizations: sorted.map((membership, i) => ({
+      organization_id: membership.organization_id,
+      role: membership.role,
+      spending_limit: membership.spending_limit,
+      spent: spend[i]?.month ?? 0,
+      daily_limit: membership.daily_limit,
+      spent_today: spend[i]?.day ?? 0,
+    })),
   };
 }

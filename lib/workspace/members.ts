@@ -1,14 +1,13 @@
 /**
  * An organization's members, managed by its owners (`/organizations/{id}/members`): the list with
- * each member's limit and spend this month, adding or changing one (PUT), removing one. The last
+ * each member's limits and spend this month and today, adding or changing one (PUT), removing one. The last
  * owner can be neither removed nor demoted (409 `last_owner`), exactly under concurrency: every
  * membership write is one transaction with the organization's owner count (lib/db/memberships.ts).
  */
 import { membershipOfCaller, refuseApiKeys } from '../auth/access.ts';
 import { cursorSigningKey } from '../config.ts';
-import { readMembersSpend, readSpend } from '../db/credits.ts';
-import { spendMonth } from '../db/keys.ts';
-import { listMembersPage, putMembership, removeMembership } from '../db/memberships.ts';
+import { NO_SPEND, type PeriodSpend, readMemberSpend, readMembersSpend } from '../db/credits.ts';
+import { listMembersPage, type Membership, putMembership, removeMembership } from '../db/memberships.ts';
 import { forbidden, LastOwnerError, lastOwner, NoSuchMemberError, NoSuchOrganizationError, notFound, validationFailed } from '../errors.ts';
 import type { Caller, Role } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
@@ -20,7 +19,19 @@ export interface MemberView {
   spending_limit: number | null;
   /** Credits spent this UTC month. */
   spent: number;
+  daily_limit: number | null;
+  /** Credits spent this UTC day. */
+  spent_today: number;
 }
+
+const viewOf = (member: Membership, spent: PeriodSpend): MemberView => ({
+  user_id: member.user_id,
+  role: member.role,
+  spending_limit: member.spending_limit,
+  spent: spent.month,
+  daily_limit: member.daily_limit,
+  spent_today: spent.day,
+});
 
 export interface MembersPage {
   members: MemberView[];
@@ -49,29 +60,24 @@ export async function listWorkspaceMembers(
   const [me, page, spend] = await Promise.all([
     membershipOfCaller(caller, orgId),
     listMembersPage(orgId, query.limit, opened?.position),
-    readMembersSpend(orgId, spendMonth(now)),
+    readMembersSpend(orgId, now),
   ]);
   if (!me) throw notFound();
   if (me.role !== 'owner') throw forbidden('only owners of the organization can list its members');
   const last = page.members.at(-1);
   return {
-    members: page.members.map((member) => ({
-      user_id: member.user_id,
-      role: member.role,
-      spending_limit: member.spending_limit,
-      spent: spend.get(member.user_id) ?? 0,
-    })),
+    members: page.members.map((member) => viewOf(member, spend.get(member.user_id) ?? NO_SPEND)),
     next_cursor: page.hasMore && last ? sealCursor(cursorScope(orgId), last.user_id, key) : null,
     has_more: page.hasMore,
   };
 }
 
-/** Adds or changes a member (owners only): its role, and its spending limit when given (kept when omitted). */
+/** Adds or changes a member (owners only): its role, and each of its limits when given (kept when omitted). */
 export async function putWorkspaceMember(
   caller: Caller,
   orgId: string,
   userId: string,
-  change: { role: Role; spending_limit?: number | null | undefined },
+  change: { role: Role; spending_limit?: number | null | undefined; daily_limit?: number | null | undefined },
   now = new Date(),
 ): Promise<{ member: MemberView; created: boolean }> {
   await requireOwner(caller, orgId);
@@ -80,12 +86,16 @@ export async function putWorkspaceMember(
       putMembership(
         orgId,
         userId,
-        { role: change.role, ...(change.spending_limit === undefined ? {} : { spendingLimit: change.spending_limit }) },
+        {
+          role: change.role,
+          ...(change.spending_limit === undefined ? {} : { spendingLimit: change.spending_limit }),
+          ...(change.daily_limit === undefined ? {} : { dailyLimit: change.daily_limit }),
+        },
         now,
       ),
-      readSpend(orgId, userId, spendMonth(now)),
+      readMemberSpend(orgId, userId, now),
     ]);
-    return { member: { user_id: member.user_id, role: member.role, spending_limit: member.spending_limit, spent: spent.member }, created };
+    return { member: viewOf(member, spent), created };
   } catch (error) {
     throw asServiceError(error, userId);
   }

@@ -3,6 +3,7 @@
  * owners change them (`PATCH`). A non-member gets the same 404 as an unknown organization.
  */
 import { membershipOfCaller, refuseApiKeys } from '../auth/access.ts';
+import { type PeriodSpend, readOrgSpend } from '../db/credits.ts';
 import { getOrganization, type Organization, updateOrganizationSettings } from '../db/organizations.ts';
 import { forbidden, notFound } from '../errors.ts';
 import type { Caller, Network } from '../model.ts';
@@ -11,36 +12,46 @@ export interface WorkspaceSettings {
   organization_id: string;
   networks: Network[];
   spending_limit: number | null;
+  /** Credits the organization spent this UTC month. */
+  spent: number;
+  daily_limit: number | null;
+  /** Credits the organization spent this UTC day. */
+  spent_today: number;
   created_at: string;
 }
 
-const settingsOf = (org: Organization): WorkspaceSettings => ({
+const settingsOf = (org: Organization, spent: PeriodSpend): WorkspaceSettings => ({
   organization_id: org.id,
   networks: org.networks,
   spending_limit: org.spending_limit,
+  spent: spent.month,
+  daily_limit: org.daily_limit,
+  spent_today: spent.day,
   created_at: org.created_at,
 });
 
-/** Any member. One round trip: the organization and the membership read together. */
-export async function readWorkspace(caller: Caller, orgId: string): Promise<WorkspaceSettings> {
-  const [org, member] = await Promise.all([getOrganization(orgId), membershipOfCaller(caller, orgId)]);
+/** Any member. One round trip: the organization, the membership and its spend counter read together. */
+export async function readWorkspace(caller: Caller, orgId: string, now = new Date()): Promise<WorkspaceSettings> {
+  const [org, member, spent] = await Promise.all([getOrganization(orgId), membershipOfCaller(caller, orgId), readOrgSpend(orgId, now)]);
   if (!org || !member) throw notFound();
-  return settingsOf(org);
+  return settingsOf(org, spent);
 }
 
-/** Owners; other members 403, anyone else 404. The change is one conditional write. */
+/** Owners; other members 403, anyone else 404. The change is one conditional write (the spend is read beside the owner check). */
 export async function changeWorkspace(
   caller: Caller,
   orgId: string,
-  changes: { spending_limit?: number | null | undefined; networks?: Network[] | undefined },
+  changes: { spending_limit?: number | null | undefined; daily_limit?: number | null | undefined; networks?: Network[] | undefined },
+  now = new Date(),
 ): Promise<WorkspaceSettings> {
-  await requireOwner(caller, orgId);
+  const [, spent] = await Promise.all([requireOwner(caller, orgId), readOrgSpend(orgId, now)]);
   const updated = await updateOrganizationSettings(orgId, {
     ...(changes.spending_limit === undefined ? {} : { spendingLimit: changes.spending_limit }),
+    ...(changes.daily_limit === undefined ? {} : { dailyLimit: changes.daily_limit }),
     ...(changes.networks === undefined ? {} : { networks: [...new Set(changes.networks)] }),
   });
   if (!updated) throw notFound();
-  return settingsOf(updated);
+  return settingsOf(updated, spent);
 }
 
 /** The caller is an owner of the organization: else 403 for another member or its API key, 404 for anyone else. */

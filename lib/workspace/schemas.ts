@@ -11,6 +11,9 @@ export const settingsSchema = z.object({
   organization_id: z.string(),
   networks: z.array(z.enum(NETWORKS)),
   spending_limit: z.nullable(z.int()),
+  spent: z.int().register(z.globalRegistry, { description: 'credits the organization spent this UTC month' }),
+  daily_limit: z.nullable(z.int()).register(z.globalRegistry, { description: 'the daily (UTC) spending limit in credits; null: none' }),
+  spent_today: z.int().register(z.globalRegistry, { description: 'credits the organization spent this UTC day' }),
   created_at: z.iso.datetime(),
 });
 
@@ -20,7 +23,20 @@ export const memberSchema = z.object({
   role: z.enum(ROLES),
   spending_limit: z.nullable(z.int()),
   spent: z.int().register(z.globalRegistry, { description: 'credits spent this UTC month' }),
+  daily_limit: z.nullable(z.int()).register(z.globalRegistry, { description: "the member's daily (UTC) limit in credits; null: none" }),
+  spent_today: z.int().register(z.globalRegistry, { description: 'credits spent this UTC day' }),
 });
+
+/** A key's name, as POST and PATCH take it. */
+export const apiKeyName = z
+  .string()
+  .check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(100, 'must be at most 100 characters'))
+  .register(z.globalRegistry, { description: 'what the key is for, as its owners will recognise it (1 to 100 characters)' });
+
+/** A key's role, as POST and PATCH take it. */
+export const apiKeyRole = z
+  .enum(API_KEY_ROLES, { error: 'must be "viewer" or "editor" (a key is never an owner)' })
+  .register(z.globalRegistry, { description: 'what the key may do in the organization: `viewer` reads, `editor` also runs operations' });
 
 /** One key as the key routes answer it, never with its token (for the OpenAPI document). */
 export const apiKeySchema = z.object({
@@ -29,6 +45,14 @@ export const apiKeySchema = z.object({
   role: z.enum(API_KEY_ROLES),
   spending_limit: z.nullable(z.int()).register(z.globalRegistry, { description: "the key's monthly (UTC) limit in credits; null: none" }),
   spent: z.int().register(z.globalRegistry, { description: "credits the key's runs spent this UTC month" }),
+  daily_limit: z.nullable(z.int()).register(z.globalRegistry, { description: "the key's daily (UTC) limit in credits; null: none" }),
+  spent_today: z.int().register(z.globalRegistry, { description: "credits the key's runs spent this UTC day" }),
+  allowed_ips: z.nullable(z.array(z.string())).register(z.globalRegistry, {
+    description: 'the addresses and CIDR networks the key may be used from, as set; null: any address',
+  }),
+  rate_limit: z.nullable(z.object({ requests: z.int() })).register(z.globalRegistry, {
+    description: "the key's own rate: requests per rate-limit window of the stack; null: the stack's per-caller limit",
+  }),
   created_at: z.string(),
   created_by_id: z.string().register(z.globalRegistry, { description: 'the owner who created it' }),
   expires_at: z.string(),

@@ -30,6 +30,8 @@ export interface Target {
 }
 
 export interface DevInfo {
+  /** The local server (its SQS endpoint takes what is sent to the stack's queues). */
+  baseUrl?: string;
   dynamodbEndpoint: string;
   tableName: string;
   signingKeyFile: string;

@@ -1,4 +1,5 @@
-import { API_KEY_ID_PATTERN } from '../../lib/model.ts';
+import { parseNetwork } from '../../lib/auth/ip-allowlist.ts';
+import { API_KEY_ID_PATTERN, MAX_ALLOWED_IPS } from '../../lib/model.ts';
 import { type Args, type CommandGroup, command, orgId, UsageError } from './command.ts';
 
 const ORG = { type: 'string', value: 'ID', required: true, description: 'the organization' } as const;
@@ -25,4 +26,48 @@ const revoke = command({
   run: async ({ orgId, keyId }) => (await import('../../lib/admin/api-keys.ts')).revokeKey(orgId, keyId),
 });
 
-export const group: CommandGroup = { name: 'key', commands: [list, revoke] };
+const KEY = { type: 'string', value: 'KEY_ID', required: true, description: 'the key id (key_…)' } as const;
+
+/** `--ips a,b` (addresses or CIDR networks, each checked as the API checks them) or `--ips none`. */
+function allowedIps(args: Args): string[] | null {
+  const raw = args.required('ips');
+  if (raw === 'none') return null;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.length > MAX_ALLOWED_IPS) throw new UsageError(`--ips must list at most ${MAX_ALLOWED_IPS} addresses or networks`);
+  for (const entry of entries) {
+    const parsed = parseNetwork(entry);
+    if ('problem' in parsed) throw new UsageError(`--ips: ${parsed.problem}`);
+  }
+  return entries;
+}
+
+const setAllowedIps = command({
+  name: 'set-allowed-ips',
+  summary: "bind a key to addresses (a leaked key: its owner's addresses only), or to none; in force from its next request",
+  options: {
+    org: ORG,
+    key: KEY,
+    ips: {
+      type: 'string',
+      value: 'a,b|none',
+      required: true,
+      description: `1 to ${MAX_ALLOWED_IPS} IPv4/IPv6 addresses or CIDRs, or none`,
+    },
+  },
+  parse: (args) => ({ orgId: orgId(args), keyId: keyId(args), allowed_ips: allowedIps(args) }),
+  run: async ({ orgId, keyId, allowed_ips }) => (await import('../../lib/admin/api-keys.ts')).changeKey(orgId, keyId, { allowed_ips }),
+});
+
+const setDailyLimit = command({
+  name: 'set-daily-limit',
+  summary: "change a key's daily spending limit (a runaway agent: 0 stops its spending today and every day)",
+  options: { org: ORG, key: KEY, limit: { type: 'string', value: 'N|none', required: true, description: 'credits per UTC day, or none' } },
+  parse: (args) => ({
+    orgId: orgId(args),
+    keyId: keyId(args),
+    daily_limit: args.required('limit') === 'none' ? null : args.integer('limit')!,
+  }),
+  run: async ({ orgId, keyId, daily_limit }) => (await import('../../lib/admin/api-keys.ts')).changeKey(orgId, keyId, { daily_limit }),
+});
+
+export const group: CommandGroup = { name: 'key', commands: [list, revoke, setAllowedIps, setDailyLimit] };

@@ -23,7 +23,8 @@ const HELP_SHOWN = Symbol('help');
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   try {
     const result = await dispatch(argv, io);
-    if (result !== HELP_SHOWN) io.out(`${JSON.stringify(result, null, 2)}\n`);
+    // A command that answers text (CSV) prints it as it is; anything else is a JSON document.
+    if (result !== HELP_SHOWN) io.out(typeof result === 'string' ? result : `${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {
     const code = exitCodeOf(error);

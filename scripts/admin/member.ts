@@ -17,12 +17,14 @@ const add = command({
     user: USER,
     role: ROLE,
     'spending-limit': { type: 'string', value: 'N', description: 'monthly spending limit in credits (default none)' },
+    'daily-limit': { type: 'string', value: 'N', description: 'daily spending limit in credits (default none)' },
   },
   parse: (args) => ({
     orgId: orgId(args),
     userId: userId(args),
     role: args.oneOf('role', ROLES),
     spendingLimit: args.integer('spending-limit') ?? null,
+    dailyLimit: args.integer('daily-limit') ?? null,
   }),
   run: async (input) => {
     const { addMembership } = await import('../../lib/db/memberships.ts');
@@ -66,6 +68,18 @@ const setSpendingLimit = command({
   run: async ({ orgId, userId, limit }) => (await import('../../lib/db/memberships.ts')).setMemberSpendingLimit(orgId, userId, limit),
 });
 
+const setDailyLimit = command({
+  name: 'set-daily-limit',
+  summary: "change a member's daily spending limit (role and monthly limit stay)",
+  options: {
+    org: ORG,
+    user: USER,
+    limit: { type: 'string', value: 'N|none', required: true, description: 'credits per UTC day, or none' },
+  },
+  parse: (args) => ({ orgId: orgId(args), userId: userId(args), limit: limitOf(args, 'limit') }),
+  run: async ({ orgId, userId, limit }) => (await import('../../lib/db/memberships.ts')).setMemberDailyLimit(orgId, userId, limit),
+});
+
 const remove = command({
   name: 'remove',
   summary: 'remove a member (their spend history stays)',
@@ -74,4 +88,4 @@ const remove = command({
   run: async ({ orgId, userId }) => ({ removed: await (await import('../../lib/db/memberships.ts')).removeMembership(orgId, userId) }),
 });
 
-export const group: CommandGroup = { name: 'member', commands: [add, list, setRole, setSpendingLimit, remove] };
+export const group: CommandGroup = { name: 'member', commands: [add, list, setRole, setSpendingLimit, setDailyLimit, remove] };

@@ -17,6 +17,7 @@ const create = command({
     credits: { type: 'string', value: 'N', description: 'opening balance (default 0)' },
     networks: { type: 'string', value: 'a,b', description: `enabled networks (default all: ${NETWORKS.join(',')})` },
     'spending-limit': { type: 'string', value: 'N', description: 'monthly spending limit in credits (default none)' },
+    'daily-limit': { type: 'string', value: 'N', description: 'daily spending limit in credits (default none)' },
   },
   parse: (args) => ({
     id: orgId(args, 'id'),
@@ -24,6 +25,7 @@ const create = command({
     credits: args.integer('credits'),
     networks: args.optional('networks') === undefined ? undefined : networks(args),
     spendingLimit: args.integer('spending-limit') ?? null,
+    dailyLimit: args.integer('daily-limit') ?? null,
   }),
   run: async (input) => (await import('../../lib/db/organizations.ts')).createOrganization(input),
 });
@@ -75,6 +77,17 @@ const setSpendingLimit = command({
   run: async ({ orgId, limit }) => (await import('../../lib/db/organizations.ts')).setOrganizationSpendingLimit(orgId, limit),
 });
 
+const setDailyLimit = command({
+  name: 'set-daily-limit',
+  summary: "change the organization's daily spending limit (runs see it at once)",
+  options: {
+    org: { type: 'string', value: 'ID', required: true, description: 'the organization' },
+    limit: { type: 'string', value: 'N|none', required: true, description: 'credits per UTC day, or none' },
+  },
+  parse: (args) => ({ orgId: orgId(args), limit: args.required('limit') === 'none' ? null : (args.integer('limit') ?? null) }),
+  run: async ({ orgId, limit }) => (await import('../../lib/db/organizations.ts')).setOrganizationDailyLimit(orgId, limit),
+});
+
 const rename = command({
   name: 'rename',
   summary: 'change the display name (the id stays)',
@@ -90,4 +103,4 @@ const rename = command({
   run: async ({ orgId, name }) => (await import('../../lib/db/organizations.ts')).renameOrganization(orgId, name),
 });
 
-export const group: CommandGroup = { name: 'org', commands: [create, show, list, setNetworks, setSpendingLimit, rename] };
+export const group: CommandGroup = { name: 'org', commands: [create, show, list, setNetworks, setSpendingLimit, setDailyLimit, rename] };

@@ -10,6 +10,7 @@ export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
   key: async () => (await import('./key.ts')).group,
   credits: async () => (await import('./credits.ts')).group,
   events: async () => (await import('./events.ts')).group,
+  usage: async () => (await import('./usage.ts')).group,
   charges: async () => (await import('./charges.ts')).group,
   jobs: async () => (await import('./jobs.ts')).group,
   token: async () => (await import('./token.ts')).group,

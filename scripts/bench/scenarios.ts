@@ -8,19 +8,22 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
 import { pemSigner } from '../../lib/auth/signer.ts';
-import { createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
+import { config } from '../../lib/config.ts';
+import { type ApiKeyRecord, createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
-import { createJob, type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
+import { type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
 import { jobKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import { putCachedResult } from '../../lib/db/result-cache.ts';
+import { countUsage, type UsageDelta } from '../../lib/db/usage.ts';
 import { defined } from '../../lib/defined.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
+import { createJob, newJob } from '../../lib/jobs/lifecycle.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
 import { buildResource } from '../../lib/resources/factory.ts';
@@ -129,15 +132,18 @@ function workspace(context: BenchContext): Promise<Workspace> {
   return shared;
 }
 
+/** Limits far above what a bench spends: every condition of the charge is there, none refuses. */
+const GENEROUS = { spendingLimit: 10_000_000, dailyLimit: 10_000_000 };
+
 /** One organization per slot, so that concurrent paid runs never touch the same balance (bench:hot does). */
-async function workspacePerSlot(context: BenchContext, role: Role) {
+async function workspacePerSlot(context: BenchContext, role: Role, limits: Partial<typeof GENEROUS> = {}) {
   const slots = await Promise.all(
     Array.from({ length: context.slots }, async () => {
       const orgId = `org_bench_${hex()}`;
       const userId = `user_bench_${hex()}`;
       // Enough for every run of the route and of its floor (which charges again).
-      await createOrganization({ id: orgId, credits: 1_000_000 });
-      await addMembership({ orgId, userId, role });
+      await createOrganization({ id: orgId, credits: 1_000_000, ...limits });
+      await addMembership({ orgId, userId, role, ...limits });
       return { orgId, userId };
     }),
   );
@@ -211,6 +217,27 @@ const runSocialOperation: Scenario = {
   },
 };
 
+/** The same run answering three fields of the output (docs/social-operations.md, "Fields"): the same commands, and a time within noise. */
+const runWithFields: Scenario = {
+  route: 'RunSocialOperation',
+  variant: 'fields',
+  label: 'POST social/x_profile?fields= (3 paths)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const route = routeNamed('RunSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${slotOf(i).orgId}&fields=id,username,followers`,
+          token: context.tokenFor(slotOf(i).userId),
+          body: { handle: 'nasa' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
 /**
  * A run answered from the cache: each slot's organization holds the result of the same input,
  * stored through the service's own cache write (lib/db/result-cache.ts), so every request is a hit.
@@ -242,15 +269,23 @@ const runFromCache: Scenario = {
   },
 };
 
+/** A key's guardrails: none by default. */
+type KeyGuardrails = Pick<ApiKeyRecord, 'spending_limit' | 'daily_limit' | 'allowed_ips' | 'rate_limit'>;
+const NO_GUARDRAILS: KeyGuardrails = { spending_limit: null, daily_limit: null, allowed_ips: null, rate_limit: null };
+
 /** A key of `orgId` made by `createdBy`, valid a day from `now` (whole seconds, as the service makes them); returns its record. */
-async function benchKey(orgId: string, createdBy: string, fields: { name?: string; role?: 'viewer' | 'editor' } = {}) {
+async function benchKey(
+  orgId: string,
+  createdBy: string,
+  fields: { name?: string; role?: 'viewer' | 'editor'; guardrails?: KeyGuardrails } = {},
+): Promise<ApiKeyRecord> {
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const key = {
+  const key: ApiKeyRecord = {
     id: `key_${randomBytes(16).toString('hex')}`,
     organization_id: orgId,
     name: fields.name ?? 'bench',
     role: fields.role ?? 'viewer',
-    spending_limit: null,
+    ...(fields.guardrails ?? NO_GUARDRAILS),
     created_at: now.toISOString(),
     created_by_id: createdBy,
     expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
@@ -262,14 +297,18 @@ async function benchKey(orgId: string, createdBy: string, fields: { name?: strin
 }
 
 /** Keys of this run's slots, each an editor key of its slot's organization, signed as the service signs them. */
-async function apiKeyPerSlot(context: BenchContext, slotOf: (i: number) => { orgId: string; userId: string }) {
+async function apiKeyPerSlot(
+  context: BenchContext,
+  slotOf: (i: number) => { orgId: string; userId: string },
+  guardrails: KeyGuardrails = NO_GUARDRAILS,
+) {
   const signer = pemSigner(defined(process.env.API_KEY_SIGNING_KEY_PEM, 'API_KEY_SIGNING_KEY_PEM'));
   await publishSigningKey(signer.publicJwkSync(), new Date());
   const tokens = await Promise.all(
     Array.from({ length: context.slots }, async (_, i) => {
       const { orgId, userId } = slotOf(i);
       await addMembership({ orgId, userId: `${userId}_owner`, role: 'owner' });
-      const key = await benchKey(orgId, `${userId}_owner`, { role: 'editor' });
+      const key = await benchKey(orgId, `${userId}_owner`, { role: 'editor', guardrails });
       const now = new Date(key.created_at);
       // Used a moment ago: the bench measures the steady state, without the write every 15 minutes.
       await touchApiKey(orgId, key.id, now);
@@ -301,6 +340,40 @@ const runWithApiKey: Scenario = {
   },
 };
 
+/**
+ * The same run with every guardrail set: the organization's and the key's monthly and daily
+ * limits, the key bound to addresses (its source among them) and to a rate of its own, and
+ * `Max-Credits`. Each is a condition of the same writes or a check of what is read anyway: the
+ * commands and round trips are the API key run's, command for command.
+ */
+const runWithGuardrails: Scenario = {
+  route: 'RunSocialOperation',
+  variant: 'every guardrail',
+  label: 'POST social/x_profile (API key, every guardrail)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor', GENEROUS);
+    const keyOf = await apiKeyPerSlot(context, slotOf, {
+      spending_limit: GENEROUS.spendingLimit,
+      daily_limit: GENEROUS.dailyLimit,
+      // The bench's events come from 127.0.0.1 (lib/local/apigw-event.ts): the last of 50 entries matches.
+      allowed_ips: [...Array.from({ length: 49 }, (_, i) => `2001:db8:${i.toString(16)}::/48`), '127.0.0.0/8'],
+      rate_limit: { requests: config().rateLimit.requests },
+    });
+    const route = routeNamed('RunSocialOperation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { operation: 'x_profile' },
+          query: `organization_id=${slotOf(i).orgId}`,
+          token: keyOf(i),
+          body: { handle: 'nasa' },
+          headers: { 'max-credits': '1000' },
+        }),
+      check: status(200),
+    };
+  },
+};
+
 /** A key made per request: the membership read, then the transaction with its owner check (the signing key is published already). */
 const createApiKeyScenario: Scenario = {
   route: 'CreateApiKey',
@@ -325,6 +398,26 @@ const listApiKeys: Scenario = {
     await forEachIndex(40, context.slots, (i) => benchKey(orgId, userOf(0), { name: `bench ${i}` }));
     const route = routeNamed('ListApiKeys');
     return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** Changing one key's limits again and again: the owner check and the key's spend, then the one conditional write. */
+const updateApiKey: Scenario = {
+  route: 'UpdateApiKey',
+  label: 'PATCH organizations/{id}/api-keys/{key} (daily limit)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const { id: keyId } = await benchKey(orgId, userOf(0));
+    const route = routeNamed('UpdateApiKey');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: orgId, key_id: keyId },
+          token: context.tokenFor(userOf(i)),
+          body: { daily_limit: 1_000, allowed_ips: ['203.0.113.0/24'] },
+        }),
+      check: status(200),
+    };
   },
 };
 
@@ -446,6 +539,55 @@ const deleteMember: Scenario = {
   },
 };
 
+/**
+ * An organization with usage in every bucket of the window: 6 counters a day (3 operations × a
+ * member and an API key) over 93 days, 3 an hour (3 operations × a member) over 168 hours,
+ * written through the aggregator's own storage (lib/db/usage.ts); the answer groups them all by
+ * operation and payer. Sized so that 16 at once stay within DynamoDB Local's means on a shared
+ * 2-core machine (ten times more counters: scaling.md reads pages of 6,000).
+ */
+const usage = (granularity: 'hour' | 'day'): Scenario => ({
+  route: 'GetUsage',
+  ...(granularity === 'hour' ? { variant: 'hours' } : {}),
+  label:
+    granularity === 'day' ? 'GET organizations/{id}/usage (93 days × 6 counters)' : 'GET organizations/{id}/usage (168 hours × 3 counters)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const stepMs = granularity === 'day' ? 86_400_000 : 3_600_000;
+    const buckets = granularity === 'day' ? 93 : 168;
+    const toMs = Math.floor(Date.now() / stepMs) * stepMs;
+    const fromMs = toMs - buckets * stepMs;
+    const payers = granularity === 'day' ? ['u1', 'key_a'] : ['u1'];
+    const deltas: UsageDelta[] = [];
+    for (let b = 0; b < buckets; b += 1) {
+      for (const operation of ['x_profile', 'tiktok_search', 'youtube_channel']) {
+        for (const payer of payers) {
+          const member = payer.startsWith('u') ? `user_bench_${payer}` : null;
+          const apiKey = member ? null : `key_${payer}`;
+          deltas.push({
+            granularity,
+            bucketStart: new Date(fromMs + b * stepMs).toISOString(),
+            operation,
+            member,
+            apiKey,
+            runs: 3,
+            charged: 5,
+            refunded: 1,
+          });
+        }
+      }
+    }
+    // Small transactions, two at a time: a busy machine's DynamoDB Local takes seconds over a 100-item one.
+    await forEachIndex(Math.ceil(deltas.length / 25), 2, (chunk) => countUsage(orgId, [], deltas.slice(chunk * 25, chunk * 25 + 25)));
+    const route = routeNamed('GetUsage');
+    const query = `from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}&granularity=${granularity}&group_by=operation,member,api_key`;
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId }, query, token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
+  },
+});
+
 /** A trash of 40 resources of the four kinds: the first page of 25. */
 const listTrash: Scenario = {
   route: 'ListTrash',
@@ -556,32 +698,12 @@ const mcpToolsCall: Scenario = {
 
 /** A job of `items` pending items in `orgId`, written as the creation route writes it (counted active). */
 async function benchJob(orgId: string, userId: string, items: number): Promise<JobRecord> {
+  const now = new Date();
+  // The bench drives its items itself: nothing for the recovery of stalled jobs.
   const job: JobRecord = {
-    id: `job_${randomBytes(16).toString('hex')}`,
-    organization_id: orgId,
-    operation: 'x_profile',
-    status: 'queued',
-    total: items,
-    queued: items,
-    running: 0,
-    succeeded: 0,
-    failed: 0,
-    cancelled: 0,
-    charged: 0,
-    created_at: new Date().toISOString(),
-    created_by_id: userId,
-    completed_at: null,
-    max_age_seconds: null,
-    cancel_requested: false,
-    refusal: null,
-    webhook_url: null,
-    webhook_secret: null,
-    webhook_status: null,
-    webhook_attempts: 0,
-    // The bench drives its items itself: nothing for the recovery of stalled jobs.
+    ...newJob({ orgId, operation: 'x_profile', total: items, createdById: userId, now }),
     messages: 'sent',
-    messages_sent_at: new Date().toISOString(),
-    recovered_at: null,
+    messages_sent_at: now.toISOString(),
   };
   await createJob(job, Number.MAX_SAFE_INTEGER, undefined, Date.now());
   await putJobItems(
@@ -687,11 +809,15 @@ const routeNotFound: Scenario = {
 
 export const SCENARIOS: readonly Scenario[] = [
   listBillingEvents,
+  usage('day'),
+  usage('hour'),
   getCredits,
   listSocialOperations,
   runSocialOperation,
   runFromCache,
+  runWithFields,
   runWithApiKey,
+  runWithGuardrails,
   quoteSocialOperation,
   createSocialJob,
   getSocialJob,
@@ -706,6 +832,7 @@ export const SCENARIOS: readonly Scenario[] = [
   listTrash,
   createApiKeyScenario,
   listApiKeys,
+  updateApiKey,
   revokeApiKey,
   restore('asset'),
   restore('skill'),

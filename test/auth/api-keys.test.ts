@@ -76,6 +76,10 @@ describe('POST /organizations/{organization_id}/api-keys', () => {
       role: 'editor',
       spending_limit: 50,
       spent: 0,
+      daily_limit: null,
+      spent_today: 0,
+      allowed_ips: null,
+      rate_limit: null,
       created_at: expect.any(String),
       created_by_id: users.owner,
       expires_at: expect.any(String),
@@ -198,7 +202,7 @@ describe('a key at work', () => {
     const listed = await call(listKeys, { url: keysUrl(orgId), token: tokenFor(users.owner) });
     const { token: _, ...view } = key;
     expect(listed.body).toEqual({
-      api_keys: [{ ...view, spent: 1, last_used_at: expect.any(String) }],
+      api_keys: [{ ...view, spent: 1, spent_today: 1, last_used_at: expect.any(String) }],
       next_cursor: null,
       has_more: false,
     });
@@ -215,8 +219,9 @@ describe('a key at work', () => {
       user_id: key.id,
       token_kind: 'api_key',
       api_key_id: key.id,
-      organizations: [{ organization_id: orgId, role: 'viewer' }],
+      organizations: [{ organization_id: orgId, role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 }],
     });
+    expect(credits.body.api_key).toEqual({ id: key.id, spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 });
   });
 
   it('is held to its role (a viewer key may not run) and is a non-member anywhere else', async () => {

@@ -75,6 +75,8 @@ describe('pending runs', () => {
         operation: 'tiktok_profile',
         cost: 1,
         month: spendMonth(new Date()),
+        // The day it counts in: its refund gives back that day's spend, however late it comes.
+        day: new Date().toISOString().slice(0, 10),
         eventId: expect.stringMatching(/^evt_/),
         owner: expect.any(String),
         chargedAt: expect.any(String),

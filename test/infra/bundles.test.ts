@@ -1,7 +1,7 @@
 /**
- * Every route's function (and the charge sweeper's, the job worker's and the job recovery's), bundled exactly as the stack deploys it (infra/bundling.ts): the AWS
+ * Every route's function (and the charge sweeper's, the job worker's, the job recovery's and the webhook delivery's), bundled exactly as the stack deploys it (infra/bundling.ts): the AWS
  * SDK is inside, nothing but Node built-ins is left to resolve at run time, a function carries
- * no code of another feature, and the bundle loads in a fresh `node` with a Lambda-like
+ * no code of another feature nor of the local stack (the embedded queue among it), and the bundle loads in a fresh `node` with a Lambda-like
  * environment. Sizes and load times are `npm run bundle:report`'s business, not a test's.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,19 +14,23 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type Bundle, bundle } from '../../infra/bundle.ts';
 import { JOB_RECOVERY_TABLE_ACTIONS, JOB_WORKER_ENTRY, JOB_WORKER_TABLE_ACTIONS, RECOVER_JOBS_ENTRY } from '../../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../../infra/sweeper.ts';
+import { TABLE_STREAM_ENTRY, TABLE_STREAM_TABLE_ACTIONS } from '../../infra/table-stream.ts';
+import { DELIVER_WEBHOOKS_ENTRY, DELIVER_WEBHOOKS_TABLE_ACTIONS } from '../../infra/webhooks.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { type Route, routes } from '../../lib/routes.ts';
 
 const outDir = mkdtempSync(join(tmpdir(), 'bundles-test-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-// Every route's function, the charge sweeper and the job recovery (scheduled, not routes) and the job worker (the queue's).
+// Every route's function, the charge sweeper and the job recovery (scheduled, not routes), the job worker and the webhook delivery (the queues'), and the table stream's.
 const functions: { name: string; path: string; entry: string; tableActions: readonly string[] }[] = [
   ...routes,
   // Its table actions are the sweeper role's (infra/sweeper.ts): it bundles the AWS SDK.
   { name: 'SweepCharges', path: '(schedule)', entry: SWEEPER_ENTRY, tableActions: ['dynamodb:Query'] },
   { name: 'JobWorker', path: '(queue)', entry: JOB_WORKER_ENTRY, tableActions: JOB_WORKER_TABLE_ACTIONS },
   { name: 'RecoverJobs', path: '(schedule)', entry: RECOVER_JOBS_ENTRY, tableActions: JOB_RECOVERY_TABLE_ACTIONS },
+  { name: 'DeliverWebhooks', path: '(webhooks queue)', entry: DELIVER_WEBHOOKS_ENTRY, tableActions: DELIVER_WEBHOOKS_TABLE_ACTIONS },
+  { name: 'TableStream', path: '(stream)', entry: TABLE_STREAM_ENTRY, tableActions: TABLE_STREAM_TABLE_ACTIONS },
 ];
 const built = new Map<string, Bundle>();
 for (const [i, fn] of functions.entries()) {
@@ -73,6 +77,11 @@ describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route)
     if (bundled.some((input) => input.includes('@aws-sdk/client-')))
       expect(bundled.filter((input) => input.endsWith('infra/stubs/credentials-from-env.ts'))).toHaveLength(1);
     expect(bundled.filter((input) => input.includes('zod/v4/locales/') && !input.endsWith('/en.js'))).toEqual([]);
+  });
+
+  it('carries nothing of the local stack: not the embedded queue (deployed, its queue is SQS), not lib/local/', () => {
+    expect(inputs(name).filter((input) => input.startsWith('lib/local/'))).toEqual([]);
+    expect(readFileSync(built.get(name)!.file, 'utf8')).not.toMatch(/EmbeddedQueue|onFirstReceive|inFlightByGroup/);
   });
 
   it('is given the cursor signing key exactly when it pages with signed cursors (deployed, it is read from the environment)', () => {
@@ -130,10 +139,9 @@ describe('GetOpenApiDocument', () => {
 });
 
 describe('ListSocialOperations', () => {
-  it('bundles no provider and no Secrets Manager client: the listing needs only the served names', () => {
+  it('bundles no Secrets Manager client (the provider key is read through the extension, and only by a run)', () => {
     const bundled = inputs('ListSocialOperations');
 
-    expect(bundled.filter((input) => input.startsWith('lib/social/providers/'))).toEqual(['lib/social/providers/served.ts']);
     expect(bundled.filter((input) => input.includes('client-secrets-manager'))).toEqual([]);
   });
 

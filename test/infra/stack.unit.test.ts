@@ -19,6 +19,7 @@ import {
   WorkspaceServiceStack,
   type WorkspaceServiceStackProps,
 } from '../../infra/stack.ts';
+import { DELIVER_WEBHOOKS_TIMEOUT, WEBHOOKS_VISIBILITY_TIMEOUT } from '../../infra/webhooks.ts';
 import { DEFAULTS, MIN_JOB_STALLED_AFTER_SECONDS } from '../../lib/config.ts';
 import { SWEEP_INDEX, table as tableDefinition } from '../../lib/db/table.ts';
 import { defined } from '../../lib/defined.ts';
@@ -70,6 +71,19 @@ const workerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
 )![0];
 const recoveryId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/recover-jobs.ts)'),
+)![0];
+const deliveryId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/deliver-webhooks.ts)'),
+)![0];
+/** A queue by the construct it belongs to (`Jobs`, `Webhooks`) and its role (`Queue`, `DeadLetterQueue`). */
+const queueOf = (owner: string, kind: 'Queue' | 'DeadLetterQueue') =>
+  defined(
+    ofType(template, 'AWS::SQS::Queue').find(([id]) => new RegExp(`^${owner}${kind}[0-9A-F]{8}$`).test(id)),
+    `the ${owner} ${kind}`,
+  )[0];
+const webhooksQueueArn = { 'Fn::GetAtt': [queueOf('Webhooks', 'Queue'), 'Arn'] };
+const streamFunctionId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/table-stream.ts)'),
 )![0];
 const onTheTable = (statement: Statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:'));
 const dynamoStatements = (functionId: string) => statementsOf(template, functionId).filter(onTheTable);
@@ -131,15 +145,15 @@ describe('routes and functions', () => {
     expect(ofType(template, 'AWS::Lambda::CapacityProvider')).toEqual([]);
   });
 
-  it('has one function and one API route per route of the table, and no others but the charge sweeper, the job worker and the job recovery', () => {
+  it('has one function and one API route per route of the table, and no others but the charge sweeper, the job worker, the job recovery, the webhook delivery and the table stream', () => {
     const invoked = new Set(routes.map((route) => functionOf(template, route)));
 
     expect(invoked.size).toBe(routes.length);
-    expect(new Set([sweeperId, workerId, recoveryId]).size).toBe(3);
+    expect(new Set([sweeperId, workerId, recoveryId, deliveryId, streamFunctionId]).size).toBe(5);
     expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(
-      expect.arrayContaining([...invoked, sweeperId, workerId, recoveryId]),
+      expect.arrayContaining([...invoked, sweeperId, workerId, recoveryId, deliveryId, streamFunctionId]),
     );
-    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 3);
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 5);
     expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
   });
 
@@ -181,6 +195,7 @@ describe('routes and functions', () => {
           ...((route.secrets ?? []).includes('cursorSigningKey') ? ['CURSOR_SIGNING_KEY'] : []),
           ...(route.signsApiKeys ? ['API_KEY_KMS_KEY_ID'] : []),
           ...(route.sendsJobs ? ['JOBS_QUEUE_URL'] : []),
+          ...(route.sendsWebhooks ? ['WEBHOOKS_QUEUE_URL'] : []),
         ].sort(),
       );
       expect(variables).toMatchObject({
@@ -427,7 +442,15 @@ describe('identity providers and CORS', () => {
         {
           AllowOrigins: { 'Fn::Split': [',', { Ref: 'CorsAllowedOrigins' }] },
           AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-          AllowHeaders: ['Authorization', 'Content-Type', 'Endless-Api-Version', 'Service-Api-Version', 'Idempotency-Key', 'Cache-Control'],
+          AllowHeaders: [
+            'Authorization',
+            'Content-Type',
+            'Endless-Api-Version',
+            'Service-Api-Version',
+            'Idempotency-Key',
+            'Cache-Control',
+            'Max-Credits',
+          ],
           ExposeHeaders: expect.arrayContaining(['x-request-id', 'RateLimit-Remaining', 'Retry-After', 'Credits-Remaining']),
           MaxAge: 600,
         },
@@ -459,6 +482,7 @@ describe('the table', () => {
       })),
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
       DeletionProtectionEnabled: true,
     });
   });
@@ -486,8 +510,8 @@ describe('the API', () => {
   it('keeps every log group for the retention the operator chose', () => {
     const groups = ofType(template, 'AWS::Logs::LogGroup');
 
-    // One per function (the routes', the sweeper's, the job worker's and the job recovery's) and the API's access log.
-    expect(groups).toHaveLength(routes.length + 4);
+    // One per function (the routes', the sweeper's, the job worker's, the job recovery's, the delivery's and the table stream's) and the API's access log.
+    expect(groups).toHaveLength(routes.length + 6);
     for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
@@ -602,10 +626,11 @@ describe('alarms', () => {
   });
 
   it('notifies the alarm topic when an alarm fires and when it clears', () => {
-    // 5xx rate, errors and throttles of each function (the sweeper's, the worker's and the
-    // recovery's too), DynamoDB throttles, refund failures, provider failure rate, 401 and 429
-    // spikes, the sweeper's three, the jobs queue's two, the recovery's two.
-    expect(alarms.length).toBe(1 + 2 * (routes.length + 3) + 1 + 4 + 3 + 2 + 2);
+    // 5xx rate, errors and throttles of each function (the sweeper's, the worker's, the
+    // recovery's, the delivery's and the table stream's too), DynamoDB throttles, refund failures,
+    // provider failure rate, 401 and 429 spikes, the sweeper's three, the jobs queue's two, the
+    // recovery's two, the webhooks queue's two, the table stream's two.
+    expect(alarms.length).toBe(1 + 2 * (routes.length + 5) + 1 + 4 + 3 + 2 + 2 + 2 + 2);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
@@ -727,19 +752,15 @@ describe('the charge sweeper', () => {
 
 describe('jobs: the queue, its dead-letter queue and the worker', () => {
   const queues = ofType(template, 'AWS::SQS::Queue');
-  const queueId = defined(
-    queues.find(([, queue]) => queue.Properties.RedrivePolicy),
-    'the jobs queue',
-  )[0];
-  const dlqId = defined(
-    queues.find(([, queue]) => !queue.Properties.RedrivePolicy),
-    'the dead-letter queue',
-  )[0];
+  const queueId = queueOf('Jobs', 'Queue');
+  const dlqId = queueOf('Jobs', 'DeadLetterQueue');
   const sqsStatements = (functionId: string) =>
     statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
 
   it('is an encrypted queue with a dead-letter queue after 5 receives, and a visibility of 6 worker timeouts', () => {
-    expect(queues).toHaveLength(2);
+    // The jobs queue and the webhooks queue, each with its dead-letter queue, and the table
+    // stream's on-failure queue.
+    expect(queues).toHaveLength(5);
     expect(resource(template, queueId).Properties).toMatchObject({
       SqsManagedSseEnabled: true,
       VisibilityTimeout: 360,
@@ -757,31 +778,33 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 10 },
     });
-    expect(ofType(template, 'AWS::Lambda::EventSourceMapping')).toHaveLength(1);
+    expect(
+      ofType(template, 'AWS::Lambda::EventSourceMapping').filter(
+        ([, mapping]) => JSON.stringify(mapping.Properties.FunctionName) === JSON.stringify({ Ref: workerId }),
+      ),
+    ).toHaveLength(1);
   });
 
-  it('lets only the job routes, the worker and the recovery send, and only the worker receive', () => {
+  it('lets only the routes that create jobs and the recovery send, and only the worker receive', () => {
     const queueArn = { 'Fn::GetAtt': [queueId, 'Arn'] };
     const senders = routes.filter((route) => route.sendsJobs).map((route) => route.name);
-    expect(senders.sort()).toEqual(['CancelSocialJob', 'CreateSocialJob', 'Mcp']);
+    expect(senders.sort()).toEqual(['CreateSocialJob', 'Mcp']);
     for (const route of routes) {
-      const statements = sqsStatements(functionOf(template, route));
+      const statements = sqsStatements(functionOf(template, route)).filter(
+        (statement) => JSON.stringify(statement.Resource) === JSON.stringify(queueArn),
+      );
       expect(statements).toEqual(route.sendsJobs ? [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }] : []);
     }
     expect(sqsStatements(sweeperId)).toEqual([]);
-    expect(sqsStatements(recoveryId)).toEqual([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }]);
-    const worker = sqsStatements(workerId);
+    expect(sqsStatements(recoveryId)).toEqual(expect.arrayContaining([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }]));
+    // The worker receives items; the webhooks of the jobs it ends go to the webhooks queue.
+    const worker = sqsStatements(workerId).filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(queueArn));
     expect(worker.flatMap(actionsOf).sort()).toEqual(
-      [
-        'sqs:ChangeMessageVisibility',
-        'sqs:DeleteMessage',
-        'sqs:GetQueueAttributes',
-        'sqs:GetQueueUrl',
-        'sqs:ReceiveMessage',
-        'sqs:SendMessage',
-      ].sort(),
+      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'].sort(),
     );
-    expect(worker.every((statement) => JSON.stringify(statement.Resource) === JSON.stringify(queueArn))).toBe(true);
+    expect(sqsStatements(workerId).filter((statement) => !worker.includes(statement))).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: webhooksQueueArn },
+    ]);
   });
 
   it("may do the run path's table actions and nothing else on the table; reads the provider key; knows the queue", () => {
@@ -790,15 +813,18 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
     ]);
     const variables = resource(template, workerId).Properties.Environment.Variables;
     expect(variables).toMatchObject({
-      JOBS_QUEUE_URL: { Ref: queueId },
+      WEBHOOKS_QUEUE_URL: { Ref: queueOf('Webhooks', 'Queue') },
       TABLE_NAME: { Ref: tableId },
       SOCIAL_PROVIDER: { Ref: 'SocialProvider' },
     });
+    expect(variables.JOBS_QUEUE_URL).toBeUndefined();
     expect(variables.SCRAPECREATORS_API_KEY_SECRET_ARN).toBeDefined();
   });
 
   it('alarms on a message in the dead-letter queue and on the oldest message waiting more than 15 minutes', () => {
-    const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const alarms = ofType(template, 'AWS::CloudWatch::Alarm')
+      .map(([, alarm]) => alarm.Properties)
+      .filter((alarm) => JSON.stringify(alarm.Dimensions ?? []).includes('"Jobs'));
     expect(alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible')).toEqual([
       expect.objectContaining({
         Namespace: 'AWS/SQS',
@@ -815,17 +841,94 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
       }),
     ]);
     const onWorker = (metricName: string) =>
-      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${workerId}"`));
+      ofType(template, 'AWS::CloudWatch::Alarm')
+        .map(([, alarm]) => alarm.Properties)
+        .filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${workerId}"`));
     expect(onWorker('Errors')).toHaveLength(1);
     expect(onWorker('Throttles')).toHaveLength(1);
   });
 });
 
-describe('jobs: the recovery of stalled jobs', () => {
-  const queueId = defined(
-    ofType(template, 'AWS::SQS::Queue').find(([, queue]) => queue.Properties.RedrivePolicy),
-    'the jobs queue',
+describe('the table stream: its function, event source mapping and on-failure queue', () => {
+  const onFailureId = defined(
+    ofType(template, 'AWS::SQS::Queue').find(([id]) => id.startsWith('TableStream')),
+    'the on-failure queue',
   )[0];
+  const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+
+  it('reads the table stream from its oldest record in batches of 100, with partial batch failures, bisect, 5 retries and the on-failure queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      FunctionName: { Ref: streamFunctionId },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      ParallelizationFactor: 1,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [onFailureId, 'Arn'] } } },
+    });
+    expect(resource(template, onFailureId).Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+  });
+
+  it("passes the consumers' filters to the mapping: only new charge and refund events invoke the function", () => {
+    const mapping = defined(
+      ofType(template, 'AWS::Lambda::EventSourceMapping').find(
+        ([, each]) => JSON.stringify(each.Properties.FunctionName) === JSON.stringify({ Ref: streamFunctionId }),
+      ),
+      'the mapping',
+    )[1];
+    expect(mapping.Properties.FilterCriteria.Filters.map((filter: { Pattern: string }) => JSON.parse(filter.Pattern))).toEqual([
+      {
+        eventName: ['INSERT'],
+        dynamodb: {
+          NewImage: { entity: { S: ['billing_event'] }, type: { S: ['social_operation.charged', 'social_operation.refunded'] } },
+        },
+      },
+    ]);
+  });
+
+  it('may put and update on the table (the markers and counters), read the stream, send to its on-failure queue, and nothing else', () => {
+    expect(dynamoStatements(streamFunctionId).map((statement) => [statement.Action, statement.Resource])).toEqual([
+      [['dynamodb:PutItem', 'dynamodb:UpdateItem'], tableArn],
+      ['dynamodb:ListStreams', '*'],
+      [['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }],
+    ]);
+    const sqs = otherStatements(streamFunctionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
+    expect(sqs.map((statement) => [actionsOf(statement).sort(), statement.Resource])).toEqual([
+      [['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], { 'Fn::GetAtt': [onFailureId, 'Arn'] }],
+    ]);
+    const variables = resource(template, streamFunctionId).Properties.Environment.Variables;
+    expect(Object.keys(variables).sort()).toEqual([
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+    ]);
+  });
+
+  it('alarms on the iterator age (usage falling behind), on a batch given up on, and on the function failing', () => {
+    expect(alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')).toEqual([
+      expect.objectContaining({
+        Namespace: 'AWS/Lambda',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: streamFunctionId } }],
+        Statistic: 'Maximum',
+        Threshold: 60_000,
+      }),
+    ]);
+    expect(
+      alarms.filter(
+        (alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(alarm.Dimensions).includes(onFailureId),
+      ),
+    ).toEqual([expect.objectContaining({ Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' })]);
+    const onFunction = (metricName: string) =>
+      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${streamFunctionId}"`));
+    expect(onFunction('Errors')).toHaveLength(1);
+  });
+});
+
+describe('jobs: the recovery of stalled jobs', () => {
+  const queueId = queueOf('Jobs', 'Queue');
   const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
 
   it('is invoked by its own EventBridge rule every minute, and a failed run is not retried on top of the next one', () => {
@@ -854,15 +957,16 @@ describe('jobs: the recovery of stalled jobs', () => {
     expect(MIN_JOB_STALLED_AFTER_SECONDS).toBeGreaterThan(JOB_RECOVERY_TIMEOUT.toSeconds());
   });
 
-  it('may query, read, update and delete on the table only (no index, no put, no scan), send to the jobs queue, and nothing else', () => {
+  it('may query, read, update and delete on the table only (no index, no put, no scan), send to the two queues, and nothing else', () => {
     expect(dynamoStatements(recoveryId).map((statement) => [statement.Action, statement.Resource])).toEqual([
       [['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], tableArn],
     ]);
     const logGroup = resource(template, recoveryId).Properties.LoggingConfig.LogGroup;
     const others = otherStatements(recoveryId);
     const byAction = (statement: Statement) => JSON.stringify(statement.Action);
-    expect(others.sort((a, b) => byAction(a).localeCompare(byAction(b)))).toEqual([
+    expect(others.sort((a, b) => byAction(a).localeCompare(byAction(b)) || JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: webhooksQueueArn },
       { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup.Ref, 'Arn'] } },
       { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
     ]);
@@ -877,6 +981,7 @@ describe('jobs: the recovery of stalled jobs', () => {
       'POWERTOOLS_METRICS_NAMESPACE',
       'POWERTOOLS_SERVICE_NAME',
       'TABLE_NAME',
+      'WEBHOOKS_QUEUE_URL',
     ]);
     expect(variables).toMatchObject({ TABLE_NAME: { Ref: tableId }, JOBS_QUEUE_URL: { Ref: queueId } });
   });
@@ -999,5 +1104,94 @@ describe('the API-key signing key', () => {
       ),
     );
     expect(issuer.Properties.Environment.Variables.API_KEY_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
+  });
+});
+
+describe('webhooks: a queue, a dead-letter queue and a delivery function of their own', () => {
+  const queueId = queueOf('Webhooks', 'Queue');
+  const dlqId = queueOf('Webhooks', 'DeadLetterQueue');
+  const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+  const sqsStatements = (functionId: string) =>
+    statementsOf(template, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
+
+  it('is an encrypted queue with a dead-letter queue after 5 receives, apart from the jobs queue', () => {
+    expect(resource(template, queueId).Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
+    });
+    expect(resource(template, dlqId).Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+    expect(resource(template, deliveryId).Properties).toMatchObject({ Handler: 'index.handler', Runtime: 'nodejs22.x', Timeout: 30 });
+  });
+
+  it("ends an attempt before its message could come back: the webhook timeout and the writes' reserve within the function's timeout, within the visibility", () => {
+    expect(DEFAULTS.webhookTimeoutMs + 5_000).toBeLessThanOrEqual(DELIVER_WEBHOOKS_TIMEOUT.toMilliseconds());
+    expect(DELIVER_WEBHOOKS_TIMEOUT.toSeconds()).toBeLessThan(WEBHOOKS_VISIBILITY_TIMEOUT.toSeconds());
+  });
+
+  it('feeds the delivery function in batches of 10 with partial batch failures, at most 20 invocations at once', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: deliveryId },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 20 },
+    });
+  });
+
+  it('lets the functions that end a job (the cancel route, the worker, the recovery) and the delivery function send; only the delivery function receive', () => {
+    const senders = routes.filter((route) => route.sendsWebhooks).map((route) => route.name);
+    expect(senders).toEqual(['CancelSocialJob']);
+    for (const route of routes) {
+      const statements = sqsStatements(functionOf(template, route)).filter(
+        (statement) => JSON.stringify(statement.Resource) === JSON.stringify(webhooksQueueArn),
+      );
+      expect(statements).toEqual(route.sendsWebhooks ? [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: webhooksQueueArn }] : []);
+    }
+    const delivery = sqsStatements(deliveryId);
+    expect(delivery.every((statement) => JSON.stringify(statement.Resource) === JSON.stringify(webhooksQueueArn))).toBe(true);
+    expect(delivery.flatMap(actionsOf).sort()).toEqual(
+      [
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ].sort(),
+    );
+    const receivers = ofType(template, 'AWS::IAM::Policy').filter(([, policy]) =>
+      (policy.Properties.PolicyDocument.Statement as Statement[]).some(
+        (statement) =>
+          actionsOf(statement).includes('sqs:ReceiveMessage') && JSON.stringify(statement.Resource) === JSON.stringify(webhooksQueueArn),
+      ),
+    );
+    expect(receivers).toHaveLength(1);
+  });
+
+  it('may read and update on the table only, and gets the table, its queue and the telemetry settings', () => {
+    expect(dynamoStatements(deliveryId).map((statement) => [statement.Action, statement.Resource])).toEqual([
+      [['dynamodb:GetItem', 'dynamodb:UpdateItem'], tableArn],
+    ]);
+    const variables = resource(template, deliveryId).Properties.Environment.Variables;
+    expect(Object.keys(variables).sort()).toEqual([
+      'POWERTOOLS_LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_SERVICE_NAME',
+      'TABLE_NAME',
+      'WEBHOOKS_QUEUE_URL',
+    ]);
+    expect(variables).toMatchObject({ TABLE_NAME: { Ref: tableId }, WEBHOOKS_QUEUE_URL: { Ref: queueId } });
+  });
+
+  it('alarms on a message in its dead-letter queue, on a message waiting more than 15 minutes, and on the function failing', () => {
+    const onQueue = (metricName: string, id: string) =>
+      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"${id}"`));
+    expect(onQueue('ApproximateNumberOfMessagesVisible', dlqId)).toEqual([expect.objectContaining({ Threshold: 1 })]);
+    expect(onQueue('ApproximateAgeOfOldestMessage', queueId)).toEqual([expect.objectContaining({ Threshold: 900, Statistic: 'Maximum' })]);
+    const onDelivery = (metricName: string) =>
+      alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${deliveryId}"`));
+    expect(onDelivery('Errors')).toHaveLength(1);
+    expect(onDelivery('Throttles')).toHaveLength(1);
   });
 });

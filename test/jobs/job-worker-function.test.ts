@@ -4,12 +4,14 @@
  * `batchItemFailures` (ReportBatchItemFailures), so that the others are deleted and not run twice.
  */
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { handler as createJob } from '../../functions/create-social-job.ts';
 import { handler as worker } from '../../functions/job-worker.ts';
-import { claimJobItem, getJob } from '../../lib/db/jobs.ts';
+import { getJob } from '../../lib/db/jobs.ts';
+import { claimJobItem } from '../../lib/jobs/lifecycle.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
+import { webhooksQueue } from '../support/jobs.ts';
 import { ledgerProblems, readLedger } from '../support/ledger.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -41,5 +43,27 @@ describe('functions/job-worker.ts', () => {
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'bad' }] });
     expect(await getJob(jobId)).toMatchObject({ status: 'running', succeeded: 2, running: 1, queued: 0, charged: 2 });
     expect(ledgerProblems(await readLedger(orgId), 2)).toEqual([]);
+  });
+
+  it('passes a webhook attempt queued here before deliveries had a queue of their own on to the webhooks queue', async () => {
+    const sent = vi.spyOn(webhooksQueue(), 'send');
+    const legacy = { kind: 'webhook', jobId: 'job_queued_before_the_update', orgId: 'org_x', attempt: 3 };
+
+    const answer = await worker({ Records: [record('w', JSON.stringify(legacy))] }, context);
+
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(sent).toHaveBeenCalledWith([
+      {
+        message: {
+          kind: 'delivery',
+          eventId: 'msg_job_queued_before_the_update',
+          orgId: 'org_x',
+          subject: { type: 'job', jobId: 'job_queued_before_the_update' },
+          attempt: 3,
+        },
+        groupId: 'org_x',
+      },
+    ]);
+    webhooksQueue().purge();
   });
 });

@@ -18,13 +18,12 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { listActiveJobs } from '../../lib/db/jobs.ts';
 import { jobItemKey } from '../../lib/db/keys.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
-import { embeddedQueue } from '../../lib/jobs/queue.ts';
 import { requeueActiveJobs } from '../../lib/jobs/recovery.ts';
 import { handleJobMessage } from '../../lib/jobs/worker.ts';
 import { findOperation } from '../../lib/social/operations.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
-import { drainJobs } from '../support/jobs.ts';
+import { drainJobs, jobsQueue } from '../support/jobs.ts';
 import { ledgerProblems, readLedger, standingCharges } from '../support/ledger.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -74,6 +73,7 @@ describe('POST /social/{operation}/jobs', () => {
       created_at: expect.any(String),
       created_by_id: users.editor,
       completed_at: null,
+      fields: null,
       webhook: null,
     });
     await drainJobs();
@@ -112,7 +112,7 @@ describe('POST /social/{operation}/jobs', () => {
     expect(answer.body.code).toBe('validation_failed');
     expect(answer.body.data.issues[0].path).toEqual(path);
     expect((await readLedger(orgId)).charges).toEqual([]);
-    expect(embeddedQueue().size).toBe(0);
+    expect(jobsQueue().size).toBe(0);
   });
 
   it('refuses one invalid input among valid ones, naming it: 400, no job, nothing queued or charged', async () => {
@@ -127,7 +127,7 @@ describe('POST /social/{operation}/jobs', () => {
       ['body', 'inputs', 4],
     ]);
     expect(answer.body.message).toMatch(/^body\.inputs\.3\.handle: /);
-    expect(embeddedQueue().size).toBe(0);
+    expect(jobsQueue().size).toBe(0);
     expect((await getOrganization(orgId))?.credits).toBe(10);
   });
 
@@ -152,7 +152,7 @@ describe('POST /social/{operation}/jobs', () => {
       message: `body.webhook_url: ${message}`,
       data: { issues: [{ path: ['body', 'webhook_url'], code: 'invalid_webhook_url', message }] },
     });
-    expect(embeddedQueue().size).toBe(0);
+    expect(jobsQueue().size).toBe(0);
   });
 
   it('refuses viewers (403), non-members (403) and unknown operations (404)', async () => {
@@ -166,7 +166,7 @@ describe('POST /social/{operation}/jobs', () => {
       body: { inputs: handles(1) },
     });
     expect(unknown.status).toBe(404);
-    expect(embeddedQueue().size).toBe(0);
+    expect(jobsQueue().size).toBe(0);
   });
 
   it('allows 5 jobs queued or running per organization, exactly, when 8 are created at once; an ended job frees its place', async () => {
@@ -271,8 +271,8 @@ describe('running a job', () => {
     const token = tokenFor(users.editor);
     const created = await create(orgId, token, { inputs: handles(5) });
     // One at a time, so that "after" is well defined.
-    const stop = embeddedQueue().consume((message) => handleJobMessage(message), { concurrency: 1, visibilityTimeoutMs: 200 });
-    await embeddedQueue().drained();
+    const stop = jobsQueue().consume((message) => handleJobMessage(message), { concurrency: 1, visibilityTimeoutMs: 200 });
+    await jobsQueue().drained();
     await stop();
     const job = (await read(created.body.id, token)).body;
     expect(job).toMatchObject({ status: 'completed', succeeded: 2, failed: 3, charged: 2 * COST });
@@ -343,7 +343,7 @@ describe('running a job', () => {
     const created = await create(orgId, token, { inputs: handles(3) });
     expect(await handleJobMessage({ kind: 'item', jobId: created.body.id, orgId, index: 0 })).toBe(true);
     // The server stops: its embedded queue's messages are gone. The next one starts.
-    embeddedQueue().purge();
+    jobsQueue().purge();
     expect((await listActiveJobs()).map((active) => active.jobId)).toContain(created.body.id);
     const requeued = await requeueActiveJobs();
     expect(requeued.messages).toBeGreaterThanOrEqual(2);
@@ -395,9 +395,9 @@ function failWrites(matches: (input: Record<string, unknown>) => boolean, errorN
 }
 
 afterAll(async () => {
-  await embeddedQueue().drained();
+  await jobsQueue().drained();
 });
 
 beforeAll(() => {
-  expect(embeddedQueue().size).toBe(0);
+  expect(jobsQueue().size).toBe(0);
 });

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handler as mcpHandler } from '../../functions/mcp.ts';
-import { embeddedQueue } from '../../lib/jobs/queue.ts';
 import { handleJobMessage } from '../../lib/jobs/worker.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
+import { jobsQueue } from '../support/jobs.ts';
 import { ledgerProblems, readLedger } from '../support/ledger.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -22,9 +22,9 @@ const tool = (orgId: string, userId: string, name: string, args: Record<string, 
   });
 
 async function drain(): Promise<void> {
-  const stop = embeddedQueue().consume((message) => handleJobMessage(message), { concurrency: 4, visibilityTimeoutMs: 500 });
+  const stop = jobsQueue().consume((message) => handleJobMessage(message), { concurrency: 4, visibilityTimeoutMs: 500 });
   try {
-    await embeddedQueue().drained();
+    await jobsQueue().drained();
   } finally {
     await stop();
   }

@@ -1,19 +1,21 @@
 /**
- * The embedded queue (lib/jobs/queue.ts), the one `npm start` and the tests run jobs on: SQS's
- * at-least-once semantics (a message not acknowledged comes back after its visibility timeout, a
- * delayed one waits) and fairness (receivers take the organizations in turn). No DynamoDB.
+ * The embedded queue (lib/local/embedded-queue.ts), the one `npm start` and the tests run jobs and
+ * webhooks on: SQS's at-least-once semantics (a message not acknowledged comes back after its
+ * visibility timeout, a delayed one waits), fairness (receivers take the organizations in turn),
+ * a bound per organization when a consumer asks for one, and each receive's deadline. No DynamoDB.
  */
 import { describe, expect, it } from 'vitest';
-import { EmbeddedQueue, type JobMessage } from '../../lib/jobs/queue.ts';
+import type { JobMessage } from '../../lib/jobs/queue.ts';
+import { EmbeddedQueue } from '../../lib/local/embedded-queue.ts';
 
 const item = (orgId: string, index: number): JobMessage => ({ kind: 'item', jobId: `job_${orgId}`, orgId, index });
-const send = (queue: EmbeddedQueue, orgId: string, count: number) =>
+const send = (queue: EmbeddedQueue<JobMessage>, orgId: string, count: number) =>
   queue.send(Array.from({ length: count }, (_, index) => ({ message: item(orgId, index), groupId: orgId })));
 
 describe('the embedded queue', () => {
   it("takes the organizations in turn: a 30-message backlog does not hold back four others' 3 messages", async () => {
     // Prepare: one organization's big job first, then four small ones.
-    const queue = new EmbeddedQueue();
+    const queue = new EmbeddedQueue<JobMessage>();
     await send(queue, 'big', 30);
     for (const org of ['a', 'b', 'c', 'd']) await send(queue, org, 3);
     const order: string[] = [];
@@ -38,7 +40,7 @@ describe('the embedded queue', () => {
   });
 
   it('delivers a message again after its visibility timeout when it is not acknowledged (or its handler throws)', async () => {
-    const queue = new EmbeddedQueue();
+    const queue = new EmbeddedQueue<JobMessage>();
     await send(queue, 'org', 2);
     const seen: number[] = [];
     const started = Date.now();
@@ -62,7 +64,7 @@ describe('the embedded queue', () => {
   });
 
   it('keeps a delayed message invisible until its delay is over', async () => {
-    const queue = new EmbeddedQueue();
+    const queue = new EmbeddedQueue<JobMessage>();
     const sentAt = Date.now();
     await queue.send([{ message: { kind: 'webhook', jobId: 'job_x', orgId: 'org', attempt: 2 }, groupId: 'org', delaySeconds: 0.15 }]);
     let receivedAt = 0;
@@ -73,7 +75,7 @@ describe('the embedded queue', () => {
         receivedAt = Date.now();
         return true;
       },
-      { concurrency: 1 },
+      { concurrency: 1, visibilityTimeoutMs: 1_000 },
     );
     await queue.drained();
     await stop();
@@ -82,5 +84,67 @@ describe('the embedded queue', () => {
     // The wait is measured from the end of the delay.
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeLessThan(100);
+  });
+
+  it("holds at most `perGroup` messages of one organization at once: its slow messages leave the others' free slots", async () => {
+    // Prepare: one organization's 10 slow messages first, then another's 2.
+    const queue = new EmbeddedQueue<JobMessage>();
+    await send(queue, 'slow', 10);
+    await send(queue, 'other', 2);
+    let slowAtOnce = 0;
+    let mostSlowAtOnce = 0;
+    const otherDoneAt: number[] = [];
+    const release: (() => void)[] = [];
+    const started = Date.now();
+
+    // Act: 4 receivers, at most 2 of one organization; the slow ones wait to be released.
+    const stop = queue.consume(
+      async (message) => {
+        if (message.orgId === 'other') {
+          otherDoneAt.push(Date.now() - started);
+          return true;
+        }
+        slowAtOnce += 1;
+        mostSlowAtOnce = Math.max(mostSlowAtOnce, slowAtOnce);
+        await new Promise<void>((resolve) => release.push(resolve));
+        slowAtOnce -= 1;
+        return true;
+      },
+      { concurrency: 4, visibilityTimeoutMs: 10_000, perGroup: 2 },
+    );
+    for (const give = Date.now() + 2_000; otherDoneAt.length < 2 && Date.now() < give; ) await new Promise((r) => setTimeout(r, 5));
+    const slowHeldWhileOthersRan = slowAtOnce;
+    for (let released = 0; released < 10; released += 1) {
+      for (const give = Date.now() + 2_000; release.length === 0 && Date.now() < give; ) await new Promise((r) => setTimeout(r, 5));
+      release.shift()?.();
+    }
+    await queue.drained();
+    await stop();
+
+    // Assess: the other organization's messages ran at once, beside 2 slow ones (never more).
+    expect(otherDoneAt).toHaveLength(2);
+    expect(Math.max(...otherDoneAt)).toBeLessThan(500);
+    expect({ slowHeldWhileOthersRan, mostSlowAtOnce }).toEqual({ slowHeldWhileOthersRan: 2, mostSlowAtOnce: 2 });
+    expect(queue.stats).toMatchObject({ sent: 12, received: 12, acknowledged: 12, redelivered: 0 });
+  });
+
+  it('tells the handler when its message becomes visible again: the receive time plus the visibility timeout', async () => {
+    const queue = new EmbeddedQueue<JobMessage>();
+    await send(queue, 'org', 1);
+    let received = 0;
+    let deadline = 0;
+    const stop = queue.consume(
+      async (_message, receipt) => {
+        received = Date.now();
+        deadline = receipt.deadlineMs;
+        return true;
+      },
+      { concurrency: 1, visibilityTimeoutMs: 750 },
+    );
+    await queue.drained();
+    await stop();
+
+    expect(deadline - received).toBeGreaterThan(740);
+    expect(deadline - received).toBeLessThanOrEqual(750);
   });
 });

@@ -15,11 +15,10 @@ const { jobsConfig } = await import('../../lib/config.ts');
 const { db } = await import('../../lib/db/client.ts');
 const { getJob } = await import('../../lib/db/jobs.ts');
 const { createSocialJob } = await import('../../lib/jobs/create-job.ts');
-const { embeddedQueue } = await import('../../lib/jobs/queue.ts');
 const { recoverStalledJobs } = await import('../../lib/jobs/recovery.ts');
 const { startJobRecovery } = await import('../../lib/local/job-recovery.ts');
 const { workspace } = await import('../support/fixtures.ts');
-const { activeJobOf, drainJobs, killItemWritesAfter, killNextSendAfter } = await import('../support/jobs.ts');
+const { activeJobOf, drainJobs, jobsQueue, killItemWritesAfter, killNextSendAfter } = await import('../support/jobs.ts');
 const { ledgerProblems, readLedger } = await import('../support/ledger.ts');
 const { captureOutput } = await import('../support/output.ts');
 
@@ -158,5 +157,5 @@ function failItemStates(): () => void {
 }
 
 afterAll(async () => {
-  await embeddedQueue().drained();
+  await jobsQueue().drained();
 });

@@ -17,12 +17,12 @@ import { jobsConfig } from '../../lib/config.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { getJob as readJob } from '../../lib/db/jobs.ts';
 import { orgKey } from '../../lib/db/keys.ts';
-import { embeddedQueue } from '../../lib/jobs/queue.ts';
+import { defined } from '../../lib/defined.ts';
 import { recoverStalledJobs } from '../../lib/jobs/recovery.ts';
 import { findOperation } from '../../lib/social/operations.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
-import { activeJobOf, drainJobs, killItemWritesAfter, killNextSendAfter } from '../support/jobs.ts';
+import { activeJobOf, drainJobs, jobsQueue, killItemWritesAfter, killNextSendAfter } from '../support/jobs.ts';
 import { ledgerProblems, readLedger, standingCharges } from '../support/ledger.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -37,7 +37,7 @@ const create = (orgId: string, token: string, body: unknown) =>
 const read = (jobId: string, token: string) => call(getJob, { url: `/social/jobs/${jobId}`, token });
 /** A moment `ms` after now. */
 const inMs = (ms: number) => new Date(Date.now() + ms);
-const sent = () => embeddedQueue().stats.sent;
+const sent = () => jobsQueue().stats.sent;
 
 /** The organization's count of jobs queued or running, as stored. */
 async function activeJobs(orgId: string): Promise<number> {
@@ -67,12 +67,15 @@ describe('a creation killed while sending its messages', () => {
     await drainJobs();
     expect(await readJob(jobId)).toMatchObject({ status: 'running', succeeded: 2, queued: 2, messages: 'sending', recovered_at: null });
 
-    // Act: recoveries now and just before the threshold, then past it, then again.
-    const early = [await recoverStalledJobs(new Date()), await recoverStalledJobs(inMs(THRESHOLD_MS - 5_000))];
+    // Act: recoveries now and just before the threshold, then past it, then again. Times count
+    // from the job's own creation, so a slow machine between it and here moves nothing.
+    const createdMs = Date.parse(defined(await readJob(jobId), 'the job').created_at);
+    const sinceCreation = (ms: number) => new Date(createdMs + ms);
+    const early = [await recoverStalledJobs(new Date()), await recoverStalledJobs(sinceCreation(THRESHOLD_MS - 5_000))];
     const sentBefore = sent();
-    const at = inMs(THRESHOLD_MS + 1_000);
+    const at = sinceCreation(THRESHOLD_MS + 1_000);
     const recovered = await recoverStalledJobs(at);
-    const again = await recoverStalledJobs(inMs(3 * THRESHOLD_MS));
+    const again = await recoverStalledJobs(sinceCreation(3 * THRESHOLD_MS));
     const resent = sent() - sentBefore;
     await drainJobs();
 
@@ -182,7 +185,7 @@ describe('healthy jobs', () => {
 describe('a creation that failed to queue its messages', () => {
   it('answers 500 having cancelled the job, which the recovery leaves alone', async () => {
     const { orgId, users } = await workspace({ credits: 100 });
-    vi.spyOn(embeddedQueue(), 'send').mockImplementationOnce(() => Promise.reject(new Error('SQS is down (injected)')));
+    vi.spyOn(jobsQueue(), 'send').mockImplementationOnce(() => Promise.reject(new Error('SQS is down (injected)')));
     const answer = await create(orgId, tokenFor(users.editor), { inputs: handles(2) });
 
     const recovered = await recoverStalledJobs(inMs(THRESHOLD_MS + 1_000));
@@ -200,7 +203,7 @@ describe('a creation that failed to queue its messages', () => {
   it('answers 500 saying the job may still run, and the recovery runs it: each item charged once', async () => {
     const { orgId, users } = await workspace({ credits: 100 });
     const token = tokenFor(users.editor);
-    vi.spyOn(embeddedQueue(), 'send').mockImplementationOnce(() => Promise.reject(new Error('SQS is down (injected)')));
+    vi.spyOn(jobsQueue(), 'send').mockImplementationOnce(() => Promise.reject(new Error('SQS is down (injected)')));
     const removeFault = failCancel();
     const answer = await create(orgId, token, { inputs: handles(2) });
     removeFault();
@@ -325,9 +328,9 @@ async function receiver(): Promise<{ url: string; received: string[] }> {
 }
 
 beforeAll(() => {
-  expect(embeddedQueue().size).toBe(0);
+  expect(jobsQueue().size).toBe(0);
 });
 
 afterAll(async () => {
-  await embeddedQueue().drained();
+  await jobsQueue().drained();
 });

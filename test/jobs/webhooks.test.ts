@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { handler as cancelJob } from '../../functions/cancel-social-job.ts';
 import { handler as createJob } from '../../functions/create-social-job.ts';
 import { handler as getJob } from '../../functions/get-social-job.ts';
-import { addressRefusal, checkWebhookUrl } from '../../lib/jobs/webhook.ts';
+import { addressRefusal, checkWebhookUrl } from '../../lib/webhooks/addresses.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { drainJobs } from '../support/jobs.ts';
@@ -61,7 +61,7 @@ function verified(secret: string, delivery: Received): boolean {
     });
 }
 
-/** Webhook retries 40 ms apart; a visibility timeout longer than a delivery can take here (a shorter one would deliver a slow attempt twice). */
+/** Webhook retries 40 ms apart. */
 const drain = () => drainJobs({ webhookBackoffMs: 40, visibilityTimeoutMs: 2_000 });
 
 const create = (orgId: string, token: string, webhookUrl: string, inputs = [{ handle: 'nasa' }, { handle: 'nike' }]) =>
@@ -109,6 +109,22 @@ describe('job webhooks', () => {
     expect(job.body).not.toHaveProperty('webhook_secret');
   });
 
+  it("sends the event's time as the payload's timestamp: the job's end, the same on every attempt", async () => {
+    const { orgId, users } = await workspace({ credits: 10 });
+    const token = tokenFor(users.editor);
+    const hook = await receiver([500, 500, 200]);
+
+    const created = await create(orgId, token, hook.url, [{ handle: 'nasa' }]);
+    await drain();
+
+    const job = await call(getJob, { url: `/social/jobs/${created.body.id}`, token });
+    expect(hook.received).toHaveLength(3);
+    const [first, second, third] = hook.received.map((delivery) => delivery.body);
+    expect(JSON.parse(first ?? '{}').timestamp).toBe(job.body.completed_at);
+    // The same bytes on every attempt: only the webhook-timestamp header (the attempt's time) differs.
+    expect([second, third]).toEqual([first, first]);
+  });
+
   it('gives up after 5 retries (6 attempts), and does not follow a redirect', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
     const token = tokenFor(users.editor);
@@ -146,6 +162,47 @@ describe('webhook URLs', () => {
     ['https://[fd00:ec2::254]/hook', 'its host is a private, link-local or otherwise non-public address'],
   ])('refuses %s where loopback is not allowed (deployed): %s', async (url, reason) => {
     await expect(checkWebhookUrl(url, false)).rejects.toThrow(reason);
+  });
+
+  it.each([
+    // NAT64 (RFC 6052's well-known prefix, and RFC 8215's local-use one) of refused IPv4 addresses.
+    'https://[64:ff9b::a9fe:a9fe]/hook',
+    'https://[64:ff9b::169.254.169.254]/hook',
+    'https://[64:ff9b::10.0.0.1]/hook',
+    'https://[64:ff9b::7f00:1]/hook',
+    'https://[64:ff9b:1::808:808]/hook',
+    // IPv4-mapped, in the hexadecimal form URLs normalize it to.
+    'https://[::ffff:a9fe:a9fe]/hook',
+    'https://[::ffff:10.1.2.3]/hook',
+    // Documentation (RFC 5737, RFC 3849, RFC 9637) and benchmarking (RFC 2544, RFC 5180).
+    'https://192.0.2.1/hook',
+    'https://198.51.100.7/hook',
+    'https://203.0.113.9/hook',
+    'https://[2001:db8::1]/hook',
+    'https://[3fff::1]/hook',
+    'https://198.18.0.1/hook',
+    'https://198.19.255.254/hook',
+    'https://[2001:2::1]/hook',
+    // The rest of the special-purpose registries: 6to4 relay anycast, IPv4-compatible, discard-only,
+    // Teredo, ORCHIDv2, 6to4, site-local, SRv6 SIDs, broadcast.
+    'https://192.88.99.1/hook',
+    'https://[::10.0.0.1]/hook',
+    'https://[100::1]/hook',
+    'https://[2001::a9fe:a9fe]/hook',
+    'https://[2001:20::1]/hook',
+    'https://[2002:a9fe:a9fe::1]/hook',
+    'https://[fec0::1]/hook',
+    'https://[5f00::1]/hook',
+    'https://255.255.255.255/hook',
+  ])('refuses %s: a reserved, documentation, benchmarking or translated non-public address', async (url) => {
+    await expect(checkWebhookUrl(url, false)).rejects.toThrow('its host is a private, link-local or otherwise non-public address');
+    await expect(checkWebhookUrl(url, true)).rejects.toThrow('its host is a private, link-local or otherwise non-public address');
+  });
+
+  it('accepts the translated and mapped forms of a public address', async () => {
+    await expect(checkWebhookUrl('https://[64:ff9b::5db8:d70e]/hook', false)).resolves.toMatchObject({ address: '64:ff9b::5db8:d70e' });
+    await expect(checkWebhookUrl('https://[::ffff:93.184.215.14]/hook', false)).resolves.toMatchObject({ family: 6 });
+    expect(addressRefusal('2a05:d014::1', false)).toBeNull();
   });
 
   it('accepts public https addresses and, where allowed, loopback http', async () => {

@@ -9,7 +9,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
-import { portableSchema } from '../../lib/mcp/tools.ts';
+import { portableSchema, requiringNothing } from '../../lib/mcp/tools.ts';
 import { workspace } from '../support/fixtures.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -53,7 +53,7 @@ describe('POST /mcp with the MCP SDK client', () => {
     await client.close();
   });
 
-  it('lists as tools exactly the operations GET /social/operations lists to that member, then the two job tools', async () => {
+  it('lists as tools exactly the operations GET /social/operations lists to that member, then the two job tools and get_budget', async () => {
     const { orgId, users } = await workspace({ networks: ['x', 'reddit'] });
     const client = await agent(orgId, users.viewer);
 
@@ -62,17 +62,30 @@ describe('POST /mcp with the MCP SDK client', () => {
       headers: { Authorization: `Bearer ${tokenFor(users.viewer)}` },
     }).then((response) => response.json() as Promise<{ operations: { name: string; input_schema: unknown; output_schema: unknown }[] }>);
 
-    expect(tools.map((tool) => tool.name)).toEqual([...listed.operations.map((operation) => operation.name), 'start_job', 'get_job']);
-    expect(tools).toHaveLength(listed.operations.length + 2);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      ...listed.operations.map((operation) => operation.name),
+      'start_job',
+      'get_job',
+      'get_budget',
+    ]);
+    expect(tools).toHaveLength(listed.operations.length + 3);
     const profile = listed.operations.find((operation) => operation.name === 'x_profile')!;
     expect(JSON.stringify(profile.output_schema)).toContain('"type":["string","null"]');
+    const input = portableSchema(profile.input_schema) as { properties: object };
     expect(tools.find((tool) => tool.name === 'x_profile')).toEqual({
       name: 'x_profile',
       title: 'X profile',
       description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
-      // The listing's schemas, each nullable `type: [T, "null"]` as anyOf branches (lib/mcp/tools.ts).
-      inputSchema: portableSchema(profile.input_schema),
-      outputSchema: portableSchema(profile.output_schema),
+      // The listing's schemas, each nullable `type: [T, "null"]` as anyOf branches (lib/mcp/tools.ts),
+      // the input with `_fields`, the output requiring nothing (a projected or cut result conforms).
+      inputSchema: {
+        ...input,
+        properties: {
+          ...input.properties,
+          _fields: { type: 'string', maxLength: 2000, description: expect.stringContaining('e.g. "id,username,display_name"') },
+        },
+      },
+      outputSchema: requiringNothing(portableSchema(profile.output_schema)),
       annotations: { readOnlyHint: true, openWorldHint: true },
       _meta: { cost: 1, cached_cost: 0 },
     });
@@ -315,8 +328,8 @@ describe('/mcp over plain HTTP', () => {
     // Both requests may straddle a window boundary; within one window the count goes down by one.
     const [a, b] = [Number(first.headers.get('ratelimit-remaining')), Number(second.headers.get('ratelimit-remaining'))];
     expect(b === a - 1 || b === 299).toBe(true);
-    // The 52 operations and the two job tools.
-    expect(((await second.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(54);
+    // The 52 operations, the two job tools and get_budget.
+    expect(((await second.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(55);
   });
 
   it('answers a notification with 202 and no body', async () => {

@@ -12,7 +12,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod/mini';
 import { forbidden } from '../../lib/errors.ts';
 import { JOB_TOOLS } from '../../lib/mcp/job-tools.ts';
-import { portableSchema, refusalResult, successResult, toolOf } from '../../lib/mcp/tools.ts';
+import { portableSchema, refusalResult, requiringNothing, successResult, toolOf } from '../../lib/mcp/tools.ts';
 import { type CallToolResult, inSchemaOrder, type Tool } from '../../lib/mcp/types.ts';
 import { allDescriptors } from '../../lib/social/catalog/descriptors.ts';
 import { EXAMPLE_INPUTS } from '../../lib/social/catalog/examples.ts';
@@ -78,6 +78,29 @@ describe('portableSchema', () => {
   });
 });
 
+describe('requiringNothing', () => {
+  it('drops every required list, and keeps a property named "required"', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        required: { type: 'boolean' },
+        inner: { anyOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'null' }] },
+        list: { type: 'array', items: { type: 'object', properties: { b: { enum: ['required'] } }, required: ['b'] } },
+      },
+      required: ['required', 'inner', 'list'],
+    };
+
+    expect(requiringNothing(schema)).toEqual({
+      type: 'object',
+      properties: {
+        required: { type: 'boolean' },
+        inner: { anyOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'null' }] },
+        list: { type: 'array', items: { type: 'object', properties: { b: { enum: ['required'] } } } },
+      },
+    });
+  });
+});
+
 describe('the 52 tools', () => {
   it('carry no type array, while the listing keeps its JSON Schemas (568 type arrays)', () => {
     const listing = descriptors.flatMap((descriptor) => [...typeArrays(descriptor.input_schema), ...typeArrays(descriptor.output_schema)]);
@@ -86,6 +109,24 @@ describe('the 52 tools', () => {
     expect(descriptors).toHaveLength(52);
     expect(listing).toHaveLength(568);
     expect(tools).toEqual([]);
+  });
+
+  it('take _fields, and their output schemas require nothing (a projected or cut result conforms)', () => {
+    const requiredLists = (node: unknown): number =>
+      Array.isArray(node)
+        ? node.reduce((sum: number, item) => sum + requiredLists(item), 0)
+        : node !== null && typeof node === 'object'
+          ? Object.entries(node).reduce(
+              (sum, [key, value]) => sum + (key === 'required' && Array.isArray(value) ? 1 : requiredLists(value)),
+              0,
+            )
+          : 0;
+    const tools = descriptors.map(toolOf);
+
+    expect(tools.filter((tool) => tool.inputSchema.properties?._fields === undefined)).toEqual([]);
+    expect(tools.map((tool) => requiredLists(tool.outputSchema))).toEqual(tools.map(() => 0));
+    // The listing keeps them.
+    expect(descriptors.every((descriptor) => requiredLists(descriptor.output_schema) > 0)).toBe(true);
   });
 
   it.each(
@@ -122,16 +163,20 @@ describe("the MCP shapes, against the SDK's", () => {
       cacheStatus: 'hit',
       ageSeconds: 3,
     };
+    const call = { tool: 'x_profile', fields: undefined, outputSchema: {}, cachedCost: 0, maxChars: 100_000 };
     const results: CallToolResult[] = [
-      successResult({ ...run, sampleData: true }),
-      successResult({
-        ...run,
-        remaining: undefined,
-        chargeId: undefined,
-        cacheStatus: undefined,
-        ageSeconds: undefined,
-        sampleData: false,
-      }),
+      successResult({ ...run, sampleData: true }, call),
+      successResult(
+        {
+          ...run,
+          remaining: undefined,
+          chargeId: undefined,
+          cacheStatus: undefined,
+          ageSeconds: undefined,
+          sampleData: false,
+        },
+        call,
+      ),
       refusalResult(forbidden('no'), 'req-1'),
       { content: [{ type: 'text', text: '{}' }], structuredContent: { a: 1 } },
       { isError: true, structuredContent: { b: 2 }, content: [], _meta: { c: 3 } },

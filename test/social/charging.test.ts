@@ -68,7 +68,7 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect(withoutRequestId(refused.body)).toEqual({
       code: 'spending_limit_exceeded',
       message: `this run would exceed your monthly spending limit in this organization: 10 of 10 credits spent and this operation costs 1; the limit resets at ${nextMonth()}`,
-      data: { scope: 'member', spending_limit: 10, spent: 10, cost: 1, resets_at: nextMonth() },
+      data: { scope: 'member', period: 'month', spending_limit: 10, spent: 10, cost: 1, resets_at: nextMonth() },
     });
   });
 
@@ -81,7 +81,14 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect((await getOrganization(orgId))!.credits).toBe(90);
     expect(await spent(orgSpendKey(orgId, spendMonth(new Date())))).toBe(10);
     const refused = answers.find((answer) => answer.status === 402)!;
-    expect(refused.body.data).toEqual({ scope: 'organization', spending_limit: 10, spent: 10, cost: 1, resets_at: nextMonth() });
+    expect(refused.body.data).toEqual({
+      scope: 'organization',
+      period: 'month',
+      spending_limit: 10,
+      spent: 10,
+      cost: 1,
+      resets_at: nextMonth(),
+    });
     expect(refused.body.message).toBe(
       `this run would exceed the organization's monthly spending limit: 10 of 10 credits spent and this operation costs 1; the limit resets at ${nextMonth()}`,
     );
@@ -104,7 +111,7 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect(withoutRequestId(answer.body)).toEqual({
       code: 'spending_limit_exceeded',
       message: `this run would exceed your monthly spending limit in this organization: 0 of 0 credits spent and this operation costs 1; the limit resets at ${nextMonth()}`,
-      data: { scope: 'member', spending_limit: 0, spent: 0, cost: 1, resets_at: nextMonth() },
+      data: { scope: 'member', period: 'month', spending_limit: 0, spent: 0, cost: 1, resets_at: nextMonth() },
     });
   });
 
@@ -118,7 +125,14 @@ describe('charging under concurrency (DynamoDB Local)', () => {
       body: { region: 'US' },
     });
     expect(answer.status).toBe(402);
-    expect(answer.body.data).toEqual({ scope: 'organization', spending_limit: 4, spent: 1, cost: 5, resets_at: nextMonth() });
+    expect(answer.body.data).toEqual({
+      scope: 'organization',
+      period: 'month',
+      spending_limit: 4,
+      spent: 1,
+      cost: 5,
+      resets_at: nextMonth(),
+    });
   });
 
   it('a balance below the cost reports both, read before any transaction', async () => {
@@ -165,10 +179,11 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect((await getOrganization(orgId))!.credits).toBe(10);
   });
 
-  it('with no credits and a reached limit, insufficient_credits wins', async () => {
+  it('with no credits and a reached limit, the limit answers (DESIGN.md: the limits, then insufficient_credits)', async () => {
     const { orgId, users } = await workspace({ credits: 0, spendingLimit: 0 });
     const answer = await profile(orgId, users.editor);
-    expect(answer.body.code).toBe('insufficient_credits');
+    expect(answer.body.code).toBe('spending_limit_exceeded');
+    expect(answer.body.data).toMatchObject({ scope: 'organization', period: 'month', spending_limit: 0, spent: 0 });
   });
 });
 

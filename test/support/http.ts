@@ -14,6 +14,8 @@ export interface Call {
   token?: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** The client's address as API Gateway saw it (`requestContext.http.sourceIp`); default 127.0.0.1. */
+  sourceIp?: string;
   /**
    * Check the answer against openapi.json (default). Only a handler that is not a route of the
    * table (a test-only endpoint exercising the chain) turns this off.
@@ -56,13 +58,15 @@ export async function call(handler: Handler, request: Call): Promise<Answer> {
     headers,
     ...(body !== undefined ? { body } : {}),
     ...(pathParameters ? { pathParameters } : {}),
+    ...(request.sourceIp === undefined ? {} : { sourceIp: request.sourceIp }),
   });
   const result = (await handler(event, localContext(route.name))) as HttpResult;
   const outHeaders = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
   const raw = bodyText(result, outHeaders);
   const isJson = (outHeaders['content-type'] ?? '').startsWith('application/json');
   const answer = { status: result.statusCode ?? 200, headers: outHeaders, body: raw && isJson ? JSON.parse(raw) : raw || undefined, raw };
-  if (request.contract !== false) assertDescribed(method, pathname, route.path === '$default', answer);
+  const subset = new URLSearchParams(query).has('fields');
+  if (request.contract !== false) assertDescribed(method, pathname, route.path === '$default', answer, subset);
   return answer;
 }
 

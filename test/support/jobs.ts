@@ -8,22 +8,41 @@
 import { expect, vi } from 'vitest';
 import { db } from '../../lib/db/client.ts';
 import { listActiveJobs } from '../../lib/db/jobs.ts';
-import { embeddedQueue, type Outgoing } from '../../lib/jobs/queue.ts';
+import type { JobMessage, Outgoing } from '../../lib/jobs/queue.ts';
 import { handleJobMessage } from '../../lib/jobs/worker.ts';
+import { embeddedQueue } from '../../lib/local/embedded-queue.ts';
+import { startJobWorker } from '../../lib/local/job-worker.ts';
+import { startWebhookDelivery } from '../../lib/local/webhook-delivery.ts';
+import type { DeliveryMessage } from '../../lib/webhooks/delivery.ts';
+import { handleDeliveryMessage } from '../../lib/webhooks/sources.ts';
+
+/** This process's embedded queues (test/support/setup-env.ts installs them as the service's). */
+export const jobsQueue = () => embeddedQueue<JobMessage>('jobs');
+export const webhooksQueue = () => embeddedQueue<DeliveryMessage>('webhooks');
 
 /**
- * Runs the embedded queue's messages until it is empty: webhook retries `webhookBackoffMs` apart
- * (20 ms), a message delivered again after `visibilityTimeoutMs` (200 ms).
+ * Runs the embedded queues' messages until both are empty: job items (4 at a time; a message
+ * delivered again after `visibilityTimeoutMs`, 200 ms), then the webhooks their ends queued (4 at
+ * a time, retries `webhookBackoffMs` apart, 20 ms; each attempt ends before its message's
+ * `webhookVisibilityTimeoutMs`, 10 s, less the writes' reserve).
  */
-export async function drainJobs({ webhookBackoffMs = 20, visibilityTimeoutMs = 200 } = {}): Promise<void> {
-  const stop = embeddedQueue().consume((message) => handleJobMessage(message, { webhookBackoffMs }), {
-    concurrency: 4,
-    visibilityTimeoutMs,
-  });
+export async function drainJobs({
+  webhookBackoffMs = 20,
+  visibilityTimeoutMs = 200,
+  webhookVisibilityTimeoutMs = 10_000,
+} = {}): Promise<void> {
+  const stopJobs = jobsQueue().consume((message) => handleJobMessage(message), { concurrency: 4, visibilityTimeoutMs });
+  const stopWebhooks = webhooksQueue().consume(
+    (message, receipt) => handleDeliveryMessage(message, receipt, { backoffMs: webhookBackoffMs }),
+    { concurrency: 4, visibilityTimeoutMs: webhookVisibilityTimeoutMs },
+  );
   try {
-    await embeddedQueue().drained();
+    // A job's end queues its webhook before its item's message is acknowledged: once the jobs
+    // queue is dry, every webhook is on the other.
+    await jobsQueue().drained();
+    await webhooksQueue().drained();
   } finally {
-    await stop();
+    await Promise.all([stopJobs(), stopWebhooks()]);
   }
 }
 
@@ -33,7 +52,7 @@ export async function drainJobs({ webhookBackoffMs = 20, visibilityTimeoutMs = 2
  * (the rest of its messages, then what the creation does after), as a creation that was only slow.
  */
 export function killNextSendAfter(sent: number): { reached: Promise<void>; resume: () => void } {
-  const queue = embeddedQueue();
+  const queue = jobsQueue();
   const original = queue.send.bind(queue);
   let hit: () => void = () => undefined;
   let resume: () => void = () => undefined;
@@ -76,4 +95,12 @@ export async function activeJobOf(orgId: string, known: readonly string[] = []):
   const found = (await listActiveJobs()).filter((active) => active.orgId === orgId && !known.includes(active.jobId));
   expect(found).toHaveLength(1);
   return found[0]?.jobId ?? '';
+}
+
+/** `npm start`'s consumers of the embedded queues, with its defaults; returns what stops them. */
+export function startLocalWorkers(): () => Promise<void> {
+  const stops = [startJobWorker(), startWebhookDelivery()];
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
 }

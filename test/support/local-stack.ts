@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { startJobWorker } from '../../lib/local/job-worker.ts';
 import { DEMO, seedDemoWorkspace } from '../../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { startWebhookDelivery } from '../../lib/local/webhook-delivery.ts';
+import { startTableStream } from './table-stream.ts';
 import { tokenFor } from './tokens.ts';
 
 export interface LocalStack {
@@ -9,13 +11,16 @@ export interface LocalStack {
   organizationId: string;
   /** The demo owner's token (signed by the test key the verifier trusts). */
   ownerToken: string;
+  /** Resolves once everything written so far has been read from the table's stream (usage counted). */
+  catchUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
  * The local stack of `npm start` inside the test process: the same server and handlers on
  * 127.0.0.1 (a free port), the demo workspace seeded in this file's table, the sample provider,
- * and the job worker on the embedded queue.
+ * the job worker and the webhook delivery on the embedded queues, and the table's stream read into its
+ * function (usage).
  */
 export async function startLocalStack(): Promise<LocalStack> {
   process.env.SOCIAL_PROVIDER = 'sample';
@@ -23,13 +28,16 @@ export async function startLocalStack(): Promise<LocalStack> {
   const server = createLocalServer(await loadHandlers());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const stopWorker = startJobWorker();
+  const stopWorkers = [startJobWorker(), startWebhookDelivery()];
+  const stream = startTableStream();
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     organizationId: DEMO.orgId,
     ownerToken: tokenFor(DEMO.users.owner),
+    catchUp: () => stream.catchUp(),
     stop: async () => {
-      await stopWorker();
+      await Promise.all(stopWorkers.map((stop) => stop()));
+      await stream.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

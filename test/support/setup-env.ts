@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { ensureTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb-local.ts';
+import { useLocalQueues } from '../../lib/queues/queue.ts';
 import { TEST_AUDIENCE, TEST_CLIENT_ID, TEST_ISSUER } from './tokens.ts';
 
 const tableName = `test-${randomUUID()}`;
@@ -36,6 +37,12 @@ Object.assign(process.env, {
   // Webhook receivers are real servers on 127.0.0.1, as under `npm start` (deployed: refused).
   JOBS_WEBHOOK_ALLOW_LOOPBACK: 'true',
 });
+
+// The queues are this process's own embedded ones, as under `npm start` (deployed: SQS), loaded
+// on first use: loading them here would load the logger, which reads its level then, before a
+// test file sets its own (test/jobs/recover-jobs-function.test.ts).
+const embedded = () => import('../../lib/local/embedded-queue.ts');
+useLocalQueues((name) => ({ send: async (messages) => (await embedded()).embeddedQueue(name).send(messages) }));
 
 const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
 await ensureTable(client, tableName);

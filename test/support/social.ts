@@ -1,9 +1,20 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client.ts';
 import { orgKey } from '../../lib/db/keys.ts';
+import { EXAMPLE_INPUTS } from '../../lib/social/catalog/examples.ts';
+import type { OperationDefinition } from '../../lib/social/catalog/index.ts';
+import { sampleProvider } from '../../lib/social/providers/sample.ts';
 
 /** A valid input for each operation: what a user would really send (the API description's examples). */
-export { EXAMPLE_INPUTS as VALID_INPUTS } from '../../lib/social/catalog/examples.ts';
+export { EXAMPLE_INPUTS as VALID_INPUTS };
+
+/** The sample provider's output for the operation's example input, a list at its largest `count`. */
+export async function largestSampleOutput(operation: OperationDefinition): Promise<Record<string, unknown>> {
+  const count = (operation.input as any)._zod.def.shape.count;
+  const largest = count ? { count: count._zod.def.innerType._zod.bag.maximum } : {};
+  const input = operation.input.parse({ ...EXAMPLE_INPUTS[operation.name], ...largest }) as Record<string, unknown>;
+  return (await sampleProvider.run({ operation, input, signal: new AbortController().signal })) as Record<string, unknown>;
+}
 
 export const runUrl = (operation: string, orgId: string) => `/social/${operation}?organization_id=${orgId}`;
 

@@ -12,6 +12,7 @@ import { handler as updateOrganization } from '../../functions/update-organizati
 import { db } from '../../lib/db/client.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
+import { chargeDirectly } from '../support/charges.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { runUrl } from '../support/social.ts';
@@ -22,13 +23,14 @@ const patch = (orgId: string, user: string, body: unknown) =>
   call(updateOrganization, { method: 'PATCH', url: settingsUrl(orgId), token: tokenFor(user), body });
 
 describe('GET /me', () => {
-  it('lists every organization of the caller with its role, ordered by id, in one round trip', async () => {
-    // Prepare: a user in two organizations, with different roles.
+  it('lists every organization of the caller with its role, its limits and its spend there, ordered by id, in two round trips', async () => {
+    // Prepare: a user in two organizations, with different roles and limits, who spent in one.
     const a = await workspace();
-    const b = await workspace();
+    const b = await workspace({ credits: 10 });
     const user = uniqueId('user_');
-    await addMembership({ orgId: b.orgId, userId: user, role: 'editor' });
+    await addMembership({ orgId: b.orgId, userId: user, role: 'editor', spendingLimit: 50, dailyLimit: 5 });
     await addMembership({ orgId: a.orgId, userId: user, role: 'viewer' });
+    await chargeDirectly({ orgId: b.orgId, userId: user, cost: 2 });
     const counter = countRoundTrips(db());
 
     // Act
@@ -41,11 +43,12 @@ describe('GET /me', () => {
       token_kind: 'user',
       api_key_id: null,
       organizations: [
-        { organization_id: a.orgId, role: 'viewer' },
-        { organization_id: b.orgId, role: 'editor' },
+        { organization_id: a.orgId, role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
+        { organization_id: b.orgId, role: 'editor', spending_limit: 50, spent: 2, daily_limit: 5, spent_today: 2 },
       ].sort((x, y) => (x.organization_id < y.organization_id ? -1 : 1)),
     });
-    expect(counter.log.sequential).toBe(1);
+    // The memberships, then their spend counters.
+    expect(counter.log.sequential).toBe(2);
   });
 
   it('answers a user of no organization with an empty list, and no token with 401', async () => {
@@ -61,7 +64,15 @@ describe('GET /organizations/{organization_id}', () => {
     const { orgId, users } = await workspace({ networks: ['x', 'tiktok'], spendingLimit: 40 });
     const answer = await call(getOrganization, { url: settingsUrl(orgId), token: tokenFor(users[role]) });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ organization_id: orgId, networks: ['x', 'tiktok'], spending_limit: 40, created_at: expect.any(String) });
+    expect(answer.body).toEqual({
+      organization_id: orgId,
+      networks: ['x', 'tiktok'],
+      spending_limit: 40,
+      spent: 0,
+      daily_limit: null,
+      spent_today: 0,
+      created_at: expect.any(String),
+    });
   });
 
   it("answers a non-member with the unknown organization's 404, byte for byte apart from the request id", async () => {
@@ -129,7 +140,7 @@ describe('PATCH /organizations/{organization_id}', () => {
   });
 
   it.each([
-    [{}, ['body'], 'must change spending_limit, networks, or both'],
+    [{}, ['body'], 'must change spending_limit, daily_limit or networks (one or more)'],
     [{ spending_limit: -1 }, ['body', 'spending_limit'], 'must be a whole number of credits, 0 or more, or null for none'],
     [{ spending_limit: 1.5 }, ['body', 'spending_limit'], undefined],
     [{ networks: [] }, ['body', 'networks'], 'must name at least one network'],

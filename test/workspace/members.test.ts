@@ -28,9 +28,9 @@ const ownerCount = async (orgId: string) =>
   Number((await db().send(new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true }))).Item?.owner_count);
 
 describe('GET /organizations/{organization_id}/members', () => {
-  it("lists every member for an owner, with its role, limit and this month's spend", async () => {
+  it("lists every member for an owner, with its role, limits and this month's and today's spend", async () => {
     const { orgId, users } = await workspace({ credits: 10 });
-    await put(orgId, users.owner, users.editor, { role: 'editor', spending_limit: 7 });
+    await put(orgId, users.owner, users.editor, { role: 'editor', spending_limit: 7, daily_limit: 5 });
     await call(runOperation, {
       method: 'POST',
       url: runUrl('tiktok_profile', orgId),
@@ -43,9 +43,9 @@ describe('GET /organizations/{organization_id}/members', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       members: [
-        { user_id: users.editor, role: 'editor', spending_limit: 7, spent: 1 },
-        { user_id: users.owner, role: 'owner', spending_limit: null, spent: 0 },
-        { user_id: users.viewer, role: 'viewer', spending_limit: null, spent: 0 },
+        { user_id: users.editor, role: 'editor', spending_limit: 7, spent: 1, daily_limit: 5, spent_today: 1 },
+        { user_id: users.owner, role: 'owner', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
+        { user_id: users.viewer, role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
       ],
       next_cursor: null,
       has_more: false,
@@ -85,18 +85,20 @@ describe('GET /organizations/{organization_id}/members', () => {
 });
 
 describe('PUT /organizations/{organization_id}/members/{user_id}', () => {
-  it('adds a member (200), then changes its role keeping its limit when the limit is omitted', async () => {
+  it('adds a member (200), then changes its role keeping its limits when they are omitted', async () => {
     const { orgId, users } = await workspace();
     const newcomer = uniqueId('newcomer_');
 
-    const added = await put(orgId, users.owner, newcomer, { role: 'viewer', spending_limit: 12 });
+    const added = await put(orgId, users.owner, newcomer, { role: 'viewer', spending_limit: 12, daily_limit: 3 });
     const promoted = await put(orgId, users.owner, newcomer, { role: 'editor' });
     const unlimited = await put(orgId, users.owner, newcomer, { role: 'editor', spending_limit: null });
+    const noDaily = await put(orgId, users.owner, newcomer, { role: 'editor', daily_limit: null });
 
-    expect(added).toMatchObject({ status: 200, body: { user_id: newcomer, role: 'viewer', spending_limit: 12, spent: 0 } });
-    expect(promoted.body).toEqual({ user_id: newcomer, role: 'editor', spending_limit: 12, spent: 0 });
-    expect(unlimited.body.spending_limit).toBeNull();
-    expect(await getMembership(orgId, newcomer)).toMatchObject({ role: 'editor', spending_limit: null });
+    expect(added).toMatchObject({ status: 200, body: { user_id: newcomer, role: 'viewer', spending_limit: 12, daily_limit: 3, spent: 0 } });
+    expect(promoted.body).toEqual({ user_id: newcomer, role: 'editor', spending_limit: 12, spent: 0, daily_limit: 3, spent_today: 0 });
+    expect(unlimited.body).toMatchObject({ spending_limit: null, daily_limit: 3 });
+    expect(noDaily.body).toMatchObject({ spending_limit: null, daily_limit: null });
+    expect(await getMembership(orgId, newcomer)).toMatchObject({ role: 'editor', spending_limit: null, daily_limit: null });
   });
 
   it('keeps the owner count: a second owner can be demoted, the last one cannot (409 last_owner)', async () => {

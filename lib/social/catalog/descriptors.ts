@@ -23,9 +23,9 @@ export interface OperationDescriptor {
 let all: ReadonlyMap<string, OperationDescriptor> | undefined;
 
 /**
- * Every operation's descriptor by name, in catalog order. Unpacked on first use (a few ms for
- * 168 KB of JSON, docs/deployment.md) and kept for the life of the instance: module load does
- * not pay for it.
+ * Every operation's descriptor by name, in catalog order. Unpacked on first use (a few ms,
+ * docs/performance.md#bundles-size-and-cold-start) and kept for the life of the instance: module load does not pay
+ * for it.
  */
 export function allDescriptors(): ReadonlyMap<string, OperationDescriptor> {
   if (!all) {

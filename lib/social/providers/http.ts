@@ -4,11 +4,71 @@
  * our caller refunds and the client decides whether to retry). The run's AbortSignal enforces
  * the timeout on the socket as well.
  */
+import { optional } from '../../config.ts';
+import { defined } from '../../defined.ts';
 import type { Network } from '../../model.ts';
 import { parseMention } from '../mention.ts';
 import { mappingFor, verificationFor, verifiedAccount } from './scrapecreators/index.ts';
-import { serves } from './served.ts';
-import { type ProviderRequest, type SocialProvider, UpstreamError, UpstreamNotFoundError } from './types.ts';
+import { SCRAPECREATORS_OPERATIONS } from './scrapecreators/operations.ts';
+import { type ProviderDescriptor, type ProviderRequest, type ProviderRun, UpstreamError, UpstreamNotFoundError } from './types.ts';
+
+export interface HttpProviderSettings {
+  /** SCRAPECREATORS_BASE_URL, without a trailing slash. */
+  baseUrl: string;
+  /** The key itself (SCRAPECREATORS_API_KEY, local use), or where to fetch it once per cold start (deployed). */
+  apiKey: string | undefined;
+  apiKeySecretArn: string | undefined;
+}
+
+/** SOCIAL_PROVIDER=http: ScrapeCreators, for the operations it has an endpoint for and resolve_mention (parsed here, verified with a mapped profile operation). */
+export const HTTP_PROVIDER: ProviderDescriptor<HttpProviderSettings> = {
+  name: 'http',
+  displayName: 'ScrapeCreators',
+  sampleData: false,
+  settings() {
+    const apiKey = optional('SCRAPECREATORS_API_KEY');
+    const apiKeySecretArn = optional('SCRAPECREATORS_API_KEY_SECRET_ARN');
+    if (!apiKey && !apiKeySecretArn)
+      throw new Error('SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN');
+    return {
+      baseUrl: (optional('SCRAPECREATORS_BASE_URL') ?? 'https://api.scrapecreators.com').replace(/\/+$/, ''),
+      apiKey,
+      apiKeySecretArn,
+    };
+  },
+  serves: (operation) => operation === 'resolve_mention' || SCRAPECREATORS_OPERATIONS.has(operation),
+  create: async (settings) => httpProvider({ baseUrl: settings.baseUrl, apiKey: keyReader(settings) }),
+};
+
+/**
+ * The ScrapeCreators key: from the environment locally; deployed, from Secrets Manager through the
+ * Parameters and Secrets extension, fetched by the first run that needs it. The secret is the key
+ * itself, or JSON with an `api_key` (or `apiKey`) field. A failed fetch is retried by the next
+ * run, not kept.
+ */
+function keyReader({ apiKey: plain, apiKeySecretArn }: HttpProviderSettings): () => Promise<string> {
+  let key: Promise<string> | undefined;
+  const fetchKey = async (): Promise<string> => {
+    if (plain) return plain;
+    // settings() refuses neither.
+    const secret = await (await import('./secret.ts')).secretString(defined(apiKeySecretArn, 'SCRAPECREATORS_API_KEY_SECRET_ARN'));
+    if (!secret) throw new Error('the ScrapeCreators API key secret is empty');
+    if (secret.trim().startsWith('{')) {
+      const parsed = JSON.parse(secret) as { api_key?: string; apiKey?: string };
+      const found = parsed.api_key ?? parsed.apiKey;
+      if (!found) throw new Error('the ScrapeCreators API key secret has no api_key field');
+      return found;
+    }
+    return secret.trim();
+  };
+  return () => {
+    key ??= fetchKey().catch((error: unknown) => {
+      key = undefined;
+      throw error;
+    });
+    return key;
+  };
+}
 
 export interface HttpProviderOptions {
   baseUrl: string;
@@ -30,7 +90,7 @@ function describeFailure(status: number, body: unknown): string {
   return `ScrapeCreators answered ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
 }
 
-export function httpProvider(options: HttpProviderOptions): SocialProvider {
+export function httpProvider(options: HttpProviderOptions): ProviderRun {
   async function get(operation: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const mapping = mappingFor(operation);
     if (!mapping) throw new UpstreamError(`operation ${operation} is not served by ScrapeCreators`);
@@ -90,8 +150,6 @@ export function httpProvider(options: HttpProviderOptions): SocialProvider {
   }
 
   return {
-    name: 'http',
-    serves: (operation) => serves('http', operation),
     async run({ operation, input, signal }: ProviderRequest) {
       if (operation.name === 'resolve_mention') return resolveMention(input, signal);
       return get(operation.name, input, signal);

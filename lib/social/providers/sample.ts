@@ -9,14 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
-import { socialConfig } from '../../config.ts';
+import { integer } from '../../config.ts';
 import { defined } from '../../defined.ts';
 import type { Network } from '../../model.ts';
 import { allDescriptors } from '../catalog/descriptors.ts';
 import type { OperationDefinition } from '../catalog/shapes.ts';
 import { PROFILE_URL, parseMention } from '../mention.ts';
-import { serves } from './served.ts';
-import { type ProviderRequest, type SocialProvider, UpstreamError, UpstreamNotFoundError } from './types.ts';
+import { type ProviderDescriptor, type ProviderRequest, type ProviderRun, UpstreamError, UpstreamNotFoundError } from './types.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema walked by keyword, whose shape JSON Schema (not TypeScript) describes
 type Schema = Record<string, any>;
@@ -36,7 +35,7 @@ const WORDS = ['launch', 'behind the scenes', 'weekly recap', 'new drop', 'tutor
 /**
  * The operation's output JSON Schema, from the descriptors generated at build time (the same
  * `z.toJSONSchema` of the output schema, run by `npm run catalog:descriptors`): the run function
- * then bundles no JSON Schema generator (14 KB, docs/performance.md).
+ * then bundles no JSON Schema generator (its size: docs/performance.md#bundles-size-and-cold-start).
  */
 const outputSchema = (operation: OperationDefinition): Schema =>
   defined(allDescriptors().get(operation.name), `the descriptor of ${operation.name}`).output_schema;
@@ -246,15 +245,30 @@ async function fail(failure: TestFailure, operation: OperationDefinition, signal
   }
 }
 
-export const sampleProvider: SocialProvider = {
-  name: 'sample',
-  serves: (operation) => serves('sample', operation),
+/** How long a run takes to answer (SAMPLE_PROVIDER_LATENCY_MS), set when the registry creates the provider. */
+let latencyMs = 0;
+
+/** The provider's code: one object for the process, so that tests can watch or replace its `run`. */
+export const sampleProvider: ProviderRun = {
   async run({ operation, input, signal }: ProviderRequest) {
-    const { sampleLatencyMs } = socialConfig();
-    if (sampleLatencyMs > 0) await setTimeout(sampleLatencyMs, undefined, { signal });
+    if (latencyMs > 0) await setTimeout(latencyMs, undefined, { signal });
     const failure = testFailureIn(input);
     if (failure) return fail(failure, operation, signal);
     if (operation.name === 'resolve_mention') return resolveMention(input);
     return new Generator(operation, input).generate();
+  },
+};
+
+/** SOCIAL_PROVIDER=sample: every operation, answered with generated data (npm start, tests, a stack deployed for rehearsal). */
+export const SAMPLE_PROVIDER: ProviderDescriptor<{ latencyMs: number }> = {
+  name: 'sample',
+  displayName: 'sample',
+  sampleData: true,
+  // A real provider's latency, for benches and demos (default 0).
+  settings: () => ({ latencyMs: integer('SAMPLE_PROVIDER_LATENCY_MS', 0, 0) }),
+  serves: () => true,
+  async create(settings) {
+    latencyMs = settings.latencyMs;
+    return sampleProvider;
   },
 };

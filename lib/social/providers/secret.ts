@@ -3,9 +3,9 @@
  * layer to the functions that read the provider key, and the extension, a process beside the
  * function, reads Secrets Manager with the function's role and keeps the value (5 minutes by
  * default). One HTTP GET on localhost, authenticated by the function's session token, in place of
- * the Secrets Manager client, which weighed 24.5 KB in the bundles that read the key
- * (docs/performance.md). Imported with `await import()` by the one caller (providers/index.ts),
- * so that only a run with the http provider evaluates it.
+ * the Secrets Manager client, which the functions that read the key no longer bundle
+ * (docs/performance.md#bundles-size-and-cold-start). Imported with `await import()` by its one caller
+ * (providers/http.ts), so that only a run with the http provider evaluates it.
  */
 
 /** The extension's port: its default, or PARAMETERS_SECRETS_EXTENSION_HTTP_PORT (the extension reads the same variable). */

@@ -9,14 +9,43 @@ export interface ProviderRequest {
 }
 
 /**
- * Where operation output comes from. A provider returns output in our normalized shapes; the
+ * What a provider's code does: run one operation. It returns output in our normalized shapes; the
  * caller validates it against the operation's output schema before anyone sees it.
  */
-export interface SocialProvider {
-  readonly name: 'sample' | 'http';
+export interface ProviderRun {
+  run(request: ProviderRequest): Promise<unknown>;
+}
+
+/** The configured provider as the run path sees it (lib/social/providers/index.ts). */
+export interface SocialProvider extends ProviderRun {
+  readonly name: string;
+  /** How the API names it to clients (the 403 of an operation it does not serve). */
+  readonly displayName: string;
+  /** Its answers are generated sample data, not real data: runs say so (`Sample-Data: true`). */
+  readonly sampleData: boolean;
   /** Whether this provider can run the operation; the others are neither listed nor run. */
   serves(operation: string): boolean;
-  run(request: ProviderRequest): Promise<unknown>;
+}
+
+/**
+ * A provider, as the registry (lib/social/providers/index.ts) knows it: its module exports one of
+ * these and the registry lists it. `settings` and `serves` run in every social function (the
+ * listing and the quote ask `serves`); `create` only where an operation runs.
+ */
+export interface ProviderDescriptor<Settings = unknown> {
+  /** The value of SOCIAL_PROVIDER that selects it. */
+  readonly name: string;
+  /**
+   * How the API names it to clients (the listing's `provider`, the 403 of an operation it does not
+   * serve, the OpenAPI `x-served-by`): the vendor, not the configuration's word for it (`http`).
+   */
+  readonly displayName: string;
+  readonly sampleData: boolean;
+  /** Its own settings, read from the environment once per cold start; throws naming the variable that is wrong. */
+  settings(): Settings;
+  serves(operation: string): boolean;
+  /** Its code, built on the first run that needs it. */
+  create(settings: Settings): Promise<ProviderRun>;
 }
 
 /** The upstream failed or answered something unusable; the run is refunded (500 upstream_failed). */

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATION_NAMES } from '../../../lib/social/catalog/names.ts';
 import { instagram } from '../../../lib/social/providers/scrapecreators/instagram.ts';
-import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.ts';
+import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/scrapecreators/operations.ts';
 import { variants } from '../../support/scrapecreators/instagram.ts';
 import { runMapping } from '../../support/scrapecreators/run.ts';
 

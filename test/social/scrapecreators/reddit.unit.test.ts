@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OPERATION_NAMES } from '../../../lib/social/catalog/names.ts';
+import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/scrapecreators/operations.ts';
 import { reddit } from '../../../lib/social/providers/scrapecreators/reddit.ts';
-import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.ts';
 import { variants } from '../../support/scrapecreators/reddit.ts';
 import { runMapping } from '../../support/scrapecreators/run.ts';
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OPERATION_NAMES } from '../../../lib/social/catalog/names.ts';
+import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/scrapecreators/operations.ts';
 import { youtube } from '../../../lib/social/providers/scrapecreators/youtube.ts';
-import { SCRAPECREATORS_OPERATIONS } from '../../../lib/social/providers/served.ts';
 import { runMapping } from '../../support/scrapecreators/run.ts';
 
 /** What the stub's `ytVideo(id)` translates to. */

@@ -2,17 +2,18 @@
  * ScrapeCreators (https://docs.scrapecreators.com): per network, one module of mappings (the
  * endpoint of each operation it serves, the query built from our input, the vendor's response
  * shape and its translation into our normalized output), like the catalog's one file per
- * network. Operations without a mapping are not served by the `http` provider (served.ts).
+ * network. Operations without a mapping are not served by the `http` provider (operations.ts).
  *
  * Every network is imported here, statically: loading a network module builds no schema (each
  * response schema is built on its operation's first run), and a dynamic import per network did
  * not make the function's cold start cheaper (docs/social-operations.md, "Providers").
  */
-import { SCRAPECREATORS_OPERATIONS } from '../served.ts';
+
 import { facebook } from './facebook.ts';
 import { instagram } from './instagram.ts';
 import { linkedin } from './linkedin.ts';
 import type { Mapping } from './mapping.ts';
+import { SCRAPECREATORS_OPERATIONS } from './operations.ts';
 import { reddit } from './reddit.ts';
 import { tiktok } from './tiktok.ts';
 import { x } from './x.ts';

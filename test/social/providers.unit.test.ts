@@ -1,0 +1,96 @@
+/**
+ * The registry of data providers (lib/social/providers/index.ts): SOCIAL_PROVIDER picks one
+ * descriptor of the table, its settings are checked before any social request is served, and
+ * the run path creates its code once. Each case imports the registry afresh, as a cold start does.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OPERATION_NAMES } from '../../lib/social/catalog/names.ts';
+import type { ProviderDescriptor, ProviderRequest } from '../../lib/social/providers/types.ts';
+
+const SETTINGS = ['SOCIAL_PROVIDER', 'SCRAPECREATORS_API_KEY', 'SCRAPECREATORS_API_KEY_SECRET_ARN', 'SAMPLE_PROVIDER_LATENCY_MS'] as const;
+const saved = Object.fromEntries(SETTINGS.map((name) => [name, process.env[name]]));
+
+/** The registry of a cold start with these settings (the others unset). */
+async function coldStart(env: Partial<Record<(typeof SETTINGS)[number], string>>) {
+  for (const name of SETTINGS) delete process.env[name];
+  Object.assign(process.env, env);
+  vi.resetModules();
+  return import('../../lib/social/providers/index.ts');
+}
+
+afterEach(() => {
+  for (const name of SETTINGS) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+  vi.resetModules();
+});
+
+describe('the provider registry', () => {
+  it('names each provider once', async () => {
+    const { PROVIDERS } = await coldStart({ SOCIAL_PROVIDER: 'sample' });
+
+    expect(PROVIDERS.map((descriptor) => descriptor.name)).toEqual(['sample', 'http']);
+  });
+
+  it('serves what the configured provider serves: sample every operation, http the 41 ScrapeCreators maps', async () => {
+    const sample = await coldStart({ SOCIAL_PROVIDER: 'sample' });
+    expect(OPERATION_NAMES.filter(sample.servedByProvider)).toHaveLength(52);
+    expect(sample.socialProvider()).toMatchObject({ name: 'sample', sampleData: true });
+
+    const http = await coldStart({ SOCIAL_PROVIDER: 'http', SCRAPECREATORS_API_KEY: 'key' });
+    expect(OPERATION_NAMES.filter(http.servedByProvider)).toHaveLength(41);
+    expect(http.servedByProvider('resolve_mention')).toBe(true);
+    expect(http.servedByProvider('x_trends')).toBe(false);
+    expect(http.socialProvider()).toMatchObject({ name: 'http', sampleData: false });
+  });
+
+  it.each([
+    [{ SOCIAL_PROVIDER: 'ftp' }, 'SOCIAL_PROVIDER must be "sample" or "http", got "ftp"'],
+    [{}, 'SOCIAL_PROVIDER is not set'],
+    [{ SOCIAL_PROVIDER: 'http' }, 'SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN'],
+    [{ SOCIAL_PROVIDER: 'sample', SAMPLE_PROVIDER_LATENCY_MS: '-5' }, 'SAMPLE_PROVIDER_LATENCY_MS must be an integer >= 0, got "-5"'],
+  ])('with %j refuses to list, quote or run: %s', async (env, message) => {
+    const registry = await coldStart(env);
+
+    expect(() => registry.servedByProvider('instagram_profile')).toThrow(message);
+    expect(() => registry.socialProvider()).toThrow(message);
+  });
+});
+
+describe('a descriptor on the run path', () => {
+  const request = { input: {} } as ProviderRequest;
+  const descriptor = (create: ProviderDescriptor<{ answer: string }>['create']): ProviderDescriptor<{ answer: string }> => ({
+    name: 'fake',
+    displayName: 'Fake',
+    sampleData: false,
+    settings: () => ({ answer: 'unused' }),
+    serves: (operation) => operation === 'instagram_profile',
+    create,
+  });
+
+  it('creates its code on the first run only, with its settings', async () => {
+    const { asSocialProvider } = await coldStart({ SOCIAL_PROVIDER: 'sample' });
+    const create = vi.fn(async (settings: { answer: string }) => ({ run: async () => settings.answer }));
+    const provider = asSocialProvider(descriptor(create), { answer: 'from settings' });
+
+    expect(create).not.toHaveBeenCalled();
+    expect(provider.serves('instagram_profile')).toBe(true);
+    expect(provider.serves('x_trends')).toBe(false);
+    expect([await provider.run(request), await provider.run(request)]).toEqual(['from settings', 'from settings']);
+    expect(create).toHaveBeenCalledTimes(1);
+  });
+
+  it('creates it again on the next run when a creation failed', async () => {
+    const { asSocialProvider } = await coldStart({ SOCIAL_PROVIDER: 'sample' });
+    const create = vi
+      .fn<ProviderDescriptor<{ answer: string }>['create']>()
+      .mockRejectedValueOnce(new Error('the key could not be read'))
+      .mockResolvedValue({ run: async () => 'ran' });
+    const provider = asSocialProvider(descriptor(create), { answer: 'x' });
+
+    await expect(provider.run(request)).rejects.toThrow('the key could not be read');
+    expect(await provider.run(request)).toBe('ran');
+    expect(create).toHaveBeenCalledTimes(2);
+  });
+});
