@@ -3,30 +3,53 @@ import { boundedMemo } from '../lib/bounded-memo.ts';
 import { endpoint, JsonText } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { NETWORKS } from '../lib/model.ts';
-import type { OperationDescriptor } from '../lib/social/catalog/descriptors.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
-import { listingKey, listSocialOperations } from '../lib/social/list.ts';
+import { listingKey, listSocialOperations, type OperationListing } from '../lib/social/list.ts';
 
 /**
  * Listings already serialized, by the operations they list. The descriptors are fixed for the
  * life of an instance, so a listing is a function of its operation names: an instance serializes
- * each listing (up to ~170 KB of JSON Schemas, ~2 ms) once per set of enabled networks instead
- * of once per request (docs/performance.md). Bounded: there are 2^7 sets of networks at most.
+ * each listing (up to ~170 KB of JSON Schemas, ~2 ms) once per set of enabled networks (and
+ * `include`) instead of once per request (docs/performance.md). Bounded: there are 2^7 sets of
+ * networks at most. The provider is the instance's: the same in every listing it serves.
  */
 const listings = boundedMemo<JsonText>(32);
 
-const serializedListing = (listing: { operations: readonly OperationDescriptor[] }): JsonText =>
+const serializedListing = (listing: OperationListing): JsonText =>
   listings(listingKey(listing.operations), () => new JsonText(JSON.stringify(listing)));
 
-/** GET /social/operations?organization_id= — any member; the operations this workspace can run. */
-export const handler = endpoint({ schemas: { query: z.object({ organization_id: organizationId }) } }, async ({ query }, context) =>
-  serializedListing(await listSocialOperations(context.caller, query.organization_id)),
+const query = z.object({
+  organization_id: organizationId,
+  include: z.optional(
+    z.enum(['unavailable']).register(z.globalRegistry, {
+      description:
+        "`unavailable`: also list the operations of the organization's networks that this deployment's provider does not serve, with `available: false`",
+    }),
+  ),
+});
+
+/**
+ * GET /social/operations?organization_id=[&include=unavailable] — any member; the operations this
+ * workspace can run, or with `include=unavailable` also those its deployment's provider lacks.
+ */
+export const handler = endpoint({ schemas: { query } }, async ({ query }, context) =>
+  serializedListing(
+    await listSocialOperations(context.caller, query.organization_id, { includeUnavailable: query.include === 'unavailable' }),
+  ),
 );
 
 const jsonSchema = z.record(z.string(), z.unknown());
 
 /** The 200 body, for the API description. */
 export const responseSchema = z.object({
+  provider: z.object({
+    name: z.string().register(z.globalRegistry, {
+      description: "this deployment's social data provider: `ScrapeCreators`, or `sample` (generated data, for local and trial stacks)",
+    }),
+    sample_data: z.boolean().register(z.globalRegistry, {
+      description: 'true when runs answer generated sample data (`Sample-Data: true` on each run), never real accounts',
+    }),
+  }),
   operations: z.array(
     z.object({
       name: z.enum(OPERATION_NAMES),
@@ -35,6 +58,10 @@ export const responseSchema = z.object({
       cost: z.int().register(z.globalRegistry, { description: 'credits a run costs (refunded if the provider fails)' }),
       cached_cost: z.int().register(z.globalRegistry, {
         description: "credits a run answered from this organization's cached result costs (`Cache-Control: max-age`)",
+      }),
+      available: z.boolean().register(z.globalRegistry, {
+        description:
+          "whether this deployment's provider serves the operation; false (listed with `include=unavailable` only): a run answers 403 `operation_not_enabled`",
       }),
       input_schema: jsonSchema,
       output_schema: jsonSchema,

@@ -273,11 +273,14 @@ export const operationNotEnabled = (operation: string, network: string): Service
     `operation ${operation} is not enabled for this organization: its ${network} network is turned off`,
   );
 
-/** The deployment's social data provider has no such operation: no organization can run it here. */
-export const operationNotOffered = (operation: string): ServiceError =>
+/**
+ * The deployment's social data provider has no such operation: no organization can run it here.
+ * Names the provider and where a client sees this before calling (docs/social-operations.md).
+ */
+export const operationNotOffered = (operation: string, provider: string): ServiceError =>
   new ServiceError(
     'operation_not_enabled',
-    `operation ${operation} is not offered by this deployment's social data provider; GET /social/operations lists the operations you can run`,
+    `operation ${operation} is not served by ${provider}, this deployment's social data provider; GET /social/operations?include=unavailable marks each operation's availability (available: false)`,
   );
 
 // ---------------------------------------------------------------- 404

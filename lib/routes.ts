@@ -530,6 +530,19 @@ export const routes: readonly Route[] = [
     errors: ['forbidden', 'not_found'],
   },
   {
+    name: 'GetServiceIndex',
+    method: 'GET',
+    path: '/',
+    entry: 'functions/get-service-index.ts',
+    tableActions: [],
+    public: true,
+    summary: 'Where to start: the reference page and the API description',
+    description:
+      "No token needed, not rate limited. `{ name, docs, openapi }`: the URLs of this deployment's reference page (`/docs`) and of this document (`/openapi.json`). A browser (`Accept` naming `text/html`) is redirected to `/docs` instead (302).",
+    tag: 'API description',
+    errors: [],
+  },
+  {
     name: 'GetOpenApiDocument',
     method: 'GET',
     path: '/openapi.json',

@@ -482,9 +482,67 @@ describe('events list', () => {
     const all = await admin('events', 'list', '--org', orgId, '--days', '1');
     const two = await admin('events', 'list', '--org', orgId, '--limit', '2');
 
-    expect(all.json).toEqual({ organization_id: orgId, since: expect.any(String), events: expect.any(Array), has_more: false });
+    expect(all.json).toEqual({
+      organization_id: orgId,
+      since: expect.any(String),
+      events: expect.any(Array),
+      next_cursor: null,
+      has_more: false,
+    });
     expect(all.json.events.map((event: { amount: number }) => event.amount)).toEqual([-2, 1, 10]);
     expect(two.json.events.map((event: { amount: number }) => event.amount)).toEqual([-2, 1]);
+    expect(two.json).toMatchObject({ next_cursor: expect.any(String), has_more: true });
+  });
+
+  it('pages with --cursor like the API: each event of the window once, in order, while new ones are written', async () => {
+    const { orgId } = await workspace({ credits: 10 });
+    for (let i = 1; i <= 4; i += 1) await admin('credits', 'grant', '--org', orgId, '--amount', String(i));
+    const whole = await admin('events', 'list', '--org', orgId);
+    const first = await admin('events', 'list', '--org', orgId, '--limit', '2');
+    // Written after the walk began: outside its window, so no page shifts.
+    await admin('credits', 'grant', '--org', orgId, '--amount', '100');
+    const second = await admin('events', 'list', '--org', orgId, '--limit', '2', '--cursor', first.json.next_cursor);
+    const third = await admin('events', 'list', '--org', orgId, '--limit', '2', '--cursor', second.json.next_cursor);
+
+    // Exactly the events of one whole listing of that window, in its order (ties in a millisecond by id).
+    const ids = (page: typeof first) => page.json.events.map((event: { id: string }) => event.id);
+    expect([...ids(first), ...ids(second), ...ids(third)]).toEqual(ids(whole));
+    expect(whole.json.events.map((event: { amount: number }) => event.amount).sort((a: number, b: number) => a - b)).toEqual([
+      1, 2, 3, 4, 10,
+    ]);
+    expect([first.json.has_more, second.json.has_more, third.json.has_more]).toEqual([true, true, false]);
+    expect(third.json.next_cursor).toBeNull();
+    // The window stays the first page's.
+    expect(new Set([first.json.since, second.json.since, third.json.since]).size).toBe(1);
+    // A fresh walk sees the new event first.
+    expect((await admin('events', 'list', '--org', orgId, '--limit', '1')).json.events[0].amount).toBe(100);
+  });
+
+  it('refuses a cursor that is not one it printed, or given with another --org or --days, before reading anything', async () => {
+    const [{ orgId }, other] = await Promise.all([workspace({ credits: 10 }), workspace({ credits: 10 })]);
+    await admin('credits', 'grant', '--org', orgId, '--amount', '1');
+    const { next_cursor: cursor } = (await admin('events', 'list', '--org', orgId, '--limit', '1', '--days', '7')).json;
+
+    const refusals = await Promise.all([
+      admin('events', 'list', '--org', orgId, '--days', '7', '--cursor', `${cursor}x`),
+      admin('events', 'list', '--org', other.orgId, '--days', '7', '--cursor', cursor),
+      admin('events', 'list', '--org', orgId, '--cursor', cursor),
+    ]);
+    expect(refusals.map(({ code, stderr }) => ({ code, stderr }))).toEqual([
+      {
+        code: 2,
+        stderr: expect.stringContaining(
+          'events list: --cursor is not a cursor this service issued for this listing; list again without a cursor',
+        ),
+      },
+      { code: 2, stderr: expect.stringContaining('events list: --cursor was issued for another organization') },
+      {
+        code: 2,
+        stderr: expect.stringContaining(
+          'events list: --cursor was issued for --days 7; send --days 7 with it, or list again without a cursor',
+        ),
+      },
+    ]);
   });
 
   it('refuses an organization that does not exist rather than showing no events', async () => {

@@ -78,6 +78,7 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   OAuthProtectedResource: '',
   // Read from the table once a minute per instance: the bench's warm-up request did.
   GetJwks: '',
+  GetServiceIndex: '',
   GetOpenApiDocument: '',
   GetDocsPage: '',
   GetDocsAsset: '',

@@ -76,6 +76,7 @@ describe('GET /docs in headless Chromium', () => {
     await page.click('#operations-instagram-instagram_profile .opblock-summary-control');
     const opened = await page.waitForSelector('#operations-instagram-instagram_profile .responses-wrapper', { timeout: 30_000 });
     const openedText = await page.$eval('#operations-instagram-instagram_profile', (block) => block.textContent ?? '');
+    const info = await page.$eval('.information-container', (block) => block.textContent ?? '');
     await (await page.$('#operations-instagram-instagram_profile'))?.screenshot({ path: new URL('docs-operation.png', OUTPUT).pathname });
 
     expect(response?.status()).toBe(200);
@@ -91,5 +92,12 @@ describe('GET /docs in headless Chromium', () => {
     expect(opened).not.toBeNull();
     for (const text of ['Idempotency-Key', 'organization_id', 'natgeo', 'insufficient_credits', 'Credits-Charged'])
       expect(openedText).toContain(text);
+    // The license the repository is under, as the document says it.
+    expect(info).toContain('MIT');
+    expect(info).not.toContain('Proprietary');
+
+    // A browser opening the base URL lands on this page (GET / redirects by Accept).
+    await page.goto(`${stack.baseUrl}/`, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    expect(page.url()).toBe(`${stack.baseUrl}/docs`);
   }, 90_000);
 });

@@ -66,7 +66,7 @@ describe('an operation that cannot run here', () => {
       message: 'operation youtube_video is not enabled for this organization: its youtube network is turned off',
     });
   });
-  // The provider's side ("not offered by this deployment's social data provider"): test/social/http-provider.test.ts.
+  // The provider's side ("not served by ScrapeCreators, this deployment's social data provider"): test/social/http-provider.test.ts.
 });
 
 describe('validation messages', () => {

@@ -80,7 +80,7 @@ describe('the error catalog', () => {
       errors.mayNotRestore(),
       errors.onlyOwnersListEvents(),
       errors.operationNotEnabled('x_search', 'x'),
-      errors.operationNotOffered('x_search'),
+      errors.operationNotOffered('x_search', 'ScrapeCreators'),
       errors.unknownOperation('instagram_profil', 'instagram_profile'),
       errors.notFound(),
       errors.notFoundUpstream('no such account'),

@@ -18,6 +18,7 @@ import { buildDocument, loadRouteModules, type RouteModule } from '../lib/openap
 import { type Route, routes } from '../lib/routes.ts';
 import { EXAMPLE_INPUTS } from '../lib/social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../lib/social/catalog/index.ts';
+import { SCRAPECREATORS_OPERATIONS } from '../lib/social/providers/scrapecreators/operations.ts';
 import { assertDescribed } from './support/contract.ts';
 import { call } from './support/http.ts';
 
@@ -63,6 +64,11 @@ describe('validity', () => {
     return problems.map((problem) => `${problem.severity} ${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`);
   };
 
+  it('says the license the repository is under: MIT', () => {
+    expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(readFileSync(new URL('../LICENSE', import.meta.url), 'utf8')).toMatch(/^MIT License/);
+  });
+
   it('is OpenAPI 3.1 with no error under Redocly’s recommended rules', async () => {
     expect(document.openapi).toMatch(/^3\.1\./);
     expect((await lint('recommended')).filter((problem) => problem.startsWith('error'))).toEqual([]);
@@ -75,6 +81,7 @@ describe('validity', () => {
       'error no-ambiguous-paths #/paths/~1social~1jobs~1{job_id}: Paths should resolve unambiguously. Found two ambiguous paths: `/social/{operation}/jobs` and `/social/jobs/{job_id}`.',
       'error no-ambiguous-paths #/paths/~1social~1{operation}~1quote: Paths should resolve unambiguously. Found two ambiguous paths: `/social/jobs/{job_id}` and `/social/{operation}/quote`.',
       'error operation-4xx-response #/paths/~1.well-known~1jwks.json/get/responses: Operation must have at least one `4XX` response.',
+      'error operation-4xx-response #/paths/~1/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1openapi.json/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1docs/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1.well-known~1oauth-protected-resource/get/responses: Operation must have at least one `4XX` response.',
@@ -400,6 +407,12 @@ describe('social operations', () => {
     const { $schema: _out, ...output } = descriptor(definition).output_schema;
 
     expect(operation).toMatchObject({ operationId: name, tags: [definition.network ?? 'cross-network'], 'x-credit-cost': definition.cost });
+    // Which providers serve it, and for the others what a deployment on them answers.
+    const servedByScrapeCreators = name === 'resolve_mention' || SCRAPECREATORS_OPERATIONS.has(name);
+    expect(operation['x-served-by']).toEqual(servedByScrapeCreators ? ['ScrapeCreators', 'sample'] : ['sample']);
+    expect(operation.description.includes('Not served by ScrapeCreators: a deployment on it answers 403 `operation_not_enabled`')).toBe(
+      !servedByScrapeCreators,
+    );
     expect(operation.requestBody.content['application/json'].schema).toEqual(input);
     expect(inlined(operation.responses['200'].content['application/json'].schema)).toEqual(output);
     expect(operation.responses['402']).toEqual(document.paths['/social/{operation}'].post.responses['402']);

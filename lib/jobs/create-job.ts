@@ -103,7 +103,8 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   const refused = accessRefusal(org, member, { operation: operation.name, network: operation.network, cost: operation.cost });
   if (refused) throw refused;
   if (!org) throw notAMember();
-  if (!isEnabled(operation, org.networks, (name) => socialProvider().serves(name))) throw operationNotOffered(operation.name);
+  const provider = socialProvider();
+  if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name, provider.displayName);
   if (record) return replay(record, requestHash);
 
   const webhookSecret = request.webhookUrl === undefined ? null : newWebhookSecret();

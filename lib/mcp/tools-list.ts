@@ -5,7 +5,7 @@
 import { boundedMemo } from '../bounded-memo.ts';
 import { logger } from '../log.ts';
 import type { OperationDescriptor } from '../social/catalog/descriptors.ts';
-import { listingKey, listSocialOperations } from '../social/list.ts';
+import { type ListedOperation, listingKey, listSocialOperations } from '../social/list.ts';
 import { BUDGET_TOOL } from './budget-tool.ts';
 import { JOB_TOOLS } from './job-tools.ts';
 import { errorResponse, type RequestId, resultResponse, type ThrownError } from './jsonrpc.ts';
@@ -13,8 +13,11 @@ import { protocolError } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { toolOf } from './tools.ts';
 
-/** The operations this caller may list as tools, or the JSON-RPC error that refuses the listing. */
-async function listedOperations(scope: McpScope): Promise<OperationDescriptor[]> {
+/**
+ * The operations this caller may list as tools (the available ones: an agent is offered only
+ * what it can call), or the JSON-RPC error that refuses the listing.
+ */
+async function listedOperations(scope: McpScope): Promise<ListedOperation[]> {
   logger.appendKeys({ mcp_method: 'tools/list' });
   try {
     return (await listSocialOperations(scope.caller, scope.orgId)).operations;
@@ -34,7 +37,7 @@ const listings = boundedMemo<string>(32);
 
 /** The JSON-RPC response to a tools/list whose params are valid: the SDK's bytes, from the serialized listing. */
 export async function toolsListAnswer(id: RequestId, scope: McpScope): Promise<string> {
-  let operations: OperationDescriptor[];
+  let operations: ListedOperation[];
   try {
     operations = await listedOperations(scope);
   } catch (error) {

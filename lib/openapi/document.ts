@@ -19,6 +19,7 @@ import { type Route, routes as routeTable } from '../routes.ts';
 import { EXAMPLE_INPUTS } from '../social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../social/catalog/index.ts';
 import { exampleFields } from '../social/fields.ts';
+import { PROVIDERS } from '../social/providers/index.ts';
 import { type HeaderDescription, REQUEST_HEADERS, RESPONSE_HEADERS } from './headers.ts';
 import { SharedSchemas } from './shared-schemas.ts';
 
@@ -40,6 +41,8 @@ export interface RouteModule {
   successStatus?: number;
   /** Success statuses without a body besides 200 (a 202 for a notification, …), with what each means. */
   otherResponses?: Readonly<Record<string, string>>;
+  /** Headers of those statuses beyond those every answer carries (a redirect's `Location`). */
+  otherResponseHeaders?: Readonly<Record<string, readonly string[]>>;
   /**
    * The request body of an endpoint() route that reads its body itself (the MCP route: the MCP
    * transport validates it), with an example.
@@ -309,7 +312,7 @@ function otherResponses(module: RouteModule): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(module.otherResponses ?? {}).map(([status, description]) => [
       status,
-      { description, headers: responseHeaders(Number(status), module.handler.endpoint, []) },
+      { description, headers: responseHeaders(Number(status), module.handler.endpoint, [], module.otherResponseHeaders?.[status]) },
     ]),
   );
 }
@@ -325,6 +328,9 @@ function methodsOf(route: Route, module: RouteModule): string[] {
   return module.methods.map((method) => method.toLowerCase());
 }
 
+/** The providers as `x-served-by` names them: a real vendor before generated sample data. */
+const VENDORS_FIRST = [...PROVIDERS].sort((a, b) => Number(a.sampleData) - Number(b.sampleData));
+
 /** The run route again, for one catalog operation: its own input and output schemas, example and cost. */
 function catalogOperation(name: string, runRoute: Route, module: RouteModule, shared: SharedResponses, schemas: SharedSchemas): Json {
   const definition = defined(CATALOG.get(name), `operation ${name}`);
@@ -334,13 +340,21 @@ function catalogOperation(name: string, runRoute: Route, module: RouteModule, sh
     schema: withoutDialect(input_schema),
     example: EXAMPLE_INPUTS[name],
   });
+  // Which providers serve it: a deployment's own answer is GET /social/operations?include=unavailable.
+  const servedBy = VENDORS_FIRST.filter((provider) => provider.serves(name)).map((provider) => provider.displayName);
+  const notServed = VENDORS_FIRST.filter((provider) => !provider.serves(name)).map((provider) => provider.displayName);
+  const availability =
+    notServed.length === 0
+      ? ''
+      : `\n\nNot served by ${notServed.join(' or ')}: a deployment on it answers 403 \`operation_not_enabled\`, and its \`GET /social/operations?include=unavailable\` lists this operation with \`available: false\`.`;
   return {
     operationId: name,
     summary: definition.description.split(/[.:](\s|$)/)[0],
-    description: `${description}\n\nThe same as \`POST ${RUN_PATH}\` with \`operation\` = \`${name}\`: charged before the provider is called, refunded if it fails.`,
+    description: `${description}\n\nThe same as \`POST ${RUN_PATH}\` with \`operation\` = \`${name}\`: charged before the provider is called, refunded if it fails.${availability}`,
     tags: [definition.network ?? CROSS_NETWORK_TAG],
     'x-credit-cost': definition.cost,
     'x-cached-credit-cost': definition.cachedCost,
+    'x-served-by': servedBy,
     parameters: parameters
       .filter((parameter) => (parameter as Json).in !== 'path')
       // `fields` with paths this operation's output has.
@@ -471,7 +485,7 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
       title: 'Workspace Service API',
       version: API_VERSION,
       description: DESCRIPTION,
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     // GET /openapi.json replaces it with the URL the document was read from (functions/get-openapi-document.ts).
     servers: [

@@ -101,7 +101,8 @@ export const RESPONSE_HEADERS = {
     example: 42,
   },
   Location: {
-    description: "Where the created resource is read: a job's `/social/jobs/{job_id}`.",
+    description:
+      "Where the created resource is read (a job's `/social/jobs/{job_id}`), or where a redirect leads (`GET /` sends a browser to `/docs`).",
     schema: { type: 'string' },
     example: '/social/jobs/job_0123456789abcdef0123456789abcdef',
   },

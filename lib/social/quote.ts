@@ -17,7 +17,7 @@ import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts
 import type { Caller } from '../model.ts';
 import type { FieldsParam } from './fields.ts';
 import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
-import { servedByProvider } from './providers/index.ts';
+import { providerIdentity, servedByProvider } from './providers/index.ts';
 import { lookUp } from './result-cache.ts';
 
 export interface Quote {
@@ -70,7 +70,7 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const shortfall = cost === 0 ? null : creditRefusal(payer, cost, spent);
   const refusal =
     accessRefusal(org, member, { operation: operation.name, network: operation.network, cost }) ??
-    (isEnabled(operation, org.networks, servedByProvider) ? null : operationNotOffered(operation.name)) ??
+    (isEnabled(operation, org.networks, servedByProvider) ? null : operationNotOffered(operation.name, providerIdentity().displayName)) ??
     maxCreditsRefusal(cost, request.maxCredits) ??
     (shortfall ? shortfallRefusal(shortfall, payer, spent, cost, now) : null);
   return {

@@ -198,7 +198,8 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (refused) throw refused;
     if (!org || !member) throw new Error('unreachable: accessRefusal refuses a missing organization or member');
     // The organization's networks were checked by accessRefusal: what remains is the provider.
-    if (!isEnabled(operation, org.networks, (name) => provider.serves(name))) throw operationNotOffered(operation.name);
+    if (!isEnabled(operation, org.networks, (name) => provider.serves(name)))
+      throw operationNotOffered(operation.name, provider.displayName);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
     const capped = decision.kind === 'charge' ? maxCreditsRefusal(ask.cost, request.maxCredits) : null;

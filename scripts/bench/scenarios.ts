@@ -842,6 +842,7 @@ export const SCENARIOS: readonly Scenario[] = [
   mcpToolsCall,
   publicDocument('OAuthProtectedResource', 'GET oauth-protected-resource'),
   publicDocument('GetJwks', 'GET /.well-known/jwks.json'),
+  publicDocument('GetServiceIndex', 'GET /'),
   publicDocument('GetOpenApiDocument', 'GET /openapi.json'),
   publicDocument('GetDocsPage', 'GET /docs'),
   publicDocument('GetDocsAsset', `GET /docs/${DOCS_ASSETS[0]!.name}`, { asset: DOCS_ASSETS[0]!.name }),

@@ -14,6 +14,8 @@ Object.assign(process.env, {
 });
 const run = await import('../../functions/run-social-operation.ts');
 const list = await import('../../functions/list-social-operations.ts');
+const quote = await import('../../functions/quote-social-operation.ts');
+const createJob = await import('../../functions/create-social-job.ts');
 const { workspace } = await import('../support/fixtures.ts');
 const { call, withoutRequestId } = await import('../support/http.ts');
 const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
@@ -49,10 +51,38 @@ describe('the http provider (ScrapeCreators) against a stub on 127.0.0.1', () =>
     ]);
   });
 
-  it('lists only the served operations', async () => {
+  it('lists only the served operations, naming the provider', async () => {
     const { orgId, users } = await workspace();
     const answer = await call(list.handler, { url: `/social/operations?organization_id=${orgId}`, token: tokenFor(users.viewer) });
+    expect(answer.body.provider).toEqual({ name: 'ScrapeCreators', sample_data: false });
     expect(answer.body.operations.map((operation: { name: string }) => operation.name)).toEqual(SERVED);
+    expect(answer.body.operations.every((operation: { available: boolean }) => operation.available)).toBe(true);
+  });
+
+  it('with include=unavailable lists the others too, in catalog order, each available: false', async () => {
+    const { orgId, users } = await workspace();
+    const answer = await call(list.handler, {
+      url: `/social/operations?organization_id=${orgId}&include=unavailable`,
+      token: tokenFor(users.viewer),
+    });
+    expect(answer.status).toBe(200);
+    const listed = answer.body.operations as { name: string; available: boolean; cost: number }[];
+    expect(listed.map((operation) => operation.name)).toEqual(OPERATION_NAMES);
+    expect(listed.filter((operation) => !operation.available).map((operation) => operation.name)).toEqual(UNSERVED);
+    // Otherwise the same descriptor: a client reads its schemas and cost before choosing.
+    expect(listed.find((operation) => operation.name === 'x_search')).toMatchObject({ name: 'x_search', network: 'x', cost: 1 });
+  });
+
+  it('with include=unavailable still leaves out the networks the organization turned off', async () => {
+    const { orgId, users } = await workspace({ networks: ['x'] });
+    const answer = await call(list.handler, {
+      url: `/social/operations?organization_id=${orgId}&include=unavailable`,
+      token: tokenFor(users.viewer),
+    });
+    const listed = answer.body.operations as { name: string; available: boolean }[];
+    expect(listed.map((operation) => [operation.name, operation.available])).toEqual(
+      OPERATION_NAMES.filter((name) => name.startsWith('x_') || name === 'resolve_mention').map((name) => [name, SERVED.includes(name)]),
+    );
   });
 
   it('refuses an operation it does not serve with 403 operation_not_enabled, uncharged', async () => {
@@ -62,9 +92,34 @@ describe('the http provider (ScrapeCreators) against a stub on 127.0.0.1', () =>
     expect(withoutRequestId(answer.body)).toEqual({
       code: 'operation_not_enabled',
       message:
-        "operation x_search is not offered by this deployment's social data provider; GET /social/operations lists the operations you can run",
+        "operation x_search is not served by ScrapeCreators, this deployment's social data provider; GET /social/operations?include=unavailable marks each operation's availability (available: false)",
     });
     expect((await getOrganization(orgId))!.credits).toBe(3);
+  });
+
+  it('says the same to a quote (its refusal) and to a job (403, no job)', async () => {
+    const { orgId, users } = await workspace({ credits: 3 });
+    const refusal = {
+      code: 'operation_not_enabled',
+      message:
+        "operation x_trends is not served by ScrapeCreators, this deployment's social data provider; GET /social/operations?include=unavailable marks each operation's availability (available: false)",
+    };
+    const quoted = await call(quote.handler, {
+      method: 'POST',
+      url: `/social/x_trends/quote?organization_id=${orgId}`,
+      token: tokenFor(users.editor),
+      body: VALID_INPUTS.x_trends,
+    });
+    expect(quoted.status).toBe(200);
+    expect(quoted.body).toMatchObject({ allowed: false, refusal: { ...refusal, data: {} } });
+    const job = await call(createJob.handler, {
+      method: 'POST',
+      url: `/social/x_trends/jobs?organization_id=${orgId}`,
+      token: tokenFor(users.editor),
+      body: { inputs: [VALID_INPUTS.x_trends] },
+    });
+    expect(job.status).toBe(403);
+    expect(withoutRequestId(job.body)).toEqual(refusal);
   });
 
   describe.each(SERVED.filter((name) => name !== 'resolve_mention').map((name) => [name]))('%s', (name) => {

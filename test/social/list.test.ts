@@ -9,6 +9,9 @@ import { call, withoutRequestId } from '../support/http.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 const listUrl = (orgId: string) => `/social/operations?organization_id=${orgId}`;
+/** An operation as the listing shows it on a deployment whose provider serves it. */
+const listed = (name: string) => ({ ...descriptors().get(name), available: true });
+const SAMPLE = { name: 'sample', sample_data: true };
 
 describe('GET /social/operations', () => {
   it.each(['viewer', 'editor', 'owner'] as const)('lists all 52 operations to a %s of a workspace with every network', async (role) => {
@@ -16,7 +19,7 @@ describe('GET /social/operations', () => {
     const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users[role]) });
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json');
-    expect(answer.body).toEqual({ operations: OPERATION_NAMES.map((name) => descriptors().get(name)) });
+    expect(answer.body).toEqual({ provider: SAMPLE, operations: OPERATION_NAMES.map(listed) });
   });
 
   it('returns each descriptor with the documented fields', async () => {
@@ -29,6 +32,7 @@ describe('GET /social/operations', () => {
       description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
       cost: 1,
       cached_cost: 0,
+      available: true,
       input_schema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
@@ -71,6 +75,22 @@ describe('GET /social/operations', () => {
     const { orgId, users } = await workspace({ networks: [] });
     const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users.owner) });
     expect(answer.body.operations.map((operation: { name: string }) => operation.name)).toEqual(['resolve_mention']);
+  });
+
+  it('with include=unavailable lists the same on a provider that serves every operation: nothing is unavailable', async () => {
+    const { orgId, users } = await workspace({ networks: ['x'] });
+    const plain = await call(handler, { url: listUrl(orgId), token: tokenFor(users.viewer) });
+    const all = await call(handler, { url: `${listUrl(orgId)}&include=unavailable`, token: tokenFor(users.viewer) });
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual(plain.body);
+    expect(all.body.operations.every((operation: { available: boolean }) => operation.available)).toBe(true);
+  });
+
+  it('refuses another include with 400 naming query.include', async () => {
+    const { orgId, users } = await workspace();
+    const answer = await call(handler, { url: `${listUrl(orgId)}&include=everything`, token: tokenFor(users.viewer) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.data.issues).toEqual([{ path: ['query', 'include'], code: 'invalid_value', message: 'must be "unavailable"' }]);
   });
 
   it('a non-member and an unknown organization get the same 403', async () => {
@@ -123,7 +143,7 @@ describe('GET /social/operations', () => {
     expect(names(x1)).toEqual(OPERATION_NAMES.filter((name) => name.startsWith('x_') || name === 'resolve_mention'));
     expect(names(reddit)).toEqual(OPERATION_NAMES.filter((name) => name.startsWith('reddit_') || name === 'resolve_mention'));
     expect([x2.raw, x3.raw]).toEqual([x1.raw, x1.raw]);
-    expect(x1.raw).toBe(JSON.stringify({ operations: names(x1).map((name: string) => descriptors().get(name)) }));
+    expect(JSON.parse(x1.raw)).toEqual({ provider: SAMPLE, operations: names(x1).map(listed) });
   });
 
   it('serves the descriptors computed once, on first use, not per request', async () => {
@@ -131,7 +151,9 @@ describe('GET /social/operations', () => {
     const caller = { userId: users.viewer };
     const first = await listSocialOperations(caller, orgId);
     const second = await listSocialOperations(caller, orgId);
-    expect(first.operations[0]).toBe(descriptors().get('x_search'));
+    expect(first.operations[0]).toEqual(listed('x_search'));
     expect(second.operations[0]).toBe(first.operations[0]);
+    // The descriptor's schemas themselves, not copies.
+    expect(first.operations[0]!.input_schema).toBe(descriptors().get('x_search')!.input_schema);
   });
 });

@@ -62,6 +62,7 @@ describe('a descriptor on the run path', () => {
   const request = { input: {} } as ProviderRequest;
   const descriptor = (create: ProviderDescriptor<{ answer: string }>['create']): ProviderDescriptor<{ answer: string }> => ({
     name: 'fake',
+    displayName: 'Fake',
     sampleData: false,
     settings: () => ({ answer: 'unused' }),
     serves: (operation) => operation === 'instagram_profile',

@@ -23,6 +23,7 @@ export interface HttpProviderSettings {
 /** SOCIAL_PROVIDER=http: ScrapeCreators, for the operations it has an endpoint for and resolve_mention (parsed here, verified with a mapped profile operation). */
 export const HTTP_PROVIDER: ProviderDescriptor<HttpProviderSettings> = {
   name: 'http',
+  displayName: 'ScrapeCreators',
   sampleData: false,
   settings() {
     const apiKey = optional('SCRAPECREATORS_API_KEY');

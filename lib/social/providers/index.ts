@@ -36,6 +36,12 @@ function configuredProvider(): Configured {
 /** Whether the configured provider serves the operation. */
 export const servedByProvider = (operation: string): boolean => configuredProvider().descriptor.serves(operation);
 
+/** The configured provider as clients see it: its display name, and whether its answers are generated sample data. */
+export function providerIdentity(): { displayName: string; sampleData: boolean } {
+  const { displayName, sampleData } = configuredProvider().descriptor;
+  return { displayName, sampleData };
+}
+
 let provider: SocialProvider | undefined;
 
 /** The configured provider, for the run path. */
@@ -59,6 +65,7 @@ export function asSocialProvider<Settings>(descriptor: ProviderDescriptor<Settin
   };
   return {
     name: descriptor.name,
+    displayName: descriptor.displayName,
     sampleData: descriptor.sampleData,
     serves: (operation) => descriptor.serves(operation),
     run: async (request) => (await code()).run(request),

@@ -262,6 +262,7 @@ export const sampleProvider: ProviderRun = {
 /** SOCIAL_PROVIDER=sample: every operation, answered with generated data (npm start, tests, a stack deployed for rehearsal). */
 export const SAMPLE_PROVIDER: ProviderDescriptor<{ latencyMs: number }> = {
   name: 'sample',
+  displayName: 'sample',
   sampleData: true,
   // A real provider's latency, for benches and demos (default 0).
   settings: () => ({ latencyMs: integer('SAMPLE_PROVIDER_LATENCY_MS', 0, 0) }),

@@ -19,6 +19,8 @@ export interface ProviderRun {
 /** The configured provider as the run path sees it (lib/social/providers/index.ts). */
 export interface SocialProvider extends ProviderRun {
   readonly name: string;
+  /** How the API names it to clients (the 403 of an operation it does not serve). */
+  readonly displayName: string;
   /** Its answers are generated sample data, not real data: runs say so (`Sample-Data: true`). */
   readonly sampleData: boolean;
   /** Whether this provider can run the operation; the others are neither listed nor run. */
@@ -33,6 +35,11 @@ export interface SocialProvider extends ProviderRun {
 export interface ProviderDescriptor<Settings = unknown> {
   /** The value of SOCIAL_PROVIDER that selects it. */
   readonly name: string;
+  /**
+   * How the API names it to clients (the listing's `provider`, the 403 of an operation it does not
+   * serve, the OpenAPI `x-served-by`): the vendor, not the configuration's word for it (`http`).
+   */
+  readonly displayName: string;
   readonly sampleData: boolean;
   /** Its own settings, read from the environment once per cold start; throws naming the variable that is wrong. */
   settings(): Settings;
