@@ -24,8 +24,14 @@ async function main() {
   const startedAt = new Date().toISOString();
   const loadAtStart = loadavg();
   // Every request of the run counts against one user's window: no route may answer 429 here.
-  const stack = await startBenchStack({ RATE_LIMIT_REQUESTS: String(1_000_000) });
+  // The notification endpoints' scenarios point at a loopback address, as under npm start.
+  const stack = await startBenchStack({ RATE_LIMIT_REQUESTS: String(1_000_000), JOBS_WEBHOOK_ALLOW_LOOPBACK: 'true' });
   try {
+    // A job's messages and a test event's delivery go to this process's own queues, as under npm
+    // start; nothing consumes them: the bench times requests (npm run bench:jobs and
+    // bench:webhooks time the work behind them). Loaded after the stack set LOG_LEVEL: the logger reads it then.
+    const { installEmbeddedQueues } = await import('../lib/local/embedded-queue.ts');
+    installEmbeddedQueues();
     const { runBench } = await import('./bench/run.ts');
     const { formatTable, renderChart } = await import('./bench/report.ts');
     const measured = await runBench({

@@ -69,6 +69,21 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // The caller's role and the key's spend counter together; then the one conditional write, which answers the key.
   UpdateApiKey: 'UpdateItem+GetItem+GetItem | UpdateItem',
   RevokeApiKey: 'UpdateItem+GetItem | UpdateItem',
+  // The membership beside the settings.
+  GetAlertSettings: 'UpdateItem+GetItem+GetItem',
+  // The caller's role; then the settings, in one transaction with the condition that the caller is still an owner.
+  PutAlertSettings: 'UpdateItem+GetItem | TransactWriteItems',
+  // The caller's role; then (the URL checked, no lookup for a literal address) the endpoint with the
+  // organization's count and the owner condition, in one transaction.
+  CreateWebhook: 'UpdateItem+GetItem | TransactWriteItems',
+  // The caller's role beside the page of endpoints.
+  ListWebhooks: 'UpdateItem+GetItem+Query',
+  // The caller's role; the endpoint's delete with its organization's count; then its deliveries' keys; their delete.
+  DeleteWebhook: 'UpdateItem+GetItem | TransactWriteItems | Query | BatchWriteItem',
+  // The caller's role beside the endpoint; then the delivery written once, under the event's id (its message queued after).
+  TestWebhook: 'UpdateItem+GetItem+GetItem | UpdateItem',
+  // The caller's role beside the endpoint; then the page of its deliveries.
+  ListWebhookDeliveries: 'UpdateItem+GetItem+GetItem | Query',
   RestoreAsset: 'UpdateItem+GetItem+Query | UpdateItem',
   RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreConversation: 'UpdateItem+GetItem+Query | TransactWriteItems',

@@ -9,6 +9,7 @@ import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb
 import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
 import { pemSigner } from '../../lib/auth/signer.ts';
 import { config } from '../../lib/config.ts';
+import { putAlertSettings } from '../../lib/db/alert-settings.ts';
 import { type ApiKeyRecord, createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
@@ -20,6 +21,7 @@ import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import { putCachedResult } from '../../lib/db/result-cache.ts';
 import { countUsage, type UsageDelta } from '../../lib/db/usage.ts';
+import { createEndpoint, putDelivery, type WebhookEndpointRecord } from '../../lib/db/webhook-endpoints.ts';
 import { defined } from '../../lib/defined.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
@@ -31,6 +33,8 @@ import type { ProjectRecord, RecordOf } from '../../lib/resources/model.ts';
 import { type Route, routeKey, routes } from '../../lib/routes.ts';
 import { findOperation, validateOperationInput } from '../../lib/social/operations.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { MAX_ENDPOINTS, TEST_EVENT_TYPE } from '../../lib/webhooks/endpoints.ts';
+import { newWebhookSecret } from '../../lib/webhooks/signature.ts';
 import { substitute } from './floor.ts';
 import { forEachIndex } from './pool.ts';
 
@@ -148,6 +152,19 @@ async function workspacePerSlot(context: BenchContext, role: Role, limits: Parti
     }),
   );
   return (i: number) => slots[i % slots.length]!;
+}
+
+/** An organization per request, with one member of `role`: for routes whose writes an organization's limit would refuse after a few (the route's and its floor's). */
+async function organizationPerRequest(context: BenchContext, count: number, role: Role) {
+  const members: { orgId: string; userId: string }[] = [];
+  await forEachIndex(count, context.slots, async (i) => {
+    const orgId = `org_bench_${hex()}`;
+    const userId = `user_bench_${hex()}`;
+    await createOrganization({ id: orgId });
+    await addMembership({ orgId, userId, role });
+    members[i] = { orgId, userId };
+  });
+  return members;
 }
 
 const listBillingEvents: Scenario = {
@@ -718,14 +735,7 @@ const createSocialJob: Scenario = {
   route: 'CreateSocialJob',
   label: 'POST social/x_profile/jobs (10 inputs)',
   async prepare(context, count) {
-    const editors: { orgId: string; userId: string }[] = [];
-    await forEachIndex(count, context.slots, async (i) => {
-      const orgId = `org_bench_${hex()}`;
-      const userId = `user_bench_${hex()}`;
-      await createOrganization({ id: orgId });
-      await addMembership({ orgId, userId, role: 'editor' });
-      editors[i] = { orgId, userId };
-    });
+    const editors = await organizationPerRequest(context, count, 'editor');
     const route = routeNamed('CreateSocialJob');
     const inputs = Array.from({ length: 10 }, (_, i) => ({ handle: `creator${i}` }));
     return {
@@ -788,6 +798,196 @@ const cancelSocialJob: Scenario = {
   },
 };
 
+/** Alert settings as an owner sets them: read by every GET (the defaults apply only while none are stored). */
+const BENCH_ALERT_SETTINGS = { low_balance: 1_000, thresholds: [50, 80, 100] };
+
+const getAlertSettings: Scenario = {
+  route: 'GetAlertSettings',
+  label: 'GET organizations/{id}/alerts',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    await putAlertSettings(orgId, userOf(0), BENCH_ALERT_SETTINGS, new Date());
+    const route = routeNamed('GetAlertSettings');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** The settings replaced again and again, an organization per slot: no two requests at once write the same item. */
+const putAlertSettingsScenario: Scenario = {
+  route: 'PutAlertSettings',
+  label: 'PUT organizations/{id}/alerts',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'owner');
+    const route = routeNamed('PutAlertSettings');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: slotOf(i).orgId },
+          token: context.tokenFor(slotOf(i).userId),
+          body: { low_balance: 1_000, thresholds: [100, 80, 50] },
+        }),
+      check: status(200),
+    };
+  },
+};
+
+/**
+ * Where the bench's endpoints point: a loopback address, accepted where loopback is allowed (the
+ * tests, npm start, the bench's own stack) and literal, so that no DNS lookup is timed. Nothing
+ * is ever sent to it: the bench runs no delivery consumer (npm run bench:webhooks times deliveries).
+ */
+const BENCH_HOOK_URL = 'http://127.0.0.1:9/hooks';
+
+/** An endpoint of `orgId` written as the service writes one (its organization's count too), past the limit of 10 when the bench needs more. */
+async function benchEndpoint(orgId: string, ownerId: string): Promise<WebhookEndpointRecord> {
+  const endpoint: WebhookEndpointRecord = {
+    id: `whk_${randomBytes(16).toString('hex')}`,
+    organization_id: orgId,
+    url: BENCH_HOOK_URL,
+    events: ['*'],
+    secret: newWebhookSecret(),
+    created_at: new Date().toISOString(),
+  };
+  await createEndpoint(endpoint, ownerId, Number.MAX_SAFE_INTEGER);
+  return endpoint;
+}
+
+/** `count` test events, a minute apart and newest first: the event ids and times of an endpoint's deliveries. */
+const benchEvents = (count: number) => {
+  const now = Date.now();
+  return Array.from({ length: count }, (_, k) => ({
+    id: `evt_${randomBytes(16).toString('hex')}`,
+    created_at: new Date(now - k * 60_000).toISOString(),
+  }));
+};
+
+/** The deliveries of `events` to endpoint `webhookId`, written through the service's own write (pending, unattempted). */
+async function benchDeliveries(
+  orgId: string,
+  webhookId: string,
+  events: readonly { id: string; created_at: string }[],
+  concurrency: number,
+) {
+  await forEachIndex(events.length, concurrency, async (k) => {
+    const { id, created_at } = events[k]!;
+    const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, created_at, organization_id: orgId, data: { webhook_id: webhookId } });
+    await putDelivery({ webhook_id: webhookId, id, type: TEST_EVENT_TYPE, created_at, body }, Date.now());
+  });
+}
+
+const notificationEndpoints = new WeakMap<BenchContext, Promise<WebhookEndpointRecord[]>>();
+
+/**
+ * The shared workspace's notification endpoints, as many as an organization may have (10),
+ * made once per run: listed whole, one tested, another's deliveries listed.
+ */
+function endpointsOf(context: BenchContext): Promise<WebhookEndpointRecord[]> {
+  let shared = notificationEndpoints.get(context);
+  if (!shared) {
+    shared = (async () => {
+      const { orgId, userOf } = await workspace(context);
+      const endpoints: WebhookEndpointRecord[] = [];
+      // One at a time: each is a transaction on the organization's count.
+      for (let k = 0; k < MAX_ENDPOINTS; k += 1) endpoints.push(await benchEndpoint(orgId, userOf(0)));
+      return endpoints;
+    })();
+    notificationEndpoints.set(context, shared);
+  }
+  return shared;
+}
+
+/** An endpoint per request, each in an organization of its own (10 at most in one: the route's and the floor's make 2). */
+const createWebhook: Scenario = {
+  route: 'CreateWebhook',
+  label: 'POST organizations/{id}/webhooks',
+  async prepare(context, count) {
+    const owners = await organizationPerRequest(context, count, 'owner');
+    const route = routeNamed('CreateWebhook');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: owners[i]!.orgId },
+          token: context.tokenFor(owners[i]!.userId),
+          body: { url: BENCH_HOOK_URL, events: ['spending_limit.threshold_reached', 'credits.balance_low'] },
+        }),
+      check: status(201),
+    };
+  },
+};
+
+const listWebhooks: Scenario = {
+  route: 'ListWebhooks',
+  label: `GET organizations/{id}/webhooks (${MAX_ENDPOINTS} of ${MAX_ENDPOINTS})`,
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    await endpointsOf(context);
+    const route = routeNamed('ListWebhooks');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/**
+ * An endpoint with 3 deliveries per request, and the floor its own copy (the same deliveries
+ * under another endpoint id): the delete is conditional on the endpoint, and removes its
+ * deliveries. An organization per slot, so that no two deletes at once change the same count.
+ */
+const deleteWebhook: Scenario = {
+  route: 'DeleteWebhook',
+  label: 'DELETE organizations/{id}/webhooks/{id} (3 deliveries)',
+  async prepare(context, count) {
+    const slotOf = await workspacePerSlot(context, 'owner');
+    const prepared: { id: string; replacements: Record<string, string> }[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      const { orgId, userId } = slotOf(i);
+      const events = benchEvents(3);
+      const [endpoint, copy] = [await benchEndpoint(orgId, userId), await benchEndpoint(orgId, userId)];
+      await benchDeliveries(orgId, endpoint.id, events, 1);
+      await benchDeliveries(orgId, copy.id, events, 1);
+      prepared[i] = { id: endpoint.id, replacements: { [endpoint.id]: copy.id } };
+    });
+    const route = routeNamed('DeleteWebhook');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: slotOf(i).orgId, webhook_id: prepared[i]!.id },
+          token: context.tokenFor(slotOf(i).userId),
+        }),
+      floorReplacements: (i) => prepared[i]!.replacements,
+      check: status(204),
+    };
+  },
+};
+
+/** A test event to one endpoint per request: a new delivery each time (its event id made up), queued on the embedded webhooks queue. */
+const testWebhook: Scenario = {
+  route: 'TestWebhook',
+  label: 'POST organizations/{id}/webhooks/{id}/test',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const [endpoint] = await endpointsOf(context);
+    const route = routeNamed('TestWebhook');
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId, webhook_id: endpoint!.id }, token: context.tokenFor(userOf(i)) }),
+      check: status(202),
+    };
+  },
+};
+
+const listWebhookDeliveries: Scenario = {
+  route: 'ListWebhookDeliveries',
+  label: 'GET organizations/{id}/webhooks/{id}/deliveries (25 of 100)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const endpoint = defined((await endpointsOf(context))[1], 'a second endpoint');
+    await benchDeliveries(orgId, endpoint.id, benchEvents(100), context.slots);
+    const route = routeNamed('ListWebhookDeliveries');
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId, webhook_id: endpoint.id }, token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
+  },
+};
+
 /** A public route that touches no table: a GET of `path`, answered 200. */
 const publicDocument = (name: string, label: string, path: Record<string, string> = {}): Scenario => ({
   route: name,
@@ -834,6 +1034,13 @@ export const SCENARIOS: readonly Scenario[] = [
   listApiKeys,
   updateApiKey,
   revokeApiKey,
+  getAlertSettings,
+  putAlertSettingsScenario,
+  createWebhook,
+  listWebhooks,
+  deleteWebhook,
+  testWebhook,
+  listWebhookDeliveries,
   restore('asset'),
   restore('skill'),
   restore('conversation'),
