@@ -17,7 +17,7 @@ import { startTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { receiver } from './receivers.ts';
 
-const stream = startTableStream();
+const stream = await startTableStream();
 afterAll(() => stream.stop());
 
 async function endpointFor(orgId: string, owner: string, events: string[]) {
@@ -126,7 +126,7 @@ describe('credits.balance_low', () => {
     });
     const hook = await endpointFor(orgId, owner, ['*']);
     const seen: Parameters<typeof tableStream>[0][] = [];
-    const replay = startTableStream({
+    const replay = await startTableStream({
       handler: (event) => {
         seen.push(event);
         return tableStream(event);

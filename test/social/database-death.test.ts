@@ -24,7 +24,7 @@ const port = dynamo.port;
 // This file's service talks to its own DynamoDB Local (set before the service reads its config).
 process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
 const setupClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
-await ensureTable(setupClient, String(process.env.TABLE_NAME));
+await ensureTable(setupClient, String(process.env.TABLE_NAME), { stream: false });
 setupClient.destroy();
 
 const { handler } = await import('../../functions/run-social-operation.ts');

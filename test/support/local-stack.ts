@@ -3,7 +3,7 @@ import { startJobWorker } from '../../lib/local/job-worker.ts';
 import { DEMO, seedDemoWorkspace } from '../../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { startWebhookDelivery } from '../../lib/local/webhook-delivery.ts';
-import { startTableStream } from './table-stream.ts';
+import { startTableStream, turnOnTableStream } from './table-stream.ts';
 import { tokenFor } from './tokens.ts';
 
 export interface LocalStack {
@@ -24,12 +24,14 @@ export interface LocalStack {
  */
 export async function startLocalStack(): Promise<LocalStack> {
   process.env.SOCIAL_PROVIDER = 'sample';
+  // The table's stream on before the seed, as `npm start` has it: the seed's runs are in usage.
+  await turnOnTableStream();
   await seedDemoWorkspace();
   const server = createLocalServer(await loadHandlers());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const stopWorkers = [startJobWorker(), startWebhookDelivery()];
-  const stream = startTableStream();
+  const stream = await startTableStream();
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     organizationId: DEMO.orgId,

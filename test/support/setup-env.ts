@@ -45,5 +45,6 @@ const embedded = () => import('../../lib/local/embedded-queue.ts');
 useLocalQueues((name) => ({ send: async (messages) => (await embedded()).embeddedQueue(name).send(messages) }));
 
 const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
-await ensureTable(client, tableName);
+// Without the table's stream: a file that reads it turns it on (test/support/table-stream.ts).
+await ensureTable(client, tableName, { stream: false });
 client.destroy();

@@ -21,7 +21,7 @@ import { call } from '../support/http.ts';
 import { startTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
 
-const stream = startTableStream();
+const stream = await startTableStream();
 afterAll(() => stream.stop());
 
 const HOUR_MS = 3_600_000;

@@ -23,7 +23,7 @@ import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { REPO, TSX } from '../support/processes.ts';
 import { runUrl } from '../support/social.ts';
-import { startTableStream } from '../support/table-stream.ts';
+import { startTableStream, turnOnTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { entriesOf, sumOf, totalsFromEvents, totalsFromUsage } from '../support/usage.ts';
 
@@ -45,10 +45,14 @@ async function expectUsageEqualsEvents(orgId: string, owner: string) {
   return sumOf(events);
 }
 
+// The killed aggregator below reads the stream from a child process: the table's stream is on
+// before anything is written.
+await turnOnTableStream();
+
 describe('a poison record', () => {
   it('goes to the on-failure destination alone, after its retries, and the records around it are counted', async () => {
     // Prepare
-    const stream = startTableStream({ maxRetryAttempts: 2 });
+    const stream = await startTableStream({ maxRetryAttempts: 2 });
     try {
       const { orgId, users } = await workspace({ credits: 100 });
       await settleRun(await chargeDirectly({ orgId, userId: users.editor, cost: 2 }), undefined, settleNow());
@@ -112,7 +116,7 @@ describe('a poison record', () => {
 describe('the aggregator stopped', () => {
   it('leaves runs answering as before, and usage catches up exactly once it starts again', async () => {
     const checkpoints = memoryCheckpoints();
-    const first = startTableStream({ checkpoints });
+    const first = await startTableStream({ checkpoints });
     const { orgId, users } = await workspace({ credits: 100 });
     const run = () =>
       call(runOperation, { method: 'POST', url: runUrl('x_profile', orgId), token: tokenFor(users.editor), body: { handle: 'nasa' } });
@@ -126,7 +130,7 @@ describe('the aggregator stopped', () => {
     const { fromMs, toMs } = window();
     expect(sumOf(await totalsFromUsage(orgId, users.owner, fromMs, toMs, 'hour'))).toEqual({ runs: 1, charged: 1, refunded: 0 });
 
-    const second = startTableStream({ checkpoints });
+    const second = await startTableStream({ checkpoints });
     try {
       await second.catchUp();
       expect(await expectUsageEqualsEvents(orgId, users.owner)).toEqual({ runs: 7, charged: 7, refunded: 0 });
@@ -136,14 +140,14 @@ describe('the aggregator stopped', () => {
   }, 60_000);
 
   it('counts each event once when the whole stream is read again from its oldest record', async () => {
-    const stream = startTableStream();
+    const stream = await startTableStream();
     const { orgId, users } = await workspace({ credits: 100 });
     await settleRun(await chargeDirectly({ orgId, userId: users.editor, cost: 3 }), undefined, settleNow());
     await stream.catchUp();
     await stream.stop();
 
     // No checkpoint: every record of the stream is delivered again, each event's marker is found.
-    const again = startTableStream();
+    const again = await startTableStream();
     try {
       await again.catchUp();
       expect(await expectUsageEqualsEvents(orgId, users.owner)).toEqual({ runs: 1, charged: 3, refunded: 0 });
@@ -235,7 +239,7 @@ describe('the aggregator killed in the middle of a batch (SIGKILL), then started
 
 describe('20 members and 5 API keys running at once', () => {
   it('gives usage equal to the billing events, per payer and per hour', async () => {
-    const stream = startTableStream();
+    const stream = await startTableStream();
     try {
       const { orgId, users } = await workspace({ credits: 10_000 });
       const members = Array.from({ length: 20 }, (_, i) => `runner_${i}_${uniqueId('')}`);

@@ -17,7 +17,7 @@ import { runUrl } from '../support/social.ts';
 import { startTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
 
-const stream = startTableStream();
+const stream = await startTableStream();
 afterAll(() => stream.stop());
 
 const usageUrl = (orgId: string, query: string) => `/organizations/${orgId}/usage?${query}`;
