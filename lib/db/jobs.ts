@@ -55,6 +55,13 @@ export interface JobRecord {
   max_age_seconds: number | null;
   /** `fields` given on the job's request (canonical): every item's output keeps only these paths; null or absent: whole outputs. */
   fields?: string | null;
+  /** The most the job's items may be charged in all (`max_credits`), or null: no cap. */
+  max_credits: number | null;
+  /**
+   * With a cap: the credits its items' charges hold against it, standing or in flight (each
+   * charge adds its cost in its own transaction, each refund takes it off in its own). Null without one.
+   */
+  budget_spent: number | null;
   /** Set by a cancel while items were in flight: the job ends as cancelled when the last one finishes. */
   cancel_requested: boolean;
   /** The 402 that refused an item: every item not yet claimed fails with it, uncharged. */
@@ -102,6 +109,8 @@ export const jobOf = (item: Record<string, unknown>): JobRecord => ({
   completed_at: (item.completed_at as string | undefined) ?? null,
   max_age_seconds: item.max_age_seconds == null ? null : Number(item.max_age_seconds),
   fields: (item.fields as string | undefined) ?? null,
+  max_credits: item.max_credits == null ? null : Number(item.max_credits),
+  budget_spent: item.budget_spent == null ? null : Number(item.budget_spent),
   cancel_requested: item.cancel_requested === true,
   refusal: (item.refusal as ItemError | undefined) ?? null,
   webhook_url: (item.webhook_url as string | undefined) ?? null,
@@ -472,6 +481,49 @@ export function jobUpdate(jobId: string, change: JobChange, condition: JobCondit
     ...(Object.keys(v.values).length > 0 ? { ExpressionAttributeValues: v.values } : {}),
     ...(returnOnFailure ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
   };
+}
+
+// ---------------------------------------------------------------- a capped job's budget, in the charges of its items
+
+/**
+ * A job's item charged `cost` against the job's `max_credits`: added to `budget_spent` only while
+ * it holds at most `maxCredits - cost` (a condition cannot add), so that concurrent items never
+ * take the job past its cap. Refused, it returns the job as it was (what is left, for the 402).
+ * An item of the charge transaction (lib/billing/paid-run.ts).
+ */
+export const jobBudgetCharge = (jobId: string, cost: number, maxCredits: number): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: jobKey(jobId),
+    UpdateExpression: 'ADD budget_spent :cost',
+    ConditionExpression: 'budget_spent <= :ceiling',
+    ExpressionAttributeValues: { ':cost': cost, ':ceiling': maxCredits - cost },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  },
+});
+
+/**
+ * A refunded item's cost given back to its job's budget, in the refund's transaction. Not
+ * conditional: a refund must never fail for its job's sake (a job is never deleted).
+ */
+export const jobBudgetRefund = (jobId: string, cost: number): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: jobKey(jobId),
+    UpdateExpression: 'ADD budget_spent :refund',
+    ExpressionAttributeValues: { ':refund': -cost },
+  },
+});
+
+/** What a capped job's charges hold against its cap, as stored or as a refused charge returns it. */
+export const budgetSpentOf = (item: Record<string, unknown>): number => Number(item.budget_spent ?? 0);
+
+/** A capped job's budget as stored (a refusal path: the charge's transaction holds the cap by itself). */
+export async function getJobBudgetSpent(jobId: string): Promise<number> {
+  const { Item: item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: jobKey(jobId), ConsistentRead: true, ProjectionExpression: 'budget_spent' }),
+  );
+  return budgetSpentOf(item ?? {});
 }
 
 // ---------------------------------------------------------------- an item's moves, each conditional on its status
