@@ -90,7 +90,17 @@ describe('chargeTransaction', () => {
   it("adds an item of a capped job to its job's budget, after the claim, under max_credits - cost; the run names its job", () => {
     const claim = { key: { PK: 'IDEM#k', SK: 'IDEM' }, requestHash: 'h', leaseMs: 1 };
     const capped = chargeTransaction(
-      { orgId: 'org_a', userId: 'u1', operation: 'instagram_profile', network: 'instagram', cost: 2, now, ...attempt, claim, job: { id: 'job_1', maxCredits: 5 } },
+      {
+        orgId: 'org_a',
+        userId: 'u1',
+        operation: 'instagram_profile',
+        network: 'instagram',
+        cost: 2,
+        now,
+        ...attempt,
+        claim,
+        job: { id: 'job_1', maxCredits: 5 },
+      },
       payer({}),
       'evt_1',
     );
@@ -290,14 +300,14 @@ describe('refusals', () => {
     });
   });
 
-  it("refuses an item its capped job has no room for first of the 402s, saying what is left; after 403 and the claim", () => {
+  it('refuses an item its capped job has no room for first of the 402s, saying what is left; after 403 and the claim', () => {
     const job = { id: 'job_1', maxCredits: 5 };
     const broke = { credits: 0, networks: ['instagram'], spending_limit: 100, daily_limit: 10 };
     const capped = { ...none, jobSpent: 4, org: broke, orgSpent: spent(99, 9) };
     expect(refusalOf(capped, limited, { ...request, job })).toMatchObject({
       status: 402,
       code: 'max_credits_exceeded',
-      message: "this item would be charged 2 credits and its job has 1 of its max_credits 5 left; nothing was charged",
+      message: 'this item would be charged 2 credits and its job has 1 of its max_credits 5 left; nothing was charged',
       details: { data: { cost: 2, max_credits: 5, remaining: 1 } },
     });
     // A limit changed meanwhile does not matter: the job's cap refuses whatever the limits say.
