@@ -25,7 +25,7 @@ const body = z.strictObject({
   ),
   max_credits: z.optional(
     maxCreditsField(
-      "The most the whole job may be charged, in credits (0 to 1,000,000; or the `Max-Credits` header). The charges that stand count: a refunded item gives its credits back, a cached item counts at its cached cost. An item that would take the job past it fails uncharged with `max_credits_exceeded` (`data: { cost, max_credits, remaining }`); the other items run, and the job ends normally. Shown on the job.",
+      'The most the whole job may be charged, in credits (0 to 1,000,000; or the `Max-Credits` header). The charges that stand count: a refunded item gives its credits back, a cached item counts at its cached cost. An item that would take the job past it fails uncharged with `max_credits_exceeded` (`data: { cost, max_credits, remaining }`); the other items run, and the job ends normally. Shown on the job.',
     ),
   ),
   webhook_url: z.optional(

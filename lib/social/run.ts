@@ -17,7 +17,16 @@
 import { randomUUID } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal, type ChargeAsk, maxCreditsRefusal } from '../billing/charge-rules.ts';
-import { chargeRun, type HeldCharge, type JobBudget, RunOrphaned, refundRun, StaleRead, settleRun, takeOverRun } from '../billing/paid-run.ts';
+import {
+  chargeRun,
+  type HeldCharge,
+  type JobBudget,
+  RunOrphaned,
+  refundRun,
+  StaleRead,
+  settleRun,
+  takeOverRun,
+} from '../billing/paid-run.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
 import { canonicalHash, getIdempotencyRecord } from '../db/idempotency.ts';
