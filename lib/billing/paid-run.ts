@@ -30,7 +30,7 @@ import {
   type SpendCeilings,
 } from '../db/credits.ts';
 import { type ClaimedCharge, claimItem, completionItem, type InProgressRecord, releaseItem, takeoverItem } from '../db/idempotency.ts';
-import { budgetSpentOf, getJobBudgetSpent, jobBudgetCharge, jobBudgetRefund } from '../db/jobs.ts';
+import { budgetSpentOf, getJobBudgetSpent, jobBudgetCharge, jobBudgetRefund } from '../db/job-budget.ts';
 import { spendDay, spendMonth } from '../db/keys.ts';
 import { membershipOf } from '../db/memberships.ts';
 import { organizationOf } from '../db/organizations.ts';
