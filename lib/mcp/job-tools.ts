@@ -74,18 +74,13 @@ export const JOB_TOOLS: Tool[] = [
   },
 ];
 
+const MAX_CREDITS_RULE = `must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`;
+
 const startArguments = z.strictObject({
   operation: z.string().check(z.maxLength(64)),
   inputs: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_JOB_INPUTS)),
   webhook_url: z.optional(z.string().check(z.maxLength(2048))),
-  max_credits: z.optional(
-    z
-      .int(`must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`)
-      .check(
-        z.gte(0, `must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`),
-        z.lte(MAX_CREDITS_CEILING, `must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`),
-      ),
-  ),
+  max_credits: z.optional(z.int(MAX_CREDITS_RULE).check(z.gte(0, MAX_CREDITS_RULE), z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_RULE))),
   // Its bounds and paths are checked against the operation's output schema by the job's creation.
   _fields: z.optional(z.string()),
 });
