@@ -47,10 +47,12 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/jobs`;
 
 // 2. The job: 50 inputs (one of them a handle the sample provider does not find), answered at once.
+// `max_credits` bounds what the whole batch may cost, whatever runs, fails or is retried: items
+// past it would fail uncharged (max_credits_exceeded), and a refunded item gives its credits back.
 const inputs = Array.from({ length: 50 }, (_, i) => ({ handle: i === 7 ? 'sample_not_found' : `creator${i}` }));
 const created = await client.POST('/social/{operation}/jobs', {
   params: { path: { operation: 'tiktok_profile' }, query: { organization_id: organizationId } },
-  body: { inputs, webhook_url: webhookUrl },
+  body: { inputs, webhook_url: webhookUrl, max_credits: 60 },
 });
 if (created.error) throw new Error(`create: ${created.error.code}: ${created.error.message}`);
 const job = created.data;

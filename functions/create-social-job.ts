@@ -3,7 +3,7 @@ import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { FIELDS_RULE, fieldsParam } from '../lib/http/fields-param.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
-import { idempotencyKey, operationParam, organizationId } from '../lib/http/params.ts';
+import { idempotencyKey, jobMaxCreditsHeader, maxCreditsField, operationParam, organizationId } from '../lib/http/params.ts';
 import { createSocialJob, MAX_JOB_INPUTS } from '../lib/jobs/create-job.ts';
 import { jobSchema } from '../lib/jobs/schemas.ts';
 
@@ -21,6 +21,11 @@ const body = z.strictObject({
   fields: z.optional(
     fieldsParam(
       `Every item's \`output\` keeps only these parts of the operation's output, as the run's \`fields\` parameter does. ${FIELDS_RULE} Items are charged the same; shown on the job.`,
+    ),
+  ),
+  max_credits: z.optional(
+    maxCreditsField(
+      'The most the whole job may be charged, in credits (0 to 1,000,000; or the `Max-Credits` header). The charges that stand count: a refunded item gives its credits back, a cached item counts at its cached cost. An item that would take the job past it fails uncharged with `max_credits_exceeded` (`data: { cost, max_credits, remaining }`); the other items run, and the job ends normally. Shown on the job.',
     ),
   ),
   webhook_url: z.optional(
@@ -58,7 +63,11 @@ export const handler = endpoint(
         operation: operationParam('the operation every item runs, one of those `GET /social/operations` lists'),
       }),
       query: z.object({ organization_id: organizationId }),
-      headers: z.object({ 'idempotency-key': z.optional(idempotencyKey), 'cache-control': z.optional(cacheControl) }),
+      headers: z.object({
+        'idempotency-key': z.optional(idempotencyKey),
+        'cache-control': z.optional(cacheControl),
+        'max-credits': z.optional(jobMaxCreditsHeader),
+      }),
       body,
     },
     jsonBody,
@@ -71,6 +80,10 @@ export const handler = endpoint(
       inputs: body.inputs,
       webhookUrl: body.webhook_url,
       fields: body.fields === undefined ? undefined : { text: body.fields, at: ['body', 'fields'] },
+      maxCredits: [
+        { value: body.max_credits, at: ['body', 'max_credits'] },
+        { value: headers['max-credits'], at: ['header', 'max-credits'] },
+      ],
       idempotencyKey: headers['idempotency-key'],
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
     });

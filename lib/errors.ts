@@ -241,6 +241,14 @@ export const maxCreditsExceeded = (cost: number, maxCredits: number): ServiceErr
     { data: { cost, max_credits: maxCredits } },
   );
 
+/** 402: a job's item would take the job past its `max_credits` (what its standing charges leave); the item was not charged. */
+export const jobMaxCreditsExceeded = (cost: number, maxCredits: number, remaining: number): ServiceError =>
+  new ServiceError(
+    'max_credits_exceeded',
+    `this item would be charged ${plural(cost, 'credit')} and its job has ${remaining} of its max_credits ${maxCredits} left; nothing was charged`,
+    { data: { cost, max_credits: maxCredits, remaining } },
+  );
+
 // ---------------------------------------------------------------- 403
 
 export const forbidden = (message: string): ServiceError => new ServiceError('forbidden', message);

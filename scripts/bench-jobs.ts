@@ -10,6 +10,9 @@
  * 2. fairness: one organization's 1,000-item job, then four others' 5-item jobs a moment later:
  *    when each job ends (the small ones must not wait for the big one).
  *
+ * BENCH_JOBS_MAX_CREDITS gives the big job a `max_credits` (at or above its cost it refuses nothing:
+ * what holding the cap costs, one more item in each charge transaction on the job's record).
+ *
  * Exits 1 when the 1,000-item job takes more than 30 s or the money is off. Writes
  * bench-output/jobs.json; docs/performance.md and docs/scaling.md read it.
  */
@@ -23,6 +26,8 @@ const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
 const ITEMS = Number(process.env.BENCH_JOBS_ITEMS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_JOBS_CONCURRENCY ?? 8);
 const LIMIT_MS = 30_000;
+/** BENCH_JOBS_MAX_CREDITS: the big job's `max_credits` (a cap at or above its cost refuses nothing, and measures what holding it costs). */
+const MAX_CREDITS = process.env.BENCH_JOBS_MAX_CREDITS === undefined ? undefined : Number(process.env.BENCH_JOBS_MAX_CREDITS);
 
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -79,7 +84,7 @@ async function main() {
       await addMembership({ orgId, userId, role: 'editor' });
       return { orgId, userId };
     };
-    const submit = async (orgId: string, userId: string, items: number) => {
+    const submit = async (orgId: string, userId: string, items: number, maxCredits?: number) => {
       const inputs = Array.from({ length: items }, (_, i) => ({ handle: `creator${i}` }));
       const event = buildHttpEvent({
         method: 'POST',
@@ -88,7 +93,7 @@ async function main() {
         rawQueryString: `organization_id=${orgId}`,
         headers: { authorization: `Bearer ${stack.tokenFor(userId)}`, 'content-type': 'application/json' },
         pathParameters: { operation: 'x_profile' },
-        body: JSON.stringify({ inputs }),
+        body: JSON.stringify({ inputs, ...(maxCredits === undefined ? {} : { max_credits: maxCredits }) }),
       });
       const started = performance.now();
       const result = (await createJob(event, localContext('bench'))) as { statusCode: number; body: string };
@@ -117,13 +122,14 @@ async function main() {
 
     // 1. One big job.
     const big = await organization(ITEMS * cost + 10);
-    const submitted = await submit(big.orgId, big.userId, ITEMS);
+    const submitted = await submit(big.orgId, big.userId, ITEMS, MAX_CREDITS);
     const done = await ended(submitted.id, submitted.started);
     const balance = (await getOrganization(big.orgId))?.credits;
     const moneyExact = done.job.succeeded === ITEMS && done.job.charged === ITEMS * cost && balance === 10;
     const single = {
       items: ITEMS,
       concurrency: CONCURRENCY,
+      maxCredits: MAX_CREDITS ?? null,
       createMs: Math.round(submitted.createMs),
       wallMs: Math.round(done.ms),
       itemsPerSecond: Math.round((ITEMS / done.ms) * 1000),

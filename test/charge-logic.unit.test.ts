@@ -87,6 +87,35 @@ describe('chargeTransaction', () => {
     );
   });
 
+  it("adds an item of a capped job to its job's budget, after the claim, under max_credits - cost; the run names its job", () => {
+    const claim = { key: { PK: 'IDEM#k', SK: 'IDEM' }, requestHash: 'h', leaseMs: 1 };
+    const capped = chargeTransaction(
+      {
+        orgId: 'org_a',
+        userId: 'u1',
+        operation: 'instagram_profile',
+        network: 'instagram',
+        cost: 2,
+        now,
+        ...attempt,
+        claim,
+        job: { id: 'job_1', maxCredits: 5 },
+      },
+      payer({}),
+      'evt_1',
+    );
+    expect(capped).toHaveLength(8);
+    expect(capped[7]!.Update).toMatchObject({
+      Key: { PK: 'JOB#job_1', SK: 'JOB' },
+      UpdateExpression: 'ADD budget_spent :cost',
+      ConditionExpression: 'budget_spent <= :ceiling',
+      ExpressionAttributeValues: { ':cost': 2, ':ceiling': 3 },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    expect(capped[5]!.Put!.Item).toMatchObject({ job_id: 'job_1' });
+    expect(capped[6]!.Put!.Item).toMatchObject({ charge: { id: 'evt_1', job: 'job_1' } });
+  });
+
   it('writes the charged event with a negative amount, and the day it counts in on the pending run', () => {
     expect(items[4]!.Put!.Item).toMatchObject({ id: 'evt_1', type: 'social_operation.charged', amount: -2, currency: 'credits' });
     expect(items[5]!.Put!.Item).toMatchObject({ month: '2026-03', day: '2026-03-31', charged_at: '2026-03-31T23:59:59.000Z' });
@@ -106,6 +135,18 @@ describe('refundTransaction', () => {
     }
   });
 
+  it("gives a capped job's item's cost back to its job's budget, unconditionally, last", () => {
+    const items = refundTransaction({ ...run, jobId: 'job_1' }, 'failed', new Date('2026-03-31T00:00:05.000Z'));
+    expect(items).toHaveLength(6);
+    expect(items[5]!.Update).toEqual({
+      TableName: expect.any(String),
+      Key: { PK: 'JOB#job_1', SK: 'JOB' },
+      UpdateExpression: 'ADD budget_spent :refund',
+      ExpressionAttributeValues: { ':refund': -3 },
+    });
+    expect(refundTransaction(run, 'failed', new Date())).toHaveLength(5);
+  });
+
   it('touches no day for a charge made before daily counters (it counted in none)', () => {
     const items = refundTransaction(run, 'failed', new Date('2026-03-31T00:00:05.000Z'));
     expect(items[1]!.Update!.ExpressionAttributeNames).toEqual({ '#spent': 'spent' });
@@ -117,7 +158,7 @@ describe('chargeCancellation', () => {
   const failed = (item?: Record<string, unknown>) => ({ Code: 'ConditionalCheckFailed', ...(item ? { Item: item as never } : {}) });
 
   it('is null when no condition failed (a conflict is retried, not refused)', () => {
-    expect(chargeCancellation([{ Code: 'TransactionConflict' }, ok, ok, ok, ok], '2026-03-15')).toBeNull();
+    expect(chargeCancellation([{ Code: 'TransactionConflict' }, ok, ok, ok, ok], request)).toBeNull();
   });
 
   it("reports the stored items of failed conditions and what the counters held for the charge's month and day", () => {
@@ -129,7 +170,7 @@ describe('chargeCancellation', () => {
         failed(),
         ok,
       ],
-      '2026-03-15',
+      request,
     );
     expect(found).toEqual({
       org: { credits: 1, networks: new Set(['x']) },
@@ -137,16 +178,32 @@ describe('chargeCancellation', () => {
       orgSpent: spent(7, 3),
       memberSpent: spent(0, 0),
       claimTaken: false,
+      jobSpent: undefined,
     });
   });
 
   it('reports a missing item as null', () => {
-    expect(chargeCancellation([ok, failed(), ok, ok, ok], '2026-03-15')?.member).toBeNull();
+    expect(chargeCancellation([ok, failed(), ok, ok, ok], request)?.member).toBeNull();
+  });
+
+  it("reads a capped job's budget after the claim, or in the claim's place without one", () => {
+    const job = { id: 'job_1', maxCredits: 5 };
+    const claim = { key: { PK: 'IDEM#k', SK: 'IDEM' }, requestHash: 'h', leaseMs: 1 };
+    const budget = failed({ budget_spent: { N: '4' } });
+    expect(chargeCancellation([ok, ok, ok, ok, ok, ok, budget], { ...request, job })).toMatchObject({ jobSpent: 4, claimTaken: false });
+    expect(chargeCancellation([ok, ok, ok, ok, ok, ok, ok, budget], { ...request, job, claim })).toMatchObject({
+      jobSpent: 4,
+      claimTaken: false,
+    });
+    expect(chargeCancellation([ok, ok, ok, ok, ok, ok, failed(), ok], { ...request, job, claim })).toMatchObject({
+      jobSpent: undefined,
+      claimTaken: true,
+    });
   });
 });
 
 describe('refusals', () => {
-  const none = { org: undefined, member: undefined, orgSpent: undefined, memberSpent: undefined, claimTaken: false };
+  const none = { org: undefined, member: undefined, orgSpent: undefined, memberSpent: undefined, claimTaken: false, jobSpent: undefined };
   const limited = payer({ orgLimit: 100, orgDaily: 10, memberLimit: 50, memberDaily: 5 });
 
   it.each([
@@ -241,6 +298,24 @@ describe('refusals', () => {
         data: { scope: 'member', period: 'day', spending_limit: 5, spent: 4, cost: 2, resets_at: '2026-03-16T00:00:00.000Z' },
       },
     });
+  });
+
+  it('refuses an item its capped job has no room for first of the 402s, saying what is left; after 403 and the claim', () => {
+    const job = { id: 'job_1', maxCredits: 5 };
+    const broke = { credits: 0, networks: ['instagram'], spending_limit: 100, daily_limit: 10 };
+    const capped = { ...none, jobSpent: 4, org: broke, orgSpent: spent(99, 9) };
+    expect(refusalOf(capped, limited, { ...request, job })).toMatchObject({
+      status: 402,
+      code: 'max_credits_exceeded',
+      message: 'this item would be charged 2 credits and its job has 1 of its max_credits 5 left; nothing was charged',
+      details: { data: { cost: 2, max_credits: 5, remaining: 1 } },
+    });
+    // A limit changed meanwhile does not matter: the job's cap refuses whatever the limits say.
+    expect(codeOf(refusalOf({ ...none, jobSpent: 5, member: { role: 'editor', daily_limit: 1 } }, limited, { ...request, job }))).toBe(
+      'max_credits_exceeded',
+    );
+    expect(codeOf(refusalOf({ ...capped, member: null }, limited, { ...request, job }))).toBe('forbidden');
+    expect(refusalOf({ ...capped, claimTaken: true }, limited, { ...request, job })).toBeInstanceOf(StaleRead);
   });
 
   it('maxCreditsRefusal refuses a cost above the cap, and only then', () => {

@@ -30,6 +30,7 @@ import {
   type SpendCeilings,
 } from '../db/credits.ts';
 import { type ClaimedCharge, claimItem, completionItem, type InProgressRecord, releaseItem, takeoverItem } from '../db/idempotency.ts';
+import { budgetSpentOf, getJobBudgetSpent, jobBudgetCharge, jobBudgetRefund } from '../db/job-budget.ts';
 import { spendDay, spendMonth } from '../db/keys.ts';
 import { membershipOf } from '../db/memberships.ts';
 import { organizationOf } from '../db/organizations.ts';
@@ -46,6 +47,7 @@ import {
   chargeUnconfirmed,
   insufficientCredits,
   invalidToken,
+  jobMaxCreditsExceeded,
   resultNotRecorded,
   resultNotRecordedRefundPending,
   runOutlivedDeadline,
@@ -109,6 +111,14 @@ export interface ChargeRequest extends ChargeAsk {
   claim?: ClaimRequest;
   /** No attempt of the charge starts after this instant (epoch ms): a charge that lost to concurrent ones retries until then. */
   retryUntilMs?: number;
+  /** A job's item whose job has a cap (`max_credits`): the charge counts in the job's budget, under the cap. */
+  job?: JobBudget;
+}
+
+/** The capped job a charge counts in: its id and its `max_credits`. */
+export interface JobBudget {
+  id: string;
+  maxCredits: number;
 }
 
 /** What a cancelled charge found: for the organization and the membership, the stored item when its condition failed. */
@@ -119,6 +129,8 @@ export interface ChargeCancelled {
   orgSpent: PeriodSpend | undefined;
   memberSpent: PeriodSpend | undefined;
   claimTaken: boolean;
+  /** A capped job's budget that refused the charge: what its charges held against the cap. */
+  jobSpent: number | undefined;
 }
 
 // ---------------------------------------------------------------- the charge
@@ -132,6 +144,7 @@ const heldRun = (request: ChargeRequest, chargeId: string): HeldCharge => ({
   month: spendMonth(request.now),
   day: spendDay(request.now),
   eventId: chargeId,
+  ...(request.job ? { jobId: request.job.id } : {}),
   owner: request.owner,
   sweepAfterMs: request.sweepAfterMs,
   ...(request.claim ? { idempotencyKey: request.claim.key } : {}),
@@ -162,6 +175,9 @@ const payerMayPayItem = (request: ChargeRequest, limits: Limits): TransactItem =
  */
 const CHARGE_ITEM = { org: 0, member: 1, orgSpend: 2, memberSpend: 3, claim: 6 } as const;
 
+/** Where a capped job's budget sits in the charge transaction: after the claim, or in its place without one. */
+const jobBudgetAt = (request: Pick<ChargeRequest, 'claim'>): number => (request.claim ? CHARGE_ITEM.claim + 1 : CHARGE_ITEM.claim);
+
 /** The most a scope's counters may hold before this charge (each limit as read, minus the cost); null where there is no limit. */
 function ceilingsOf(payer: Payer, holder: Holder, cost: number): SpendCeilings {
   const ceilings: SpendCeilings = { month: null, day: null };
@@ -178,9 +194,10 @@ const limitsOf = (scope: { spending_limit: number | null; daily_limit: number | 
 /**
  * The charge transaction (pure): the debit, the member's right to pay, both spend counters (each
  * adding to its month and its day, bounded by the limits of both), the charge event, the pending
- * run and, with a key, the claim. Every rule is a condition inside it, so the balance never goes
- * negative and no limit is exceeded under any concurrency; a daily limit is one more condition on
- * the month's counter item, not an item of its own.
+ * run, with a key the claim and, for an item of a capped job, the job's budget. Every rule is a
+ * condition inside it, so the balance never goes negative and no limit or cap is exceeded under
+ * any concurrency; a daily limit is one more condition on the month's counter item, not an item of
+ * its own, and a job's cap one more item of the same transaction, not a round trip.
  */
 export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId: string): TransactItem[] {
   const { orgId, userId, cost, now } = request;
@@ -204,39 +221,57 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
     pendingRunPut(run),
   ];
   if (request.claim) {
-    const charge: ClaimedCharge = { id: chargeId, cost, ...periods };
+    const charge: ClaimedCharge = { id: chargeId, cost, ...periods, ...(request.job ? { job: request.job.id } : {}) };
     const { key, requestHash, leaseMs, replacing } = request.claim;
     items.push(
       claimItem(key, { requestHash, owner: request.owner, nowMs: now.getTime(), leaseMs, charge, ...(replacing ? { replacing } : {}) }),
     );
   }
+  if (request.job) items.push(jobBudgetCharge(request.job.id, cost, request.job.maxCredits));
   return items;
 }
 
-/** What a cancelled charge of `day` ("2025-01-31") found, from its cancellation reasons, or null when no condition failed (pure). */
-export function chargeCancellation(reasons: Parameters<typeof conditionFailedOn>[0], day: string): ChargeCancelled | null {
+/**
+ * What a cancelled charge of `request` found, from its cancellation reasons, or null when no
+ * condition failed (pure).
+ */
+export function chargeCancellation(
+  reasons: Parameters<typeof conditionFailedOn>[0],
+  request: Pick<ChargeRequest, 'now' | 'claim' | 'job'>,
+): ChargeCancelled | null {
+  const day = spendDay(request.now);
   const spent = (index: number) => {
     const item = conditionFailedOn(reasons, index);
     return item === undefined ? undefined : periodSpendOf(item, day);
   };
+  const job = request.job ? conditionFailedOn(reasons, jobBudgetAt(request)) : undefined;
   const found: ChargeCancelled = {
     org: conditionFailedOn(reasons, CHARGE_ITEM.org),
     member: conditionFailedOn(reasons, CHARGE_ITEM.member),
     orgSpent: spent(CHARGE_ITEM.orgSpend),
     memberSpent: spent(CHARGE_ITEM.memberSpend),
-    claimTaken: conditionFailed(reasons, CHARGE_ITEM.claim),
+    claimTaken: request.claim !== undefined && conditionFailed(reasons, CHARGE_ITEM.claim),
+    jobSpent: job === undefined ? undefined : budgetSpentOf(job ?? {}),
   };
   const anyFailed =
-    found.org !== undefined || found.member !== undefined || found.orgSpent !== undefined || found.memberSpent !== undefined;
+    found.org !== undefined ||
+    found.member !== undefined ||
+    found.orgSpent !== undefined ||
+    found.memberSpent !== undefined ||
+    found.jobSpent !== undefined;
   return anyFailed || found.claimTaken ? found : null;
 }
+
+/** 402 for an item of a capped job that what its job's charges hold leaves no room for. */
+const jobCapRefusal = (job: JobBudget, spent: number, cost: number): ServiceError =>
+  jobMaxCreditsExceeded(cost, job.maxCredits, Math.max(0, job.maxCredits - spent));
 
 const sameLimits = (a: Limits, b: Limits): boolean => a.spending_limit === b.spending_limit && a.daily_limit === b.daily_limit;
 
 /**
  * Why a charge was cancelled, in the documented order of checks: 403 (membership, role,
- * network) → 409 (the idempotency claim) → 402 (the limits in their order, then the balance). A
- * condition that failed only because a limit changed since it was read → StaleRead. Pure.
+ * network) → 409 (the idempotency claim) → 402 (a job's cap, the limits in their order, then the
+ * balance). A condition that failed only because a limit changed since it was read → StaleRead. Pure.
  */
 export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeRequest): Error {
   const org = found.org === undefined ? payer.org : found.org && organizationOf(found.org);
@@ -249,6 +284,8 @@ export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeR
   const access = accessRefusal(org, member, request);
   if (access) return access;
   if (found.claimTaken) return new KeyClaimed('the Idempotency-Key was claimed concurrently');
+  // First of the 402s, and decided by the job's own item: whatever else changed, this charge is refused.
+  if (found.jobSpent !== undefined && request.job) return jobCapRefusal(request.job, found.jobSpent, request.cost);
   // Limits changed since they were read: what refuses this charge, if anything, is decided afresh.
   if (found.member !== undefined || (found.org && org && !sameLimits(org, payer.org))) {
     return new StaleRead('a spending limit changed since it was read');
@@ -265,14 +302,19 @@ export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeR
 }
 
 /**
- * The 402 for a payer who cannot pay as read, in the documented order: a limit refuses before
- * the balance, so a payer with limits has their spend read first (a refusal path only).
+ * The 402 for a payer who cannot pay as read, in the documented order: a job's cap, then a limit,
+ * then the balance; so a capped job's budget and a payer's spend (with limits) are read first,
+ * together (a refusal path only).
  */
 async function shortfallError(payer: Payer, request: ChargeRequest): Promise<ServiceError> {
-  const spent: Spent =
+  const { job } = request;
+  const [jobSpent, spent] = await Promise.all([
+    job ? getJobBudgetSpent(job.id) : 0,
     limitRules(payer).length === 0
-      ? { org: { month: 0, day: 0 }, member: { month: 0, day: 0 } }
-      : await readSpend(request.orgId, request.userId, request.now);
+      ? ({ org: { month: 0, day: 0 }, member: { month: 0, day: 0 } } satisfies Spent)
+      : readSpend(request.orgId, request.userId, request.now),
+  ]);
+  if (job && jobSpent + request.cost > job.maxCredits) return jobCapRefusal(job, jobSpent, request.cost);
   return shortfallRefusal(creditRefusal(payer, request.cost, spent) ?? { kind: 'balance' }, payer, spent, request.cost, request.now);
 }
 
@@ -294,7 +336,7 @@ export async function chargeRun(payer: Payer, request: ChargeRequest): Promise<H
     await transact(
       chargeTransaction(request, payer, chargeId),
       (reasons) => {
-        const found = chargeCancellation(reasons, spendDay(request.now));
+        const found = chargeCancellation(reasons, request);
         return found && refusalOf(found, payer, request);
       },
       request.retryUntilMs,
@@ -358,6 +400,7 @@ export async function takeOverRun(key: TableKey, record: InProgressRecord & { ch
     month: charge.month,
     ...(charge.day === undefined ? {} : { day: charge.day }),
     eventId: charge.id,
+    ...(charge.job === undefined ? {} : { jobId: charge.job }),
     owner: to.owner,
     sweepAfterMs: to.sweepAfterMs,
     idempotencyKey: key,
@@ -455,7 +498,8 @@ export type RefundOutcome = 'refunded' | 'gone' | 'failed';
  * down (not the current ones, so a refund across midnight or a month boundary frees exactly what
  * the charge took: a run charged before midnight counts in that day however late it ends), a
  * refund event naming the charge, the pending run deleted (held by `run.owner`; due by `dueBy`
- * when the sweeper asks) and, with a key, its claim released.
+ * when the sweeper asks), with a key its claim released and, for an item of a capped job, its
+ * cost given back to the job's budget.
  */
 export function refundTransaction(run: HeldCharge, reason: string, now: Date, dueBy?: number): TransactItem[] {
   const event = newBillingEvent({
@@ -474,6 +518,7 @@ export function refundTransaction(run: HeldCharge, reason: string, now: Date, du
     pendingRunDelete(run, dueBy),
   ];
   if (run.idempotencyKey) items.push(releaseItem(run.idempotencyKey, run.owner));
+  if (run.jobId !== undefined) items.push(jobBudgetRefund(run.jobId, run.cost));
   return items;
 }
 

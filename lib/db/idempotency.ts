@@ -32,6 +32,8 @@ export interface ClaimedCharge {
   month: string;
   /** The UTC day the charge counts in (absent on claims written before daily limits). */
   day?: string | undefined;
+  /** The capped job whose budget the charge counted in (a job's item with `max_credits`). */
+  job?: string | undefined;
 }
 
 export type InProgressRecord = {
@@ -75,6 +77,7 @@ export async function getIdempotencyRecord(key: TableKey, now = Date.now()): Pro
           cost: Number(item.charge.cost),
           month: String(item.charge.month),
           ...(item.charge.day === undefined ? {} : { day: String(item.charge.day) }),
+          ...(item.charge.job === undefined ? {} : { job: String(item.charge.job) }),
         }
       : undefined;
     return { state: 'in_progress', requestHash: item.request_hash, owner: item.owner, leaseUntilMs: Number(item.lease_until_ms), charge };

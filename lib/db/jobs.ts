@@ -55,6 +55,13 @@ export interface JobRecord {
   max_age_seconds: number | null;
   /** `fields` given on the job's request (canonical): every item's output keeps only these paths; null or absent: whole outputs. */
   fields?: string | null;
+  /** The most the job's items may be charged in all (`max_credits`), or null: no cap. */
+  max_credits: number | null;
+  /**
+   * With a cap: the credits its items' charges hold against it, standing or in flight (each
+   * charge adds its cost in its own transaction, each refund takes it off in its own). Null without one.
+   */
+  budget_spent: number | null;
   /** Set by a cancel while items were in flight: the job ends as cancelled when the last one finishes. */
   cancel_requested: boolean;
   /** The 402 that refused an item: every item not yet claimed fails with it, uncharged. */
@@ -102,6 +109,8 @@ export const jobOf = (item: Record<string, unknown>): JobRecord => ({
   completed_at: (item.completed_at as string | undefined) ?? null,
   max_age_seconds: item.max_age_seconds == null ? null : Number(item.max_age_seconds),
   fields: (item.fields as string | undefined) ?? null,
+  max_credits: item.max_credits == null ? null : Number(item.max_credits),
+  budget_spent: item.budget_spent == null ? null : Number(item.budget_spent),
   cancel_requested: item.cancel_requested === true,
   refusal: (item.refusal as ItemError | undefined) ?? null,
   webhook_url: (item.webhook_url as string | undefined) ?? null,

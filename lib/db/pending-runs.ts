@@ -26,6 +26,8 @@ export interface Charge {
   day?: string | undefined;
   /** The charge id: the `social_operation.charged` event's id. */
   eventId: string;
+  /** The capped job (`max_credits`) whose budget the charge counted in: its refund gives the cost back to it. */
+  jobId?: string | undefined;
 }
 
 /** A charge with the attempt that holds its run: what settling or refunding the run needs. */
@@ -60,6 +62,7 @@ export function pendingRunPut(run: PendingRun): TransactItem {
         month: run.month,
         ...(run.day === undefined ? {} : { day: run.day }),
         charge_id: run.eventId,
+        ...(run.jobId === undefined ? {} : { job_id: run.jobId }),
         charged_at: run.chargedAt,
         owner: run.owner,
         sweep_after_ms: run.sweepAfterMs,
@@ -117,6 +120,7 @@ const runOf = (item: Record<string, unknown>): PendingRun => ({
   month: String(item.month),
   ...(item.day === undefined ? {} : { day: String(item.day) }),
   eventId: String(item.charge_id),
+  ...(item.job_id === undefined ? {} : { jobId: String(item.job_id) }),
   owner: String(item.owner),
   chargedAt: String(item.charged_at),
   sweepAfterMs: Number(item.sweep_after_ms),

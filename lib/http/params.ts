@@ -104,19 +104,38 @@ const MAX_CREDITS_RULE = `must be a whole number of credits from 0 to ${MAX_CRED
  * `Max-Credits`: the most this call may be charged. Decimal digits only (`1.5`, `-1`, `1e3`, `+2`
  * and an empty value are refused naming the header); it arrives as text and is used as a number.
  */
-export const maxCreditsHeader = z
-  .pipe(
-    z.pipe(z.string().check(z.regex(/^[0-9]{1,7}$/, MAX_CREDITS_RULE)), z.transform(Number)),
-    z.number().check(z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_RULE)),
-  )
-  .register(z.globalRegistry, {
-    description: `The most this call may be charged, in credits (0 to ${MAX_CREDITS_CEILING}). When what it would be charged (the operation's cost, or its cached cost when a cached result answers) is more, it answers 402 \`max_credits_exceeded\` with \`data: { cost, max_credits }\` and charges nothing. Not part of an Idempotency-Key's identity: a replay answers what was recorded.`,
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_CREDITS_CEILING,
-    pattern: undefined,
-    examples: [25],
-  });
+const maxCreditsHeaderOf = (description: string) =>
+  z
+    .pipe(
+      z.pipe(z.string().check(z.regex(/^[0-9]{1,7}$/, MAX_CREDITS_RULE)), z.transform(Number)),
+      z.number().check(z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_RULE)),
+    )
+    .register(z.globalRegistry, {
+      description,
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_CREDITS_CEILING,
+      pattern: undefined,
+      examples: [25],
+    });
+
+export const maxCreditsHeader = maxCreditsHeaderOf(
+  `The most this call may be charged, in credits (0 to ${MAX_CREDITS_CEILING}). When what it would be charged (the operation's cost, or its cached cost when a cached result answers) is more, it answers 402 \`max_credits_exceeded\` with \`data: { cost, max_credits }\` and charges nothing. Not part of an Idempotency-Key's identity: a replay answers what was recorded.`,
+);
+
+/** `Max-Credits` on a job's creation: the job's `max_credits`, as its body may give it. */
+export const jobMaxCreditsHeader = maxCreditsHeaderOf(
+  `The most the whole job may be charged, in credits (0 to ${MAX_CREDITS_CEILING}): the same as the body's \`max_credits\` (both given and different: 400).`,
+);
+
+const MAX_CREDITS_FIELD_RULE = `must be a whole number of credits from 0 to ${MAX_CREDITS_CEILING}`;
+
+/** `max_credits` in a job's body: the most the whole job may be charged (a JSON integer, 0 to 1,000,000). */
+export const maxCreditsField = (description: string) =>
+  z
+    .int(MAX_CREDITS_FIELD_RULE)
+    .check(z.gte(0, MAX_CREDITS_FIELD_RULE), z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_FIELD_RULE))
+    .register(z.globalRegistry, { description, examples: [100] });
 
 const WEBHOOK_ID_RULE = 'must be a notification endpoint id: "whk_" followed by 32 lowercase hex digits';
 

@@ -45,7 +45,37 @@ export interface NewJob {
   maxAgeSeconds?: number | undefined;
   /** Every item's output keeps only these paths (lib/social/fields.ts): stored on the job, applied by each item's run. */
   fields?: FieldsParam | undefined;
+  /**
+   * The most the job's items may be charged in all (`max_credits`, 0 to 1,000,000): where it was
+   * given (the body or the `Max-Credits` header; an MCP argument or `_meta.max_credits`), each
+   * value with the path a 400 names. Given twice, the two must agree.
+   */
+  maxCredits?: readonly MaxCreditsGiven[] | undefined;
   now?: Date;
+}
+
+/** A `max_credits` as one place of the request gave it (already checked as a whole number 0 to 1,000,000). */
+export interface MaxCreditsGiven {
+  value: number | undefined;
+  at: Issue['path'];
+}
+
+/**
+ * The job's `max_credits` from every place that may give it: undefined when none did, the value
+ * when those that did agree, the issue (naming the first) when they differ.
+ */
+export function jobMaxCredits(given: readonly MaxCreditsGiven[]): { value: number | undefined } | { issue: Issue } {
+  const sent = given.filter((one): one is { value: number; at: Issue['path'] } => one.value !== undefined);
+  const [first, ...others] = sent;
+  const differing = others.find((other) => other.value !== first?.value);
+  if (!first || !differing) return { value: first?.value };
+  return {
+    issue: {
+      path: [...first.at],
+      code: 'invalid_value',
+      message: `is ${first.value} but ${differing.at.join('.')} is ${differing.value}: give the job's max_credits once, or the same value in both`,
+    },
+  };
 }
 
 /** The 202's job: with its webhook's secret, shown in this answer only (and its replays). */
@@ -81,7 +111,10 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
       issues.push({ path: ['body', 'webhook_url'], code: 'invalid_webhook_url', message: (error as Error).message });
     }
   }
+  const cap = jobMaxCredits(request.maxCredits ?? []);
+  if ('issue' in cap) issues.push(cap.issue);
   if (issues.length > 0) throw validationFailed(issues);
+  const maxCredits = 'value' in cap ? cap.value : undefined;
 
   const { caller, orgId } = request;
   const claimKey = request.idempotencyKey
@@ -94,6 +127,8 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     max_age: request.maxAgeSeconds ?? null,
     // Only when given: a request without it hashes as before `fields` existed.
     ...(selection ? { fields: selection.canonical } : {}),
+    // The cap is part of the job the key names: another cap with the same key is another request.
+    ...(maxCredits === undefined ? {} : { max_credits: maxCredits }),
   });
   const [org, member, record] = await Promise.all([
     getOrganization(orgId),
@@ -116,6 +151,7 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     now,
     maxAgeSeconds: request.maxAgeSeconds,
     outputFields: selection?.canonical ?? null,
+    maxCredits: maxCredits ?? null,
     webhookUrl: request.webhookUrl,
     webhookSecret,
   });
@@ -124,7 +160,13 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
   if (taken) return replay(taken, requestHash);
   try {
     await putJobItems(job.id, inputs);
-    const run = { operation: job.operation, createdById: job.created_by_id, maxAgeSeconds: job.max_age_seconds, fields: job.fields };
+    const run = {
+      operation: job.operation,
+      createdById: job.created_by_id,
+      maxAgeSeconds: job.max_age_seconds,
+      fields: job.fields,
+      maxCredits: job.max_credits,
+    };
     const messages: Outgoing[] = inputs.map((input, index) => ({
       message: { kind: 'item', jobId: job.id, orgId, index, run: { ...run, input } },
       groupId: orgId,

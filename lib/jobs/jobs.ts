@@ -24,6 +24,8 @@ export interface JobView {
   pending: number;
   /** Credits the job's items were charged (refunds deducted). */
   charged: number;
+  /** The most its items may be charged in all, or null: no cap. */
+  max_credits: number | null;
   created_at: string;
   created_by_id: string;
   completed_at: string | null;
@@ -43,6 +45,7 @@ export const jobView = (job: JobRecord): JobView => ({
   cancelled: job.cancelled,
   pending: job.queued + job.running,
   charged: job.charged,
+  max_credits: job.max_credits,
   created_at: job.created_at,
   created_by_id: job.created_by_id,
   completed_at: job.completed_at,

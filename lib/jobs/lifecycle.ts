@@ -16,7 +16,9 @@
  *   the job.
  * - **A 402** (credits or a limit refused an item) is recorded on the job with that item's
  *   result, the first one only; no item is claimed after it, and each item not yet claimed fails
- *   with that same error, uncharged.
+ *   with that same error, uncharged. The job's own cap (`max_credits`) is not such a 402: it is
+ *   a condition of each item's charge (lib/billing/paid-run.ts), and refuses only the items that
+ *   would pass it.
  *
  * A write that finds the job changed by a concurrent one (another item's result, a cancel) is
  * decided afresh from the job it found, under lib/db/conflict-retry.ts's policy. A job's counters
@@ -83,6 +85,8 @@ export interface NewJobFields {
   maxAgeSeconds?: number | null;
   /** The `fields` every item's output is projected to (its canonical form), or null for whole outputs. */
   outputFields?: string | null;
+  /** The most its items may be charged in all, or null: no cap. */
+  maxCredits?: number | null;
   webhookUrl?: string | null;
   webhookSecret?: string | null;
 }
@@ -109,6 +113,9 @@ export const newJob = (fields: NewJobFields): JobRecord => ({
   completed_at: null,
   max_age_seconds: fields.maxAgeSeconds ?? null,
   fields: fields.outputFields ?? null,
+  max_credits: fields.maxCredits ?? null,
+  // A capped job's budget starts at nothing spent: its items' charges are conditional on it.
+  budget_spent: fields.maxCredits == null ? null : 0,
   cancel_requested: false,
   refusal: null,
   webhook_url: fields.webhookUrl ?? null,
@@ -214,11 +221,14 @@ export interface ItemOutcome extends ItemResult {
 
 /**
  * An item whose run was refused or failed: the error body a single run would have answered. A
- * 402 (credits or a monthly limit) also refuses the job's items not yet claimed.
+ * 402 of the balance or a limit also refuses the job's items not yet claimed. The job's own cap
+ * (`max_credits_exceeded`) refuses this item only: each item is judged by what is left when it is
+ * charged, which a refund of another item, or a cheaper cached result, may leave room for.
  */
 export function failedOutcome(error: ServiceError): ItemOutcome {
   const body = errorFields(error);
-  return { status: 'failed', error: body, charged: 0, ...(error.status === 402 ? { refusal: body } : {}) };
+  const spreads = error.status === 402 && error.code !== 'max_credits_exceeded';
+  return { status: 'failed', error: body, charged: 0, ...(spreads ? { refusal: body } : {}) };
 }
 
 /** What writing an item's result did: written (the job goes on), written and the job ended, or not written. */

@@ -18,7 +18,15 @@ export interface ItemMessage {
    * What the run needs, copied from the job and the item at creation, so that the first delivery
    * claims the item without reading it first. Absent: the worker reads the job and the item.
    */
-  run?: { operation: string; createdById: string; maxAgeSeconds: number | null; fields?: string | null; input: unknown };
+  run?: {
+    operation: string;
+    createdById: string;
+    maxAgeSeconds: number | null;
+    fields?: string | null;
+    /** The job's `max_credits` (null: no cap); absent from messages queued before it existed, whose jobs have none. */
+    maxCredits?: number | null;
+    input: unknown;
+  };
 }
 
 /**

@@ -21,6 +21,10 @@ export const jobSchema = z.object({
   cancelled: count('items cancelled before they started: never charged'),
   pending: count('items not finished yet: waiting, or at the provider'),
   charged: count("credits the job's items were charged"),
+  max_credits: z.nullable(z.int()).register(z.globalRegistry, {
+    description:
+      'the most the whole job may be charged, as given at creation (`max_credits` or `Max-Credits`): an item that would take `charged` (with the items in flight) past it fails uncharged with `max_credits_exceeded`; null: no cap',
+  }),
   created_at: z.string(),
   created_by_id: z.string().register(z.globalRegistry, { description: 'the user or API key that created it: its items are charged to it' }),
   completed_at: z.nullable(z.string()).register(z.globalRegistry, { description: 'when the job ended; null while it is active' }),

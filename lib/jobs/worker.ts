@@ -71,6 +71,8 @@ interface RunnableItem {
   maxAgeSeconds: number | null;
   /** The job's `fields`: the item's run answers (and the item stores) only these paths. Absent from messages queued before it existed. */
   fields?: string | null | undefined;
+  /** The job's `max_credits`: every item's charge counts in the job's budget under it. Absent from messages queued before it existed. */
+  maxCredits?: number | null | undefined;
   input: unknown;
 }
 
@@ -82,6 +84,7 @@ const runnableOf = (job: JobRecord, item: JobItemRecord): RunnableItem => ({
   createdById: job.created_by_id,
   maxAgeSeconds: job.max_age_seconds,
   fields: job.fields,
+  maxCredits: job.max_credits,
   input: item.input,
 });
 
@@ -158,6 +161,7 @@ async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise
       maxAgeSeconds: item.maxAgeSeconds ?? undefined,
       // Checked when the job was created, against the same catalog.
       fields: item.fields == null ? undefined : { text: item.fields, at: ['body', 'fields'] },
+      ...(item.maxCredits == null ? {} : { job: { id: item.jobId, maxCredits: item.maxCredits } }),
       requestId: `${item.jobId}:${item.index}`,
       ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       now: clock,

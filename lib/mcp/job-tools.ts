@@ -9,6 +9,7 @@ import * as z from 'zod/mini';
 import { issuesOf, notFound, validationFailed } from '../errors.ts';
 import { createSocialJob, MAX_JOB_INPUTS } from '../jobs/create-job.ts';
 import { getSocialJob, JOB_ITEM_STATUSES, listSocialJobItems } from '../jobs/jobs.ts';
+import { MAX_CREDITS_CEILING } from '../model.ts';
 import { MAX_FIELD_PATHS, MAX_FIELDS_CHARS } from '../social/fields.ts';
 import { type Cut, sizedResult } from './result-size.ts';
 import type { McpScope } from './scope.ts';
@@ -22,7 +23,7 @@ export const JOB_TOOLS: Tool[] = [
   {
     name: 'start_job',
     title: 'Start a bulk job',
-    description: `Runs one social operation on 1 to ${MAX_JOB_INPUTS} inputs in the background and answers at once with the job (its \`id\`). Each item is charged like a single call of the operation's tool when it runs; once credits or a spending limit refuse one, the rest fail uncharged. At most 5 jobs queued or running per workspace. Read progress and results with get_job.`,
+    description: `Runs one social operation on 1 to ${MAX_JOB_INPUTS} inputs in the background and answers at once with the job (its \`id\`). Each item is charged like a single call of the operation's tool when it runs; once credits or a spending limit refuse one, the rest fail uncharged. With \`max_credits\` (or \`_meta.max_credits\`) the whole job is charged at most that: an item that would pass it fails uncharged with max_credits_exceeded. At most 5 jobs queued or running per workspace. Read progress and results with get_job.`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -35,6 +36,13 @@ export const JOB_TOOLS: Tool[] = [
           description: "the operation's arguments, one object per item, as its own tool takes them",
         },
         webhook_url: { type: 'string', maxLength: 2048, description: 'optional https URL to POST the finished job to (signed)' },
+        max_credits: {
+          type: 'integer',
+          minimum: 0,
+          maximum: MAX_CREDITS_CEILING,
+          description:
+            'optional: the most the whole job may be charged, in credits (refunded items give theirs back); items past it fail uncharged with max_credits_exceeded, the job ends normally. The same as _meta.max_credits on this call',
+        },
         _fields: {
           type: 'string',
           maxLength: MAX_FIELDS_CHARS,
@@ -66,10 +74,13 @@ export const JOB_TOOLS: Tool[] = [
   },
 ];
 
+const MAX_CREDITS_RULE = `must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`;
+
 const startArguments = z.strictObject({
   operation: z.string().check(z.maxLength(64)),
   inputs: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_JOB_INPUTS)),
   webhook_url: z.optional(z.string().check(z.maxLength(2048))),
+  max_credits: z.optional(z.int(MAX_CREDITS_RULE).check(z.gte(0, MAX_CREDITS_RULE), z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_RULE))),
   // Its bounds and paths are checked against the operation's output schema by the job's creation.
   _fields: z.optional(z.string()),
 });
@@ -108,15 +119,20 @@ const jobPageAdvice =
     return `To read the rest, call get_job with "limit": ${items.kept} and the same job_id, status and cursor, then follow the next_cursor of that answer. ${start}`;
   };
 
-/** Runs a job tool; a refusal is thrown as the ServiceError the REST route would answer. */
+/**
+ * Runs a job tool; a refusal is thrown as the ServiceError the REST route would answer.
+ * `metaMaxCredits`: the call's `_meta.max_credits` (checked), which for start_job is the job's
+ * `max_credits`, as `Max-Credits` is on the REST route.
+ */
 export async function callJobTool(
   scope: McpScope,
   name: JobToolName,
   args: Record<string, unknown> | undefined,
   maxChars: number,
+  metaMaxCredits?: number,
 ): Promise<CallToolResult> {
   if (name === 'start_job') {
-    const { operation, inputs, webhook_url, _fields } = parsed(startArguments, args);
+    const { operation, inputs, webhook_url, _fields, max_credits } = parsed(startArguments, args);
     const { job } = await createSocialJob({
       caller: scope.caller,
       orgId: scope.orgId,
@@ -124,6 +140,10 @@ export async function callJobTool(
       inputs,
       webhookUrl: webhook_url,
       fields: _fields === undefined ? undefined : { text: _fields, at: ['arguments', '_fields'] },
+      maxCredits: [
+        { value: max_credits, at: ['arguments', 'max_credits'] },
+        { value: metaMaxCredits, at: ['_meta', 'max_credits'] },
+      ],
     });
     return structured({ ...job });
   }

@@ -87,7 +87,9 @@ export async function callTool(
   try {
     // Read before anything runs: a bad setting must not leave a paid run without its answer.
     const maxChars = mcpMaxResultChars();
-    if (isJobTool(name)) return await callJobTool(scope, name, args, maxChars);
+    // Checked on every tool: start_job takes it as its job's cap, the tools that charge nothing ignore it.
+    const maxCredits = maxCreditsOf(meta);
+    if (isJobTool(name)) return await callJobTool(scope, name, args, maxChars, maxCredits);
     if (name === BUDGET_TOOL_NAME) return await callBudgetTool(scope, args);
     const { fields, rest } = fieldsArgumentOf(args);
     const result = await runSocialOperation({
@@ -97,7 +99,7 @@ export async function callTool(
       input: rest,
       maxAgeSeconds: maxAgeOf(meta),
       fields,
-      maxCredits: maxCreditsOf(meta),
+      maxCredits,
       requestId: scope.requestId,
       deadlineMs: scope.deadlineMs,
     });

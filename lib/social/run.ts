@@ -17,7 +17,16 @@
 import { randomUUID } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal, type ChargeAsk, maxCreditsRefusal } from '../billing/charge-rules.ts';
-import { chargeRun, type HeldCharge, RunOrphaned, refundRun, StaleRead, settleRun, takeOverRun } from '../billing/paid-run.ts';
+import {
+  chargeRun,
+  type HeldCharge,
+  type JobBudget,
+  RunOrphaned,
+  refundRun,
+  StaleRead,
+  settleRun,
+  takeOverRun,
+} from '../billing/paid-run.ts';
 import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
 import { canonicalHash, getIdempotencyRecord } from '../db/idempotency.ts';
@@ -60,6 +69,12 @@ export interface RunRequest {
    * identity: a replay, or a retry that takes over a dead attempt's run, charges nothing new.
    */
   maxCredits?: number | undefined;
+  /**
+   * An item of a job with `max_credits`: its charge counts in the job's budget, in the charge's own
+   * transaction, and one that would take the job past its cap is refused with 402
+   * `max_credits_exceeded` (`remaining`), nothing charged; its refund gives the cost back.
+   */
+  job?: JobBudget | undefined;
   /** The request's id: named in the billing events of its charge and refund. */
   requestId?: string | undefined;
   /** Epoch ms by which the run must have answered (the function's own deadline); none by default. */
@@ -228,6 +243,7 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
           ...ask,
           now: new Date(nowMs),
           retryUntilMs: chargeRetryUntilMs(context.deadlineMs),
+          ...(request.job ? { job: request.job } : {}),
           ...(idempotency
             ? { claim: { key: idempotency.key, requestHash: idempotency.requestHash, leaseMs: leaseMs(providerTimeoutMs), replacing } }
             : {}),

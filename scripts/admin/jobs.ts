@@ -97,6 +97,10 @@ const active = command({
           succeeded: job.succeeded,
           failed: job.failed,
           cancelled: job.cancelled,
+          charged: job.charged,
+          // A capped job: its cap, and what its items' charges hold against it (in flight included).
+          max_credits: job.max_credits,
+          budget_spent: job.budget_spent,
           cancel_requested: job.cancel_requested,
           created_at: job.created_at,
           // `sending` past the threshold: stalled, for `jobs recover`; null: created before the field existed.

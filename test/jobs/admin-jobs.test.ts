@@ -31,7 +31,7 @@ describe('admin jobs', () => {
       method: 'POST',
       url: `/social/x_profile/jobs?organization_id=${orgId}`,
       token: tokenFor(users.editor),
-      body: { inputs: [{ handle: 'nasa' }, { handle: 'nike' }] },
+      body: { inputs: [{ handle: 'nasa' }, { handle: 'nike' }], max_credits: 1 },
     });
 
     const [listed, local, bad] = await Promise.all([
@@ -52,6 +52,9 @@ describe('admin jobs', () => {
       succeeded: 0,
       failed: 0,
       cancelled: 0,
+      charged: 0,
+      max_credits: 1,
+      budget_spent: 0,
       cancel_requested: false,
       created_at: created.body.created_at,
       messages: 'sent',

@@ -70,6 +70,7 @@ describe('POST /social/{operation}/jobs', () => {
       cancelled: 0,
       pending: 3,
       charged: 0,
+      max_credits: null,
       created_at: expect.any(String),
       created_by_id: users.editor,
       completed_at: null,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type JobRecord, jobUpdate } from '../../lib/db/jobs.ts';
-import { forbidden, insufficientCredits } from '../../lib/errors.ts';
+import { forbidden, insufficientCredits, jobMaxCreditsExceeded } from '../../lib/errors.ts';
 import { afterCancel, failedOutcome, isStalled, newJob } from '../../lib/jobs/lifecycle.ts';
 
 const now = new Date('2026-03-15T12:00:00.000Z');
@@ -95,6 +95,22 @@ describe('failedOutcome', () => {
     const denied = failedOutcome(forbidden('no'));
     expect(denied).toMatchObject({ status: 'failed', charged: 0, error: { code: 'forbidden', message: 'no' } });
     expect(denied).not.toHaveProperty('refusal');
+  });
+
+  it("keeps the job's own cap to its item: each item is judged by what is left when it is charged", () => {
+    const capped = failedOutcome(jobMaxCreditsExceeded(1, 5, 0));
+    expect(capped).toMatchObject({ error: { code: 'max_credits_exceeded', data: { cost: 1, max_credits: 5, remaining: 0 } } });
+    expect(capped).not.toHaveProperty('refusal');
+  });
+});
+
+describe('newJob', () => {
+  it('starts a capped job with nothing spent of its cap, and a job without one with neither', () => {
+    expect(newJob({ orgId: 'org_a', operation: 'x', total: 1, createdById: 'u1', now, maxCredits: 0 })).toMatchObject({
+      max_credits: 0,
+      budget_spent: 0,
+    });
+    expect(job()).toMatchObject({ max_credits: null, budget_spent: null });
   });
 });
 

@@ -36,13 +36,14 @@ function firstCallHangs() {
   return { spy, comeBack };
 }
 
-async function oneItemJob() {
+/** A job of one x_profile item (1 credit); capped at `maxCredits` when given, so that a second charge of its item would be refused. */
+async function oneItemJob(maxCredits?: number, handle = 'nasa') {
   const { orgId, users } = await workspace({ credits: 10 });
   const created = await call(createJob, {
     method: 'POST',
     url: `/social/x_profile/jobs?organization_id=${orgId}`,
     token: tokenFor(users.editor),
-    body: { inputs: [{ handle: 'nasa' }] },
+    body: { inputs: [{ handle }], ...(maxCredits === undefined ? {} : { max_credits: maxCredits }) },
   });
   expect(created.status).toBe(202);
   return { orgId, jobId: created.body.id as string, message: { kind: 'item' as const, jobId: created.body.id as string, orgId, index: 0 } };
@@ -54,11 +55,12 @@ async function untilCharged(orgId: string) {
 
 describe('a job worker killed mid-item', () => {
   it.each([
-    'answers',
-    'fails',
-  ] as const)('is taken over after the lease with its one charge; the dead attempt that %s later changes nothing', async (how) => {
+    ['answers', undefined],
+    ['fails', undefined],
+    ['answers', 1],
+  ] as const)('is taken over after the lease with its one charge; the dead attempt that %s later changes nothing (max_credits %s)', async (how, maxCredits) => {
     // Prepare: the first delivery claims and charges the item, then hangs at the provider.
-    const { orgId, jobId, message } = await oneItemJob();
+    const { orgId, jobId, message } = await oneItemJob(maxCredits);
     const provider = firstCallHangs();
     const dead = handleJobMessage(message);
     await untilCharged(orgId);
@@ -79,11 +81,34 @@ describe('a job worker killed mid-item', () => {
     expect(ledger.refunds.size).toBe(0);
     expect(standingCharges(ledger)).toHaveLength(1);
     expect(provider.spy).toHaveBeenCalledTimes(2);
+    // The takeover charged nothing new: the job's budget holds the one charge.
+    if (maxCredits !== undefined) expect(job).toMatchObject({ budget_spent: 1 });
     provider.spy.mockRestore();
   });
 
-  it('is charged afresh after the sweeper refunded the dead charge: one refund, one standing charge', async () => {
-    const { orgId, jobId, message } = await oneItemJob();
+  it('gives the job its credit back when the retry that took the run over fails at the provider (the claim names the job)', async () => {
+    const { orgId, jobId, message } = await oneItemJob(1, 'sample_upstream_error');
+    const provider = firstCallHangs();
+    const dead = handleJobMessage(message);
+    await untilCharged(orgId);
+
+    expect(await handleJobMessage(message, { now: () => Date.now() + AFTER_LEASE_MS })).toBe(true);
+    provider.comeBack('fails');
+    expect(await dead).toBe(true);
+
+    expect(await getJob(jobId)).toMatchObject({ status: 'completed', failed: 1, charged: 0, budget_spent: 0 });
+    const ledger = await readLedger(orgId);
+    expect(ledgerProblems(ledger, 0)).toEqual([]);
+    expect([ledger.charges.length, ledger.refunds.size, ledger.credits]).toEqual([1, 1, 10]);
+    provider.spy.mockRestore();
+  });
+
+  it.each([
+    undefined,
+    1,
+  ])('is charged afresh after the sweeper refunded the dead charge: one refund, one standing charge (max_credits %s)', async (maxCredits) => {
+    // With a cap of 1, the fresh charge fits only because the sweeper's refund gave the job its credit back.
+    const { orgId, jobId, message } = await oneItemJob(maxCredits);
     const provider = firstCallHangs();
     const dead = handleJobMessage(message);
     await untilCharged(orgId);
@@ -95,7 +120,8 @@ describe('a job worker killed mid-item', () => {
     provider.comeBack('answers');
     expect(await dead).toBe(true);
 
-    expect(await getJob(jobId)).toMatchObject({ status: 'completed', succeeded: 1, charged: 1 });
+    expect(await getJob(jobId)).toMatchObject({ status: 'completed', succeeded: 1, failed: 0, charged: 1 });
+    if (maxCredits !== undefined) expect(await getJob(jobId)).toMatchObject({ budget_spent: 1 });
     const ledger = await readLedger(orgId);
     expect(ledgerProblems(ledger, 1)).toEqual([]);
     expect(ledger.charges).toHaveLength(2);
