@@ -46,7 +46,6 @@ export function App() {
   const signOut = (why?: string) => {
     const was = session;
     clearSession();
-    sessionStorage.removeItem(CHOSEN);
     setSession(null);
     setMessage(why);
     if (!why && was?.method === 'hosted' && hosted) window.location.assign(hostedSignOutUrl(hosted));

@@ -3,9 +3,9 @@
  * one): off to the hosted UI with a PKCE challenge, and back with a code, exchanged here for the
  * tokens. The verifier and state wait in this tab's session storage meanwhile, and are removed once used.
  */
-import { authorizeUrl, callbackOf, challengeOf, type HostedUi, logoutUrl, randomToken, tokenRequestBody } from './pkce.ts';
 
-const PENDING = 'workspace-console:pkce';
+import { authorizeUrl, callbackOf, challengeOf, type HostedUi, logoutUrl, randomToken, tokenRequestBody } from './pkce.ts';
+import { PENDING_SIGN_IN as PENDING } from './session.ts';
 
 export function hostedUiOfPage(): HostedUi | null {
   const url = document.querySelector('meta[name="hosted-ui"]')?.getAttribute('content');

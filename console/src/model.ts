@@ -58,9 +58,16 @@ export function screenOf(hash: string, allowed: readonly Screen[]): Screen {
   return (allowed as readonly string[]).includes(id) ? (id as Screen) : 'overview';
 }
 
-const number = new Intl.NumberFormat('en-US');
+/**
+ * `1234.5` → `1,234.5`. Not Intl: a browser started with a locale its ICU does not know (LANG=C
+ * gives `en-US@posix`) throws from `new Intl.NumberFormat`, and a console must render anyway.
+ */
+export function formatNumber(value: number): string {
+  const [whole = '0', fraction] = String(Math.abs(value)).split('.');
+  return `${value < 0 ? '-' : ''}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction ? `.${fraction}` : ''}`;
+}
 
-export const formatCredits = (credits: number): string => `${number.format(credits)} ${Math.abs(credits) === 1 ? 'credit' : 'credits'}`;
+export const formatCredits = (credits: number): string => `${formatNumber(credits)} ${Math.abs(credits) === 1 ? 'credit' : 'credits'}`;
 
 /** `2026-07-08T14:03:05.120Z` → `2026-07-08 14:03 UTC`: the API's UTC, the same for everyone. */
 export function formatTime(iso: string | null | undefined): string {
@@ -83,7 +90,7 @@ export function meterOf(spent: number, limit: number | null): Meter {
   const percent = limit === 0 ? (spent > 0 ? 100 : 0) : Math.round(ratio * 100);
   return {
     ratio: Math.min(1, ratio),
-    text: `${number.format(spent)} of ${formatCredits(limit)} (${percent}%)`,
+    text: `${formatNumber(spent)} of ${formatCredits(limit)} (${percent}%)`,
     level: spent >= limit && limit > 0 ? 'over' : limit === 0 ? 'over' : ratio >= 0.8 ? 'warn' : 'ok',
   };
 }

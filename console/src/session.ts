@@ -37,6 +37,11 @@ export function saveSession(session: Session): void {
   sessionStorage.setItem(KEY, JSON.stringify(session));
 }
 
+/** Signing out forgets everything the console kept in this tab: the token, the chosen workspace, the jobs opened. */
 export function clearSession(): void {
-  sessionStorage.removeItem(KEY);
+  for (const key of Object.keys(sessionStorage))
+    if (key.startsWith('workspace-console:') && key !== PENDING_SIGN_IN) sessionStorage.removeItem(key);
 }
+
+/** Where a hosted sign-in in progress keeps its PKCE verifier (hosted-ui.ts): not a session yet. */
+export const PENDING_SIGN_IN = 'workspace-console:pkce';

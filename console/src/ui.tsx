@@ -216,10 +216,16 @@ export function Field({
   );
 }
 
-/** A screen's heading, focused when the screen opens so that keyboard and screen reader users land on it. */
+/** The first screen after the page loads keeps the browser's focus (a Tab then reaches the skip button first). */
+let pageJustLoaded = true;
+
+/** A screen's heading, focused when another screen opens so that keyboard and screen reader users land on it. */
 export function ScreenHeading({ children }: { children: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useEffect(() => {
+    if (pageJustLoaded) pageJustLoaded = false;
+    else heading.current?.focus();
+  }, []);
   return (
     <h2 tabIndex={-1} ref={heading}>
       {children}
