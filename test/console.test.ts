@@ -131,7 +131,7 @@ async function shot(page: Page, name: string): Promise<void> {
 /** axe-core in the page (through the DevTools protocol, which the page's CSP does not govern): serious and critical violations. */
 async function axe(page: Page): Promise<unknown[]> {
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE);
-  return page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
+  return page.evaluate<[], () => Promise<unknown[]>>(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')) })))`);
 }
@@ -205,9 +205,9 @@ describe('GET /console', () => {
     expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
     expect(stale.status).toBe(404);
-    expect((await stale.json()).code).toBe('not_found');
+    expect(((await stale.json()) as { code: string }).code).toBe('not_found');
     // The local server's own route: the demo users, with the tokens `npm start` prints.
-    expect((await demo.json()).users.map((user: { role: string }) => user.role)).toEqual(['owner', 'editor', 'viewer']);
+    expect(((await demo.json()) as { users: { role: string }[] }).users.map((user: { role: string }) => user.role)).toEqual(['owner', 'editor', 'viewer']);
   });
 });
 
@@ -271,7 +271,7 @@ describe('the console, signed in as the demo owner', () => {
 
     const used = await api(`/organizations/${org}/credits`, String(copied));
     expect(used.status).toBe(200);
-    expect((await used.json()).api_key).toMatchObject({ daily_limit: 5, spent_today: 0 });
+    expect(((await used.json()) as { api_key: unknown }).api_key).toMatchObject({ daily_limit: 5, spent_today: 0 });
     expect(copied).toBe(token);
 
     await (await page.waitForSelector('::-p-text(Done)'))?.click();
@@ -281,7 +281,7 @@ describe('the console, signed in as the demo owner', () => {
     await waitForText(page, 'is revoked: its next request is refused');
     const refused = await api(`/organizations/${org}/credits`, token);
     expect(refused.status).toBe(401);
-    expect((await refused.json()).code).toBe('unauthenticated');
+    expect(((await refused.json()) as { code: string }).code).toBe('unauthenticated');
     // The refused token pasted into the console: back to sign-in, saying why.
     const pasted = await newPage();
     await pasted.page.goto(`${stack.baseUrl}/console`, { waitUntil: 'domcontentloaded' });
@@ -342,7 +342,7 @@ describe('the console, signed in as the demo owner', () => {
     }
     expect(await mainText(page)).toMatch(/webhook\.test[^\n]*\n?[^\n]*delivered/);
     expect(received).toHaveLength(1);
-    expect((await (await api(`/organizations/${org}/alerts`)).json()).low_balance).toBe(100);
+    expect(((await (await api(`/organizations/${org}/alerts`)).json()) as { low_balance: number }).low_balance).toBe(100);
     await shot(page, 'alerts');
   });
 
@@ -353,7 +353,7 @@ describe('the console, signed in as the demo owner', () => {
     });
     const { id } = (await created.json()) as { id: string };
     for (let attempt = 0; attempt < 100; attempt += 1) {
-      if ((await (await api(`/social/jobs/${id}`)).json()).status === 'completed') break;
+      if (((await (await api(`/social/jobs/${id}`)).json()) as { status: string }).status === 'completed') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await openScreen(owner, 'jobs')).toBe(0);

@@ -16,8 +16,13 @@ export function drawUsageChart(target: HTMLElement, series: UsageSeries, width: 
   const options: uPlot.Options = {
     width,
     height: 260,
-    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-    axes: [{}, { label: 'credits (net)', size: 60 }],
+    // Half a day either side, so that the first and the last day's bars are whole.
+    scales: {
+      x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+      y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+    },
+    // Credits are whole numbers: no tick at 0.2.
+    axes: [{}, { label: 'credits (net)', size: 60, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 100_000] }],
     legend: { show: true, live: false },
     cursor: { show: true, drag: { x: false, y: false } },
     series: [
