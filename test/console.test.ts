@@ -207,7 +207,11 @@ describe('GET /console', () => {
     expect(stale.status).toBe(404);
     expect(((await stale.json()) as { code: string }).code).toBe('not_found');
     // The local server's own route: the demo users, with the tokens `npm start` prints.
-    expect(((await demo.json()) as { users: { role: string }[] }).users.map((user: { role: string }) => user.role)).toEqual(['owner', 'editor', 'viewer']);
+    expect(((await demo.json()) as { users: { role: string }[] }).users.map((user: { role: string }) => user.role)).toEqual([
+      'owner',
+      'editor',
+      'viewer',
+    ]);
   });
 });
 
