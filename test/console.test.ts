@@ -77,7 +77,7 @@ interface Watched {
 async function newPage(width = 1200, context?: Awaited<ReturnType<Browser['createBrowserContext']>>): Promise<Watched> {
   const page = await (context ?? browser).newPage();
   await page.setViewport({ width, height: 900 });
-  page.setDefaultTimeout(8_000);
+  page.setDefaultTimeout(15_000);
   const watched: Watched = { page, requests: [], errors: [] };
   page.on('console', (message) => message.type() === 'error' && watched.errors.push(`console: ${message.text()}`));
   page.on('pageerror', (error) => watched.errors.push(`page: ${String(error)}`));
@@ -394,7 +394,7 @@ describe('the console, signed in as the demo owner', () => {
     // A fresh load (a new fragment alone would not reload the page), still signed in.
     await page.evaluate("location.hash = '#usage'");
     await page.reload({ waitUntil: 'domcontentloaded' });
-    await page.waitForSelector('.chart canvas');
+    await page.waitForSelector('nav a[aria-current="page"][href="#usage"]');
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
     expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
