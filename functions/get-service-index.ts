@@ -3,12 +3,12 @@ import { baseChain } from '../lib/http/base-chain.ts';
 import { baseUrl } from '../lib/http/base-url.ts';
 
 /**
- * What `GET /` points at, by field name: the pages and documents a newcomer starts from. The web
- * console (`/console`) joins them here once its route exists (`test/service-index.test.ts`
- * fails until it does); nothing else needs to change.
+ * What `GET /` points at, by field name: the pages and documents a newcomer starts from
+ * (`test/service-index.unit.test.ts` fails while a page route is left out).
  */
 export const ENTRY_POINTS = {
   docs: '/docs',
+  console: '/console',
   openapi: '/openapi.json',
 } as const;
 
@@ -39,5 +39,6 @@ export const otherResponseHeaders = { '302': ['Location', 'Cache-Control'] };
 export const responseSchema = z.object({
   name: z.literal('Workspace Service'),
   docs: z.string().register(z.globalRegistry, { description: 'the reference page (Swagger UI) of this deployment' }),
+  console: z.string().register(z.globalRegistry, { description: 'the web console of this deployment: sign in and manage the workspace' }),
   openapi: z.string().register(z.globalRegistry, { description: 'this API described as OpenAPI 3.1' }),
 });

@@ -6,13 +6,26 @@
  * destroy` never takes the team's accounts with it. The functions then trust its issuer and its
  * client for both kinds of token (ID tokens' `aud`, access tokens' `client_id`).
  */
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AccountRecovery, Mfa, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { Aws, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AccountRecovery,
+  Mfa,
+  OAuthScope,
+  UserPool,
+  type UserPoolClient,
+  UserPoolClientIdentityProvider,
+  type UserPoolDomain,
+} from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 
 export interface IdentityOptions {
   /** Let anyone sign up from the app client (default: administrators create users). */
   selfSignUp?: boolean;
+  /**
+   * The hosted UI's domain prefix (`-c userPoolDomain=…`: `<prefix>.auth.<region>.amazoncognito.com`),
+   * unique in the region; by default `workspace-` and the stack's own id.
+   */
+  domainPrefix?: string;
 }
 
 /** What the functions need to trust this pool's tokens. */
@@ -26,9 +39,12 @@ export interface JwtSettings {
 export class ServiceUserPool extends Construct {
   readonly userPool: UserPool;
   readonly client: UserPoolClient;
+  /** The hosted UI the console signs people in with (authorization code flow with PKCE). */
+  readonly domain: UserPoolDomain;
   readonly jwt: JwtSettings;
 
-  constructor(scope: Construct, id: string, options: IdentityOptions = {}) {
+  /** `consoleUrl`: the console's page (`<api>/console`), the app client's callback and sign-out URL. */
+  constructor(scope: Construct, id: string, options: IdentityOptions & { consoleUrl: string }) {
     super(scope, id);
     this.userPool = new UserPool(this, 'UserPool', {
       selfSignUpEnabled: options.selfSignUp ?? false,
@@ -58,14 +74,30 @@ export class ServiceUserPool extends Construct {
       },
     );
     // A public client (no secret): the CLI and browser apps sign in with it. USER_PASSWORD_AUTH
-    // for `aws cognito-idp initiate-auth` (the walk in docs/deployment.md), SRP for apps.
+    // for `aws cognito-idp initiate-auth` (the walk in docs/deployment.md), SRP for apps, and the
+    // hosted UI's authorization code flow for the console (docs/console.md): a public client
+    // proves itself with PKCE, and its only callback is the console's page. No implicit flow.
     this.client = this.userPool.addClient('ApiClient', {
       authFlows: { userPassword: true, userSrp: true },
       generateSecret: false,
       preventUserExistenceErrors: true,
+      oAuth: {
+        flows: { authorizationCodeGrant: true, implicitCodeGrant: false },
+        scopes: [OAuthScope.OPENID, OAuthScope.EMAIL, OAuthScope.PROFILE],
+        callbackUrls: [options.consoleUrl],
+        logoutUrls: [options.consoleUrl],
+      },
+      supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
       idTokenValidity: Duration.hours(1),
       accessTokenValidity: Duration.hours(1),
       refreshTokenValidity: Duration.days(30),
+    });
+    // The stack id's UUID is lowercase hex and hyphens, unique, and never names AWS or Cognito
+    // (which a prefix may not contain).
+    this.domain = this.userPool.addDomain('HostedUi', {
+      cognitoDomain: {
+        domainPrefix: options.domainPrefix ?? Fn.join('-', ['workspace', Fn.select(2, Fn.split('/', Aws.STACK_ID))]),
+      },
     });
     const issuer = this.userPool.userPoolProviderUrl;
     this.jwt = {

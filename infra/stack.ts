@@ -94,7 +94,14 @@ export class WorkspaceServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: WorkspaceServiceStackProps = {}) {
     super(scope, id, props);
     const param = this.parameters();
-    const identity = props.userPool ? new ServiceUserPool(this, 'Identity', props.userPool) : undefined;
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Workspace Service',
+      createDefaultStage: false,
+    });
+    // The console's page (GET /console) is the user pool's app client's callback.
+    const identity = props.userPool
+      ? new ServiceUserPool(this, 'Identity', { ...props.userPool, consoleUrl: `${this.api.apiEndpoint}/console` })
+      : undefined;
     const jwt = identity?.jwt ?? this.jwtParameters();
 
     // The table, from the shared definition (the same one DynamoDB Local and the tests use).
@@ -160,10 +167,6 @@ export class WorkspaceServiceStack extends Stack {
     };
     const retention = param.logRetentionDays.valueAsNumber as RetentionDays;
 
-    this.api = new HttpApi(this, 'Api', {
-      description: 'Workspace Service',
-      createDefaultStage: false,
-    });
     this.corsFor(param.corsAllowedOrigins);
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention });
     const stage = new HttpStage(this, 'Stage', {
@@ -229,6 +232,7 @@ export class WorkspaceServiceStack extends Stack {
         webhooks: this.webhooks,
         tracer: props.tracer ?? false,
         extension: providerKeyExtension(props.secretsExtensionArn),
+        identity,
       });
       this.functions.set(route.name, fn);
       const httpRoute = new HttpRoute(this, `${route.name}Route`, {
@@ -299,6 +303,7 @@ export class WorkspaceServiceStack extends Stack {
     const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'ConsoleUrl', { value: `${this.api.apiEndpoint}/console`, description: 'The web console (docs/console.md)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'For the admin CLI: --table' });
     new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
     new CfnOutput(this, 'JobsQueueUrl', {
@@ -321,6 +326,10 @@ export class WorkspaceServiceStack extends Stack {
       new CfnOutput(this, 'UserPoolClientId', {
         value: identity.client.userPoolClientId,
         description: 'aws cognito-idp initiate-auth --client-id (and the aud / client_id of its tokens)',
+      });
+      new CfnOutput(this, 'HostedUiUrl', {
+        value: identity.domain.baseUrl(),
+        description: "The user pool's sign-in pages (the console's sign-in)",
       });
     }
   }
@@ -403,6 +412,7 @@ export class WorkspaceServiceStack extends Stack {
       webhooks: Webhooks;
       tracer: boolean;
       extension: ParamsAndSecretsLayerVersion;
+      identity: ServiceUserPool | undefined;
     },
   ): NodejsFunction {
     const { role, logGroup } = functionRole(this, route.name, options.retention);
@@ -424,6 +434,10 @@ export class WorkspaceServiceStack extends Stack {
     if (route.sendsJobs) {
       options.jobs.grantSend(role);
       environment.JOBS_QUEUE_URL = options.jobs.queue.queueUrl;
+    }
+    if (route.hostedUi && options.identity) {
+      environment.CONSOLE_HOSTED_UI_URL = options.identity.domain.baseUrl();
+      environment.CONSOLE_CLIENT_ID = options.identity.client.userPoolClientId;
     }
     if (route.sendsWebhooks) {
       options.webhooks.grantSend(role);

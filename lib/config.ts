@@ -253,3 +253,17 @@ export const MIN_MCP_MAX_RESULT_CHARS = 10_000;
 
 /** Read per call (one variable): tests set it before a call. */
 export const mcpMaxResultChars = (): number => integer('MCP_MAX_RESULT_CHARS', DEFAULTS.mcpMaxResultChars, MIN_MCP_MAX_RESULT_CHARS);
+
+/**
+ * The console's sign-in with the stack's user pool (`-c userPool=true`): the hosted UI's base URL
+ * (CONSOLE_HOSTED_UI_URL, `https://<domain>.auth.<region>.amazoncognito.com`) and the public app
+ * client whose callback is the console (CONSOLE_CLIENT_ID), set by the stack on the console page's
+ * function only. Unset (another issuer, or the local stack): the console offers no hosted sign-in.
+ */
+export function consoleHostedUi(): { url: string; clientId: string } | undefined {
+  const url = optional('CONSOLE_HOSTED_UI_URL');
+  const clientId = optional('CONSOLE_CLIENT_ID');
+  if (!url || !clientId) return undefined;
+  if (!/^https:\/\/[^/\s]+$/.test(url)) throw new Error(`CONSOLE_HOSTED_UI_URL must be an https:// origin, got "${url}"`);
+  return { url, clientId };
+}

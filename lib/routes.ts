@@ -5,6 +5,7 @@
  * `tableActions` is exactly what the handler does to the table (least-privilege IAM).
  */
 
+import { CONSOLE_ASSETS } from './console-assets.ts';
 import { SWEEP_INDEX } from './db/table.ts';
 import { defined } from './defined.ts';
 import { DOCS_ASSETS } from './docs-assets.ts';
@@ -29,6 +30,16 @@ export interface Route {
   secrets?: readonly RouteSecret[];
   /** Served without a token and not rate limited (the API description, the docs page). */
   public?: boolean;
+  /**
+   * A page for people and its files (the web console, docs/console.md): served like any public
+   * route, and left out of the API description, since it is no part of the API.
+   */
+  page?: boolean;
+  /**
+   * Offers the stack's user pool's hosted UI (`-c userPool=true`): the stack gives the function its
+   * URL and the console's app client (lib/config.ts `consoleHostedUi`).
+   */
+  hostedUi?: boolean;
   /** Sends job messages: the functions given sqs:SendMessage on the jobs queue (deployed). */
   sendsJobs?: boolean;
   /** Queues webhook deliveries (a cancel that ends a job): given sqs:SendMessage on the webhooks queue (deployed). */
@@ -581,6 +592,36 @@ export const routes: readonly Route[] = [
     summary: 'A script or style sheet of the reference page',
     description: 'The page loads nothing from anywhere else. An unknown asset name answers 404 `not_found`.',
     tag: 'API description',
+    errors: ['not_found'],
+  },
+  {
+    name: 'GetConsolePage',
+    method: 'GET',
+    path: '/console',
+    entry: 'functions/get-console-page.ts',
+    tableActions: [],
+    public: true,
+    page: true,
+    hostedUi: true,
+    assets: CONSOLE_ASSETS.map((asset) => asset.source),
+    summary: 'The web console',
+    description:
+      'A page for people: sign in, then see and manage the workspace through the public API with your own token (docs/console.md). Not part of the API.',
+    tag: 'Console',
+    errors: [],
+  },
+  {
+    name: 'GetConsoleAsset',
+    method: 'GET',
+    path: '/console/{asset}',
+    entry: 'functions/get-console-asset.ts',
+    tableActions: [],
+    public: true,
+    page: true,
+    assets: CONSOLE_ASSETS.map((asset) => asset.source),
+    summary: "The console's script or style sheet, by the hashed name its page links",
+    description: 'Cached for a year; any other name answers 404 `not_found`.',
+    tag: 'Console',
     errors: ['not_found'],
   },
   {

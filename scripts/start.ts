@@ -23,6 +23,7 @@ import { invoke } from '../lib/local/invocations.ts';
 import {
   type AnswerLine,
   createLocalServer,
+  type DemoUser,
   type LambdaHandler,
   LOCAL_IDP_JWKS_PATH,
   loadHandlers,
@@ -132,8 +133,11 @@ async function main() {
     // This process's queues are the stack's: the handlers (unbundled), and through the server's
     // SQS endpoint the bundled functions and the admin CLI, send to them.
     installEmbeddedQueues();
+    // Offered to the console once the demo is seeded and its tokens signed (below).
+    let demoUsers: readonly DemoUser[] = [];
     const listening = createLocalServer(handlers, {
       jwks: jwksOf(key),
+      demoUsers: () => demoUsers,
       sqsBridge: true,
       ...(jsonLogs ? {} : { onAnswer: (line: AnswerLine) => console.log(requestLine(line)) }),
     });
@@ -146,6 +150,9 @@ async function main() {
       throw new StartError((error as Error).message);
     }
     useLocalTable(dynamo.endpoint, TABLE_NAME);
+    // The console from its sources as they are now (GET /console serves the build).
+    const { buildConsole } = await import('./build-console.ts');
+    await buildConsole();
     process.env.SOCIAL_PROVIDER ??= 'sample';
 
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
@@ -255,6 +262,7 @@ async function main() {
     // `tokens` carry `aud` when an audience is accepted, else they are access tokens.
     const tokens = audience ? demoTokens({ audience }) : demoTokens({ clientId: clientId! });
     const accessTokens = clientId ? demoTokens({ clientId }) : undefined;
+    demoUsers = Object.entries(tokens).map(([role, token]) => ({ role, user_id: DEMO.users[role as keyof typeof DEMO.users], token }));
     state.publish({
       baseUrl,
       port,
@@ -283,6 +291,7 @@ async function main() {
     });
 
     console.log(`Workspace Service running at ${baseUrl}`);
+    console.log(`Console at ${baseUrl}/console (sign in as a demo user)`);
     console.log(`API reference at ${baseUrl}/docs (OpenAPI document: ${baseUrl}/openapi.json)`);
     console.log(`DynamoDB Local at ${dynamo.endpoint} (${dataDir ? `data in ${dataDir}` : 'in memory'}), table ${TABLE_NAME}`);
     console.log(demo.seeded ? `Seeded demo workspace ${DEMO.orgId}` : `Demo workspace ${DEMO.orgId} already present in ${dataDir}`);

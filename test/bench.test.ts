@@ -97,6 +97,8 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   GetOpenApiDocument: '',
   GetDocsPage: '',
   GetDocsAsset: '',
+  GetConsolePage: '',
+  GetConsoleAsset: '',
   RouteNotFound: '',
 };
 

@@ -13,7 +13,7 @@ import { basename, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const CODE = ['lib', 'functions', 'infra', 'scripts', 'test', 'client', 'examples', 'tools'];
+const CODE = ['lib', 'functions', 'infra', 'scripts', 'test', 'client', 'examples', 'tools', 'console/src'];
 const CONFIG = ['package.json', 'biome.json', 'tsconfig.json', 'cdk.json', 'vitest.config.ts', '.ci/run'];
 
 const filesUnder = (dir: string) =>
@@ -22,7 +22,7 @@ const filesUnder = (dir: string) =>
     .map((entry) => join(entry.parentPath, entry.name));
 
 const codeText = [
-  ...CODE.flatMap((dir) => filesUnder(dir).filter((file) => /\.(ts|mjs|java)$/.test(file))),
+  ...CODE.flatMap((dir) => filesUnder(dir).filter((file) => /\.(ts|tsx|mjs|java|css)$/.test(file))),
   ...CONFIG.map((file) => join(ROOT, file)),
 ]
   .map((file) => readFileSync(file, 'utf8'))

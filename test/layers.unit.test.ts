@@ -26,6 +26,7 @@ const LAYERS = [
       'lib/signed-cursor.ts',
       'lib/observability',
       'lib/docs-assets.ts',
+      'lib/console-assets.ts',
     ],
   },
   // The table and the queues: what is stored, by the domain's modules.
@@ -49,7 +50,7 @@ const LAYERS = [
   // names the table's index). Below the chain, which reads it and never the other way round.
   { name: 'routes', paths: ['lib/routes.ts', 'lib/route-pattern.ts'] },
   { name: 'http', paths: ['lib/http'] },
-  { name: 'adapters', paths: ['lib/mcp', 'lib/openapi', 'lib/local'] },
+  { name: 'adapters', paths: ['lib/mcp', 'lib/openapi', 'lib/local', 'lib/console'] },
   { name: 'handlers', paths: ['functions'] },
 ] as const;
 

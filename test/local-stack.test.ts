@@ -218,6 +218,11 @@ describe('local stack (npm start)', () => {
     });
 
     expect(stack.output()).toContain(`API reference at ${dev.baseUrl}/docs`);
+    // The console, built at start, and its demo users: the tokens dev.json holds (docs/console.md).
+    expect(stack.output()).toContain(`Console at ${dev.baseUrl}/console`);
+    expect((await fetch(`${dev.baseUrl}/console`)).status).toBe(200);
+    const demo = (await (await fetch(`${dev.baseUrl}/local-idp/demo-users`)).json()) as { users: { role: string; token: string }[] };
+    expect(Object.fromEntries(demo.users.map((user) => [user.role, user.token]))).toEqual(dev.tokens);
     const described = await fetch(`${dev.baseUrl}/openapi.json`, { headers: { 'Accept-Encoding': 'gzip' } });
     expect(described.status).toBe(200);
     expect(((await described.json()) as { openapi: string }).openapi).toMatch(/^3\.1\./);

@@ -45,7 +45,7 @@ const codesAt = (path: string, method: string, status: string) =>
   resolve(document.paths[path][method].responses[status]).content['application/json'].schema.allOf[1].properties.code.enum;
 const headersAt = (path: string, method: string, status: string) =>
   Object.keys(resolve(document.paths[path][method].responses[status]).headers);
-const documented = routes.filter((route) => route.path !== '$default');
+const documented = routes.filter((route) => route.path !== '$default' && !route.page);
 
 describe('the committed files', () => {
   it('openapi.json is the document the generator makes (run `npm run openapi` after changing a route or schema)', () => {
@@ -92,6 +92,11 @@ describe('validity', () => {
 });
 
 describe('routes', () => {
+  it("leaves the console's page and files out: pages for people, no part of the API", () => {
+    expect(routes.filter((route) => route.page).map((route) => route.path)).toEqual(['/console', '/console/{asset}']);
+    expect(Object.keys(document.paths).filter((path) => path.startsWith('/console'))).toEqual([]);
+  });
+
   it.each(documented.map((route) => [route.name, route] as const))('%s: its path, method, id, summary and tag', (_, route) => {
     // An `ANY` route (POST /mcp) is described under the methods its module names: POST.
     const operation = document.paths[route.path][route.method === 'ANY' ? 'post' : route.method.toLowerCase()];

@@ -144,10 +144,26 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
  */
 export const LOCAL_IDP_JWKS_PATH = '/local-idp/.well-known/jwks.json';
 
+/**
+ * Where the console finds the demo users to sign in as (docs/console.md): served by this server
+ * alone, never a route of the table, so no deployed stack has it (test/infra/stack.unit.test.ts).
+ * Their tokens are the ones `npm start` prints and writes to `.local/dev.json`.
+ */
+export const LOCAL_DEMO_USERS_PATH = '/local-idp/demo-users';
+
+/** A demo user the console offers on the local stack. */
+export interface DemoUser {
+  role: string;
+  user_id: string;
+  token: string;
+}
+
 export function createLocalServer(
   handlers: Map<string, LambdaHandler> | Promise<Map<string, LambdaHandler>>,
   options: {
     jwks?: unknown;
+    /** The demo users to offer at LOCAL_DEMO_USERS_PATH (none yet while the stack starts). */
+    demoUsers?: () => readonly DemoUser[];
     onAnswer?: (line: AnswerLine) => void;
     /** Answer SQS calls into this process's embedded queues (bundled functions, the admin CLI: lib/local/sqs-bridge.ts). */
     sqsBridge?: boolean;
@@ -160,6 +176,13 @@ export function createLocalServer(
       if (headerBytes(request) > HEADER_LIMIT_BYTES) return answerError(response, headersTooLarge(HEADER_LIMIT_BYTES));
       if (options.jwks && request.method === 'GET' && url.pathname === LOCAL_IDP_JWKS_PATH) {
         response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(options.jwks));
+        return;
+      }
+      if (options.demoUsers && request.method === 'GET' && url.pathname === LOCAL_DEMO_USERS_PATH) {
+        // Same origin only (no CORS header): another site open in the browser cannot read the tokens.
+        response
+          .writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' })
+          .end(JSON.stringify({ users: options.demoUsers() }));
         return;
       }
       const method = request.method ?? 'GET';

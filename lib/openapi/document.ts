@@ -455,7 +455,8 @@ export function buildDocument(table: readonly Route[], modules: Map<string, Rout
   const tags: string[] = [];
   const addTag = (tag: string) => tags.includes(tag) || tags.push(tag);
   for (const route of table) {
-    if (route.path === '$default') continue;
+    // The console's page and files are for people, not part of the API.
+    if (route.path === '$default' || route.page) continue;
     const module = modules.get(route.name);
     if (!module) throw new Error(`openapi: no module loaded for route ${route.name}`);
     addTag(route.tag);

@@ -998,6 +998,17 @@ const publicDocument = (name: string, label: string, path: Record<string, string
   },
 });
 
+/** The console's script by the hashed name its page links (the build `npm ci` made). */
+const consoleAsset: Scenario = {
+  route: 'GetConsoleAsset',
+  label: 'GET /console/console.<hash>.js (no DynamoDB)',
+  async prepare() {
+    const { consoleFiles } = await import('../../lib/console/files.ts');
+    const asset = consoleFiles().get('console.js')?.hashedName ?? 'console.js';
+    return { event: () => request(routeNamed('GetConsoleAsset'), { path: { asset } }), check: status(200) };
+  },
+};
+
 const routeNotFound: Scenario = {
   route: 'RouteNotFound',
   label: 'GET /nowhere (404, no DynamoDB)',
@@ -1053,6 +1064,8 @@ export const SCENARIOS: readonly Scenario[] = [
   publicDocument('GetOpenApiDocument', 'GET /openapi.json'),
   publicDocument('GetDocsPage', 'GET /docs'),
   publicDocument('GetDocsAsset', `GET /docs/${DOCS_ASSETS[0]!.name}`, { asset: DOCS_ASSETS[0]!.name }),
+  publicDocument('GetConsolePage', 'GET /console'),
+  consoleAsset,
   routeNotFound,
 ];
 

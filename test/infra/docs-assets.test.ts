@@ -13,10 +13,15 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkspaceServiceStack } from '../../infra/stack.ts';
+import { CONSOLE_ASSETS, hashedName } from '../../lib/console-assets.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { matchRoute, type Route, routeKey, routes } from '../../lib/routes.ts';
+import { buildConsole } from '../../scripts/build-console.ts';
 import { functionOf, resource } from './template.ts';
+
+// The console's files, which its routes list, as `cdk synth` builds them first (infra/app.ts).
+await buildConsole();
 
 const withAssets = routes.filter((route) => route.assets?.length);
 const outdir = mkdtempSync(join(tmpdir(), 'cdk-assets-test-'));
@@ -61,8 +66,8 @@ const route = (name: string) => routes.find((candidate) => candidate.name === na
 const fileOf = (folder: string, name: string) => readFileSync(join(folder, name), 'utf8');
 
 describe('routes with assets, bundled by cdk synth', () => {
-  it('are the API description and the docs assets', () => {
-    expect(withAssets.map(routeKey)).toEqual(['GET /openapi.json', 'GET /docs/{asset}']);
+  it("are the API description, the docs assets and the console's page and files", () => {
+    expect(withAssets.map(routeKey)).toEqual(['GET /openapi.json', 'GET /docs/{asset}', 'GET /console', 'GET /console/{asset}']);
   });
 
   it.each(
@@ -88,6 +93,26 @@ describe('routes with assets, bundled by cdk synth', () => {
         start: fileOf(folder, asset.name).slice(0, 20),
       })),
     );
+  });
+
+  it("GetConsoleAsset serves the console's files from that folder by their hashed names, as Lambda runs it", () => {
+    const folder = codeFolder('GetConsoleAsset');
+    const content = (name: string) => readFileSync(join(folder, name));
+    const answers = invokeBundle(
+      route('GetConsoleAsset'),
+      CONSOLE_ASSETS.map((asset) => `/console/${hashedName(asset.name, content(asset.name))}`),
+    );
+
+    expect(answers).toEqual(
+      CONSOLE_ASSETS.map((asset) => ({
+        status: 200,
+        type: asset.contentType,
+        bytes: fileOf(folder, asset.name).length,
+        start: fileOf(folder, asset.name).slice(0, 20),
+      })),
+    );
+    const [page] = invokeBundle(route('GetConsolePage'), ['/console']);
+    expect(page).toMatchObject({ status: 200, type: 'text/html; charset=utf-8', start: '<!doctype html>\n<htm' });
   });
 
   it('GetOpenApiDocument serves the committed document, minified, naming as its server the URL it was read from', () => {

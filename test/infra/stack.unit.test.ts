@@ -1068,6 +1068,32 @@ describe('the user pool option (-c userPool=true)', () => {
     });
   });
 
+  it("signs people into the console: the hosted UI's domain, and the app client's code flow (PKCE, no secret) calling back to /console", () => {
+    const [domainId, domain] = ofType(pooled.template, 'AWS::Cognito::UserPoolDomain')[0] ?? [];
+    expect(domain?.Properties.UserPoolId).toEqual({ Ref: poolId });
+    expect(JSON.stringify(domain?.Properties.Domain)).toContain('AWS::StackId');
+    const consoleUrl = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Api/), 'ApiEndpoint'] }, '/console']] };
+    expect(client?.Properties).toMatchObject({
+      GenerateSecret: false,
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthScopes: ['openid', 'email', 'profile'],
+      CallbackURLs: [consoleUrl],
+      LogoutURLs: [consoleUrl],
+      SupportedIdentityProviders: ['COGNITO'],
+    });
+    // Only the console's page learns the hosted UI and its client (lib/config.ts consoleHostedUi).
+    const page = resource(pooled.template, functionOf(pooled.template, routes.find((route) => route.name === 'GetConsolePage')!));
+    expect(page.Properties.Environment.Variables).toMatchObject({
+      CONSOLE_HOSTED_UI_URL: { 'Fn::Join': ['', ['https://', { Ref: domainId }, '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com']] },
+      CONSOLE_CLIENT_ID: { Ref: clientId },
+    });
+    const told = ofType(pooled.template, 'AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties.Environment?.Variables?.CONSOLE_CLIENT_ID,
+    );
+    expect(told).toHaveLength(1);
+  });
+
   it('lets anyone sign up only when asked (-c selfSignUp=true)', () => {
     const open = synth(routes, { userPool: { selfSignUp: true } });
     expect(ofType(open.template, 'AWS::Cognito::UserPool')[0]?.[1].Properties.AdminCreateUserConfig).toEqual({
@@ -1081,6 +1107,21 @@ describe('the user pool option (-c userPool=true)', () => {
     expect(Object.keys(template.toJSON().Parameters)).toEqual(
       expect.arrayContaining(['JwtIssuer', 'JwtAudience', 'JwtClientIds', 'JwtJwksUri']),
     );
+  });
+});
+
+describe('the console', () => {
+  const keys = () => ofType(template, 'AWS::ApiGatewayV2::Route').map(([, route]) => String(route.Properties.RouteKey));
+
+  it('is served by the stack (its page and files), and no route of the local server is: not the demo users', () => {
+    expect(keys()).toEqual(expect.arrayContaining(['GET /console', 'GET /console/{asset}']));
+    expect(keys().filter((key) => /local-idp|demo/i.test(key))).toEqual([]);
+    // Without the user pool, the console offers no hosted sign-in.
+    const page = resource(template, functionOf(template, routes.find((route) => route.name === 'GetConsolePage')!));
+    expect(page.Properties.Environment.Variables.CONSOLE_HOSTED_UI_URL).toBeUndefined();
+    expect(template.toJSON().Outputs.ConsoleUrl.Value).toEqual({
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Api/), 'ApiEndpoint'] }, '/console']],
+    });
   });
 });
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { RESPONSE_HEADERS } from '../../lib/openapi/headers.ts';
-import { routePattern } from '../../lib/routes.ts';
+import { routePattern, routes } from '../../lib/routes.ts';
 
 type Json = Record<string, any>;
 
@@ -116,8 +116,10 @@ export function assertDescribed(method: string, pathname: string, isDefaultRoute
         `contract: ${where}: no route of the table matches, so only 404 route_not_found and 405 method_not_allowed are described (a test-only handler: pass contract: false to call())`,
       );
     }
-    // A 405 is for a path the document describes under other methods; a 404 for one it does not.
-    const described = Object.keys(document.paths).some((path) => path === pathname || routePattern(path).test(pathname));
+    // A 405 is for a path the document describes under other methods, or a page's (the console's,
+    // which the document leaves out); a 404 for one it does not.
+    const pages = routes.filter((route) => route.page).map((route) => route.path);
+    const described = [...Object.keys(document.paths), ...pages].some((path) => path === pathname || routePattern(path).test(pathname));
     if (described !== (answer.status === 405)) {
       throw new Error(`contract: ${where}: openapi.json ${described ? 'describes' : 'does not describe'} this path`);
     }

@@ -18,7 +18,8 @@ export interface LocalStack {
 
 /**
  * The local stack of `npm start` inside the test process: the same server and handlers on
- * 127.0.0.1 (a free port), the demo workspace seeded in this file's table, the sample provider,
+ * 127.0.0.1 (a free port), the demo workspace seeded in this file's table (and its demo users
+ * offered to the console), the sample provider,
  * the job worker and the webhook delivery on the embedded queues, and the table's stream read into its
  * function (usage).
  */
@@ -27,7 +28,9 @@ export async function startLocalStack(): Promise<LocalStack> {
   // The table's stream on before the seed, as `npm start` has it: the seed's runs are in usage.
   await turnOnTableStream();
   await seedDemoWorkspace();
-  const server = createLocalServer(await loadHandlers());
+  // The demo users the console offers, as `npm start` offers them (their tokens signed by the test key).
+  const demoUsers = () => Object.entries(DEMO.users).map(([role, userId]) => ({ role, user_id: userId, token: tokenFor(userId) }));
+  const server = createLocalServer(await loadHandlers(), { demoUsers });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const stopWorkers = [startJobWorker(), startWebhookDelivery()];

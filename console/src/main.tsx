@@ -1,0 +1,11 @@
+/** The console's entry: the page (GET /console) loads this module, built by scripts/build-console.ts. */
+import 'uplot/dist/uPlot.min.css';
+import './console.css';
+import { render } from 'preact';
+import { App } from './app.tsx';
+
+const root = document.getElementById('app');
+if (root) {
+  root.textContent = '';
+  render(<App />, root);
+}

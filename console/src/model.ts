@@ -1,0 +1,307 @@
+/**
+ * The console's pure logic: who may see and do what, the screens, limits as meters, the usage
+ * chart's series, CSV pages, the inputs people type. No DOM and no fetch, so the unit tests
+ * (test/console/model.unit.test.ts) run it in Node.
+ */
+
+export type Role = 'viewer' | 'editor' | 'owner';
+export type TokenKind = 'user' | 'api_key';
+
+/** What the caller is in the chosen workspace: the role `GET /me` gives, and the kind of token. */
+export interface Access {
+  role: Role;
+  tokenKind: TokenKind;
+}
+
+/**
+ * What the console offers, by the API's rules (lib/routes.ts descriptions): billing events are the
+ * owners'; keys, members, settings and notification endpoints are managed by owners with a user's
+ * token (an API key is refused `api_key_not_allowed`); the trash and a job's cancel are editors' and
+ * owners'. What is not offered is never a button that would answer 403.
+ */
+export function permissionsOf(access: Access) {
+  const owner = access.role === 'owner';
+  const manager = owner && access.tokenKind === 'user';
+  const editor = access.role === 'editor' || owner;
+  return {
+    billingEvents: owner,
+    manageOrganization: manager,
+    apiKeys: manager,
+    members: manager,
+    editAlerts: manager,
+    webhooks: manager,
+    trash: editor,
+    cancelJobs: editor,
+  };
+}
+export type Permissions = ReturnType<typeof permissionsOf>;
+
+export type Screen = 'overview' | 'usage' | 'billing' | 'keys' | 'members' | 'alerts' | 'trash' | 'jobs';
+
+export const SCREENS: readonly { id: Screen; label: string; allowed: (permissions: Permissions) => boolean }[] = [
+  { id: 'overview', label: 'Overview', allowed: () => true },
+  { id: 'usage', label: 'Usage', allowed: () => true },
+  { id: 'billing', label: 'Billing events', allowed: (p) => p.billingEvents },
+  { id: 'keys', label: 'API keys', allowed: (p) => p.apiKeys },
+  { id: 'members', label: 'Members', allowed: (p) => p.members },
+  { id: 'alerts', label: 'Alerts', allowed: () => true },
+  { id: 'trash', label: 'Trash', allowed: (p) => p.trash },
+  { id: 'jobs', label: 'Jobs', allowed: () => true },
+];
+
+export const screensFor = (permissions: Permissions): Screen[] =>
+  SCREENS.filter((screen) => screen.allowed(permissions)).map((screen) => screen.id);
+
+/** `#keys` → `keys`; an unknown or not allowed screen is the overview. */
+export function screenOf(hash: string, allowed: readonly Screen[]): Screen {
+  const id = hash.replace(/^#\/?/, '');
+  return (allowed as readonly string[]).includes(id) ? (id as Screen) : 'overview';
+}
+
+/**
+ * `1234.5` → `1,234.5`. Not Intl: a browser started with a locale its ICU does not know (LANG=C
+ * gives `en-US@posix`) throws from `new Intl.NumberFormat`, and a console must render anyway.
+ */
+export function formatNumber(value: number): string {
+  const [whole = '0', fraction] = String(Math.abs(value)).split('.');
+  return `${value < 0 ? '-' : ''}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction ? `.${fraction}` : ''}`;
+}
+
+export const formatCredits = (credits: number): string => `${formatNumber(credits)} ${Math.abs(credits) === 1 ? 'credit' : 'credits'}`;
+
+/** `2026-07-08T14:03:05.120Z` → `2026-07-08 14:03 UTC`: the API's UTC, the same for everyone. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const match = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)/.exec(iso);
+  return match ? `${match[1]} ${match[2]} UTC` : iso;
+}
+
+export interface Meter {
+  /** Spent over the limit, 0 to 1 (capped), or null with no limit. */
+  ratio: number | null;
+  text: string;
+  level: 'ok' | 'warn' | 'over';
+}
+
+/** Spend against a limit, as a person reads it. */
+export function meterOf(spent: number, limit: number | null): Meter {
+  if (limit === null) return { ratio: null, text: `${formatCredits(spent)} spent, no limit`, level: 'ok' };
+  const ratio = limit === 0 ? (spent > 0 ? 1 : 0) : spent / limit;
+  const percent = limit === 0 ? (spent > 0 ? 100 : 0) : Math.round(ratio * 100);
+  return {
+    ratio: Math.min(1, ratio),
+    text: `${formatNumber(spent)} of ${formatCredits(limit)} (${percent}%)`,
+    level: spent >= limit && limit > 0 ? 'over' : limit === 0 ? 'over' : ratio >= 0.8 ? 'warn' : 'ok',
+  };
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** A limit field: empty is none (null), else a whole number of credits. */
+export function parseLimit(text: string): Parsed<number | null> {
+  const trimmed = text.trim();
+  if (trimmed === '') return { ok: true, value: null };
+  if (!/^\d{1,12}$/.test(trimmed)) return { ok: false, error: 'a whole number of credits, or empty for no limit' };
+  return { ok: true, value: Number(trimmed) };
+}
+
+/** Allowed addresses: addresses or CIDRs separated by commas, spaces or lines; none is anywhere (null). */
+export function parseAddresses(text: string): string[] | null {
+  const entries = text
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return entries.length > 0 ? entries : null;
+}
+
+/** Threshold percentages: `80, 100` → [80, 100]. */
+export function parseThresholds(text: string): Parsed<number[]> {
+  const entries = text
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length === 0) return { ok: false, error: 'at least one percentage, such as 80' };
+  if (entries.some((entry) => !/^\d{1,3}$/.test(entry)))
+    return { ok: false, error: 'whole percentages from 1 to 100, separated by commas' };
+  return { ok: true, value: entries.map(Number) };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The usage chart's window: the last 30 UTC days, today included (`to` is tomorrow's midnight). */
+export function usageWindow(nowMs: number): { from: string; to: string } {
+  const tomorrow = Math.floor(nowMs / DAY_MS) * DAY_MS + DAY_MS;
+  return { from: new Date(tomorrow - 30 * DAY_MS).toISOString(), to: new Date(tomorrow).toISOString() };
+}
+
+export type GroupBy = 'operation' | 'network' | 'member' | 'api_key';
+
+export const GROUP_BY_LABELS: Record<GroupBy, string> = {
+  operation: 'operation',
+  network: 'network',
+  member: 'member',
+  api_key: 'API key',
+};
+
+export interface UsageResult {
+  operation?: string | null;
+  network?: string | null;
+  member?: string | null;
+  api_key?: string | null;
+  runs: number;
+  charged: number;
+  refunded: number;
+  net: number;
+}
+export interface UsageBucket {
+  start: string;
+  end: string;
+  results: UsageResult[];
+}
+
+/** A result's group, as a person reads it: a key's runs have no member, a member's no key. */
+export function groupLabel(groupBy: GroupBy, result: UsageResult): string {
+  const value = result[groupBy];
+  if (value) return value;
+  return groupBy === 'member' ? 'API keys' : groupBy === 'api_key' ? 'members (no key)' : 'unknown';
+}
+
+export interface UsageTotals {
+  group: string;
+  runs: number;
+  charged: number;
+  refunded: number;
+  net: number;
+}
+
+export interface UsageSeries {
+  /** Each bucket's start, in epoch seconds (uPlot's x values). */
+  days: number[];
+  /** Groups by net credits, most first; beyond `maxGroups`, the rest as one `other`. */
+  groups: string[];
+  /** Net credits per group (in `groups` order) per day. */
+  values: number[][];
+  totals: UsageTotals[];
+}
+
+/** The chart's series from the usage report: net credits per group and day. */
+export function usageSeries(buckets: readonly UsageBucket[], groupBy: GroupBy, maxGroups = 8): UsageSeries {
+  const totals = new Map<string, UsageTotals>();
+  for (const bucket of buckets) {
+    for (const result of bucket.results) {
+      const group = groupLabel(groupBy, result);
+      const total = totals.get(group) ?? { group, runs: 0, charged: 0, refunded: 0, net: 0 };
+      total.runs += result.runs;
+      total.charged += result.charged;
+      total.refunded += result.refunded;
+      total.net += result.net;
+      totals.set(group, total);
+    }
+  }
+  const ranked = [...totals.values()].sort((a, b) => b.net - a.net || b.runs - a.runs || a.group.localeCompare(b.group));
+  const shown = ranked.length > maxGroups ? ranked.slice(0, maxGroups - 1).map((total) => total.group) : ranked.map((total) => total.group);
+  const groups = ranked.length > maxGroups ? [...shown, 'other'] : shown;
+  const index = new Map(shown.map((group, i) => [group, i]));
+  const values = groups.map(() => buckets.map(() => 0));
+  buckets.forEach((bucket, day) => {
+    for (const result of bucket.results) {
+      const row = values[index.get(groupLabel(groupBy, result)) ?? groups.length - 1];
+      if (row) row[day] = (row[day] ?? 0) + result.net;
+    }
+  });
+  return { days: buckets.map((bucket) => Date.parse(bucket.start) / 1000), groups, values, totals: ranked };
+}
+
+/** Stacked bars: each series the sum of itself and those below it. */
+export function stacked(values: readonly number[][]): number[][] {
+  const sums: number[][] = [];
+  values.forEach((row, i) => {
+    sums.push(row.map((value, day) => value + (i > 0 ? (sums[i - 1]?.[day] ?? 0) : 0)));
+  });
+  return sums;
+}
+
+/** The `rel="next"` URL of a `Link` header, or null. */
+export function nextLink(header: string | null): string | null {
+  if (!header) return null;
+  for (const part of header.split(',')) {
+    const match = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part.trim());
+    if (match?.[1]) return match[1];
+  }
+  return null;
+}
+
+/** CSV pages of one listing as one file: the header row once. */
+export function joinCsvPages(pages: readonly string[]): string {
+  return pages
+    .map((page, i) => {
+      if (i === 0) return page.endsWith('\r\n') || page === '' ? page : `${page}\r\n`;
+      const body = page.slice(page.indexOf('\r\n') + 2);
+      return body === '' || body.endsWith('\r\n') ? body : `${body}\r\n`;
+    })
+    .join('');
+}
+
+export type JobStatus = 'queued' | 'running' | 'completed' | 'cancelled';
+
+/** How often a job's progress is read while it runs: the contract's ceiling (docs/console.md). */
+export const JOB_POLL_MS = 5_000;
+
+export const jobIsActive = (status: JobStatus): boolean => status === 'queued' || status === 'running';
+
+/** Items finished out of all, and as a whole percentage. */
+export function jobProgress(job: { total: number; succeeded: number; failed: number; cancelled: number }): {
+  done: number;
+  percent: number;
+} {
+  const done = job.succeeded + job.failed + job.cancelled;
+  return { done, percent: job.total === 0 ? 100 : Math.floor((done / job.total) * 100) };
+}
+
+/** A JWT's expiry (epoch ms) from its payload, read without verifying it (the API verifies); null if none. */
+export function tokenExpiry(token: string): number | null {
+  const payload = token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const json = JSON.parse(
+      atob(
+        payload
+          .replace(/-/g, '+')
+          .replace(/_/g, '/')
+          .padEnd(Math.ceil(payload.length / 4) * 4, '='),
+      ),
+    ) as {
+      exp?: unknown;
+    };
+    return typeof json.exp === 'number' ? json.exp * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What to do about an error code, beyond the API's own message. */
+export function adviceFor(code: string | undefined): string | undefined {
+  switch (code) {
+    case 'insufficient_credits':
+      return 'Credits are added by whoever runs this service for you: the message above says how.';
+    case 'spending_limit_exceeded':
+      return 'An owner can raise the limit (Overview, Members or API keys), or wait until it resets.';
+    case 'max_credits_exceeded':
+      return 'Send a higher Max-Credits, or none.';
+    case 'rate_limited':
+      return 'Wait a moment and try again.';
+    case 'last_owner':
+      return 'Make another member an owner first.';
+    case 'slug_taken':
+    case 'name_taken':
+      return 'A live resource holds that name: rename or delete it, then restore this one.';
+    case 'parent_deleted':
+      return 'Restore its project first.';
+    case 'webhook_limit_reached':
+      return 'Delete an endpoint you no longer need first.';
+    case 'validation_failed':
+      return 'Correct the field named above and try again.';
+    default:
+      return undefined;
+  }
+}

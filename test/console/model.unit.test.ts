@@ -1,0 +1,226 @@
+/**
+ * The console's pure logic (console/src/model.ts, pkce.ts): who is offered what, limits as meters,
+ * the usage chart's stacked series, CSV pages, what people type, a job's progress and polling, a
+ * token's expiry, and PKCE as RFC 7636 computes it. No browser.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  adviceFor,
+  formatCredits,
+  formatTime,
+  JOB_POLL_MS,
+  jobIsActive,
+  jobProgress,
+  joinCsvPages,
+  meterOf,
+  nextLink,
+  parseAddresses,
+  parseLimit,
+  parseThresholds,
+  permissionsOf,
+  screenOf,
+  screensFor,
+  stacked,
+  tokenExpiry,
+  usageSeries,
+  usageWindow,
+} from '../../console/src/model.ts';
+import { authorizeUrl, callbackOf, challengeOf, logoutUrl, randomToken, tokenRequestBody } from '../../console/src/pkce.ts';
+
+describe('what the console offers', () => {
+  it('gives owners with a user token every screen and action, and API keys none that the API refuses them', () => {
+    const owner = permissionsOf({ role: 'owner', tokenKind: 'user' });
+    expect(screensFor(owner)).toEqual(['overview', 'usage', 'billing', 'keys', 'members', 'alerts', 'trash', 'jobs']);
+    expect(Object.values(owner).every(Boolean)).toBe(true);
+    // An API key is never an owner; an editor key reads and restores, and manages nothing.
+    const editorKey = permissionsOf({ role: 'editor', tokenKind: 'api_key' });
+    expect(screensFor(editorKey)).toEqual(['overview', 'usage', 'alerts', 'trash', 'jobs']);
+    expect(editorKey).toEqual({
+      billingEvents: false,
+      manageOrganization: false,
+      apiKeys: false,
+      members: false,
+      editAlerts: false,
+      webhooks: false,
+      trash: true,
+      cancelJobs: true,
+    });
+  });
+
+  it('gives a viewer the read-only screens and no action', () => {
+    const viewer = permissionsOf({ role: 'viewer', tokenKind: 'user' });
+    expect(screensFor(viewer)).toEqual(['overview', 'usage', 'alerts', 'jobs']);
+    expect(Object.values(viewer).some(Boolean)).toBe(false);
+  });
+
+  it('opens the screen the fragment names when allowed, else the overview', () => {
+    const allowed = screensFor(permissionsOf({ role: 'viewer', tokenKind: 'user' }));
+    expect(screenOf('#usage', allowed)).toBe('usage');
+    expect(screenOf('#/jobs', allowed)).toBe('jobs');
+    expect(screenOf('#keys', allowed)).toBe('overview');
+    expect(screenOf('', allowed)).toBe('overview');
+    expect(screenOf('#constructor', allowed)).toBe('overview');
+  });
+});
+
+describe('numbers and limits as people read them', () => {
+  it('formats credits and UTC times', () => {
+    expect([formatCredits(1), formatCredits(0), formatCredits(1234567), formatCredits(-2.5)]).toEqual([
+      '1 credit',
+      '0 credits',
+      '1,234,567 credits',
+      '-2.5 credits',
+    ]);
+    expect(formatTime('2026-07-08T14:03:05.120Z')).toBe('2026-07-08 14:03 UTC');
+    expect(formatTime(null)).toBe('—');
+  });
+
+  it('shows spend against a limit, warning from 80% and over at the limit', () => {
+    expect(meterOf(40, null)).toEqual({ ratio: null, text: '40 credits spent, no limit', level: 'ok' });
+    expect(meterOf(40, 200)).toEqual({ ratio: 0.2, text: '40 of 200 credits (20%)', level: 'ok' });
+    expect(meterOf(160, 200).level).toBe('warn');
+    expect(meterOf(250, 200)).toEqual({ ratio: 1, text: '250 of 200 credits (125%)', level: 'over' });
+    expect(meterOf(0, 0)).toEqual({ ratio: 0, text: '0 of 0 credits (0%)', level: 'over' });
+  });
+
+  it('reads limits, addresses and thresholds as typed', () => {
+    expect(parseLimit(' 250 ')).toEqual({ ok: true, value: 250 });
+    expect(parseLimit('')).toEqual({ ok: true, value: null });
+    expect(parseLimit('2.5').ok).toBe(false);
+    expect(parseLimit('-1').ok).toBe(false);
+    expect(parseAddresses('203.0.113.7, 10.0.0.0/8\n2001:db8::/32')).toEqual(['203.0.113.7', '10.0.0.0/8', '2001:db8::/32']);
+    expect(parseAddresses('  ')).toBeNull();
+    expect(parseThresholds('80, 100')).toEqual({ ok: true, value: [80, 100] });
+    expect(parseThresholds('').ok).toBe(false);
+    expect(parseThresholds('80%').ok).toBe(false);
+  });
+
+  it('says what to do about the errors a person can act on', () => {
+    expect(adviceFor('insufficient_credits')).toContain('Credits are added');
+    expect(adviceFor('last_owner')).toContain('another member an owner');
+    expect(adviceFor('parent_deleted')).toContain('project first');
+    expect(adviceFor('internal_error')).toBeUndefined();
+  });
+});
+
+describe('the usage chart', () => {
+  const day = (date: string, results: object[]) => ({ start: `${date}T00:00:00.000Z`, end: '', results }) as never;
+  const result = (fields: object, net: number) => ({ runs: 1, charged: net, refunded: 0, net, ...fields });
+
+  it('asks for the last 30 UTC days, today included', () => {
+    expect(usageWindow(Date.parse('2026-07-08T14:03:00Z'))).toEqual({ from: '2026-06-09T00:00:00.000Z', to: '2026-07-09T00:00:00.000Z' });
+  });
+
+  it('sums each group by day, most credits first, and stacks the series', () => {
+    const buckets = [
+      day('2026-07-07', [result({ operation: 'x_profile' }, 2), result({ operation: 'tiktok_search' }, 5)]),
+      day('2026-07-08', []),
+      day('2026-07-09', [result({ operation: 'x_profile' }, 1)]),
+    ];
+    const series = usageSeries(buckets, 'operation');
+    expect(series.groups).toEqual(['tiktok_search', 'x_profile']);
+    expect(series.values).toEqual([
+      [5, 0, 0],
+      [2, 0, 1],
+    ]);
+    expect(series.days).toEqual([
+      Date.parse('2026-07-07T00:00:00Z') / 1000,
+      Date.parse('2026-07-08T00:00:00Z') / 1000,
+      Date.parse('2026-07-09T00:00:00Z') / 1000,
+    ]);
+    expect(series.totals[1]).toEqual({ group: 'x_profile', runs: 2, charged: 3, refunded: 0, net: 3 });
+    expect(stacked(series.values)).toEqual([
+      [5, 0, 0],
+      [7, 0, 1],
+    ]);
+  });
+
+  it("names a key's runs under members and a member's under keys, and folds groups past the chart's colours into other", () => {
+    const buckets = [day('2026-07-07', [result({ member: null }, 1), result({ member: 'user_a' }, 2)])];
+    expect(usageSeries(buckets, 'member').groups).toEqual(['user_a', 'API keys']);
+    expect(usageSeries([day('2026-07-07', [result({ api_key: null }, 1)])], 'api_key').groups).toEqual(['members (no key)']);
+    const many = [
+      day(
+        '2026-07-07',
+        Array.from({ length: 10 }, (_, i) => result({ network: `n${i}` }, 10 - i)),
+      ),
+    ];
+    const folded = usageSeries(many, 'network', 8);
+    expect(folded.groups).toEqual(['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'other']);
+    expect(folded.values[7]).toEqual([3 + 2 + 1]);
+  });
+});
+
+describe('CSV downloads', () => {
+  it('follows Link rel="next" and joins pages with the header once', () => {
+    expect(nextLink('<https://api.example/x?cursor=abc>; rel="next"')).toBe('https://api.example/x?cursor=abc');
+    expect(nextLink('<a>; rel="prev", </b?c=1>; rel=next')).toBe('/b?c=1');
+    expect(nextLink(null)).toBeNull();
+    expect(joinCsvPages(['id,amount\r\n1,2\r\n', 'id,amount\r\n3,4\r\n', 'id,amount\r\n'])).toBe('id,amount\r\n1,2\r\n3,4\r\n');
+  });
+});
+
+describe('jobs and tokens', () => {
+  it('polls a job at most every 5 s while it is queued or running, and counts its progress', () => {
+    expect(JOB_POLL_MS).toBeGreaterThanOrEqual(5_000);
+    expect([jobIsActive('queued'), jobIsActive('running'), jobIsActive('completed'), jobIsActive('cancelled')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(jobProgress({ total: 3, succeeded: 1, failed: 1, cancelled: 0 })).toEqual({ done: 2, percent: 66 });
+    expect(jobProgress({ total: 0, succeeded: 0, failed: 0, cancelled: 0 }).percent).toBe(100);
+  });
+
+  it("reads a token's expiry from its payload, and none from what is not a JWT", () => {
+    const payload = Buffer.from(JSON.stringify({ sub: 'user_a', exp: 1_800_000_000 })).toString('base64url');
+    expect(tokenExpiry(`eyJhbGciOiJSUzI1NiJ9.${payload}.signature`)).toBe(1_800_000_000_000);
+    expect(tokenExpiry('not-a-token')).toBeNull();
+    expect(tokenExpiry('a.%%%.c')).toBeNull();
+  });
+});
+
+describe('PKCE and the hosted UI', () => {
+  const hosted = { url: 'https://example-pool.auth.eu-west-1.amazoncognito.com', clientId: 'client123' };
+
+  it('computes the S256 challenge (BASE64URL of SHA-256, as Node computes it), of 43-character random verifiers', async () => {
+    const verifier = randomToken();
+    expect(verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(randomToken()).not.toBe(verifier);
+    expect(await challengeOf(verifier)).toBe(createHash('sha256').update(verifier).digest('base64url'));
+    expect(await challengeOf('a')).toBe('ypeBEsobvcr6wjGzmiPcTaeG7_gUfE5yuYB3ha_uSLs');
+  });
+
+  it('asks the hosted UI for a code with the challenge, and the token endpoint with the verifier', () => {
+    const url = new URL(authorizeUrl(hosted, 'https://api.example/console', 'state1', 'challenge1'));
+    expect(url.origin + url.pathname).toBe(`${hosted.url}/oauth2/authorize`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: 'client123',
+      redirect_uri: 'https://api.example/console',
+      scope: 'openid email profile',
+      state: 'state1',
+      code_challenge: 'challenge1',
+      code_challenge_method: 'S256',
+    });
+    expect(Object.fromEntries(new URLSearchParams(tokenRequestBody(hosted, 'https://api.example/console', 'code1', 'verifier1')))).toEqual({
+      grant_type: 'authorization_code',
+      client_id: 'client123',
+      code: 'code1',
+      redirect_uri: 'https://api.example/console',
+      code_verifier: 'verifier1',
+    });
+    expect(logoutUrl(hosted, 'https://api.example/console')).toBe(
+      `${hosted.url}/logout?client_id=client123&logout_uri=https%3A%2F%2Fapi.example%2Fconsole`,
+    );
+  });
+
+  it("reads the hosted UI's answer from the page's query", () => {
+    expect(callbackOf('?code=abc&state=xyz')).toEqual({ kind: 'code', code: 'abc', state: 'xyz' });
+    expect(callbackOf('?error=access_denied&error_description=User+cancelled')).toEqual({ kind: 'error', message: 'User cancelled' });
+    expect(callbackOf('')).toEqual({ kind: 'none' });
+    expect(callbackOf('?code=abc')).toEqual({ kind: 'none' });
+  });
+});
