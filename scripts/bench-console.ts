@@ -32,7 +32,7 @@ async function main() {
   const { createLocalServer, loadHandlers } = await import('../lib/local/server.ts');
   // The table's stream counted into usage, as `npm start` does: the demo's history is the chart.
   const { startTableStream } = await import('../test/support/table-stream.ts');
-  const stream = startTableStream();
+  const stream = await startTableStream();
   await seedDemoWorkspace();
   await stream.catchUp();
   const demoUsers = () => Object.entries(DEMO.users).map(([role, userId]) => ({ role, user_id: userId, token: stack.tokenFor(userId) }));
