@@ -310,7 +310,9 @@ describe('running a job', () => {
     const message = { kind: 'item' as const, jobId: created.body.id, orgId, index: 0 };
     // Two deliveries of the same message at once, then once more after it finished.
     const outcomes = await Promise.all([handleJobMessage(message), handleJobMessage(message)]);
-    expect(outcomes.sort()).toEqual([false, true]);
+    // One of them runs the item; the other finds it claimed (false: try again later) or, if the
+    // first finished before it looked, finished (true). Either way the item is charged once.
+    expect(outcomes).toContain(true);
     expect(await handleJobMessage(message)).toBe(true);
     await drainJobs();
     expect((await read(created.body.id, token)).body).toMatchObject({ status: 'completed', succeeded: 2, charged: 2 * COST });
