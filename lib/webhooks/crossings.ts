@@ -8,12 +8,13 @@
  *   Re-armed by anything that lifts it back (a grant, a refund, a lower setting): the next fall
  *   is a new crossing. Its id comes from the stream record, so a redelivered record is the same
  *   event.
- * - `spending_limit.threshold_reached`: a spend counter (`SPEND#<period>` for the organization,
- *   `SPEND#<period>#USER#<id>` for a member or an API key) goes from below a threshold's share of
- *   its scope's limit to at least it. The period is the counter's (`YYYY-MM` a month, `YYYY-MM-DD`
- *   a day); the limit is the scope's `spending_limit` (month) or `daily_limit` (day), read at that
- *   moment. Its id comes from (organization, scope, id, period, threshold): once per period, even
- *   after a limit is raised.
+ * - `spending_limit.threshold_reached`: a spend counter goes from below a threshold's share of
+ *   its scope's limit to at least it. The counters of a month are one item per scope
+ *   (`SPEND#<yyyy-mm>` for the organization, `SPEND#<yyyy-mm>#USER#<id>` for a member or an API
+ *   key) holding the month's spend (`spent`) and each day's (`spent_day_<dd>`): one change of it
+ *   may cross a monthly and a daily threshold at once. The limit is the scope's `spending_limit`
+ *   (month) or `daily_limit` (day), read at that moment. Its id comes from (organization, scope,
+ *   id, period, threshold): once per month or day, even after a limit is raised.
  *
  * Each event is stored once under its id (lib/db/alert-events.ts) and published to the
  * subscribed endpoints, whose deliveries are written once per event too: however many records
@@ -23,7 +24,7 @@ import { createHash } from 'node:crypto';
 import { claimEvent, readItem } from '../db/alert-events.ts';
 import { getAlertSettings } from '../db/alert-settings.ts';
 import { jobOf } from '../db/jobs.ts';
-import { apiKeyKey, membershipKey, orgKey } from '../db/keys.ts';
+import { apiKeyKey, membershipKey, orgKey, spentDayOf } from '../db/keys.ts';
 import { jobView } from '../jobs/jobs.ts';
 import { logger } from '../log.ts';
 import type { ChangeRecord, StreamConsumer } from '../stream/dispatch.ts';
@@ -74,30 +75,58 @@ export async function crossingsOf(record: ChangeRecord, now: Date): Promise<Webh
     const id = eventId(orgId, 'credits.balance_low', record.sequenceNumber);
     return [{ ...base, id, type: 'credits.balance_low', data: { balance: after, low_balance } }];
   }
-  const match = /^SPEND#(\d{4}-\d{2}(?:-\d{2})?)(?:#USER#(.+))?$/.exec(sk);
+  const match = /^SPEND#(\d{4}-\d{2})(?:#USER#(.+))?$/.exec(sk);
   if (!match) return [];
-  const [, periodKey = '', subject] = match;
-  const period = periodKey.length === 7 ? 'month' : 'day';
-  const before = numberOr(record.oldImage?.spent, 0);
-  const after = numberOr(item.spent, 0);
-  if (after <= before) return [];
+  const [, month = '', subject] = match;
+  const moved = counterMoves(month, record.oldImage, item);
+  if (moved.length === 0) return [];
   const scope: Scope = subject === undefined ? 'organization' : subject.startsWith('key_') ? 'api_key' : 'member';
   const id = subject ?? orgId;
   const [settings, holder] = await Promise.all([
     getAlertSettings(orgId),
     readItem(scope === 'organization' ? orgKey(orgId) : scope === 'api_key' ? apiKeyKey(orgId, id) : membershipKey(orgId, id)),
   ]);
-  const limitValue = holder?.[period === 'month' ? 'spending_limit' : 'daily_limit'];
-  if (limitValue == null) return [];
-  const limit = Number(limitValue);
-  return settings.thresholds
-    .filter((threshold) => limit > 0 && before * 100 < threshold * limit && after * 100 >= threshold * limit)
-    .map((threshold) => ({
-      ...base,
-      id: eventId(orgId, 'spending_limit.threshold_reached', scope, id, periodKey, String(threshold)),
-      type: 'spending_limit.threshold_reached' as const,
-      data: { scope, id, period, threshold, spending_limit: limit, spent: after },
-    }));
+  return moved.flatMap(({ period, periodKey, before, after }) => {
+    const limitValue = holder?.[period === 'month' ? 'spending_limit' : 'daily_limit'];
+    if (limitValue == null) return [];
+    const limit = Number(limitValue);
+    return settings.thresholds
+      .filter((threshold) => limit > 0 && before * 100 < threshold * limit && after * 100 >= threshold * limit)
+      .map((threshold) => ({
+        ...base,
+        id: eventId(orgId, 'spending_limit.threshold_reached', scope, id, periodKey, String(threshold)),
+        type: 'spending_limit.threshold_reached' as const,
+        data: { scope, id, period, threshold, spending_limit: limit, spent: after },
+      }));
+  });
+}
+
+interface CounterMove {
+  period: 'month' | 'day';
+  /** "2025-01" or "2025-01-31": the period the event is unique in. */
+  periodKey: string;
+  before: number;
+  after: number;
+}
+
+/**
+ * The spend counters a change of a month's spend item raised: the month's (`spent`) and each of
+ * its days' (`spent_day_<dd>`, lib/db/keys.ts), which live in the same item. A charge raises the
+ * month's and its day's together; a refund lowers them and crosses nothing.
+ */
+function counterMoves(month: string, oldImage: Record<string, unknown> | undefined, newImage: Record<string, unknown>): CounterMove[] {
+  const moves: CounterMove[] = [];
+  const monthBefore = numberOr(oldImage?.spent, 0);
+  const monthAfter = numberOr(newImage.spent, 0);
+  if (monthAfter > monthBefore) moves.push({ period: 'month', periodKey: month, before: monthBefore, after: monthAfter });
+  for (const [attribute, value] of Object.entries(newImage)) {
+    const day = spentDayOf(month, attribute);
+    if (day === null) continue;
+    const before = numberOr(oldImage?.[attribute], 0);
+    const after = numberOr(value, 0);
+    if (after > before) moves.push({ period: 'day', periodKey: day, before, after });
+  }
+  return moves;
 }
 
 /** Stores each event once and publishes what is stored (the first producer's time and data). */
