@@ -228,7 +228,7 @@ describe("an endpoint's deliveries", () => {
 
     expect(hook.received).toHaveLength(WEBHOOK_ATTEMPTS + 1);
     expect(failed.body.deliveries).toEqual([{ ...tested.body, status: 'failed', attempts: WEBHOOK_ATTEMPTS, last_status_code: 500 }]);
-    expect(resent).toBe(true);
+    expect(resent).toEqual({ resent: { ...tested.body, status: 'pending', attempts: 0, last_status_code: null, next_attempt_at: null } });
     expect(delivered.body.deliveries).toEqual([{ ...tested.body, status: 'delivered', attempts: 1, last_status_code: 204 }]);
   });
 
