@@ -1201,4 +1201,21 @@ describe('webhooks: a queue, a dead-letter queue and a delivery function of thei
     expect(onDelivery('Errors')).toHaveLength(1);
     expect(onDelivery('Throttles')).toHaveLength(1);
   });
+
+  it('alarms on a single delivery given up on after its last attempt, from the metric the delivery writes', () => {
+    expect(alarms.filter((alarm) => alarm.MetricName === 'WebhookDeliveriesFailed')).toEqual([
+      expect.objectContaining({
+        Namespace: 'WorkspaceService',
+        Dimensions: [{ Name: 'service', Value: 'workspace-service' }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: ofType(template, 'AWS::SNS::Topic')[0]![0] }],
+        OKActions: [{ Ref: ofType(template, 'AWS::SNS::Topic')[0]![0] }],
+      }),
+    ]);
+  });
 });
