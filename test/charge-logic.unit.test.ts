@@ -73,7 +73,7 @@ describe('chargeTransaction', () => {
 
   it("adds to the month and to the charge's day on the same item, capping each at its limit - cost", () => {
     expect(items[2]!.Update!.UpdateExpression).toBe(
-      'ADD #spent :amount, #day :amount SET expires_at = if_not_exists(expires_at, :expires)',
+      'ADD #spent :amount, #day :amount SET expires_at = if_not_exists(expires_at, :expires), month_limit = :monthLimit, day_limit = :dayLimit',
     );
     expect(items[2]!.Update!.ExpressionAttributeNames).toEqual({ '#spent': 'spent', '#day': 'spent_day_31' });
     expect(items[2]!.Update!.ConditionExpression).toBe('(attribute_not_exists(#spent) OR #spent <= :max)');
@@ -85,6 +85,12 @@ describe('chargeTransaction', () => {
     expect(build({ orgLimit: 10, orgDaily: 5 })[2]!.Update!.ConditionExpression).toBe(
       '(attribute_not_exists(#spent) OR #spent <= :max) AND (attribute_not_exists(#day) OR #day <= :dayMax)',
     );
+  });
+
+  it('keeps on each counter the limits its holder was held to (null for none), for the alerts read from the stream', () => {
+    const guarded = build({ orgLimit: 10, orgDaily: 5, memberDaily: 4 });
+    expect(guarded[2]!.Update!.ExpressionAttributeValues).toMatchObject({ ':monthLimit': 10, ':dayLimit': 5 });
+    expect(guarded[3]!.Update!.ExpressionAttributeValues).toMatchObject({ ':monthLimit': null, ':dayLimit': 4 });
   });
 
   it('writes the charged event with a negative amount, and the day it counts in on the pending run', () => {
@@ -103,6 +109,8 @@ describe('refundTransaction', () => {
       expect(item.ExpressionAttributeNames).toEqual({ '#spent': 'spent', '#day': 'spent_day_31' });
       expect(item.ExpressionAttributeValues![':amount']).toBe(-3);
       expect(item.ConditionExpression).toBeUndefined();
+      // A refund lowers the counters and crosses nothing: the limits kept are the last charge's.
+      expect(item.UpdateExpression).not.toContain('_limit');
     }
   });
 

@@ -237,13 +237,18 @@ async function deliverTo(endpoint: WebhookEndpointRecord, event: WebhookEvent, n
 const subscribes = (endpoint: WebhookEndpointRecord, type: string): boolean =>
   endpoint.events.includes('*') || endpoint.events.includes(type);
 
+/** The endpoints of an organization that subscribe to events of `type`. */
+export const subscribedEndpoints = async (orgId: string, type: string): Promise<WebhookEndpointRecord[]> =>
+  (await listEndpoints(orgId)).filter((endpoint) => subscribes(endpoint, type));
+
 /**
- * Sends `event` to every endpoint of its organization that subscribes to its type. Idempotent:
- * the same event (the same id and time) again adds no delivery.
+ * Sends `event` to every endpoint of its organization that subscribes to its type (`endpoints`:
+ * those, when the caller looked them up already). Idempotent: the same event (the same id and
+ * time) again adds no delivery.
  */
-export async function publishEvent(event: WebhookEvent, now = new Date()): Promise<void> {
-  const endpoints = (await listEndpoints(event.organization_id)).filter((endpoint) => subscribes(endpoint, event.type));
-  await Promise.all(endpoints.map((endpoint) => deliverTo(endpoint, event, now)));
+export async function publishEvent(event: WebhookEvent, now = new Date(), endpoints?: WebhookEndpointRecord[]): Promise<void> {
+  const to = endpoints ?? (await subscribedEndpoints(event.organization_id, event.type));
+  await Promise.all(to.map((endpoint) => deliverTo(endpoint, event, now)));
 }
 
 /** Why a resend did not happen. */

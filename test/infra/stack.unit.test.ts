@@ -631,8 +631,8 @@ describe('alarms', () => {
     // 5xx rate, errors and throttles of each function (the sweeper's, the worker's, the
     // recovery's, the delivery's and the table stream's too), DynamoDB throttles, refund failures,
     // provider failure rate, 401 and 429 spikes, the sweeper's three, the jobs queue's two, the
-    // recovery's two, the webhooks queue's two, the table stream's two.
-    expect(alarms.length).toBe(1 + 2 * (routes.length + 5) + 1 + 4 + 3 + 2 + 2 + 2 + 2);
+    // recovery's two, the webhooks queue's two and its failed deliveries, the table stream's two.
+    expect(alarms.length).toBe(1 + 2 * (routes.length + 5) + 1 + 4 + 3 + 2 + 2 + 3 + 2);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
