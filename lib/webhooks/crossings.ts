@@ -23,7 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import { claimEvent, readItem } from '../db/alert-events.ts';
-import { type AlertSettings, getAlertSettings } from '../db/alert-settings.ts';
+import { type AlertSettings, getAlertSettings, getAlertSettingsOf } from '../db/alert-settings.ts';
 import { jobOf } from '../db/jobs.ts';
 import { apiKeyKey, membershipKey, orgKey, spentDayOf } from '../db/keys.ts';
 import { jobView } from '../jobs/jobs.ts';
@@ -46,17 +46,25 @@ const numberOr = (value: unknown, fallback: number): number =>
 type Scope = 'organization' | 'member' | 'api_key';
 
 /**
- * What one batch reads, each at most once however many of its records need it: an organization's
- * alert settings, a scope's limits. A batch covers well under a second of writes; a setting
- * changed within it applies from the next batch. Per charge, that is at most one read: the
- * settings, shared by its balance and its two counters.
+ * What one batch reads, each at most once however many of its records need it: the alert
+ * settings of every organization whose balance or spend it changes, in one BatchGetItem at its
+ * start, and (for a counter last written before charges kept their limits) a scope's limits. A
+ * batch covers well under a second of writes; a setting changed within it applies from the next.
  */
 export interface BatchReads {
   settings(orgId: string): Promise<AlertSettings>;
   item(key: { PK: string; SK: string }): Promise<Record<string, unknown> | undefined>;
 }
 
-export function batchReads(): BatchReads {
+export function batchReads(records: readonly ChangeRecord[] = []): BatchReads {
+  const orgIds = new Set<string>();
+  for (const record of records) {
+    const pk = String(record.newImage?.PK ?? '');
+    if (pk.startsWith('ORG#')) orgIds.add(pk.slice('ORG#'.length));
+  }
+  const prefetched = orgIds.size > 0 ? getAlertSettingsOf(orgIds) : undefined;
+  // Failing, it fails the records that ask for it (through `settings`); none may ask.
+  prefetched?.catch(() => undefined);
   const memo = new Map<string, Promise<unknown>>();
   const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
     let found = memo.get(key) as Promise<T> | undefined;
@@ -67,7 +75,10 @@ export function batchReads(): BatchReads {
     return found;
   };
   return {
-    settings: (orgId) => once(`settings|${orgId}`, () => getAlertSettings(orgId)),
+    settings: (orgId) =>
+      prefetched && orgIds.has(orgId)
+        ? prefetched.then((all) => all.get(orgId) as AlertSettings)
+        : once(`settings|${orgId}`, () => getAlertSettings(orgId)),
     item: (key) => once(`item|${key.PK}|${key.SK}`, () => readItem(key)),
   };
 }
@@ -198,7 +209,7 @@ export const crossingsConsumer: StreamConsumer = {
   name: 'alerts',
   filters: CROSSING_FILTERS,
   async handle(records) {
-    const reads = batchReads();
+    const reads = batchReads(records);
     const groups = byItem(records);
     const failed: string[] = [];
     let next = 0;

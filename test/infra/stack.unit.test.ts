@@ -893,9 +893,9 @@ describe('the table stream: its function, event source mapping and on-failure qu
     ]);
   });
 
-  it('may put, update, get and query on the table, read the stream, send to its on-failure queue and the webhooks queue, and nothing else', () => {
+  it('may put, update, get (the alerts: settings a batch at once) and query on the table, read the stream, send to its on-failure queue and the webhooks queue, and nothing else', () => {
     expect(dynamoStatements(streamFunctionId).map((statement) => [statement.Action, statement.Resource])).toEqual([
-      [['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'], tableArn],
+      [['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], tableArn],
       ['dynamodb:ListStreams', '*'],
       [['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }],
     ]);
