@@ -17,6 +17,7 @@ import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { drainJobs } from '../support/jobs.ts';
 import { captureOutput } from '../support/output.ts';
+import { slowReceiver } from '../support/slow-receivers.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { type Received, receiver } from './receivers.ts';
 
@@ -237,6 +238,46 @@ describe("an endpoint's deliveries", () => {
     expect(counted).toEqual([expect.objectContaining({ service: 'workspace-service', WebhookDeliveriesFailed: 1 })]);
     expect(resent).toEqual({ resent: { ...tested.body, status: 'pending', attempts: 0, last_status_code: null, next_attempt_at: null } });
     expect(delivered.body.deliveries).toEqual([{ ...tested.body, status: 'delivered', attempts: 1, last_status_code: 204 }]);
+  });
+
+  it('counts a redirect as a failed attempt, never followed: failed after the last, its status logged', async () => {
+    const { orgId, users } = await workspace();
+    const token = tokenFor(users.owner);
+    const target = await receiver([200]);
+    const hook = await receiver([302], { location: target.url });
+    const endpoint = await create(orgId, token, { url: hook.url, events: ['*'] });
+
+    const tested = await sendTest(orgId, token, endpoint.body.id);
+    await drain();
+    const log = await deliveries(orgId, token, endpoint.body.id);
+
+    expect(hook.received).toHaveLength(WEBHOOK_ATTEMPTS);
+    expect(target.received).toEqual([]);
+    expect(log.body.deliveries).toEqual([{ ...tested.body, status: 'failed', attempts: WEBHOOK_ATTEMPTS, last_status_code: 302 }]);
+  });
+
+  it('cuts off a receiver that hangs at the attempt deadline, however it trickles, and retries it', async () => {
+    vi.stubEnv('JOBS_WEBHOOK_TIMEOUT_MS', '300');
+    const { orgId, users } = await workspace();
+    const token = tokenFor(users.owner);
+    // Its status line a byte every 100 ms on the first request, a 200 at once on the next.
+    const hung = await slowReceiver({ phase: 'headers', intervalMs: 100, bytes: 60, slowRequests: 1 });
+    try {
+      const endpoint = await create(orgId, token, { url: hung.url, events: ['*'] });
+
+      const tested = await sendTest(orgId, token, endpoint.body.id);
+      await drain();
+      const log = await deliveries(orgId, token, endpoint.body.id);
+
+      expect(hung.connections).toHaveLength(2);
+      const [first] = hung.connections;
+      expect((first?.closedAt ?? Number.POSITIVE_INFINITY) - (first?.requestAt ?? 0)).toBeLessThan(300 + 400);
+      expect(hung.connections.map((connection) => connection.webhookId)).toEqual([tested.body.id, tested.body.id]);
+      expect(log.body.deliveries).toEqual([{ ...tested.body, status: 'delivered', attempts: 2, last_status_code: 200 }]);
+    } finally {
+      vi.unstubAllEnvs();
+      await hung.close();
+    }
   });
 
   it('sends an event once per subscribed endpoint, however often it is published; a deleted endpoint gets nothing', async () => {
