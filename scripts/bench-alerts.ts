@@ -23,6 +23,8 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startBenchStack } from './bench/local.ts';
+import { percentile } from './bench/stats.ts';
+import { startBenchStream } from './bench/stream.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
 const rate = Number(process.env.ALERTS_RATE ?? 50);
@@ -35,9 +37,6 @@ const RUNS_EACH = LIMIT;
 const EVENTS_EACH = 2 * THRESHOLDS.length + 1;
 /** The contract's bound (docs/alerts.md). */
 const BOUND_MS = 10_000;
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 
 interface Arrival {
   id: string;
@@ -57,8 +56,6 @@ async function main() {
   try {
     const [
       { handler: run },
-      { handler: tableStream, STREAM_CONSUMERS },
-      poller,
       { buildHttpEvent, localContext },
       { createOrganization },
       { addMembership },
@@ -69,8 +66,6 @@ async function main() {
       { charges },
     ] = await Promise.all([
       import('../functions/run-social-operation.ts'),
-      import('../functions/table-stream.ts'),
-      import('../lib/local/stream-poller.ts'),
       import('../lib/local/apigw-event.ts'),
       import('../lib/db/organizations.ts'),
       import('../lib/db/memberships.ts'),
@@ -123,15 +118,7 @@ async function main() {
     );
 
     // The setup's writes (no crossing among them) are read before the load starts.
-    const stream = poller.startStreamPoller({
-      endpoint: String(process.env.DYNAMODB_ENDPOINT),
-      tableName: String(process.env.TABLE_NAME),
-      handler: (event) => tableStream(event),
-      filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
-      checkpoints: poller.memoryCheckpoints(),
-      onFailure: (record) => void console.error('on-failure destination:', JSON.stringify(record)),
-      ...(process.env.TABLE_STREAM_POLL_MS ? { pollIntervalMs: Number(process.env.TABLE_STREAM_POLL_MS) } : {}),
-    });
+    const stream = await startBenchStream();
 
     await stream.catchUp();
 
