@@ -5,7 +5,7 @@
  * queued it. The third process reads the same records again (no batch finished, no checkpoint)
  * and delivers: each crossing is still exactly one event, delivered once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +16,8 @@ import { handler as putSettings } from '../../functions/put-alert-settings.ts';
 import { handler as runOperation } from '../../functions/run-social-operation.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
-import { REPO, TSX } from '../support/processes.ts';
 import { runUrl } from '../support/social.ts';
-import { turnOnTableStream } from '../support/table-stream.ts';
+import { spawnTableStreamChild, turnOnTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { receiver } from './receivers.ts';
 
@@ -28,23 +27,7 @@ await turnOnTableStream();
 const dir = mkdtempSync(join(tmpdir(), 'alerts-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function startConsumer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', TSX, `${REPO}test/support/table-stream-child.ts`], {
-    cwd: REPO,
-    env: {
-      ...process.env,
-      CHECKPOINT_FILE: join(dir, 'checkpoint.json'),
-      FAILURES_FILE: join(dir, 'failures.jsonl'),
-      COMMIT_PAUSE_MS: '300',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  return { child, output: () => output };
-}
+const startConsumer = (env: Record<string, string>) => spawnTableStreamChild(dir, { COMMIT_PAUSE_MS: '300', ...env });
 
 async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const giveUpAt = Date.now() + timeoutMs;
