@@ -37,11 +37,17 @@ export const ITERATOR_AGE_ALARM_MS = 60_000;
 
 /**
  * What the function does to the table: usage's transaction of PutItem (the markers, each only if
- * absent) and UpdateItem (the counters); the alerts consumer's reads of the settings and the
- * scopes' limits (GetItem) and of the endpoints (Query), and its conditional writes of events and
- * deliveries (UpdateItem). The stream is read by the mapping with the stream-read permissions CDK grants.
+ * absent) and UpdateItem (the counters); the alerts consumer's reads of the settings (a batch's
+ * at once: BatchGetItem), of a scope's limits and a stored event (GetItem) and of the endpoints
+ * (Query), and its conditional writes of events and deliveries (UpdateItem). The stream is read by the mapping with the stream-read permissions CDK grants.
  */
-export const TABLE_STREAM_TABLE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'] as const;
+export const TABLE_STREAM_TABLE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+] as const;
 
 export interface TableStreamProps {
   table: Table;

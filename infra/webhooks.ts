@@ -6,6 +6,7 @@
  * function itself (its retries) may send; only the delivery function receives and deletes.
  */
 import { Duration, type Stack } from 'aws-cdk-lib';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -14,7 +15,8 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Alarms } from './alarms.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
+import { type Alarms, PERIOD } from './alarms.ts';
 import { bundledFunction, functionRole } from './function.ts';
 
 export const DELIVER_WEBHOOKS_ENTRY = 'functions/deliver-webhooks.ts';
@@ -110,7 +112,11 @@ export class Webhooks extends Construct {
     fn.addEnvironment('WEBHOOKS_QUEUE_URL', this.queue.queueUrl);
   }
 
-  /** A delivery message in the dead-letter queue (its outcome could not be recorded 5 times), and one waiting too long. */
+  /**
+   * A delivery message in the dead-letter queue (its outcome could not be recorded 5 times), one
+   * waiting too long, and a delivery given up on after its last attempt (an owner or a job's
+   * caller not told).
+   */
   addAlarms(alarms: Alarms): void {
     alarms.add('WebhooksDeadLetters', {
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
@@ -124,6 +130,20 @@ export class Webhooks extends Construct {
       threshold: WEBHOOKS_OLDEST_MESSAGE_ALARM_SECONDS,
       evaluationPeriods: 2,
       description: `A webhook delivery message waited more than ${WEBHOOKS_OLDEST_MESSAGE_ALARM_SECONDS / 60} minutes twice in a row: the delivery function is not keeping up, failing, or not running.`,
+    });
+    // Written by the delivery function (lib/webhooks/delivery.ts) when it records a delivery `failed`.
+    alarms.add('WebhookDeliveriesFailed', {
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'WebhookDeliveriesFailed',
+        dimensionsMap: { service: SERVICE_NAME },
+        period: PERIOD,
+        statistic: 'Sum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      description:
+        'A webhook delivery (a job webhook or an alert to an owner endpoint) failed its last attempt: its receiver was not told. See docs/operations.md; resend with admin webhooks resend once the receiver answers.',
     });
   }
 }

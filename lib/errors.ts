@@ -436,6 +436,10 @@ export class NoSuchApiKeyError extends Refusal {}
 /** The change would leave the organization without an owner. */
 export class LastOwnerError extends Refusal {}
 export class NoSuchResourceError extends Refusal {}
+/** An unknown notification endpoint, or a delivery it does not have. */
+export class NoSuchWebhookError extends Refusal {}
+/** A delivery whose attempts are still under way cannot be resent. */
+export class DeliveryPendingError extends Refusal {}
 
 /** A membership exists already; `member` is the stored one (role, limit), unchanged. */
 export class AlreadyMemberError extends Refusal {

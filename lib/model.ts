@@ -71,6 +71,9 @@ export interface ApiKeyCaller {
  */
 export const API_KEY_ID_PATTERN = /^key_[0-9a-f]{32}$/;
 export const isApiKeyId = (id: string): boolean => API_KEY_ID_PATTERN.test(id);
+/** A notification endpoint's id, and the id of an event sent to one (lib/webhooks/endpoints.ts). */
+export const WEBHOOK_ID_PATTERN = /^whk_[0-9a-f]{32}$/;
+export const WEBHOOK_EVENT_ID_PATTERN = /^evt_[0-9a-f]{32}$/;
 
 /** Roles an API key may have: never `owner`, so a key can never manage members, settings or keys. */
 export const API_KEY_ROLES = ['viewer', 'editor'] as const;

@@ -14,15 +14,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startBenchStack } from './bench/local.ts';
+import { percentile } from './bench/stats.ts';
+import { startBenchStream } from './bench/stream.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
 const rate = Number(process.env.FRESHNESS_RATE ?? 50);
 const seconds = Number(process.env.FRESHNESS_SECONDS ?? 20);
 const READ_EVERY_MS = 100;
 const EDITORS = 20;
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 
 async function main() {
   const loadAtStart = loadavg();
@@ -32,31 +31,14 @@ async function main() {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
   });
   try {
-    const [
-      { handler: run },
-      { handler: usage },
-      { handler: tableStream, STREAM_CONSUMERS },
-      poller,
-      { buildHttpEvent, localContext },
-      org,
-    ] = await Promise.all([
+    const [{ handler: run }, { handler: usage }, { buildHttpEvent, localContext }, org] = await Promise.all([
       import('../functions/run-social-operation.ts'),
       import('../functions/get-usage.ts'),
-      import('../functions/table-stream.ts'),
-      import('../lib/local/stream-poller.ts'),
       import('../lib/local/apigw-event.ts'),
       import('./bench/freshness-org.ts'),
     ]);
     const { orgId, owner, editors } = await org.freshnessOrganization(EDITORS);
-    const stream = poller.startStreamPoller({
-      endpoint: String(process.env.DYNAMODB_ENDPOINT),
-      tableName: String(process.env.TABLE_NAME),
-      handler: (event) => tableStream(event),
-      filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
-      checkpoints: poller.memoryCheckpoints(),
-      onFailure: (record) => void console.error('on-failure destination:', JSON.stringify(record)),
-      ...(process.env.TABLE_STREAM_POLL_MS ? { pollIntervalMs: Number(process.env.TABLE_STREAM_POLL_MS) } : {}),
-    });
+    const stream = await startBenchStream();
     const invoke = (handler: typeof run | typeof usage, event: ReturnType<typeof buildHttpEvent>, name: string) =>
       (handler as (e: typeof event, c: ReturnType<typeof localContext>) => Promise<{ statusCode?: number; body?: string }>)(
         event,

@@ -5,22 +5,30 @@
  * a process shows: exit codes, stdout versus stderr, the local stack's .local/dev.json.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handler as createKey } from '../functions/create-api-key.ts';
+import { handler as createWebhook } from '../functions/create-webhook.ts';
 import { handler as getMe } from '../functions/get-me.ts';
 import { handler } from '../functions/list-billing-events.ts';
+import { handler as putAlertSettings } from '../functions/put-alert-settings.ts';
 import { handler as runOperation } from '../functions/run-social-operation.ts';
+import { handler as testWebhook } from '../functions/test-webhook.ts';
 import { refundRun } from '../lib/billing/paid-run.ts';
 import { db } from '../lib/db/client.ts';
 import { getMembership } from '../lib/db/memberships.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
 import { countRoundTrips } from '../lib/db/round-trips.ts';
+import { createLocalServer } from '../lib/local/server.ts';
+import { WEBHOOK_ATTEMPTS } from '../lib/webhooks/delivery.ts';
 import { main } from '../scripts/admin/main.ts';
+import { receiver } from './alerts/receivers.ts';
 import { chargeDirectly } from './support/charges.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { call } from './support/http.ts';
+import { drainJobs } from './support/jobs.ts';
 import { runAdmin } from './support/processes.ts';
 import { TEST_AUDIENCE, TEST_ISSUER, tokenFor, trustedKey } from './support/tokens.ts';
 
@@ -285,6 +293,150 @@ describe('key', () => {
       stderr: `admin: ${orgId} has no API key ${created.body.id} that is not revoked\n`,
     });
     expect(malformed.code).toBe(2);
+  });
+});
+
+describe('webhooks', () => {
+  /** An organization with an endpoint whose receiver answers `statuses`, and `tests` test events sent to it, each delivered or failed. */
+  async function endpointWithDeliveries(statuses: number[], tests: number) {
+    const { orgId, users } = await workspace();
+    const owner = tokenFor(users.owner);
+    const hook = await receiver(statuses);
+    const created = await call(createWebhook, {
+      method: 'POST',
+      url: `/organizations/${orgId}/webhooks`,
+      token: owner,
+      body: { url: hook.url, events: ['credits.balance_low'] },
+    });
+    const sent = [];
+    for (let i = 0; i < tests; i += 1) {
+      const tested = await call(testWebhook, {
+        method: 'POST',
+        url: `/organizations/${orgId}/webhooks/${created.body.id}/test`,
+        token: owner,
+      });
+      sent.push(tested.body);
+      // One at a time, so that the receiver's statuses are this event's; distinct creation instants.
+      await drainJobs({ webhookBackoffMs: 5 });
+    }
+    return { orgId, owner, hook, webhook: created.body, sent };
+  }
+
+  it("list: the organization's endpoints without their secrets, and its alert settings", async () => {
+    const { orgId, owner, webhook } = await endpointWithDeliveries([200], 0);
+    await call(putAlertSettings, {
+      method: 'PUT',
+      url: `/organizations/${orgId}/alerts`,
+      token: owner,
+      body: { low_balance: 25, thresholds: [100, 50] },
+    });
+
+    const listed = await admin('webhooks', 'list', '--org', orgId);
+    const unknown = await admin('webhooks', 'list', '--org', 'org_nowhere_webhooks');
+
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(listed.json).toEqual({
+      organization_id: orgId,
+      alerts: { low_balance: 25, thresholds: [50, 100] },
+      webhooks: [{ id: webhook.id, url: webhook.url, events: ['credits.balance_low'], created_at: webhook.created_at }],
+    });
+    expect(listed.stdout).not.toContain('whsec_');
+    expect(unknown).toMatchObject({ code: 1, stderr: 'admin: organization org_nowhere_webhooks does not exist\n' });
+  });
+
+  it("deliveries: an endpoint's deliveries newest first, by status, at most --limit; unknown endpoints refused", async () => {
+    // The first test event is retried until it fails, the second is delivered at once.
+    const { orgId, webhook, sent } = await endpointWithDeliveries([...Array(WEBHOOK_ATTEMPTS).fill(500), 200], 2);
+    const [failedEvent, deliveredEvent] = sent;
+
+    const all = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', webhook.id);
+    const failed = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', webhook.id, '--status', 'failed');
+    const newest = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', webhook.id, '--limit', '1');
+    const pending = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', webhook.id, '--status', 'pending');
+    const unknown = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', `whk_${'0'.repeat(32)}`);
+    const badStatus = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', webhook.id, '--status', 'lost');
+    const badLimit = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', webhook.id, '--limit', '0');
+    const badId = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', 'whk_nope');
+
+    const failedView = { ...failedEvent, status: 'failed', attempts: WEBHOOK_ATTEMPTS, last_status_code: 500, next_attempt_at: null };
+    const deliveredView = { ...deliveredEvent, status: 'delivered', attempts: 1, last_status_code: 200 };
+    expect(all.json).toEqual({
+      organization_id: orgId,
+      webhook_id: webhook.id,
+      url: webhook.url,
+      deliveries: [deliveredView, failedView],
+      has_more: false,
+    });
+    expect(failed.json).toMatchObject({ deliveries: [failedView], has_more: false });
+    expect(newest.json).toMatchObject({ deliveries: [deliveredView], has_more: true });
+    expect(pending.json).toMatchObject({ deliveries: [], has_more: false });
+    expect(unknown).toMatchObject({ code: 1, stderr: `admin: ${orgId} has no webhook endpoint whk_${'0'.repeat(32)}\n` });
+    expect(badStatus).toMatchObject({ code: 2 });
+    expect(badStatus.stderr).toContain('--status must be one of pending, delivered, failed, got "lost"');
+    expect(badLimit.stderr).toContain('--limit must be a whole number from 1 to 1000, got "0"');
+    expect(badId.stderr).toContain('--webhook must look like whk_<32 lowercase hex digits>, got "whk_nope"');
+  });
+
+  it("resend: a failed delivery goes again through the local stack's queue, same webhook-id, and is delivered", async () => {
+    // Prepare: a delivery failed after every attempt; "the local stack" is this file's table and a
+    // local server answering SQS into this process's embedded queues.
+    const { orgId, webhook, hook, sent } = await endpointWithDeliveries([...Array(WEBHOOK_ATTEMPTS).fill(500), 204], 1);
+    const [event] = sent;
+    const server = createLocalServer(new Map(), { sqsBridge: true });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const cwd = mkdtempSync(join(tmpdir(), 'admin-webhooks-'));
+    mkdirSync(join(cwd, '.local'));
+    writeFileSync(
+      join(cwd, '.local', 'dev.json'),
+      JSON.stringify({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
+        tableName: process.env.TABLE_NAME,
+      }),
+    );
+
+    try {
+      // Act
+      const deployed = await admin('webhooks', 'resend', '--org', orgId, '--webhook', webhook.id, '--event', event.id);
+      const resent = await runAdmin(['webhooks', 'resend', '--org', orgId, '--webhook', webhook.id, '--event', event.id], { cwd });
+      const again = await runAdmin(['webhooks', 'resend', '--org', orgId, '--webhook', webhook.id, '--event', event.id], { cwd });
+      await drainJobs({ webhookBackoffMs: 5 });
+      const unknownEvent = await runAdmin(
+        ['webhooks', 'resend', '--org', orgId, '--webhook', webhook.id, '--event', `evt_${'0'.repeat(32)}`],
+        {
+          cwd,
+        },
+      );
+      const log = await admin('webhooks', 'deliveries', '--org', orgId, '--webhook', webhook.id);
+
+      // Assess
+      expect(deployed.code).toBe(2);
+      expect(deployed.stderr).toContain(
+        "--webhooks-queue-url is required against a deployed table (the stack's WebhooksQueueUrl; the local stack needs none)",
+      );
+      expect({ code: resent.code, stderr: resent.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(resent.stdout)).toEqual({
+        ...event,
+        status: 'pending',
+        attempts: 0,
+        last_status_code: null,
+        next_attempt_at: null,
+      });
+      // The resend's message not yet handled: the delivery is pending, a second resend refused.
+      expect({ code: again.code, stderr: again.stderr }).toEqual({
+        code: 1,
+        stderr: `admin: the delivery of ${event.id} is still pending (0 attempts made): it can be resent once delivered or failed\n`,
+      });
+      expect(hook.received).toHaveLength(WEBHOOK_ATTEMPTS + 1);
+      expect(new Set(hook.received.map((delivery) => delivery.headers['webhook-id']))).toEqual(new Set([event.id]));
+      expect(log.json.deliveries).toEqual([{ ...event, status: 'delivered', attempts: 1, last_status_code: 204 }]);
+      expect(unknownEvent).toMatchObject({
+        code: 1,
+        stderr: `admin: webhook endpoint ${webhook.id} has no delivery of event evt_${'0'.repeat(32)} (deliveries are kept 30 days)\n`,
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

@@ -73,7 +73,7 @@ describe('chargeTransaction', () => {
 
   it("adds to the month and to the charge's day on the same item, capping each at its limit - cost", () => {
     expect(items[2]!.Update!.UpdateExpression).toBe(
-      'ADD #spent :amount, #day :amount SET expires_at = if_not_exists(expires_at, :expires)',
+      'ADD #spent :amount, #day :amount SET expires_at = if_not_exists(expires_at, :expires), month_limit = :monthLimit, day_limit = :dayLimit',
     );
     expect(items[2]!.Update!.ExpressionAttributeNames).toEqual({ '#spent': 'spent', '#day': 'spent_day_31' });
     expect(items[2]!.Update!.ConditionExpression).toBe('(attribute_not_exists(#spent) OR #spent <= :max)');
@@ -116,6 +116,12 @@ describe('chargeTransaction', () => {
     expect(capped[6]!.Put!.Item).toMatchObject({ charge: { id: 'evt_1', job: 'job_1' } });
   });
 
+  it('keeps on each counter the limits its holder was held to (null for none), for the alerts read from the stream', () => {
+    const guarded = build({ orgLimit: 10, orgDaily: 5, memberDaily: 4 });
+    expect(guarded[2]!.Update!.ExpressionAttributeValues).toMatchObject({ ':monthLimit': 10, ':dayLimit': 5 });
+    expect(guarded[3]!.Update!.ExpressionAttributeValues).toMatchObject({ ':monthLimit': null, ':dayLimit': 4 });
+  });
+
   it('writes the charged event with a negative amount, and the day it counts in on the pending run', () => {
     expect(items[4]!.Put!.Item).toMatchObject({ id: 'evt_1', type: 'social_operation.charged', amount: -2, currency: 'credits' });
     expect(items[5]!.Put!.Item).toMatchObject({ month: '2026-03', day: '2026-03-31', charged_at: '2026-03-31T23:59:59.000Z' });
@@ -132,6 +138,8 @@ describe('refundTransaction', () => {
       expect(item.ExpressionAttributeNames).toEqual({ '#spent': 'spent', '#day': 'spent_day_31' });
       expect(item.ExpressionAttributeValues![':amount']).toBe(-3);
       expect(item.ConditionExpression).toBeUndefined();
+      // A refund lowers the counters and crosses nothing: the limits kept are the last charge's.
+      expect(item.UpdateExpression).not.toContain('_limit');
     }
   });
 

@@ -5,9 +5,11 @@
  * That it typechecks against the generated types is `npm test`'s tsc step (tsconfig includes
  * client/ and examples/).
  */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalStack } from './support/local-stack.ts';
-import { runScript } from './support/processes.ts';
+import { REPO, runScript, TSX } from './support/processes.ts';
 
 const stack = await startLocalStack();
 afterAll(() => stack.stop());
@@ -167,5 +169,106 @@ describe('examples/usage.ts', () => {
     expect(lines).toContain(`  ${keyId} "yesterday agent": 3 credits (2 runs, 5 charged, 2 refunded)`);
     expect(lines.some((line) => /^ {2}members' own tokens: \d+ credits \(\d+ runs, \d+ charged, \d+ refunded\)$/.test(line))).toBe(true);
     expect(lines.at(-1)).toMatch(/^as CSV: start,end,api_key,runs,charged,refunded,net \(2 rows\)$/);
+  }, 60_000);
+});
+
+describe('examples/webhook-receiver.ts', () => {
+  /** The example in its own process, its output read as it comes (the test acts on what it prints). */
+  function startReceiver(env: Record<string, string>) {
+    const child = spawn(process.execPath, ['--import', TSX, `${REPO}examples/webhook-receiver.ts`, '--count', '1'], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const printed = async (pattern: RegExp) => {
+      const giveUpAt = Date.now() + 30_000;
+      while (!pattern.test(stdout)) {
+        if (Date.now() > giveUpAt || child.exitCode !== null) throw new Error(`not printed: ${pattern}\n${stdout}${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return pattern.exec(stdout) as RegExpExecArray;
+    };
+    return { child, exited, printed, output: () => ({ stdout, stderr }) };
+  }
+  const api = (path: string, init: { method?: string; body?: unknown } = {}) =>
+    fetch(`${stack.baseUrl}/organizations/${stack.organizationId}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${stack.ownerToken}`, 'content-type': 'application/json' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  const freePort = () =>
+    new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+
+  it("verifies the endpoint's events with its secret: a forged request is refused, the test event printed once", async () => {
+    // Prepare: an owner's endpoint at the address the receiver will listen on.
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/webhooks`;
+    const created = await api('/webhooks', { method: 'POST', body: { url, events: ['credits.balance_low'] } });
+    const endpoint = (await created.json()) as { id: string; secret: string };
+    expect(created.status).toBe(201);
+    const receiver = startReceiver({ WEBHOOK_SECRET: endpoint.secret, WEBHOOK_RECEIVER_PORT: String(port) });
+
+    try {
+      // Act
+      await receiver.printed(/^listening on /m);
+      const forged = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'webhook-id': 'evt_forged',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': `v1,${Buffer.from('not the signature').toString('base64')}`,
+        },
+        body: JSON.stringify({ id: 'evt_forged', type: 'credits.balance_low', data: { balance: 0 } }),
+      });
+      const unsigned = await fetch(url, { method: 'POST', body: '{}' });
+      const tested = await api(`/webhooks/${endpoint.id}/test`, { method: 'POST' });
+      const event = (await tested.json()) as { id: string; created_at: string };
+      const code = await receiver.exited;
+
+      // Assess
+      expect([forged.status, unsigned.status, tested.status]).toEqual([400, 400, 202]);
+      expect({ code, stderr: receiver.output().stderr }).toEqual({ code: 0, stderr: '' });
+      expect(receiver.output().stdout.trim().split('\n')).toEqual([
+        `listening on ${url}`,
+        'rejected: No matching signature found',
+        'rejected: Missing required headers',
+        `verified webhook.test ${event.id} at ${event.created_at}: {"webhook_id":"${endpoint.id}"}`,
+      ]);
+    } finally {
+      receiver.child.kill();
+      await api(`/webhooks/${endpoint.id}`, { method: 'DELETE' });
+    }
+  }, 60_000);
+
+  it('on the local stack without a secret: registers itself, prints its verified test event, deletes its endpoint', async () => {
+    const receiver = startReceiver({
+      WORKSPACE_API_URL: stack.baseUrl,
+      WORKSPACE_TOKEN: stack.ownerToken,
+      WORKSPACE_ORGANIZATION_ID: stack.organizationId,
+    });
+
+    const code = await receiver.exited;
+    const listed = (await (await api('/webhooks')).json()) as { webhooks: unknown[] };
+
+    expect({ code, stderr: receiver.output().stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = receiver.output().stdout.trim().split('\n');
+    const [, id] = /^endpoint (whk_[0-9a-f]{32}) for every event$/.exec(lines[1] ?? '') ?? [];
+    expect(lines).toEqual([
+      expect.stringMatching(/^listening on http:\/\/127\.0\.0\.1:\d+\/webhooks$/),
+      `endpoint ${id} for every event`,
+      expect.stringMatching(new RegExp(`^verified webhook\\.test evt_[0-9a-f]{32} at \\S+Z: \\{"webhook_id":"${id}"\\}$`)),
+      `endpoint ${id} deleted`,
+    ]);
+    expect(listed.webhooks).toEqual([]);
   }, 60_000);
 });

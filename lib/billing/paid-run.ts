@@ -28,6 +28,7 @@ import {
   periodSpendOf,
   readSpend,
   type SpendCeilings,
+  type SpendLimits,
 } from '../db/credits.ts';
 import { type ClaimedCharge, claimItem, completionItem, type InProgressRecord, releaseItem, takeoverItem } from '../db/idempotency.ts';
 import { budgetSpentOf, getJobBudgetSpent, jobBudgetCharge, jobBudgetRefund } from '../db/job-budget.ts';
@@ -178,12 +179,18 @@ const CHARGE_ITEM = { org: 0, member: 1, orgSpend: 2, memberSpend: 3, claim: 6 }
 /** Where a capped job's budget sits in the charge transaction: after the claim, or in its place without one. */
 const jobBudgetAt = (request: Pick<ChargeRequest, 'claim'>): number => (request.claim ? CHARGE_ITEM.claim + 1 : CHARGE_ITEM.claim);
 
-/** The most a scope's counters may hold before this charge (each limit as read, minus the cost); null where there is no limit. */
-function ceilingsOf(payer: Payer, holder: Holder, cost: number): SpendCeilings {
-  const ceilings: SpendCeilings = { month: null, day: null };
-  for (const rule of limitRules(payer)) if (rule.holder === holder) ceilings[rule.period] = rule.limit - cost;
-  return ceilings;
+/** A holder's limits as read (per month and per day; null where there is none): what its counter is held to and keeps. */
+function holderLimits(payer: Payer, holder: Holder): SpendLimits {
+  const limits: SpendLimits = { month: null, day: null };
+  for (const rule of limitRules(payer)) if (rule.holder === holder) limits[rule.period] = rule.limit;
+  return limits;
 }
+
+/** The most a holder's counters may hold before this charge (each limit as read, minus the cost); null where there is no limit. */
+const ceilingsOf = (limits: SpendLimits, cost: number): SpendCeilings => ({
+  month: limits.month === null ? null : limits.month - cost,
+  day: limits.day === null ? null : limits.day - cost,
+});
 
 /** A scope's limits as read, for the conditions that they are unchanged. */
 const limitsOf = (scope: { spending_limit: number | null; daily_limit: number | null }): Limits => ({
@@ -203,6 +210,7 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
   const { orgId, userId, cost, now } = request;
   const periods = { month: spendMonth(now), day: spendDay(now) };
   const run: PendingRun = { ...heldRun(request, chargeId), chargedAt: now.toISOString() };
+  const [orgLimits, memberLimits] = [holderLimits(payer, 'org'), holderLimits(payer, 'member')];
   const event = newBillingEvent({
     id: chargeId,
     type: 'social_operation.charged',
@@ -215,8 +223,8 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
   const items = [
     debitItem(orgId, cost, limitsOf(payer.org), request.network),
     payerMayPayItem(request, limitsOf(payer.member)),
-    orgSpendItem(orgId, cost, periods, ceilingsOf(payer, 'org', cost)),
-    memberSpendItem(orgId, userId, cost, periods, ceilingsOf(payer, 'member', cost)),
+    orgSpendItem(orgId, cost, periods, ceilingsOf(orgLimits, cost), orgLimits),
+    memberSpendItem(orgId, userId, cost, periods, ceilingsOf(memberLimits, cost), memberLimits),
     billingEventPut(orgId, event),
     pendingRunPut(run),
   ];

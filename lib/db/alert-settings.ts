@@ -3,7 +3,7 @@
  * an owner first sets them (the defaults then apply).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed, db, tableName, transact } from './client.ts';
+import { batchGetAll, conditionFailed, db, tableName, transact } from './client.ts';
 import { membershipKey } from './keys.ts';
 
 export interface AlertSettings {
@@ -16,11 +16,27 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettings = { low_balance: null, thresh
 
 export const alertSettingsKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ALERTS' });
 
+const settingsOf = (item: Record<string, unknown>): AlertSettings => ({
+  low_balance: item.low_balance == null ? null : Number(item.low_balance),
+  thresholds: (item.thresholds as number[]).map(Number),
+});
+
 /** The settings, or the defaults when none were set. */
 export async function getAlertSettings(orgId: string): Promise<AlertSettings> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: alertSettingsKey(orgId), ConsistentRead: true }));
-  if (!Item) return DEFAULT_ALERT_SETTINGS;
-  return { low_balance: Item.low_balance == null ? null : Number(Item.low_balance), thresholds: (Item.thresholds as number[]).map(Number) };
+  return Item ? settingsOf(Item) : DEFAULT_ALERT_SETTINGS;
+}
+
+/** BatchGetItem takes at most this many keys a request. */
+const BATCH_KEYS = 100;
+
+/** The settings of each organization given (the defaults where none were set): one BatchGetItem a hundred, in parallel. */
+export async function getAlertSettingsOf(orgIds: Iterable<string>): Promise<Map<string, AlertSettings>> {
+  const ids = [...new Set(orgIds)];
+  const batches = Array.from({ length: Math.ceil(ids.length / BATCH_KEYS) }, (_, i) => ids.slice(i * BATCH_KEYS, (i + 1) * BATCH_KEYS));
+  const items = (await Promise.all(batches.map((batch) => batchGetAll(batch.map(alertSettingsKey))))).flat();
+  const stored = new Map(items.map((item) => [String(item.PK).slice('ORG#'.length), settingsOf(item)]));
+  return new Map(ids.map((id) => [id, stored.get(id) ?? DEFAULT_ALERT_SETTINGS]));
 }
 
 /** The setter was not (or is no longer) an owner. */

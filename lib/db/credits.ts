@@ -119,15 +119,32 @@ export interface SpendCeilings {
 const NO_CEILINGS: SpendCeilings = { month: null, day: null };
 
 /**
+ * The limits a charge was held to, in credits per month and per day (null for none). A charge
+ * keeps them on the counter it adds to (`month_limit`, `day_limit`), so that whoever reads the
+ * table's stream sees each change of a counter with the limit it was checked against, without a
+ * read (the alerts: lib/webhooks/crossings.ts).
+ */
+export interface SpendLimits {
+  month: number | null;
+  day: number | null;
+}
+
+/**
  * Adds `amount` (negative for a refund) to a month's spend counter and to its day's. With
  * ceilings, only while each counter holds at most its ceiling before the addition; on a refusal
  * the stored counters come back, so a 402 can report how much was spent and in which period.
+ * With `limits` (a charge), the counter keeps the limits it was held to.
  */
-function spendItem(key: TableKey, amount: number, periods: SpendPeriods, ceilings: SpendCeilings): TransactItem {
+function spendItem(key: TableKey, amount: number, periods: SpendPeriods, ceilings: SpendCeilings, limits?: SpendLimits): TransactItem {
   const expires = Math.floor(Date.parse(`${periods.month}-01T00:00:00Z`) / 1000) + SPEND_RETENTION_SECONDS;
   const names: Record<string, string> = { '#spent': 'spent' };
   const values: Record<string, unknown> = { ':amount': amount, ':expires': expires };
   const adds = ['#spent :amount'];
+  const sets = ['expires_at = if_not_exists(expires_at, :expires)'];
+  if (limits) {
+    sets.push('month_limit = :monthLimit');
+    values[':monthLimit'] = limits.month;
+  }
   const conditions: string[] = [];
   if (ceilings.month !== null) {
     conditions.push('(attribute_not_exists(#spent) OR #spent <= :max)');
@@ -140,12 +157,16 @@ function spendItem(key: TableKey, amount: number, periods: SpendPeriods, ceiling
       conditions.push('(attribute_not_exists(#day) OR #day <= :dayMax)');
       values[':dayMax'] = ceilings.day;
     }
+    if (limits) {
+      sets.push('day_limit = :dayLimit');
+      values[':dayLimit'] = limits.day;
+    }
   }
   return {
     Update: {
       TableName: tableName(),
       Key: key,
-      UpdateExpression: `ADD ${adds.join(', ')} SET expires_at = if_not_exists(expires_at, :expires)`,
+      UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
       ...(conditions.length === 0
@@ -156,8 +177,13 @@ function spendItem(key: TableKey, amount: number, periods: SpendPeriods, ceiling
 }
 
 /** The organization's spend counters of a month and its day. */
-export const orgSpendItem = (orgId: string, amount: number, periods: SpendPeriods, ceilings = NO_CEILINGS): TransactItem =>
-  spendItem(orgSpendKey(orgId, periods.month), amount, periods, ceilings);
+export const orgSpendItem = (
+  orgId: string,
+  amount: number,
+  periods: SpendPeriods,
+  ceilings = NO_CEILINGS,
+  limits?: SpendLimits,
+): TransactItem => spendItem(orgSpendKey(orgId, periods.month), amount, periods, ceilings, limits);
 
 /** One member's (or API key's) spend counters of a month and its day. */
 export const memberSpendItem = (
@@ -166,7 +192,8 @@ export const memberSpendItem = (
   amount: number,
   periods: SpendPeriods,
   ceilings = NO_CEILINGS,
-): TransactItem => spendItem(memberSpendKey(orgId, userId, periods.month), amount, periods, ceilings);
+  limits?: SpendLimits,
+): TransactItem => spendItem(memberSpendKey(orgId, userId, periods.month), amount, periods, ceilings, limits);
 
 /** What one scope spent in the current UTC month and on the current UTC day (0 without charges). */
 export interface PeriodSpend {

@@ -114,6 +114,12 @@ export const spendDay = (at: Date): string => at.toISOString().slice(0, 10);
  */
 export const daySpentAttribute = (day: string): string => `spent_day_${day.slice(8, 10)}`;
 
+/** The day ("2025-01-31") whose spend attribute of `month`'s counter `attribute` is, or null for another attribute. */
+export function spentDayOf(month: string, attribute: string): string | null {
+  const match = /^spent_day_(\d{2})$/.exec(attribute);
+  return match ? `${month}-${match[1]}` : null;
+}
+
 export const orgSpendKey = (orgId: string, month: string): TableKey => ({
   PK: `ORG#${orgId}`,
   SK: `SPEND#${month}`,

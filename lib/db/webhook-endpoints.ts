@@ -292,17 +292,59 @@ export async function findDelivery(webhookId: string, eventId: string): Promise<
   return items[0] ? deliveryOf(items[0]) : null;
 }
 
-/** Sets a finished delivery back to pending for one more round of attempts (the operator's resend); false when there is none. */
-export async function reopenDelivery(webhookId: string, createdAt: string, eventId: string): Promise<boolean> {
+/**
+ * Sets a finished delivery (delivered or failed) back to pending for one more round of attempts
+ * (the operator's resend): the delivery as reopened, or null when there is none or it is still
+ * pending. A pending one has an attempt queued or under way; reopening it would start a second
+ * chain of attempts beside it.
+ */
+export async function reopenDelivery(webhookId: string, createdAt: string, eventId: string): Promise<EndpointDeliveryRecord | null> {
   const reopened = await updateIf({
     TableName: tableName(),
     Key: deliveryKey(webhookId, createdAt, eventId),
-    UpdateExpression: 'SET #status = :pending, attempts = :zero, next_attempt_at = :null REMOVE claimed_attempt, claimed_until',
-    ConditionExpression: 'attribute_exists(PK)',
+    UpdateExpression:
+      'SET #status = :pending, attempts = :zero, last_status_code = :null, next_attempt_at = :null REMOVE claimed_attempt, claimed_until',
+    ConditionExpression: 'attribute_exists(PK) AND #status <> :pending',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':null': null },
+    ReturnValues: 'ALL_NEW',
   });
-  return reopened !== null;
+  return reopened ? deliveryOf(reopened) : null;
+}
+
+/**
+ * An endpoint's deliveries, newest first, at most `limit`, only those of `status` when given (the
+ * operator's look-up): pages of the partition read until enough match. `hasMore`: some older
+ * one (that matches) was left out.
+ */
+export async function listDeliveriesWhere(
+  webhookId: string,
+  limit: number,
+  status?: EndpointDeliveryRecord['status'],
+): Promise<{ deliveries: EndpointDeliveryRecord[]; hasMore: boolean }> {
+  const found: EndpointDeliveryRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': deliveriesPartition(webhookId),
+          ':prefix': 'DELIVERY#',
+          ...(status ? { ':status': status } : {}),
+        },
+        ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ConsistentRead: true,
+        ScanIndexForward: false,
+        Limit: Math.max(limit + 1 - found.length, 100),
+        ExclusiveStartKey: start,
+      }),
+    );
+    found.push(...(result.Items ?? []).map(deliveryOf));
+    start = result.LastEvaluatedKey;
+  } while (start !== undefined && found.length <= limit);
+  return { deliveries: found.slice(0, limit), hasMore: found.length > limit };
 }
 
 /** One page of an endpoint's deliveries, newest first. */

@@ -2,7 +2,7 @@
 // tree-shakes where classic zod does not (figures in docs/deployment.md, "Bundling"); classic
 // and mini schemas are the same zod 4 core types, so validate.ts checks both.
 import * as z from 'zod/mini';
-import { API_KEY_ID_PATTERN, MAX_CREDITS_CEILING, ORGANIZATION_ID_PATTERN } from '../model.ts';
+import { API_KEY_ID_PATTERN, MAX_CREDITS_CEILING, ORGANIZATION_ID_PATTERN, WEBHOOK_ID_PATTERN } from '../model.ts';
 
 /**
  * A string's length bound, for validation and the API description alike (`maxLength`: gateways
@@ -142,5 +142,5 @@ const WEBHOOK_ID_RULE = 'must be a notification endpoint id: "whk_" followed by 
 /** A notification endpoint's id in a path. */
 export const webhookIdParam = z
   .string()
-  .check(atMost(36, WEBHOOK_ID_RULE), z.regex(/^whk_[0-9a-f]{32}$/, WEBHOOK_ID_RULE))
+  .check(atMost(36, WEBHOOK_ID_RULE), z.regex(WEBHOOK_ID_PATTERN, WEBHOOK_ID_RULE))
   .register(z.globalRegistry, { description: 'the notification endpoint id', examples: ['whk_0123456789abcdef0123456789abcdef'] });

@@ -104,3 +104,10 @@ export function recordSweep(refunded: number, overdueSeconds: number): void {
  * (its items never written) cancelled. Alarmed (infra/jobs.ts).
  */
 export const recordStalledJobs = (count: number): void => single('StalledJobs', MetricUnit.Count, count);
+
+/**
+ * `WebhookDeliveriesFailed` (Count): a delivery given up on after its last attempt (a job's
+ * webhook or an event to an owner's endpoint, lib/webhooks/delivery.ts): a receiver that was not
+ * told. Alarmed (infra/webhooks.ts).
+ */
+export const recordWebhookDeliveryFailed = (): void => single('WebhookDeliveriesFailed', MetricUnit.Count, 1);

@@ -18,6 +18,7 @@
  */
 import { webhooksConfig } from '../config.ts';
 import { logger } from '../log.ts';
+import { recordWebhookDeliveryFailed } from '../observability/metrics.ts';
 import { queueAt } from '../queues/sqs-queue.ts';
 import { attemptWebhook } from './attempt.ts';
 
@@ -117,6 +118,10 @@ export async function deliver(message: DeliveryMessage, source: DeliverySource, 
   logger.warn('webhook attempt failed', { ...fields, status_code: result.statusCode, detail: result.detail });
   if (attempts >= WEBHOOK_ATTEMPTS) {
     await source.record(message, { ...outcome, status: 'failed' });
+    // Counted once the outcome is recorded: a message that comes back after it finds the delivery
+    // over (prepare answers null) and counts nothing again.
+    logger.error('webhook delivery failed', { ...fields, status_code: result.statusCode, detail: result.detail });
+    recordWebhookDeliveryFailed();
     return true;
   }
   // The next attempt is queued before this one is recorded: if the record fails, this message

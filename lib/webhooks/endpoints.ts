@@ -237,24 +237,41 @@ async function deliverTo(endpoint: WebhookEndpointRecord, event: WebhookEvent, n
 const subscribes = (endpoint: WebhookEndpointRecord, type: string): boolean =>
   endpoint.events.includes('*') || endpoint.events.includes(type);
 
-/**
- * Sends `event` to every endpoint of its organization that subscribes to its type. Idempotent:
- * the same event (the same id and time) again adds no delivery.
- */
-export async function publishEvent(event: WebhookEvent, now = new Date()): Promise<void> {
-  const endpoints = (await listEndpoints(event.organization_id)).filter((endpoint) => subscribes(endpoint, event.type));
-  await Promise.all(endpoints.map((endpoint) => deliverTo(endpoint, event, now)));
-}
+/** The endpoints of an organization that subscribe to events of `type`. */
+export const subscribedEndpoints = async (orgId: string, type: string): Promise<WebhookEndpointRecord[]> =>
+  (await listEndpoints(orgId)).filter((endpoint) => subscribes(endpoint, type));
 
 /**
- * Queues a delivery once more from its first attempt, whatever became of it (the operator's
- * resend, bin/admin): false when there is no such endpoint or delivery.
+ * Sends `event` to every endpoint of its organization that subscribes to its type (`endpoints`:
+ * those, when the caller looked them up already). Idempotent: the same event (the same id and
+ * time) again adds no delivery.
  */
-export async function resendDelivery(orgId: string, webhookId: string, eventId: string): Promise<boolean> {
+export async function publishEvent(event: WebhookEvent, now = new Date(), endpoints?: WebhookEndpointRecord[]): Promise<void> {
+  const to = endpoints ?? (await subscribedEndpoints(event.organization_id, event.type));
+  await Promise.all(to.map((endpoint) => deliverTo(endpoint, event, now)));
+}
+
+/** Why a resend did not happen. */
+export type ResendRefusal = 'no_such_endpoint' | 'no_such_delivery' | 'still_pending';
+
+/**
+ * Queues a finished delivery (delivered or failed) once more from its first attempt, the same
+ * event under the same `webhook-id` (the operator's resend, `admin webhooks resend`): the
+ * delivery as reopened, or why not. A pending delivery is refused: its next attempt is queued
+ * already, and a second chain of attempts would run beside it.
+ */
+export async function resendDelivery(
+  orgId: string,
+  webhookId: string,
+  eventId: string,
+): Promise<{ resent: DeliveryView } | { refused: ResendRefusal; delivery?: DeliveryView }> {
   const [endpoint, delivery] = await Promise.all([getEndpoint(orgId, webhookId), findDelivery(webhookId, eventId)]);
-  if (!endpoint || !delivery || !(await reopenDelivery(webhookId, delivery.created_at, eventId))) return false;
-  await sendDelivery(messageFor(endpoint, delivery, 1));
-  return true;
+  if (!endpoint) return { refused: 'no_such_endpoint' };
+  if (!delivery) return { refused: 'no_such_delivery' };
+  const reopened = await reopenDelivery(webhookId, delivery.created_at, eventId);
+  if (!reopened) return { refused: 'still_pending', delivery: deliveryViewOf(delivery) };
+  await sendDelivery(messageFor(endpoint, reopened, 1));
+  return { resent: deliveryViewOf(reopened) };
 }
 
 /** The delivery source of endpoints' events: what is sent is the delivery's stored event, to the endpoint's URL with its secret. */

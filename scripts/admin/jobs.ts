@@ -9,71 +9,10 @@
  * (lib/local/sqs-bridge.ts). Safe to repeat: a message whose item is claimed or finished changes
  * nothing.
  */
-import { type Args, type CommandGroup, command, type Target, UsageError } from './command.ts';
+import { type CommandGroup, command } from './command.ts';
+import { JOBS_QUEUE, queueUrls, useQueuesOf, webhooksQueueOption } from './queues.ts';
 
-const JOBS_QUEUE = {
-  'queue-url': { type: 'string', value: 'URL', description: "the stack's jobs queue (its output JobsQueueUrl; not for the local stack)" },
-} as const;
-const WEBHOOKS_QUEUE = {
-  'webhooks-queue-url': {
-    type: 'string',
-    value: 'URL',
-    description:
-      "the stack's webhooks queue, for the webhooks of the jobs it cancels (its output WebhooksQueueUrl; not for the local stack)",
-  },
-} as const;
-
-const SQS_URL = /^https:\/\/sqs\.[a-z0-9-]+\.amazonaws\.com\/\d+\/[\w-]+$/;
-
-interface Queues {
-  jobs?: string;
-  webhooks?: string;
-}
-
-function queueUrls(args: Args, names: readonly ('queue-url' | 'webhooks-queue-url')[]): Queues {
-  const urls: Queues = {};
-  for (const name of names) {
-    const url = args.optional(name);
-    if (url === undefined) continue;
-    if (!SQS_URL.test(url)) throw new UsageError(`--${name} must be an SQS queue URL`);
-    urls[name === 'queue-url' ? 'jobs' : 'webhooks'] = url;
-  }
-  return urls;
-}
-
-/** Whether the table is the local stack's own (no --table, or the one its dev.json names). */
-const isLocalStack = (target: Target) =>
-  target.dev !== null &&
-  target.dev.tableName === process.env.TABLE_NAME &&
-  target.dev.dynamodbEndpoint === process.env.DYNAMODB_ENDPOINT &&
-  target.dev.baseUrl !== undefined;
-
-/**
- * Points this process's queues where the table's stack has them: the local stack's (its server),
- * or the deployed ones given; refuses a deployed table without them (this process has no queue
- * of its own: what it sent would die with it).
- */
-async function useQueuesOf(target: Target, given: Queues, needed: readonly (keyof Queues)[]): Promise<void> {
-  const baseUrl = target.dev?.baseUrl;
-  if (isLocalStack(target) && baseUrl) {
-    if (given.jobs || given.webhooks) throw new UsageError('the local stack has its own queues: no --queue-url with it');
-    const { bridgeQueueUrl } = await import('../../lib/local/sqs-bridge.ts');
-    process.env.JOBS_QUEUE_URL = bridgeQueueUrl(baseUrl, 'jobs');
-    process.env.WEBHOOKS_QUEUE_URL = bridgeQueueUrl(baseUrl, 'webhooks');
-    process.env.AWS_ENDPOINT_URL_SQS = baseUrl;
-    return;
-  }
-  const missing = needed.filter((queue) => !given[queue]);
-  if (missing.length > 0) {
-    const options = missing.map((queue) => (queue === 'jobs' ? '--queue-url' : '--webhooks-queue-url')).join(' and ');
-    const outputs = missing.map((queue) => (queue === 'jobs' ? 'JobsQueueUrl' : 'WebhooksQueueUrl')).join(' and ');
-    throw new UsageError(
-      `${options} ${missing.length > 1 ? 'are' : 'is'} required against a deployed table (the stack's ${outputs}; the local stack needs none)`,
-    );
-  }
-  if (given.jobs) process.env.JOBS_QUEUE_URL = given.jobs;
-  if (given.webhooks) process.env.WEBHOOKS_QUEUE_URL = given.webhooks;
-}
+const WEBHOOKS_QUEUE = webhooksQueueOption('for the webhooks of the jobs it cancels');
 
 const active = command({
   name: 'active',

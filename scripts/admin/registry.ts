@@ -13,6 +13,7 @@ export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
   usage: async () => (await import('./usage.ts')).group,
   charges: async () => (await import('./charges.ts')).group,
   jobs: async () => (await import('./jobs.ts')).group,
+  webhooks: async () => (await import('./webhooks.ts')).group,
   token: async () => (await import('./token.ts')).group,
   create: async () => (await import('./resources.ts')).createGroup,
   delete: async () => (await import('./resources.ts')).deleteGroup,

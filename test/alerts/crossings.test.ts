@@ -3,11 +3,14 @@
  * route, the local stream poller feeding the consumers, real receivers on 127.0.0.1.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { handler as createKey } from '../../functions/create-api-key.ts';
 import { handler as createJob } from '../../functions/create-social-job.ts';
 import { handler as createWebhook } from '../../functions/create-webhook.ts';
 import { handler as putSettings } from '../../functions/put-alert-settings.ts';
+import { handler as putMember } from '../../functions/put-member.ts';
 import { handler as runOperation } from '../../functions/run-social-operation.ts';
 import { handler as tableStream } from '../../functions/table-stream.ts';
+import { handler as updateOrganization } from '../../functions/update-organization.ts';
 import { grantCredits } from '../../lib/db/organizations.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
@@ -76,6 +79,71 @@ describe('spending_limit.threshold_reached', () => {
       expect(event.data.spent * 100).toBeGreaterThanOrEqual(event.data.threshold * 20);
     }
     expect(new Set(hook.received.map((delivery) => delivery.headers['webhook-id'])).size).toBe(hook.received.length);
+  });
+});
+
+describe('spending_limit.threshold_reached of a daily limit', () => {
+  /** A workspace whose only limit is a daily limit of 10 on `scope`, and the token that spends against it. */
+  async function dailyLimited(scope: 'organization' | 'member' | 'api_key') {
+    const { orgId, users } = await workspace({ credits: 100 });
+    const owner = tokenFor(users.owner);
+    if (scope === 'organization') {
+      const patched = await call(updateOrganization, {
+        method: 'PATCH',
+        url: `/organizations/${orgId}`,
+        token: owner,
+        body: { daily_limit: 10 },
+      });
+      expect(patched.status).toBe(200);
+      return { orgId, owner, id: orgId, token: tokenFor(users.editor) };
+    }
+    if (scope === 'member') {
+      const put = await call(putMember, {
+        method: 'PUT',
+        url: `/organizations/${orgId}/members/${users.editor}`,
+        token: owner,
+        body: { role: 'editor', daily_limit: 10 },
+      });
+      expect(put.status).toBe(200);
+      return { orgId, owner, id: users.editor, token: tokenFor(users.editor) };
+    }
+    const key = await call(createKey, {
+      method: 'POST',
+      url: `/organizations/${orgId}/api-keys`,
+      token: owner,
+      body: { name: 'nightly agent', role: 'editor', daily_limit: 10 },
+    });
+    expect(key.status).toBe(201);
+    return { orgId, owner, id: key.body.id as string, token: key.body.token as string };
+  }
+
+  it.each([
+    'organization',
+    'member',
+    'api_key',
+  ] as const)('is one event per threshold when the runs of the day cross 8 and then 10 credits, for the %s', async (scope) => {
+    const { orgId, owner, id, token } = await dailyLimited(scope);
+    await call(putSettings, {
+      method: 'PUT',
+      url: `/organizations/${orgId}/alerts`,
+      token: owner,
+      body: { low_balance: null, thresholds: [80, 100] },
+    });
+    const hook = await endpointFor(orgId, owner, ['spending_limit.threshold_reached']);
+
+    const answers = [];
+    for (let i = 0; i < 11; i += 1) answers.push((await run(orgId, token)).status);
+    await settle();
+
+    // Each run costs 1: the 8th crosses 80 %, the 10th 100 %, the 11th is refused by the limit.
+    expect(answers).toEqual([...Array(10).fill(200), 402]);
+    // In threshold order: deliveries arrive in any order.
+    const received = hook.events().sort((a, b) => a.data.threshold - b.data.threshold);
+    expect(received.map((event) => event.data)).toEqual([
+      { scope, id, period: 'day', threshold: 80, spending_limit: 10, spent: 8 },
+      { scope, id, period: 'day', threshold: 100, spending_limit: 10, spent: 10 },
+    ]);
+    expect(new Set(hook.events().map((event) => event.id)).size).toBe(2);
   });
 });
 

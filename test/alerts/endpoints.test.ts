@@ -4,7 +4,7 @@
  * with real receivers on 127.0.0.1 and the webhooks queue drained with short backoffs.
  */
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { handler as createKey } from '../../functions/create-api-key.ts';
 import { handler as createWebhook } from '../../functions/create-webhook.ts';
 import { handler as deleteWebhook } from '../../functions/delete-webhook.ts';
@@ -16,6 +16,8 @@ import { publishEvent, resendDelivery } from '../../lib/webhooks/endpoints.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { drainJobs } from '../support/jobs.ts';
+import { captureOutput } from '../support/output.ts';
+import { slowReceiver } from '../support/slow-receivers.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { type Received, receiver } from './receivers.ts';
 
@@ -26,6 +28,7 @@ const sendTest = (orgId: string, token: string, id: string) =>
 const deliveries = (orgId: string, token: string, id: string, query = '') =>
   call(listDeliveries, { url: `${hooksUrl(orgId)}/${id}/deliveries${query}`, token });
 const drain = () => drainJobs({ webhookBackoffMs: 20 });
+const output = captureOutput();
 
 /** The Standard Webhooks check a receiver makes. */
 const signedBy = (secret: string, delivery: Received): boolean => {
@@ -213,23 +216,68 @@ describe("an endpoint's deliveries", () => {
     expect(log.body.deliveries).toEqual([{ ...tested.body, status: 'delivered', attempts: 3, last_status_code: 200 }]);
   });
 
-  it('is failed after the last attempt, visible in the log, and an operator can resend it', async () => {
+  it('is failed after the last attempt, visible in the log, counted in the alarmed metric, and an operator can resend it', async () => {
     const { orgId, users } = await workspace();
     const token = tokenFor(users.owner);
     const hook = await receiver([500, 500, 500, 500, 500, 500, 204]);
     const endpoint = await create(orgId, token, { url: hook.url, events: ['*'] });
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
 
     const tested = await sendTest(orgId, token, endpoint.body.id);
     await drain();
     const failed = await deliveries(orgId, token, endpoint.body.id);
+    const counted = output.records().filter((record) => record._aws && 'WebhookDeliveriesFailed' in record);
+    vi.unstubAllEnvs();
     const resent = await resendDelivery(orgId, endpoint.body.id, tested.body.id);
     await drain();
     const delivered = await deliveries(orgId, token, endpoint.body.id);
 
     expect(hook.received).toHaveLength(WEBHOOK_ATTEMPTS + 1);
     expect(failed.body.deliveries).toEqual([{ ...tested.body, status: 'failed', attempts: WEBHOOK_ATTEMPTS, last_status_code: 500 }]);
-    expect(resent).toBe(true);
+    // Once, when the last attempt failed: not per attempt.
+    expect(counted).toEqual([expect.objectContaining({ service: 'workspace-service', WebhookDeliveriesFailed: 1 })]);
+    expect(resent).toEqual({ resent: { ...tested.body, status: 'pending', attempts: 0, last_status_code: null, next_attempt_at: null } });
     expect(delivered.body.deliveries).toEqual([{ ...tested.body, status: 'delivered', attempts: 1, last_status_code: 204 }]);
+  });
+
+  it('counts a redirect as a failed attempt, never followed: failed after the last, its status logged', async () => {
+    const { orgId, users } = await workspace();
+    const token = tokenFor(users.owner);
+    const target = await receiver([200]);
+    const hook = await receiver([302], { location: target.url });
+    const endpoint = await create(orgId, token, { url: hook.url, events: ['*'] });
+
+    const tested = await sendTest(orgId, token, endpoint.body.id);
+    await drain();
+    const log = await deliveries(orgId, token, endpoint.body.id);
+
+    expect(hook.received).toHaveLength(WEBHOOK_ATTEMPTS);
+    expect(target.received).toEqual([]);
+    expect(log.body.deliveries).toEqual([{ ...tested.body, status: 'failed', attempts: WEBHOOK_ATTEMPTS, last_status_code: 302 }]);
+  });
+
+  it('cuts off a receiver that hangs at the attempt deadline, however it trickles, and retries it', async () => {
+    vi.stubEnv('JOBS_WEBHOOK_TIMEOUT_MS', '300');
+    const { orgId, users } = await workspace();
+    const token = tokenFor(users.owner);
+    // Its status line a byte every 100 ms on the first request, a 200 at once on the next.
+    const hung = await slowReceiver({ phase: 'headers', intervalMs: 100, bytes: 60, slowRequests: 1 });
+    try {
+      const endpoint = await create(orgId, token, { url: hung.url, events: ['*'] });
+
+      const tested = await sendTest(orgId, token, endpoint.body.id);
+      await drain();
+      const log = await deliveries(orgId, token, endpoint.body.id);
+
+      expect(hung.connections).toHaveLength(2);
+      const [first] = hung.connections;
+      expect((first?.closedAt ?? Number.POSITIVE_INFINITY) - (first?.requestAt ?? 0)).toBeLessThan(300 + 400);
+      expect(hung.connections.map((connection) => connection.webhookId)).toEqual([tested.body.id, tested.body.id]);
+      expect(log.body.deliveries).toEqual([{ ...tested.body, status: 'delivered', attempts: 2, last_status_code: 200 }]);
+    } finally {
+      vi.unstubAllEnvs();
+      await hung.close();
+    }
   });
 
   it('sends an event once per subscribed endpoint, however often it is published; a deleted endpoint gets nothing', async () => {

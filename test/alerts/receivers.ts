@@ -18,7 +18,11 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-export async function receiver(statuses: number[] = [200]): Promise<{ url: string; received: Received[]; events: () => any[] }> {
+export async function receiver(
+  statuses: number[] = [200],
+  /** Sent with every answer (a redirect's Location). */
+  headers: Record<string, string> = {},
+): Promise<{ url: string; received: Received[]; events: () => any[] }> {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -26,7 +30,7 @@ export async function receiver(statuses: number[] = [200]): Promise<{ url: strin
     request.on('end', () => {
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const status = statuses[Math.min(received.length - 1, statuses.length - 1)] ?? 200;
-      response.writeHead(status).end();
+      response.writeHead(status, headers).end();
     });
   });
   servers.push(server);

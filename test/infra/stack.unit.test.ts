@@ -631,8 +631,8 @@ describe('alarms', () => {
     // 5xx rate, errors and throttles of each function (the sweeper's, the worker's, the
     // recovery's, the delivery's and the table stream's too), DynamoDB throttles, refund failures,
     // provider failure rate, 401 and 429 spikes, the sweeper's three, the jobs queue's two, the
-    // recovery's two, the webhooks queue's two, the table stream's two.
-    expect(alarms.length).toBe(1 + 2 * (routes.length + 5) + 1 + 4 + 3 + 2 + 2 + 2 + 2);
+    // recovery's two, the webhooks queue's two and its failed deliveries, the table stream's two.
+    expect(alarms.length).toBe(1 + 2 * (routes.length + 5) + 1 + 4 + 3 + 2 + 2 + 3 + 2);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
@@ -893,9 +893,9 @@ describe('the table stream: its function, event source mapping and on-failure qu
     ]);
   });
 
-  it('may put, update, get and query on the table, read the stream, send to its on-failure queue and the webhooks queue, and nothing else', () => {
+  it('may put, update, get (the alerts: settings a batch at once) and query on the table, read the stream, send to its on-failure queue and the webhooks queue, and nothing else', () => {
     expect(dynamoStatements(streamFunctionId).map((statement) => [statement.Action, statement.Resource])).toEqual([
-      [['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'], tableArn],
+      [['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], tableArn],
       ['dynamodb:ListStreams', '*'],
       [['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }],
     ]);
@@ -1241,5 +1241,22 @@ describe('webhooks: a queue, a dead-letter queue and a delivery function of thei
       alarms.filter((alarm) => alarm.MetricName === metricName && JSON.stringify(alarm.Dimensions).includes(`"Ref":"${deliveryId}"`));
     expect(onDelivery('Errors')).toHaveLength(1);
     expect(onDelivery('Throttles')).toHaveLength(1);
+  });
+
+  it('alarms on a single delivery given up on after its last attempt, from the metric the delivery writes', () => {
+    expect(alarms.filter((alarm) => alarm.MetricName === 'WebhookDeliveriesFailed')).toEqual([
+      expect.objectContaining({
+        Namespace: 'WorkspaceService',
+        Dimensions: [{ Name: 'service', Value: 'workspace-service' }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: ofType(template, 'AWS::SNS::Topic')[0]![0] }],
+        OKActions: [{ Ref: ofType(template, 'AWS::SNS::Topic')[0]![0] }],
+      }),
+    ]);
   });
 });

@@ -6,6 +6,8 @@
  * A file's table has no stream until the file asks for one here (test/support/setup-env.ts):
  * what is written before the first call is in no stream.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { handler, STREAM_CONSUMERS } from '../../functions/table-stream.ts';
 import { enableStream } from '../../lib/db/create-table.ts';
@@ -17,6 +19,7 @@ import {
   type StreamPollerOptions,
   startStreamPoller,
 } from '../../lib/local/stream-poller.ts';
+import { REPO, TSX } from './processes.ts';
 
 /** Turns this file's table's stream on (once): for a file whose stream another process reads. */
 export async function turnOnTableStream(): Promise<void> {
@@ -48,4 +51,21 @@ export async function startTableStream(options: Partial<StreamPollerOptions> & {
     ...options,
   });
   return { ...poller, failures };
+}
+
+/**
+ * The stream's poller and function in a child process of their own (test/support/table-stream-child.ts),
+ * for a test that kills it: its checkpoints and on-failure destination in `dir`, `env` its settings
+ * (COMMIT_PAUSE_MS, ANNOUNCE_WRITES_TO, WEBHOOK_DELIVERY, LOG_LEVEL). `output()`: what it printed.
+ */
+export function spawnTableStreamChild(dir: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', TSX, `${REPO}test/support/table-stream-child.ts`], {
+    cwd: REPO,
+    env: { ...process.env, CHECKPOINT_FILE: join(dir, 'checkpoint.json'), FAILURES_FILE: join(dir, 'failures.jsonl'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output };
 }

@@ -4,7 +4,7 @@
  * started again, and many members and keys running at once. Each time, usage equals what the
  * billing events say, exactly: nothing counted twice, nothing lost.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +21,8 @@ import { forEachIndex } from '../../scripts/bench/pool.ts';
 import { chargeDirectly } from '../support/charges.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
-import { REPO, TSX } from '../support/processes.ts';
 import { runUrl } from '../support/social.ts';
-import { startTableStream, turnOnTableStream } from '../support/table-stream.ts';
+import { spawnTableStreamChild, startTableStream, turnOnTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
 import { entriesOf, sumOf, totalsFromEvents, totalsFromUsage } from '../support/usage.ts';
 
@@ -161,23 +160,7 @@ describe('the aggregator killed in the middle of a batch (SIGKILL), then started
   const dir = mkdtempSync(join(tmpdir(), 'table-stream-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const startChild = () => {
-    const child = spawn(process.execPath, ['--import', TSX, `${REPO}test/support/table-stream-child.ts`], {
-      cwd: REPO,
-      env: {
-        ...process.env,
-        CHECKPOINT_FILE: join(dir, 'checkpoint.json'),
-        FAILURES_FILE: join(dir, 'failures.jsonl'),
-        COMMIT_PAUSE_MS: '150',
-        LOG_LEVEL: 'INFO',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    return { child, output: () => output };
-  };
+  const startChild = () => spawnTableStreamChild(dir, { COMMIT_PAUSE_MS: '150', LOG_LEVEL: 'INFO' });
   const until = async (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 80_000) => {
     const giveUpAt = Date.now() + timeoutMs;
     while (!(await condition())) {
