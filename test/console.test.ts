@@ -393,6 +393,9 @@ describe('the console, signed in as the demo owner', () => {
     await page.setViewport({ width: 1200, height: 800 });
     // A fresh load (a new fragment alone would not reload the page), still signed in.
     await page.evaluate("location.hash = '#usage'");
+    // The usage screen's requests end first: one the reload cancelled would stay in flight for
+    // Puppeteer, whose network never went idle again (seen on a busy machine).
+    await page.waitForNetworkIdle({ idleTime: 100 });
     await page.reload({ waitUntil: 'domcontentloaded' });
     await page.waitForSelector('nav a[aria-current="page"][href="#usage"]');
     await page.keyboard.press('Tab');
