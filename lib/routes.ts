@@ -676,17 +676,25 @@ export const routes: readonly Route[] = [
     errors: [],
   },
   {
-    name: 'RegisterOAuthClient',
-    method: 'POST',
-    path: '/oauth/register',
-    entry: 'functions/register-oauth-client.ts',
-    tableActions: ['dynamodb:PutItem'],
+    // authorize (GET: the client's registration; POST: the person's memberships, then the grant's
+    // key and code in one transaction), token (the code's single use, the grant's refresh
+    // generation, the signing key's publication) and register (the client). One function for the
+    // three: the stack is at CloudFormation's 500 resources.
+    name: 'OAuth',
+    method: 'ANY',
+    path: '/oauth/{endpoint}',
+    entry: 'functions/oauth.ts',
+    tableActions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     public: true,
-    summary: 'Register a public OAuth client (RFC 7591)',
+    page: true,
+    signsApiKeys: true,
+    assets: CONSOLE_ASSETS.map((asset) => asset.source),
+    secrets: ['cursorSigningKey'],
+    summary: "The OAuth authorization server's endpoints: authorize, token, register",
     description:
-      "No token needed. `redirect_uris` (1 to 10; each https, or http on a loopback address), optional `client_name`; `token_endpoint_auth_method` `none` only. 201 with the `client_id`. Errors are RFC 7591 bodies (`{error, error_description}`, 400 `invalid_redirect_uri` or `invalid_client_metadata`), not this API's.",
+      'Not part of the API description: OAuth 2.1 endpoints with RFC 6749 and RFC 7591 bodies (`{error, error_description}`), found through `/.well-known/oauth-authorization-server`. `GET`/`POST /oauth/authorize`: the sign-in and consent pages, for people. `POST /oauth/token` (form-encoded): `authorization_code` or `refresh_token`. `POST /oauth/register` (JSON): a public client. See docs/mcp.md, "Connecting by OAuth".',
     tag: 'AI agents (MCP)',
-    errors: [],
+    errors: ['route_not_found', 'method_not_allowed'],
   },
   {
     name: 'RouteNotFound',

@@ -282,3 +282,6 @@ export const usageMarkerKey = (eventId: string): TableKey => ({ PK: `USAGE_EVENT
 
 /** An OAuth client of dynamic registration (lib/db/oauth-clients.ts). */
 export const oauthClientKey = (clientId: string): TableKey => ({ PK: `OAUTH_CLIENT#${clientId}`, SK: 'CLIENT' });
+
+/** A one-time authorization code, by the SHA-256 of the code (lib/db/oauth-grants.ts). */
+export const oauthCodeKey = (codeHash: string): TableKey => ({ PK: `OAUTH_CODE#${codeHash}`, SK: 'CODE' });
