@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { listClientGrants, revokeClientGrants } from '../../lib/admin/api-keys.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { workspace } from '../support/fixtures.ts';
@@ -218,6 +219,39 @@ describe('the MCP SDK OAuth client, end to end', () => {
 
     expect(revoked.status).toBe(204);
     await expect(client.listTools()).rejects.toThrow();
+  });
+});
+
+describe("the admin CLI: a client's grants", () => {
+  it('lists and revokes every grant of one client in an organization, and leaves the others', async () => {
+    const { orgId, users } = await workspace();
+    const { clientId, verifier, params } = await registered();
+    const other = await registered();
+    const grant = async (client: Awaited<ReturnType<typeof registered>>) =>
+      (await (await exchangeCode(client.clientId, await codeFor(client.params, users.owner, orgId), client.verifier)).json()) as {
+        access_token: string;
+        refresh_token: string;
+      };
+    const [first, second, others] = [
+      await grant({ clientId, verifier, params }),
+      await grant({ clientId, verifier, params }),
+      await grant(other),
+    ];
+
+    const listed = await listClientGrants(orgId, clientId);
+    const revoked = await revokeClientGrants(orgId, clientId);
+
+    expect(listed.api_keys.map((key) => key.oauth)).toEqual([
+      { client_id: clientId, client_name: 'Refusals' },
+      { client_id: clientId, client_name: 'Refusals' },
+    ]);
+    expect(revoked.map((key) => key.id).sort()).toEqual(listed.api_keys.map((key) => key.id).sort());
+    for (const { access_token: accessToken } of [first, second]) {
+      expect((await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${accessToken}` } })).status).toBe(401);
+    }
+    expect((await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${others.access_token}` } })).status).toBe(
+      200,
+    );
   });
 });
 
