@@ -13,7 +13,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listClientGrants, revokeClientGrants } from '../../lib/admin/api-keys.ts';
+import { db } from '../../lib/db/client.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
+import { countRoundTrips } from '../../lib/db/round-trips.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { workspace } from '../support/fixtures.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -219,6 +221,31 @@ describe('the MCP SDK OAuth client, end to end', () => {
 
     expect(revoked.status).toBe(204);
     await expect(client.listTools()).rejects.toThrow();
+  });
+});
+
+describe("the token endpoint's round trips", () => {
+  it("a code: its single use, then the grant's refresh generation (2); a refresh: the generation alone (1)", async () => {
+    const { orgId, users } = await workspace();
+    const client = await registered();
+    // The instance publishes its signing key with its first token: not counted here.
+    await exchangeCode(client.clientId, await codeFor(client.params, users.owner, orgId), client.verifier);
+    const code = await codeFor(client.params, users.owner, orgId);
+
+    const counter = countRoundTrips(db());
+    try {
+      const exchanged = (await (await exchangeCode(client.clientId, code, client.verifier)).json()) as { refresh_token: string };
+      const forCode = { commands: counter.log.commands, sequential: counter.log.sequential };
+      counter.reset();
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: exchanged.refresh_token, client_id: client.clientId });
+      const forRefresh = { commands: counter.log.commands, sequential: counter.log.sequential };
+
+      expect(refreshed.status).toBe(200);
+      expect(forCode).toEqual({ commands: ['UpdateItemCommand', 'UpdateItemCommand'], sequential: 2 });
+      expect(forRefresh).toEqual({ commands: ['UpdateItemCommand'], sequential: 1 });
+    } finally {
+      counter.stop();
+    }
   });
 });
 
