@@ -1,17 +1,16 @@
 import * as z from 'zod/mini';
-import { jwtConfig } from '../lib/config.ts';
 import { baseChain } from '../lib/http/base-chain.ts';
 import { protectedResourceMetadata } from '../lib/mcp/discovery.ts';
 
 /**
  * GET /.well-known/oauth-protected-resource — RFC 9728 metadata of the MCP endpoint: where a
- * client without a token learns which authorization server issues the tokens this API accepts.
+ * client without a token learns that this service itself is the authorization server.
  * Public like any discovery document: no token, not rate limited.
  */
 export const handler = baseChain().handler(async (event) => ({
   statusCode: 200,
   headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=3600' },
-  body: JSON.stringify(protectedResourceMetadata(event, jwtConfig().issuer)),
+  body: JSON.stringify(protectedResourceMetadata(event)),
 }));
 
 /** Cached by clients and proxies. */

@@ -657,9 +657,44 @@ export const routes: readonly Route[] = [
     tableActions: [],
     public: true,
     summary: 'Where an MCP client finds the token issuer (RFC 9728)',
-    description: 'No token needed, not rate limited. Names the MCP resource and the configured JWT issuer as its authorization server.',
+    description:
+      'No token needed, not rate limited. Names the MCP resource and this service itself as its authorization server (see `/.well-known/oauth-authorization-server`).',
     tag: 'AI agents (MCP)',
     errors: [],
+  },
+  {
+    name: 'OAuthAuthorizationServer',
+    method: 'GET',
+    path: '/.well-known/oauth-authorization-server',
+    entry: 'functions/oauth-authorization-server.ts',
+    tableActions: [],
+    public: true,
+    summary: 'This service as the OAuth authorization server of /mcp (RFC 8414)',
+    description:
+      'No token needed, not rate limited. The endpoints and what they support: the code flow with PKCE `S256` only, public clients (`token_endpoint_auth_method` `none`), client ID metadata documents and dynamic registration. See docs/mcp.md, "Connecting by OAuth".',
+    tag: 'AI agents (MCP)',
+    errors: [],
+  },
+  {
+    // authorize (GET: the client's registration; POST: the person's memberships, then the grant's
+    // key and code in one transaction), token (the code's single use, the grant's refresh
+    // generation, the signing key's publication) and register (the client). One function for the
+    // three: the stack is at CloudFormation's 500 resources.
+    name: 'OAuth',
+    method: 'ANY',
+    path: '/oauth/{endpoint}',
+    entry: 'functions/oauth.ts',
+    tableActions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    public: true,
+    page: true,
+    signsApiKeys: true,
+    assets: CONSOLE_ASSETS.map((asset) => asset.source),
+    secrets: ['cursorSigningKey'],
+    summary: "The OAuth authorization server's endpoints: authorize, token, register",
+    description:
+      'Not part of the API description: OAuth 2.1 endpoints with RFC 6749 and RFC 7591 bodies (`{error, error_description}`), found through `/.well-known/oauth-authorization-server`. `GET`/`POST /oauth/authorize`: the sign-in and consent pages, for people. `POST /oauth/token` (form-encoded): `authorization_code` or `refresh_token`. `POST /oauth/register` (JSON): a public client. See docs/mcp.md, "Connecting by OAuth".',
+    tag: 'AI agents (MCP)',
+    errors: ['route_not_found', 'method_not_allowed'],
   },
   {
     name: 'RouteNotFound',

@@ -42,6 +42,7 @@ const LAYERS = [
       'lib/workspace',
       'lib/jobs',
       'lib/webhooks',
+      'lib/oauth',
       'lib/usage',
       'lib/stream',
     ],

@@ -85,6 +85,7 @@ describe('validity', () => {
       'error operation-4xx-response #/paths/~1openapi.json/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1docs/get/responses: Operation must have at least one `4XX` response.',
       'error operation-4xx-response #/paths/~1.well-known~1oauth-protected-resource/get/responses: Operation must have at least one `4XX` response.',
+      'error operation-4xx-response #/paths/~1.well-known~1oauth-authorization-server/get/responses: Operation must have at least one `4XX` response.',
       'error no-unused-components #/components/responses/RouteNotFound: Component: "RouteNotFound" is never used.',
       'error no-unused-components #/components/responses/MethodNotAllowed: Component: "MethodNotAllowed" is never used.',
     ]);
@@ -92,8 +93,9 @@ describe('validity', () => {
 });
 
 describe('routes', () => {
-  it("leaves the console's page and files out: pages for people, no part of the API", () => {
-    expect(routes.filter((route) => route.page).map((route) => route.path)).toEqual(['/console', '/console/{asset}']);
+  it("leaves the console's page and files, and the OAuth endpoints (RFC 6749 bodies, not this API's), out: pages for people, no part of the API", () => {
+    expect(routes.filter((route) => route.page).map((route) => route.path)).toEqual(['/console', '/console/{asset}', '/oauth/{endpoint}']);
+    expect(Object.keys(document.paths).filter((path) => path.startsWith('/oauth/'))).toEqual([]);
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/console'))).toEqual([]);
   });
 

@@ -46,3 +46,20 @@ export async function changeKey(orgId: string, keyId: string, changes: ApiKeyCha
   if (!changed) throw new NoSuchApiKeyError(`${orgId} has no API key ${keyId} that is not revoked`);
   return changed;
 }
+
+/** The grants of one OAuth client in the organization (keys with `created_via: "oauth"` and that `client_id`), with their spend. */
+export async function listClientGrants(orgId: string, clientId: string, now = new Date()): Promise<ApiKeysReport> {
+  const report = await listApiKeysWithSpend(orgId, now);
+  return { ...report, api_keys: report.api_keys.filter((key) => key.oauth?.client_id === clientId) };
+}
+
+/**
+ * Revokes every grant of one OAuth client in the organization that is not revoked yet (a client
+ * gone rogue): each key's next request is refused, and its refresh token with it. Returns the keys revoked now.
+ */
+export async function revokeClientGrants(orgId: string, clientId: string, now = new Date()): Promise<ApiKeyRecord[]> {
+  await requireOrganization(orgId);
+  const grants = (await listApiKeys(orgId)).filter((key) => key.oauth?.client_id === clientId && key.revoked_at === null);
+  const revoked = await Promise.all(grants.map((key) => revokeApiKey(orgId, key.id, now)));
+  return revoked.filter((key): key is ApiKeyRecord => key !== null);
+}

@@ -28,6 +28,8 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
   /** When the key was last seen, to within LAST_USED_GRANULARITY_MS (null: never used). */
   last_used_at: string | null;
+  /** An OAuth connection's grant (lib/oauth/): the client it was approved for. Absent: created by the API. */
+  oauth?: { client_id: string; client_name: string | null } | undefined;
 }
 
 /** An API key item as stored (also as a cancelled transaction returns it). */
@@ -47,6 +49,9 @@ export const apiKeyOf = (item: Record<string, unknown>): ApiKeyRecord => ({
   expires_at: item.key_expires_at as string,
   revoked_at: (item.revoked_at as string | undefined) ?? null,
   last_used_at: (item.last_used_at as string | undefined) ?? null,
+  ...(item.created_via === 'oauth'
+    ? { oauth: { client_id: String(item.client_id), client_name: (item.client_name as string | null | undefined) ?? null } }
+    : {}),
 });
 
 /** Whether a key can act at `now`: not revoked and not expired. */
@@ -74,6 +79,23 @@ export async function getApiKeyStanding(orgId: string, keyId: string): Promise<{
   return { key: key ? apiKeyOf(key) : null, orgExists: items.some((item) => item.SK === 'ORG') };
 }
 
+/** A key as stored (an OAuth grant's with its client, and its refresh generation, lib/db/oauth-grants.ts). */
+export const apiKeyItem = (key: ApiKeyRecord): Record<string, unknown> => ({
+  ...apiKeyKey(key.organization_id, key.id),
+  entity: 'api_key',
+  organization_id: key.organization_id,
+  name: key.name,
+  role: key.role,
+  spending_limit: key.spending_limit,
+  daily_limit: key.daily_limit,
+  allowed_ips: key.allowed_ips,
+  rate_limit_requests: key.rate_limit?.requests ?? null,
+  created_at: key.created_at,
+  created_by_id: key.created_by_id,
+  key_expires_at: key.expires_at,
+  ...(key.oauth ? { created_via: 'oauth', client_id: key.oauth.client_id, client_name: key.oauth.client_name, refresh_generation: 0 } : {}),
+});
+
 /** The issuer was not (or is no longer) an owner of an existing organization when the key was to be written. */
 export class NotAnOwner extends Error {}
 
@@ -92,26 +114,7 @@ export async function createApiKey(key: ApiKeyRecord): Promise<void> {
         ExpressionAttributeValues: { ':owner': 'owner' },
       },
     },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...apiKeyKey(key.organization_id, key.id),
-          entity: 'api_key',
-          organization_id: key.organization_id,
-          name: key.name,
-          role: key.role,
-          spending_limit: key.spending_limit,
-          daily_limit: key.daily_limit,
-          allowed_ips: key.allowed_ips,
-          rate_limit_requests: key.rate_limit?.requests ?? null,
-          created_at: key.created_at,
-          created_by_id: key.created_by_id,
-          key_expires_at: key.expires_at,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    { Put: { TableName: tableName(), Item: apiKeyItem(key), ConditionExpression: 'attribute_not_exists(PK)' } },
   ];
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));

@@ -279,3 +279,9 @@ export const usageCounterRange = (orgId: string, granularity: UsageGranularity, 
 
 /** The marker that a billing event was counted in usage; event ids are unique across organizations. */
 export const usageMarkerKey = (eventId: string): TableKey => ({ PK: `USAGE_EVENT#${eventId}`, SK: 'COUNTED' });
+
+/** An OAuth client of dynamic registration (lib/db/oauth-clients.ts). */
+export const oauthClientKey = (clientId: string): TableKey => ({ PK: `OAUTH_CLIENT#${clientId}`, SK: 'CLIENT' });
+
+/** A one-time authorization code, by the SHA-256 of the code (lib/db/oauth-grants.ts). */
+export const oauthCodeKey = (codeHash: string): TableKey => ({ PK: `OAUTH_CODE#${codeHash}`, SK: 'CODE' });

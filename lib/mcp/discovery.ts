@@ -13,11 +13,14 @@ export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 export const resourceMetadataUrl = (event: HttpEvent): string => `${baseUrl(event)}${RESOURCE_METADATA_PATH}`;
 
-/** RFC 9728 §2: the MCP endpoint is the protected resource; the JWT issuer is its authorization server. */
-export function protectedResourceMetadata(event: HttpEvent, issuer: string) {
+/**
+ * RFC 9728 §2: the MCP endpoint is the protected resource, and this service its authorization
+ * server (lib/oauth/metadata.ts): clients that speak only OAuth connect by URL alone.
+ */
+export function protectedResourceMetadata(event: HttpEvent) {
   return {
     resource: `${baseUrl(event)}${MCP_PATH}`,
-    authorization_servers: [issuer],
+    authorization_servers: [baseUrl(event)],
     bearer_methods_supported: ['header'],
     resource_name: 'Workspace Service',
   };

@@ -147,3 +147,14 @@ export async function checkWebhookUrl(raw: string, allowLoopback = webhooksConfi
   if (!first) throw new Error(`its host ${host} does not resolve`);
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
+
+/**
+ * A `lookup` for node:http(s) that answers the address that was checked, whatever DNS says now
+ * (no second lookup that DNS rebinding could answer differently; TLS still verifies the URL's name).
+ */
+export const pinnedLookup =
+  (address: string, family: 4 | 6) =>
+  (_host: string, options: unknown, callback: (...args: unknown[]) => void): void => {
+    if ((options as { all?: boolean }).all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };

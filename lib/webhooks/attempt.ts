@@ -13,7 +13,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { webhooksConfig } from '../config.ts';
-import { checkWebhookUrl } from './addresses.ts';
+import { checkWebhookUrl, pinnedLookup } from './addresses.ts';
 import { webhookSignature } from './signature.ts';
 
 /** What is read of a failed attempt's answer, at most: its first bytes say why. */
@@ -114,12 +114,7 @@ function post(
           'webhook-timestamp': String(timestampSeconds),
           'webhook-signature': webhookSignature(event.secret, event.id, timestampSeconds, event.body),
         },
-        // The address that was checked, whatever DNS says now (TLS still verifies the URL's own name).
-        lookup: (_host, lookupOptions, callback) => {
-          if ((lookupOptions as { all?: boolean }).all)
-            (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-          else callback(null, address, family);
-        },
+        lookup: pinnedLookup(address, family) as never,
       },
       (response) => {
         cut = settleOnAnswer(response, settle);

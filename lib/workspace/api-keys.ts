@@ -47,6 +47,10 @@ export interface ApiKeyView {
   expires_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Only on the grant of an OAuth connection: `oauth`, and the client it was approved for. */
+  created_via?: 'oauth';
+  client_id?: string;
+  client_name?: string | null;
 }
 
 const viewOf = (key: ApiKeyRecord, spent: PeriodSpend): ApiKeyView => ({
@@ -64,6 +68,7 @@ const viewOf = (key: ApiKeyRecord, spent: PeriodSpend): ApiKeyView => ({
   expires_at: key.expires_at,
   last_used_at: key.last_used_at,
   revoked_at: key.revoked_at,
+  ...(key.oauth ? { created_via: 'oauth' as const, client_id: key.oauth.client_id, client_name: key.oauth.client_name } : {}),
 });
 
 /** What an owner sets on a key, at its creation (POST) or later (PATCH). */
@@ -83,6 +88,14 @@ export interface NewApiKey extends ApiKeySettings {
 /** Signing keys this instance has published already: each is written to the table once per instance at most. */
 const published = new Set<string>();
 
+/** Publishes the signer's public half before its first token on this instance, so that the token verifies everywhere at once. */
+export async function publishSigningKeyOnce(signer: TokenSigner, now: Date): Promise<void> {
+  const jwk = await signer.publicJwk();
+  if (published.has(jwk.kid)) return;
+  await publishSigningKey(jwk, now);
+  published.add(jwk.kid);
+}
+
 /**
  * Owners only (an API key: 403 `api_key_not_allowed`; other members 403; anyone else 404). Signs
  * the key's token, then writes the key in one transaction with the condition that its creator is
@@ -97,11 +110,7 @@ export async function createWorkspaceApiKey(
   now = new Date(),
 ): Promise<ApiKeyView & { token: string }> {
   await requireOwner(caller, orgId);
-  const jwk = await signer.publicJwk();
-  if (!published.has(jwk.kid)) {
-    await publishSigningKey(jwk, now);
-    published.add(jwk.kid);
-  }
+  await publishSigningKeyOnce(signer, now);
   const days = request.expires_in_days ?? DEFAULT_KEY_LIFETIME_DAYS;
   // Whole seconds: the token's `exp` and the record's expiry are the same instant.
   const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);

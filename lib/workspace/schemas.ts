@@ -60,4 +60,11 @@ export const apiKeySchema = z.object({
     description: 'when the key was last used, to within 15 minutes; null: never',
   }),
   revoked_at: z.nullable(z.string()),
+  created_via: z.optional(z.literal('oauth')).register(z.globalRegistry, {
+    description: 'present on the grant of an OAuth connection (docs/mcp.md, "Connecting by OAuth") only',
+  }),
+  client_id: z.optional(z.string()).register(z.globalRegistry, { description: 'the OAuth client the connection was approved for' }),
+  client_name: z
+    .optional(z.nullable(z.string()))
+    .register(z.globalRegistry, { description: "the client's name as it gave it (not verified)" }),
 });

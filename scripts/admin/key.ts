@@ -70,4 +70,29 @@ const setDailyLimit = command({
   run: async ({ orgId, keyId, daily_limit }) => (await import('../../lib/admin/api-keys.ts')).changeKey(orgId, keyId, { daily_limit }),
 });
 
-export const group: CommandGroup = { name: 'key', commands: [list, revoke, setAllowedIps, setDailyLimit] };
+const CLIENT = {
+  type: 'string',
+  value: 'CLIENT_ID',
+  required: true,
+  description: 'the OAuth client_id (wsc_… or its metadata document URL)',
+} as const;
+
+const clientGrants = command({
+  name: 'client-grants',
+  summary: "the organization's grants to one OAuth client (its keys created_via oauth), with their spend",
+  options: { org: ORG, client: CLIENT },
+  parse: (args) => ({ orgId: orgId(args), clientId: args.required('client') }),
+  run: async ({ orgId, clientId }) => (await import('../../lib/admin/api-keys.ts')).listClientGrants(orgId, clientId),
+});
+
+const revokeClient = command({
+  name: 'revoke-client',
+  summary: 'revoke every grant of one OAuth client in the organization at once: their next requests and refreshes are refused',
+  options: { org: ORG, client: CLIENT },
+  parse: (args) => ({ orgId: orgId(args), clientId: args.required('client') }),
+  run: async ({ orgId, clientId }) => ({
+    revoked: await (await import('../../lib/admin/api-keys.ts')).revokeClientGrants(orgId, clientId),
+  }),
+});
+
+export const group: CommandGroup = { name: 'key', commands: [list, revoke, setAllowedIps, setDailyLimit, clientGrants, revokeClient] };

@@ -387,6 +387,7 @@ describe('the billing-event cursor key', () => {
       'ListWebhookDeliveries',
       'ListWebhooks',
       'Mcp',
+      'OAuth',
     ]);
     expect(holders.map(([id]) => id).sort()).toEqual(paging.map((route) => functionOf(template, route)).sort());
     for (const [, fn] of holders) {
@@ -1126,7 +1127,7 @@ describe('the console', () => {
 });
 
 describe('the API-key signing key', () => {
-  it('is an RSA key for signing that KMS keeps (retained), usable by the key-issuing function alone', () => {
+  it('is an RSA key for signing that KMS keeps (retained), usable by the key-issuing functions alone (API keys, OAuth tokens)', () => {
     const [id, key] = defined(ofType(template, 'AWS::KMS::Key')[0], 'the signing key');
     expect(ofType(template, 'AWS::KMS::Key')).toHaveLength(1);
     expect(key.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
@@ -1136,22 +1137,21 @@ describe('the API-key signing key', () => {
         [statement.Action].flat().some((action) => String(action).startsWith('kms:')),
       ),
     );
-    expect(signers).toHaveLength(1);
-    const kmsStatements = signers[0]?.[1].Properties.PolicyDocument.Statement.filter((statement: { Action: unknown }) =>
-      [statement.Action].flat().some((action) => String(action).startsWith('kms:')),
-    );
-    expect(kmsStatements).toEqual([{ Action: ['kms:Sign', 'kms:GetPublicKey'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [id, 'Arn'] } }]);
-    const issuer = resource(
-      template,
-      functionOf(
-        template,
-        defined(
-          routes.find((route) => route.signsApiKeys),
-          'the issuing route',
-        ),
-      ),
-    );
-    expect(issuer.Properties.Environment.Variables.API_KEY_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
+    const issuing = routes.filter((route) => route.signsApiKeys);
+    expect(issuing.map((route) => route.name)).toEqual(['CreateApiKey', 'OAuth']);
+    expect(signers).toHaveLength(issuing.length);
+    for (const [, signer] of signers) {
+      const kmsStatements = signer.Properties.PolicyDocument.Statement.filter((statement: { Action: unknown }) =>
+        [statement.Action].flat().some((action) => String(action).startsWith('kms:')),
+      );
+      expect(kmsStatements).toEqual([
+        { Action: ['kms:Sign', 'kms:GetPublicKey'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [id, 'Arn'] } },
+      ]);
+    }
+    for (const route of issuing) {
+      const issuer = resource(template, functionOf(template, route));
+      expect(issuer.Properties.Environment.Variables.API_KEY_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
+    }
   });
 });
 

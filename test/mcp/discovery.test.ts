@@ -34,13 +34,13 @@ describe('the base URL a client reached the API at', () => {
 });
 
 describe('protected resource metadata (RFC 9728)', () => {
-  it('names the MCP endpoint as the resource and the issuer as its authorization server', () => {
+  it('names the MCP endpoint as the resource and the service itself as its authorization server', () => {
     const given = event({ host: 'api.example.com', 'x-forwarded-proto': 'https' });
 
     expect(resourceMetadataUrl(given)).toBe('https://api.example.com/.well-known/oauth-protected-resource');
-    expect(protectedResourceMetadata(given, 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc')).toEqual({
+    expect(protectedResourceMetadata(given)).toEqual({
       resource: 'https://api.example.com/mcp',
-      authorization_servers: ['https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc'],
+      authorization_servers: ['https://api.example.com'],
       bearer_methods_supported: ['header'],
       resource_name: 'Workspace Service',
     });

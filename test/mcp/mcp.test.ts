@@ -250,7 +250,7 @@ describe('discovery of authentication (RFC 9728)', () => {
     });
     expect(metadata).toEqual({
       resource: `${base}/mcp`,
-      authorization_servers: ['https://issuer.test/'],
+      authorization_servers: [base],
       bearer_methods_supported: ['header'],
       resource_name: 'Workspace Service',
     });
@@ -277,7 +277,7 @@ describe('discovery of authentication (RFC 9728)', () => {
     expect(answer.headers.get('ratelimit-limit')).toBeNull();
     expect(await answer.json()).toEqual({
       resource: `${base}/mcp`,
-      authorization_servers: ['https://issuer.test/'],
+      authorization_servers: [base],
       bearer_methods_supported: ['header'],
       resource_name: 'Workspace Service',
     });

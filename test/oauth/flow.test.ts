@@ -1,0 +1,540 @@
+/**
+ * The OAuth flow end to end on the local server (real handlers on 127.0.0.1, DynamoDB Local): the
+ * MCP SDK's own OAuth client provider discovers, registers, is sent to /oauth/authorize, the
+ * consent form is driven by fetch (as a browser would post it), then the SDK exchanges the code,
+ * calls a tool with the grant, refreshes, and the grant is revoked. Then each refusal.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { listClientGrants, revokeClientGrants } from '../../lib/admin/api-keys.ts';
+import { db } from '../../lib/db/client.ts';
+import { getOrganization } from '../../lib/db/organizations.ts';
+import { countRoundTrips } from '../../lib/db/round-trips.ts';
+import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { workspace } from '../support/fixtures.ts';
+import { tokenFor } from '../support/tokens.ts';
+
+const listen = async (server: Server): Promise<string> => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+const api = createLocalServer(await loadHandlers());
+const base = await listen(api);
+/** Serves client ID metadata documents: path → document. */
+const documents = new Map<string, string>();
+const documentServer = createServer((request, response) => {
+  const body = documents.get(request.url ?? '');
+  if (body === undefined) response.writeHead(404).end();
+  else response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+});
+const documentsBase = await listen(documentServer);
+afterAll(async () => {
+  await Promise.all([api, documentServer].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+});
+
+const REDIRECT = 'http://127.0.0.1:4567/callback';
+
+/** The SDK's provider as an agent implements it, the browser step left to the test. */
+class AgentProvider implements OAuthClientProvider {
+  information: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  readonly redirectUrl = REDIRECT;
+  readonly clientMetadata: OAuthClientMetadata = {
+    client_name: 'SDK agent',
+    redirect_uris: [REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+  state = () => 'state-123';
+  clientInformation = () => this.information;
+  saveClientInformation = (information: OAuthClientInformationMixed) => {
+    this.information = information;
+  };
+  tokens = () => this.saved;
+  saveTokens = (tokens: OAuthTokens) => {
+    this.saved = tokens;
+  };
+  redirectToAuthorization = (url: URL) => {
+    this.authorizationUrl = url;
+  };
+  saveCodeVerifier = (verifier: string) => {
+    this.verifier = verifier;
+  };
+  codeVerifier = () => this.verifier;
+}
+
+const ticketOf = (html: string): string => /name="ticket" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+  redirect: 'manual' as const,
+});
+
+/** What a person does in the browser: open the page, sign in with their token, choose, allow. Returns the final answer. */
+async function consent(authorizationUrl: URL, person: string, choices: Record<string, string>) {
+  const params = Object.fromEntries(authorizationUrl.searchParams);
+  const opened = await fetch(authorizationUrl);
+  expect(opened.status).toBe(200);
+  const consentPage = await fetch(`${base}/oauth/authorize`, form({ ...params, token: tokenFor(person) }));
+  expect(consentPage.status).toBe(200);
+  const ticket = ticketOf(await consentPage.text());
+  return fetch(`${base}/oauth/authorize`, form({ ...params, ticket, decision: 'approve', ...choices }));
+}
+
+const mcpUrl = (orgId: string) => new URL(`${base}/mcp?organization_id=${orgId}`);
+
+const connect = async (orgId: string, provider: OAuthClientProvider) => {
+  const client = new Client({ name: 'oauth-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider }));
+  return client;
+};
+
+/** The organization's keys, as its owner lists them. */
+const keysOf = async (orgId: string, owner: string) => {
+  const answer = await fetch(`${base}/organizations/${orgId}/api-keys`, { headers: { Authorization: `Bearer ${tokenFor(owner)}` } });
+  return ((await answer.json()) as { api_keys: Record<string, unknown>[] }).api_keys;
+};
+
+const token = (fields: Record<string, string>) => fetch(`${base}/oauth/token`, form(fields));
+
+describe('the MCP SDK OAuth client, end to end', () => {
+  it('discovers, registers, is authorized, calls a tool under the grant, refreshes; a reused refresh token revokes the grant', async () => {
+    const { orgId, users } = await workspace({ credits: 10 });
+    const provider = new AgentProvider();
+
+    // 1. No token: the SDK discovers this service, registers, and sends the person to /oauth/authorize.
+    await expect(connect(orgId, provider)).rejects.toThrow(/Unauthorized/);
+    const authorizationUrl = provider.authorizationUrl!;
+    expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${base}/oauth/authorize`);
+    expect(authorizationUrl.searchParams.get('resource')).toBe(`${base}/mcp`);
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(provider.information?.client_id).toMatch(/^wsc_/);
+
+    // 2. The person consents: back to the client with a code and the state.
+    const approved = await consent(authorizationUrl, users.owner, {
+      organization_id: orgId,
+      role: 'editor',
+      spending_limit: '5',
+      daily_limit: '2',
+      expires_in_days: '7',
+    });
+    expect(approved.status).toBe(302);
+    const back = new URL(approved.headers.get('location')!);
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(back.searchParams.get('state')).toBe('state-123');
+
+    // 3. The SDK exchanges the code; the agent calls a tool, charged to the workspace under the grant.
+    const transport = new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider });
+    await transport.finishAuth(back.searchParams.get('code')!);
+    const first = provider.saved!;
+    expect(first).toMatchObject({ token_type: 'Bearer', expires_in: 3600, refresh_token: expect.stringMatching(/^wsr_/) });
+    const client = await connect(orgId, provider);
+    const result = await client.callTool({ name: 'x_profile', arguments: { handle: 'nasa' } });
+    expect(result.isError).toBeUndefined();
+    expect((await getOrganization(orgId))!.credits).toBe(9);
+    await client.close();
+
+    // The grant is an API key of the workspace, with its client and the chosen limits.
+    expect(await keysOf(orgId, users.owner)).toEqual([
+      expect.objectContaining({
+        name: 'OAuth: SDK agent',
+        role: 'editor',
+        spending_limit: 5,
+        daily_limit: 2,
+        spent: 1,
+        created_by_id: users.owner,
+        created_via: 'oauth',
+        client_id: provider.information!.client_id,
+        client_name: 'SDK agent',
+        revoked_at: null,
+      }),
+    ]);
+
+    // 4. Refresh: the SDK rotates the refresh token.
+    expect(await auth(provider, { serverUrl: mcpUrl(orgId) })).toBe('AUTHORIZED');
+    const second = provider.saved!;
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    const refreshed = await connect(orgId, provider);
+    expect((await refreshed.callTool({ name: 'get_budget', arguments: {} })).isError).toBeUndefined();
+    await refreshed.close();
+
+    // 5. The first refresh token again: refused, and the whole grant revoked at the next call.
+    const reused = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token!,
+      client_id: provider.information!.client_id,
+    });
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the refresh token was used before: the grant is revoked',
+      request_id: expect.any(String),
+    });
+    const afterwards = await fetch(mcpUrl(orgId), {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${second.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(afterwards.status).toBe(401);
+    const current = await token({
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token!,
+      client_id: provider.information!.client_id,
+    });
+    expect(await current.json()).toMatchObject({ error: 'invalid_grant', error_description: 'the grant is revoked' });
+  });
+
+  it('ends the connection at the next call when the owner revokes the key', async () => {
+    const { orgId, users } = await workspace({ credits: 10 });
+    const provider = new AgentProvider();
+    await expect(connect(orgId, provider)).rejects.toThrow(/Unauthorized/);
+    const approved = await consent(provider.authorizationUrl!, users.owner, {
+      organization_id: orgId,
+      role: 'viewer',
+      expires_in_days: '1',
+    });
+    await new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider }).finishAuth(
+      new URL(approved.headers.get('location')!).searchParams.get('code')!,
+    );
+    const client = await connect(orgId, provider);
+    const owner = { Authorization: `Bearer ${tokenFor(users.owner)}` };
+    const { api_keys: keys } = (await (await fetch(`${base}/organizations/${orgId}/api-keys`, { headers: owner })).json()) as {
+      api_keys: { id: string }[];
+    };
+
+    const revoked = await fetch(`${base}/organizations/${orgId}/api-keys/${keys[0]!.id}`, { method: 'DELETE', headers: owner });
+
+    expect(revoked.status).toBe(204);
+    await expect(client.listTools()).rejects.toThrow();
+  });
+});
+
+describe("the token endpoint's round trips", () => {
+  it("a code: its single use, then the grant's refresh generation (2); a refresh: the generation alone (1)", async () => {
+    const { orgId, users } = await workspace();
+    const client = await registered();
+    // The instance publishes its signing key with its first token: not counted here.
+    await exchangeCode(client.clientId, await codeFor(client.params, users.owner, orgId), client.verifier);
+    const code = await codeFor(client.params, users.owner, orgId);
+
+    const counter = countRoundTrips(db());
+    try {
+      const exchanged = (await (await exchangeCode(client.clientId, code, client.verifier)).json()) as { refresh_token: string };
+      const forCode = { commands: counter.log.commands, sequential: counter.log.sequential };
+      counter.reset();
+      const refreshed = await token({ grant_type: 'refresh_token', refresh_token: exchanged.refresh_token, client_id: client.clientId });
+      const forRefresh = { commands: counter.log.commands, sequential: counter.log.sequential };
+
+      expect(refreshed.status).toBe(200);
+      expect(forCode).toEqual({ commands: ['UpdateItemCommand', 'UpdateItemCommand'], sequential: 2 });
+      expect(forRefresh).toEqual({ commands: ['UpdateItemCommand'], sequential: 1 });
+    } finally {
+      counter.stop();
+    }
+  });
+});
+
+describe("the admin CLI: a client's grants", () => {
+  it('lists and revokes every grant of one client in an organization, and leaves the others', async () => {
+    const { orgId, users } = await workspace();
+    const { clientId, verifier, params } = await registered();
+    const other = await registered();
+    const grant = async (client: Awaited<ReturnType<typeof registered>>) =>
+      (await (await exchangeCode(client.clientId, await codeFor(client.params, users.owner, orgId), client.verifier)).json()) as {
+        access_token: string;
+        refresh_token: string;
+      };
+    const [first, second, others] = [
+      await grant({ clientId, verifier, params }),
+      await grant({ clientId, verifier, params }),
+      await grant(other),
+    ];
+
+    const listed = await listClientGrants(orgId, clientId);
+    const revoked = await revokeClientGrants(orgId, clientId);
+
+    expect(listed.api_keys.map((key) => key.oauth)).toEqual([
+      { client_id: clientId, client_name: 'Refusals' },
+      { client_id: clientId, client_name: 'Refusals' },
+    ]);
+    expect(revoked.map((key) => key.id).sort()).toEqual(listed.api_keys.map((key) => key.id).sort());
+    for (const { access_token: accessToken } of [first, second]) {
+      expect((await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${accessToken}` } })).status).toBe(401);
+    }
+    expect((await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${others.access_token}` } })).status).toBe(
+      200,
+    );
+  });
+});
+
+// ------------------------------------------------------------------ refusals
+
+const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/** A registered client and a valid authorization request for it. */
+async function registered(redirect = REDIRECT) {
+  const answer = await fetch(`${base}/oauth/register`, {
+    method: 'POST',
+    body: JSON.stringify({ client_name: 'Refusals', redirect_uris: [redirect] }),
+  });
+  const { client_id: clientId } = (await answer.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const params: Record<string, string> = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirect,
+    code_challenge: challengeOf(verifier),
+    code_challenge_method: 'S256',
+    state: 's1',
+    resource: `${base}/mcp`,
+  };
+  return { clientId, verifier, params };
+}
+
+const authorizeUrl = (params: Record<string, string>) => `${base}/oauth/authorize?${new URLSearchParams(params)}`;
+
+const errorOf = (answer: Response) => {
+  expect(answer.status).toBe(302);
+  const location = new URL(answer.headers.get('location')!);
+  return { to: location.origin + location.pathname, ...Object.fromEntries(location.searchParams) };
+};
+
+/** Consents as `person` and returns the code. */
+async function codeFor(params: Record<string, string>, person: string, orgId: string) {
+  const answer = await consent(new URL(authorizeUrl(params)), person, { organization_id: orgId, role: 'editor', expires_in_days: '1' });
+  return new URL(answer.headers.get('location')!).searchParams.get('code')!;
+}
+
+const exchangeCode = (clientId: string, code: string, verifier: string, redirect = REDIRECT) =>
+  token({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: redirect, code_verifier: verifier });
+
+describe('refusals at /oauth/authorize', () => {
+  it('shows the consent page unframeable, with the client name and its redirect host, with no script', async () => {
+    const { params } = await registered();
+    const answer = await fetch(authorizeUrl(params));
+    const html = await answer.text();
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self' http://127.0.0.1:4567; frame-ancestors 'none'",
+    );
+    expect(answer.headers.get('x-frame-options')).toBe('DENY');
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(html).toContain('<strong>Refusals</strong>');
+    expect(html).toContain('<strong>127.0.0.1:4567</strong>');
+    expect(html).not.toContain('<script');
+  });
+
+  it.each([
+    ['an unknown client', { client_id: 'wsc_nobody' }, 'no client is registered with this client_id'],
+    [
+      'a redirect URI not byte-equal to a registered one',
+      { redirect_uri: `${REDIRECT}/` },
+      'redirect_uri is not one this client registered (byte for byte)',
+    ],
+    [
+      'a redirect URI differing in case',
+      { redirect_uri: REDIRECT.replace('callback', 'Callback') },
+      'redirect_uri is not one this client registered (byte for byte)',
+    ],
+    ['no redirect URI', { redirect_uri: undefined }, 'redirect_uri is required'],
+  ])('answers %s with an error page, never a redirect', async (_case, change, message) => {
+    const { params } = await registered();
+    const given = Object.fromEntries(Object.entries({ ...params, ...change }).filter(([, value]) => value !== undefined)) as Record<
+      string,
+      string
+    >;
+    const answer = await fetch(authorizeUrl(given), { redirect: 'manual' });
+
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('location')).toBeNull();
+    expect(await answer.text()).toContain(message);
+  });
+
+  it.each([
+    ['no PKCE challenge', { code_challenge: undefined }, 'invalid_request', 'code_challenge is required (PKCE)'],
+    ['a plain PKCE challenge', { code_challenge_method: 'plain' }, 'invalid_request', 'code_challenge_method must be S256'],
+    ['no challenge method', { code_challenge_method: undefined }, 'invalid_request', 'code_challenge_method must be S256'],
+    ['another resource', { resource: 'https://elsewhere.example/mcp' }, 'invalid_target', `resource must be ${base}/mcp`],
+    ['no resource', { resource: undefined }, 'invalid_target', `resource must be ${base}/mcp`],
+    ['the implicit flow', { response_type: 'token' }, 'unsupported_response_type', 'response_type must be code'],
+  ])('sends %s back to the redirect URI as an RFC 6749 error with the state', async (_case, change, error, description) => {
+    const { params } = await registered();
+    const given = Object.fromEntries(Object.entries({ ...params, ...change }).filter(([, value]) => value !== undefined)) as Record<
+      string,
+      string
+    >;
+
+    expect(errorOf(await fetch(authorizeUrl(given), { redirect: 'manual' }))).toEqual({
+      to: REDIRECT,
+      error,
+      error_description: description,
+      state: 's1',
+    });
+  });
+
+  it('refuses a consent posted without its anti-forgery token, or with one of another request: nothing is issued', async () => {
+    const { orgId, users } = await workspace();
+    const { params } = await registered();
+    const choices = { organization_id: orgId, role: 'editor', expires_in_days: '1', decision: 'approve' };
+    const other = await registered();
+    const otherPage = await fetch(`${base}/oauth/authorize`, form({ ...other.params, token: tokenFor(users.owner) }));
+
+    const without = await fetch(`${base}/oauth/authorize`, form({ ...params, ...choices }));
+    const forged = await fetch(`${base}/oauth/authorize`, form({ ...params, ...choices, ticket: ticketOf(await otherPage.text()) }));
+
+    expect(without.status).toBe(403);
+    expect(await without.text()).toContain('the consent form is missing its anti-forgery token');
+    expect(forged.status).toBe(403);
+    expect(await forged.text()).toContain('an anti-forgery token this service did not issue for this request');
+    expect(await keysOf(orgId, users.owner)).toEqual([]);
+  });
+
+  it('refuses a role above the person’s with invalid_scope: nothing is issued', async () => {
+    const { orgId, users } = await workspace();
+    const { params } = await registered();
+    const answer = await consent(new URL(authorizeUrl(params)), users.viewer, {
+      organization_id: orgId,
+      role: 'editor',
+      expires_in_days: '1',
+    });
+
+    expect(errorOf(answer)).toEqual({
+      to: REDIRECT,
+      error: 'invalid_scope',
+      error_description: 'the role editor is above yours in that workspace (or you are not a member)',
+      state: 's1',
+    });
+    expect(await keysOf(orgId, users.owner)).toEqual([]);
+  });
+
+  it('sends a denial back as access_denied', async () => {
+    const { orgId, users } = await workspace();
+    const { params } = await registered();
+    const answer = await consent(new URL(authorizeUrl(params)), users.owner, { organization_id: orgId, decision: 'deny' });
+
+    expect(errorOf(answer)).toEqual({
+      to: REDIRECT,
+      error: 'access_denied',
+      error_description: 'the person denied the connection',
+      state: 's1',
+    });
+  });
+
+  it('accepts a client ID metadata document as client_id, enforcing its redirect URIs exactly', async () => {
+    const { orgId, users } = await workspace();
+    const clientId = `${documentsBase}/agent.json`;
+    documents.set('/agent.json', JSON.stringify({ client_id: clientId, client_name: 'Doc agent', redirect_uris: [REDIRECT] }));
+    const verifier = randomBytes(32).toString('base64url');
+    const params = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challengeOf(verifier),
+      code_challenge_method: 'S256',
+      resource: `${base}/mcp`,
+    };
+
+    const wrongRedirect = await fetch(authorizeUrl({ ...params, redirect_uri: 'http://127.0.0.1:4567/other' }), { redirect: 'manual' });
+    const code = await codeFor(params, users.owner, orgId);
+    const answer = await exchangeCode(clientId, code, verifier);
+
+    expect(wrongRedirect.status).toBe(400);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ token_type: 'Bearer', organization_id: orgId });
+  });
+});
+
+describe('refusals at /oauth/token', () => {
+  it('refuses a wrong verifier, another client, another redirect URI: invalid_grant, nothing issued', async () => {
+    const { orgId, users } = await workspace();
+    const { clientId, verifier, params } = await registered();
+    const other = await registered();
+    const cases = [
+      [clientId, randomBytes(32).toString('base64url'), REDIRECT, 'code_verifier does not match the code_challenge (PKCE)'],
+      [other.clientId, verifier, REDIRECT, 'the code was issued to another client'],
+    ] as const;
+    for (const [client, given, redirect, description] of cases) {
+      const answer = await exchangeCode(client, await codeFor(params, users.owner, orgId), given, redirect);
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toEqual({ error: 'invalid_grant', error_description: description, request_id: expect.any(String) });
+    }
+  });
+
+  it('refuses a code used twice, and revokes what the first use issued', async () => {
+    const { orgId, users } = await workspace();
+    const { clientId, verifier, params } = await registered();
+    const code = await codeFor(params, users.owner, orgId);
+    const first = (await (await exchangeCode(clientId, code, verifier)).json()) as { access_token: string; refresh_token: string };
+
+    const second = await exchangeCode(clientId, code, verifier);
+
+    expect(second.status).toBe(400);
+    expect(await second.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the code was used before: the grant it issued is revoked',
+      request_id: expect.any(String),
+    });
+    const refresh = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId });
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant', error_description: 'the grant is revoked' });
+    const call = await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${first.access_token}` } });
+    expect(call.status).toBe(401);
+  });
+
+  it('refuses a code past 60 s', async () => {
+    const { orgId, users } = await workspace();
+    const { clientId, verifier, params } = await registered();
+    const code = await codeFor(params, users.owner, orgId);
+    const realNow = Date.now;
+    Date.now = () => realNow() + 61_000;
+    let answer: Response;
+    try {
+      answer = await exchangeCode(clientId, code, verifier);
+    } finally {
+      Date.now = realNow;
+    }
+
+    expect(await answer.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'the code expired (codes are good for 60 seconds)',
+      request_id: expect.any(String),
+    });
+  });
+
+  it.each([
+    [{ grant_type: 'password' }, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token'],
+    [
+      { grant_type: 'refresh_token', refresh_token: 'wsr_x.y', client_id: 'c' },
+      'invalid_grant',
+      'the refresh token is not one this service issued',
+    ],
+    [
+      { grant_type: 'authorization_code', code: 'nope', client_id: 'c', redirect_uri: REDIRECT, code_verifier: 'a'.repeat(43) },
+      'invalid_grant',
+      'the code is not one this service issued',
+    ],
+    [{ grant_type: 'authorization_code', code: 'nope' }, 'invalid_request', 'client_id is required, once'],
+    [{}, 'invalid_request', 'grant_type is required, once'],
+  ])('refuses %o', async (fields, error, description) => {
+    const answer = await token(fields as Record<string, string>);
+
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(await answer.json()).toEqual({ error, error_description: description, request_id: expect.any(String) });
+  });
+});
