@@ -93,6 +93,9 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   OAuthProtectedResource: '',
   // Read from the table once a minute per instance: the bench's warm-up request did.
   GetJwks: '',
+  OAuthAuthorizationServer: '',
+  // The client, one conditional write (no token, no rate-limit counter: registration is public).
+  OAuth: 'PutItem',
   GetServiceIndex: '',
   GetOpenApiDocument: '',
   GetDocsPage: '',

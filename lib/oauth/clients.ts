@@ -2,7 +2,7 @@
  * The OAuth clients of this authorization server: public clients only (no secret), known either by
  * a client ID metadata document (a URL as `client_id`) or by dynamic client registration (RFC 7591).
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { getOAuthClient, putOAuthClient } from '../db/oauth-clients.ts';
 import { type ClientMetadata, clientMetadataDocument, isClientIdUrl } from './client-metadata-document.ts';
 import { OAuthError } from './errors.ts';
@@ -12,7 +12,8 @@ export type { ClientMetadata };
 
 export const MAX_CLIENT_NAME_LENGTH = 100;
 
-const newClientId = (): string => `wsc_${randomBytes(18).toString('base64url')}`;
+// A public identifier, not a secret: made up like every other id of the service (randomUUID).
+const newClientId = (): string => `wsc_${randomUUID().replaceAll('-', '')}`;
 
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
 

@@ -1009,6 +1009,23 @@ const consoleAsset: Scenario = {
   },
 };
 
+/** A public client registered per request (RFC 7591): the one write of `POST /oauth/register`. */
+const oauthRegister: Scenario = {
+  route: 'OAuth',
+  label: 'POST /oauth/register (a public client)',
+  async prepare() {
+    const route = routeNamed('OAuth');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { endpoint: 'register' },
+          body: { client_name: `bench ${i}`, redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none' },
+        }),
+      check: status(201),
+    };
+  },
+};
+
 const routeNotFound: Scenario = {
   route: 'RouteNotFound',
   label: 'GET /nowhere (404, no DynamoDB)',
@@ -1060,6 +1077,8 @@ export const SCENARIOS: readonly Scenario[] = [
   mcpToolsCall,
   publicDocument('OAuthProtectedResource', 'GET oauth-protected-resource'),
   publicDocument('GetJwks', 'GET /.well-known/jwks.json'),
+  publicDocument('OAuthAuthorizationServer', 'GET /.well-known/oauth-authorization-server'),
+  oauthRegister,
   publicDocument('GetServiceIndex', 'GET /'),
   publicDocument('GetOpenApiDocument', 'GET /openapi.json'),
   publicDocument('GetDocsPage', 'GET /docs'),

@@ -66,8 +66,14 @@ const route = (name: string) => routes.find((candidate) => candidate.name === na
 const fileOf = (folder: string, name: string) => readFileSync(join(folder, name), 'utf8');
 
 describe('routes with assets, bundled by cdk synth', () => {
-  it("are the API description, the docs assets and the console's page and files", () => {
-    expect(withAssets.map(routeKey)).toEqual(['GET /openapi.json', 'GET /docs/{asset}', 'GET /console', 'GET /console/{asset}']);
+  it("are the API description, the docs assets, the console's page and files, and the OAuth pages (the console's style)", () => {
+    expect(withAssets.map(routeKey)).toEqual([
+      'GET /openapi.json',
+      'GET /docs/{asset}',
+      'GET /console',
+      'GET /console/{asset}',
+      'ANY /oauth/{endpoint}',
+    ]);
   });
 
   it.each(

@@ -89,7 +89,7 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(answer.status).toBe(201);
     expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(body).toEqual({
-      client_id: expect.stringMatching(/^wsc_[\w-]{24}$/),
+      client_id: expect.stringMatching(/^wsc_[0-9a-f]{32}$/),
       client_id_issued_at: expect.any(Number),
       client_name: 'Agent',
       redirect_uris: ['https://agent.example/callback', 'http://127.0.0.1:8123/cb'],
