@@ -271,7 +271,9 @@ describe("an endpoint's deliveries", () => {
 
       expect(hung.connections).toHaveLength(2);
       const [first] = hung.connections;
-      expect((first?.closedAt ?? Number.POSITIVE_INFINITY) - (first?.requestAt ?? 0)).toBeLessThan(300 + 400);
+      // Cut off near the 300 ms deadline; left to trickle, its 60 bytes would take 6 s. The margin
+      // is for a busy machine, where the receiver hears of the close late.
+      expect((first?.closedAt ?? Number.POSITIVE_INFINITY) - (first?.requestAt ?? 0)).toBeLessThan(300 + 2_000);
       expect(hung.connections.map((connection) => connection.webhookId)).toEqual([tested.body.id, tested.body.id]);
       expect(log.body.deliveries).toEqual([{ ...tested.body, status: 'delivered', attempts: 2, last_status_code: 200 }]);
     } finally {
