@@ -72,7 +72,22 @@ export class EndpointNotCreated extends Error {
   }
 }
 
-class NoSuchEndpoint extends Error {}
+class NotDeleted extends Error {
+  constructor(readonly reason: EndpointNotDeleted) {
+    super(reason);
+  }
+}
+
+/** The membership condition of a change an owner makes: the caller still an owner when it is written. */
+const stillAnOwner = (orgId: string, userId: string): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: membershipKey(orgId, userId),
+    ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
+    ExpressionAttributeNames: { '#role': 'role' },
+    ExpressionAttributeValues: { ':owner': 'owner' },
+  },
+});
 
 /**
  * Writes a new endpoint, in one transaction: its creator still an owner, the organization's count
@@ -80,15 +95,7 @@ class NoSuchEndpoint extends Error {}
  */
 export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId: string, max: number): Promise<void> {
   const items: TransactItem[] = [
-    {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: membershipKey(endpoint.organization_id, creatorId),
-        ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
-        ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: { ':owner': 'owner' },
-      },
-    },
+    stillAnOwner(endpoint.organization_id, creatorId),
     {
       Update: {
         TableName: tableName(),
@@ -160,14 +167,19 @@ export async function listEndpoints(orgId: string): Promise<WebhookEndpointRecor
   return items.map(endpointOf);
 }
 
+/** Why an endpoint was not deleted. */
+export type EndpointNotDeleted = 'no_such_endpoint' | 'not_an_owner';
+
 /**
- * Deletes an endpoint and gives its place back, in one transaction; then its deliveries. False
- * when there was no such endpoint. A delivery still queued finds no endpoint and sends nothing.
+ * Deletes an endpoint and gives its place back, in one transaction with the condition that its
+ * deleter is still an owner (an owner demoted since the request's role check deletes nothing);
+ * then its deliveries. A delivery still queued finds no endpoint and sends nothing.
  */
-export async function deleteEndpoint(orgId: string, webhookId: string): Promise<boolean> {
+export async function deleteEndpoint(orgId: string, webhookId: string, deleterId: string): Promise<EndpointNotDeleted | null> {
   try {
     await transact(
       [
+        stillAnOwner(orgId, deleterId),
         { Delete: { TableName: tableName(), Key: endpointKey(orgId, webhookId), ConditionExpression: 'attribute_exists(PK)' } },
         {
           Update: {
@@ -178,10 +190,13 @@ export async function deleteEndpoint(orgId: string, webhookId: string): Promise<
           },
         },
       ],
-      (reasons) => (conditionFailed(reasons, 0) ? new NoSuchEndpoint() : null),
+      (reasons) => {
+        if (conditionFailed(reasons, 0)) return new NotDeleted('not_an_owner');
+        return conditionFailed(reasons, 1) ? new NotDeleted('no_such_endpoint') : null;
+      },
     );
   } catch (error) {
-    if (error instanceof NoSuchEndpoint) return false;
+    if (error instanceof NotDeleted) return error.reason;
     throw error;
   }
   const deliveries = await queryAll({
@@ -193,7 +208,7 @@ export async function deleteEndpoint(orgId: string, webhookId: string): Promise<
     const batch = deliveries.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
     await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: batch } }));
   }
-  return true;
+  return null;
 }
 
 /**

@@ -158,7 +158,9 @@ export async function listWebhookEndpoints(
 /** Owners only: the endpoint and its deliveries are gone (a delivery still queued sends nothing); an unknown one 404. */
 export async function deleteWebhookEndpoint(caller: Caller, orgId: string, webhookId: string): Promise<void> {
   await requireOwner(caller, orgId);
-  if (!(await deleteEndpoint(orgId, webhookId))) throw notFound();
+  const refused = await deleteEndpoint(orgId, webhookId, caller.userId);
+  if (refused === 'not_an_owner') throw forbidden(NOT_OWNER);
+  if (refused === 'no_such_endpoint') throw notFound();
 }
 
 /** An owner's endpoint, or 404. */

@@ -11,6 +11,7 @@ import { handler as deleteWebhook } from '../../functions/delete-webhook.ts';
 import { handler as listDeliveries } from '../../functions/list-webhook-deliveries.ts';
 import { handler as listWebhooks } from '../../functions/list-webhooks.ts';
 import { handler as testWebhook } from '../../functions/test-webhook.ts';
+import { deleteEndpoint, getEndpoint } from '../../lib/db/webhook-endpoints.ts';
 import { WEBHOOK_ATTEMPTS } from '../../lib/webhooks/delivery.ts';
 import { publishEvent, resendDelivery } from '../../lib/webhooks/endpoints.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
@@ -126,6 +127,19 @@ describe('notification endpoints', () => {
       },
     });
     expect((await call(listWebhooks, { url: hooksUrl(orgId), token })).body.webhooks).toEqual([]);
+  });
+
+  it('deletes nothing for a caller who is not an owner when the delete is written (an owner demoted since the role check)', async () => {
+    const { orgId, users } = await workspace();
+    const created = await create(orgId, tokenFor(users.owner), { url: 'http://127.0.0.1:9/hooks', events: ['*'] });
+
+    // Below the route's role check: the transaction itself holds the deleter to the owner role.
+    const refused = await deleteEndpoint(orgId, created.body.id, users.editor);
+
+    expect(refused).toBe('not_an_owner');
+    expect(await getEndpoint(orgId, created.body.id)).toMatchObject({ id: created.body.id });
+    expect(await deleteEndpoint(orgId, created.body.id, users.owner)).toBeNull();
+    expect(await deleteEndpoint(orgId, created.body.id, users.owner)).toBe('no_such_endpoint');
   });
 
   it('refuses the 11th endpoint, also when they are created at once, and takes one again after a delete', async () => {
