@@ -16,11 +16,12 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { type Alarms, PERIOD } from './alarms.ts';
 import { bundledFunction, functionRole } from './function.ts';
+import { workQueue } from './queues.ts';
 
 export const JOB_WORKER_ENTRY = 'functions/job-worker.ts';
 /** The recovery of stalled jobs' module (bundled like the others; the bundle tests and report build it too). */
@@ -91,20 +92,12 @@ export class Jobs extends Construct {
   constructor(scope: Construct, id: string, props: JobsProps) {
     super(scope, id);
     const stack = scope as Stack;
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
     // A standard queue: messages carry MessageGroupId = the organization, which SQS fair queues
     // use to keep one tenant's backlog from delaying another's messages.
-    this.queue = new Queue(this, 'Queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workQueue(this, {
       visibilityTimeout: JOB_VISIBILITY_TIMEOUT,
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: JOB_MAX_RECEIVE_COUNT },
-    });
+      maxReceiveCount: JOB_MAX_RECEIVE_COUNT,
+    }));
 
     const { role, logGroup } = functionRole(stack, 'JobWorker', props.retention);
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...JOB_WORKER_TABLE_ACTIONS], resources: [props.table.tableArn] }));

@@ -13,11 +13,12 @@ import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FilterPattern } from '../lib/stream/filter.ts';
 import type { Alarms } from './alarms.ts';
 import { bundledFunction, functionRole } from './function.ts';
+import { holdingQueue } from './queues.ts';
 
 /** The stream function's module (bundled like the others; the bundle tests and report build it too). */
 export const TABLE_STREAM_ENTRY = 'functions/table-stream.ts';
@@ -80,11 +81,7 @@ export class TableStream extends Construct {
     // The mapping's on-failure destination receives a description of each batch it gave up on
     // (shard and sequence numbers), not the records: docs/operations.md says how to replay them
     // from the stream within its 24 hours.
-    this.onFailureQueue = new Queue(this, 'OnFailureQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
+    this.onFailureQueue = holdingQueue(this, 'OnFailureQueue');
     Validations.of(this.onFailureQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason:

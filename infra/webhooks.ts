@@ -13,11 +13,12 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { type Alarms, PERIOD } from './alarms.ts';
 import { bundledFunction, functionRole } from './function.ts';
+import { workQueue } from './queues.ts';
 
 export const DELIVER_WEBHOOKS_ENTRY = 'functions/deliver-webhooks.ts';
 
@@ -60,20 +61,12 @@ export class Webhooks extends Construct {
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
     const stack = scope as Stack;
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
     // MessageGroupId = the organization: SQS fair queues hand out the quiet tenants' deliveries
     // first while another's slow receivers hold many in flight.
-    this.queue = new Queue(this, 'Queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = workQueue(this, {
       visibilityTimeout: WEBHOOKS_VISIBILITY_TIMEOUT,
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: WEBHOOKS_MAX_RECEIVE_COUNT },
-    });
+      maxReceiveCount: WEBHOOKS_MAX_RECEIVE_COUNT,
+    }));
 
     // In the stack's scope, so that its ids read like the other functions' (DeliverWebhooks, DeliverWebhooksRole).
     const { role, logGroup } = functionRole(stack, 'DeliverWebhooks', props.retention);
