@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { asyncScope } from './async-scope.ts';
 import { serviceName } from './config.ts';
 
 /**
@@ -80,7 +80,7 @@ interface LogState {
  * once in one process, each in a scope of its own (`inLogScope`), or they would overwrite each
  * other's keys and context (docs/local-development.md).
  */
-const scopes = new AsyncLocalStorage<LogState>();
+const scopes = asyncScope<LogState>('log');
 const instanceState: LogState = { context: {}, keys: {} };
 const state = (): LogState => scopes.getStore() ?? instanceState;
 

@@ -23,6 +23,7 @@ const LAYERS = [
       'lib/log.ts',
       'lib/bounded-memo.ts',
       'lib/defined.ts',
+      'lib/async-scope.ts',
       'lib/signed-cursor.ts',
       'lib/observability',
       'lib/docs-assets.ts',

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OPERATION_NAMES } from '../lib/social/catalog/index.ts';
 import { workspace } from './support/fixtures.ts';
+import { fuzzRuns } from './support/fuzz.ts';
 import { type Answer, call } from './support/http.ts';
 import { handlerOf, tokenRoutes } from './support/routes.ts';
 import { runUrl, VALID_INPUTS } from './support/social.ts';
@@ -17,7 +18,6 @@ import { tokenFor } from './support/tokens.ts';
 process.env.SOCIAL_PROVIDER ??= 'sample';
 process.env.RATE_LIMIT_REQUESTS = '1000000';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 0);
 const SEED = 20261122;
 const MAX_ERROR_BYTES = 4_096;
 const { orgId, users } = await workspace({ credits: 1_000_000 });
@@ -79,7 +79,7 @@ describe('every route, any path, query and version header', () => {
           );
         },
       ),
-      { seed: SEED, numRuns: RUNS || 15 },
+      { seed: SEED, numRuns: fuzzRuns(15) },
     );
   });
 });
@@ -113,7 +113,7 @@ describe('every operation, valid and almost-valid inputs', () => {
         });
         expectWellFormed(answer);
       }),
-      { seed: SEED, numRuns: RUNS || 6 },
+      { seed: SEED, numRuns: fuzzRuns(6) },
     );
   });
 

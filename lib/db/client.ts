@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -14,6 +13,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { asyncScope } from '../async-scope.ts';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
 import { retryConflicts } from './conflict-retry.ts';
@@ -61,7 +61,7 @@ interface RequestScope {
   barrier?: () => Promise<void>;
 }
 
-const requestScope = new AsyncLocalStorage<RequestScope>();
+const requestScope = asyncScope<RequestScope>('db-request');
 
 /** The epoch ms past which the current request waits for no DynamoDB call (Infinity outside a request). */
 export const requestDeadlineMs = (): number => requestScope.getStore()?.deadlineMs ?? Number.POSITIVE_INFINITY;

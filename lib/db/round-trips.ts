@@ -9,8 +9,9 @@
  * middleware sits innermost in the initialize step, after lib/db/client.ts's write barrier, so a
  * write that waits for the rate-limit verdict is counted when it is really sent.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { asyncScope } from '../async-scope.ts';
 
 /** One command as sent: its SDK name (`GetItemCommand`), its document-level input, its wave (1-based). */
 export interface SentCommand {
@@ -77,7 +78,7 @@ export function countRoundTrips(client: DynamoDBDocumentClient) {
   };
 }
 
-const scope = new AsyncLocalStorage<CommandLog>();
+const scope = asyncScope<CommandLog>('round-trips');
 
 /** The log of the recorded request this code runs in, if any (see recordRequests). */
 export const currentCommandLog = (): CommandLog | undefined => scope.getStore();

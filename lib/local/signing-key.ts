@@ -1,6 +1,7 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { boundedMemo } from '../bounded-memo.ts';
 
 /**
  * The local stack's token signer: an RSA key whose public half the local verifier trusts
@@ -67,9 +68,17 @@ export function signToken(
   return signJwt(key, { alg: 'RS256', typ: 'JWT', kid: key.kid }, payload);
 }
 
+/**
+ * Each key parsed once (parsing the PEM cost as much as a signature), with the signatures it
+ * made: RS256 (PKCS #1 v1.5) signatures are deterministic, so a token asked for again within its
+ * second is the one already signed (the test suite asks for thousands, most of them repeats).
+ */
+const signers = boundedMemo<{ key: KeyObject; signatures: (input: string, compute: () => string) => string }>(16);
+
 /** Signs any header and payload with `key` (RS256); JSON drops `undefined` members, so a claim can be left out. */
 export function signJwt(key: SigningKey, header: Record<string, unknown>, payload: Record<string, unknown>): string {
   const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
-  const signature = sign('RSA-SHA256', Buffer.from(input), createPrivateKey(key.privateKeyPem));
-  return `${input}.${base64url(signature)}`;
+  const signer = signers(key.privateKeyPem, () => ({ key: createPrivateKey(key.privateKeyPem), signatures: boundedMemo<string>(2_000) }));
+  const signature = signer.signatures(input, () => base64url(sign('RSA-SHA256', Buffer.from(input), signer.key)));
+  return `${input}.${signature}`;
 }

@@ -12,9 +12,10 @@ import { isJsonContentType } from '../../lib/mcp/media-type.ts';
 import { parseMessage, requestedTask } from '../../lib/mcp/messages.ts';
 import { callToolRequest, initializeRequest, isInitializeRequest, listToolsRequest } from '../../lib/mcp/request-schemas.ts';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../../lib/mcp/versions.ts';
+import { fuzzRuns } from '../support/fuzz.ts';
 import { likelyRequest, message, params } from '../support/mcp-arbitraries.ts';
 
-const RUNS = { seed: 20261125, numRuns: Number(process.env.FUZZ_RUNS ?? 1500) };
+const RUNS = { seed: 20261125, numRuns: fuzzRuns(150) };
 
 describe('protocol versions', () => {
   it("are the SDK's: the same list in the same order, the same latest", () => {

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { serveMcp } from '../../lib/mcp/server.ts';
 import { workspace } from '../support/fixtures.ts';
+import { fuzzRuns } from '../support/fuzz.ts';
 import { likelyRequest, METHODS, message, PROTOCOL_VERSIONS } from '../support/mcp-arbitraries.ts';
 import { serveWithSdk } from '../support/mcp-sdk-oracle.ts';
 
@@ -260,7 +261,7 @@ describe('generated messages', () => {
           expect(ours).toEqual(sdk);
         },
       ),
-      { seed: 20261125, numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+      { seed: 20261125, numRuns: fuzzRuns(60) },
     );
   }, 120_000);
 });

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseMention } from '../../lib/social/mention.ts';
+import { fuzzRuns } from '../support/fuzz.ts';
 
 const HANDLE = /^[\p{L}\p{N}._-]{1,100}$/u;
 
@@ -51,7 +52,7 @@ describe('parseMention', () => {
           expect(reference.url.startsWith('https://')).toBe(true);
         }
       }),
-      { seed: 20261122, numRuns: Number(process.env.FUZZ_RUNS ?? 2000) },
+      { seed: 20261122, numRuns: fuzzRuns(200) },
     );
   });
 });

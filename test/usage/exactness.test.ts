@@ -17,6 +17,7 @@ import { getMembership } from '../../lib/db/memberships.ts';
 import { getOrganization, grantCredits } from '../../lib/db/organizations.ts';
 import { isApiKeyId } from '../../lib/model.ts';
 import { workspace } from '../support/fixtures.ts';
+import { fuzzRuns } from '../support/fuzz.ts';
 import { call } from '../support/http.ts';
 import { startTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -190,7 +191,7 @@ describe('usage = billing events', () => {
           }
         },
       ),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 6) },
+      { numRuns: fuzzRuns(6) },
     );
   }, 120_000);
 });
