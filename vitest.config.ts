@@ -14,6 +14,24 @@ import { defineConfig } from 'vitest/config';
  * nothing to be safe there, a file that sets `process.env` and then imports the service included.
  */
 const UNIT = 'test/**/*.unit.test.ts';
+/**
+ * The `long` tier (`npm run test:long`; CI runs it after `npm test`): scenarios that start, kill
+ * and restart processes of their own (`npm start`, a DynamoDB Local, the stream consumer), run the
+ * examples and the client package in processes of their own, bundle every function as deployed,
+ * or hold receivers slow for seconds by design. Each costs from 5 to 30 CPU-s; together they were
+ * a third of `npm test`, whose everyday run stays under 100 s (docs/local-development.md).
+ */
+const LONG = [
+  'test/local-stack.test.ts',
+  'test/client-example.test.ts',
+  'test/client-package.test.ts',
+  'test/social/database-death.test.ts',
+  'test/alerts/stream-kill.test.ts',
+  'test/usage/stream-faults.test.ts',
+  'test/jobs/slow-receivers.test.ts',
+  'test/infra/bundles.test.ts',
+  'test/infra/docs-assets.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -38,12 +56,22 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: [UNIT],
+          exclude: [UNIT, ...LONG],
           globalSetup: ['test/support/global-setup.ts'],
           // A process per file evaluated the AWS SDK, zod and Vitest's runtime once per file: a
           // third of the workers' time. Reused, with each file's modules and environment reset
           // first (fresh-file.ts, which must stay first): the tier's CPU 228 s -> 156 s on the
           // 2-core machine (docs/local-development.md says what carries over).
+          isolate: false,
+          setupFiles: ['test/support/fresh-file.ts', 'test/support/setup-env.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'long',
+          include: LONG,
+          globalSetup: ['test/support/global-setup.ts'],
           isolate: false,
           setupFiles: ['test/support/fresh-file.ts', 'test/support/setup-env.ts'],
         },

@@ -4,6 +4,8 @@
  * Idempotency-Key and retries it without a second charge, and reads the billing events.
  * That it typechecks against the generated types is `npm test`'s tsc step (tsconfig includes
  * client/ and examples/).
+ *
+ * In the long tier (`npm run test:long`, vitest.config.ts): each example runs in a process of its own.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';

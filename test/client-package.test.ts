@@ -4,6 +4,8 @@
  * folder, that project typechecked (libraries included: skipLibCheck off) and compiled, and run
  * by plain node against the local stack, calling /me. The types are checked to be real: a
  * wrong path and a wrong field fail to compile. The package's README example typechecks too.
+ *
+ * In the long tier (`npm run test:long`, vitest.config.ts): it packs the client and compiles a project of its own.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -29,7 +29,9 @@ interface Stack {
   dev: DevInfo;
 }
 
-/** `npm start` in its own process and working directory, once it says it is ready. */
+/** `npm start` in its own process and working directory, once it says it is ready. *
+ * In the long tier (`npm run test:long`, vitest.config.ts): it starts `npm start` as a process, twice, and SIGKILLs it.
+ */
 async function startStack(cwd: string, env: Record<string, string>): Promise<Stack> {
   const child = spawn(process.execPath, ['--import', TSX, `${REPO}scripts/start.ts`], {
     cwd,

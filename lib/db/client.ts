@@ -20,6 +20,17 @@ import { retryConflicts } from './conflict-retry.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
+/**
+ * How long a call may wait for its socket. To DynamoDB's regional endpoint, 1 s: a Lambda sends
+ * at most a few commands at once, so a longer wait is a network fault. To a local endpoint
+ * (DynamoDB Local, `npm start` and the tests), the local server runs many invocations at once
+ * through this one client, and the timeout also counts the wait for one of its 50 sockets: 50
+ * runs at once on a busy machine waited past 1 s, and those TimeoutErrors (each costing the
+ * shared retry quota 10 tokens) became 500s no Lambda would give. There the call's own budget
+ * (the middleware below) is the bound.
+ */
+const connectionTimeoutMs = (endpoint: string | undefined): number => (endpoint ? config().dynamodbCallTimeoutMs : 1_000);
+
 /** One document client per cold start (connection reuse); created on first use. */
 export function db(): DynamoDBDocumentClient {
   if (!client) {
@@ -32,7 +43,7 @@ export function db(): DynamoDBDocumentClient {
         // A request path must fail fast rather than hang a Lambda on a stuck socket: sockets
         // are bounded here, and each call as a whole by the middleware below.
         maxAttempts: 3,
-        requestHandler: { connectionTimeout: 1_000, requestTimeout: config().dynamodbCallTimeoutMs },
+        requestHandler: { connectionTimeout: connectionTimeoutMs(dynamodbEndpoint), requestTimeout: config().dynamodbCallTimeoutMs },
       }),
     );
     client = DynamoDBDocumentClient.from(base, {

@@ -4,6 +4,8 @@
  * stored an event and before it published it, once right after it wrote a delivery and before it
  * queued it. The third process reads the same records again (no batch finished, no checkpoint)
  * and delivers: each crossing is still exactly one event, delivered once.
+ *
+ * In the long tier (`npm run test:long`, vitest.config.ts): it SIGKILLs the stream consumer, a process of its own, twice.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -5,6 +5,8 @@
  * environment. Sizes and load times are `npm run bundle:report`'s business, not a test's. All
  * are built in one esbuild run, which gives each the bundle a build of its own gives it (checked
  * for one below) in a third of the CPU.
+ *
+ * In the long tier (`npm run test:long`, vitest.config.ts): it bundles every function and loads each in a fresh `node`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

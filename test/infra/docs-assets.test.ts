@@ -3,6 +3,8 @@
  * and the docs page's assets): the function's asset folder holds its bundle and every file its
  * route lists, and that bundle, started in a fresh `node` from there, serves them. The stack tests skip
  * bundling; this builds only the routes that have `assets`.
+ *
+ * In the long tier (`npm run test:long`, vitest.config.ts): it bundles the asset routes through `cdk synth` and runs them in a fresh `node`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

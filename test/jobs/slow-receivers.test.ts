@@ -5,6 +5,8 @@
  * another organization's items or webhooks by more than a few seconds. Real receivers on
  * 127.0.0.1 that hold back each byte (test/support/slow-receivers.ts); the deadlines are
  * shortened by configuration to keep the file fast.
+ *
+ * In the long tier (`npm run test:long`, vitest.config.ts): its receivers are slow for seconds by design.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -9,6 +9,8 @@
  * One kill and one restart serve both cases (each DynamoDB Local start is a JVM's). This file
  * runs its own DynamoDB Local (on a data directory, so that a restart keeps the table)
  * rather than the suite's shared one, which it must not stop.
+ *
+ * In the long tier (`npm run test:long`, vitest.config.ts): it starts and terminates a DynamoDB Local of its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -27,7 +27,7 @@ Object.assign(process.env, {
   CURSOR_SIGNING_KEY: randomUUID() + randomUUID(),
   // The test key signs API keys too, as the dev key does for `npm start`.
   API_KEY_SIGNING_KEY_PEM: inject('signingKey').privateKeyPem,
-  LOG_LEVEL: 'silent',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   // The deterministic provider, for every file; a file that tests another sets its own before
   // importing the service (test/social/http-provider.test.ts).
   SOCIAL_PROVIDER: 'sample',

@@ -3,6 +3,8 @@
  * runs go on, the aggregator killed (SIGKILL, a real child process) in the middle of a batch and
  * started again, and many members and keys running at once. Each time, usage equals what the
  * billing events say, exactly: nothing counted twice, nothing lost.
+ *
+ * In the long tier (`npm run test:long`, vitest.config.ts): it SIGKILLs the aggregator, a process of its own, and waits out retries.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
