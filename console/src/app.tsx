@@ -8,6 +8,7 @@ import { finishHostedSignIn, hostedSignOutUrl, hostedUiOfPage } from './hosted-u
 import { type Access, formatTime, permissionsOf, SCREENS, type Screen, screenOf, screensFor } from './model.ts';
 import { AlertsScreen } from './screens/alerts.tsx';
 import { BillingScreen } from './screens/billing.tsx';
+import { ConnectedAppsScreen } from './screens/connected-apps.tsx';
 import { JobsScreen } from './screens/jobs.tsx';
 import { KeysScreen } from './screens/keys.tsx';
 import { MembersScreen } from './screens/members.tsx';
@@ -85,6 +86,7 @@ const SCREEN_VIEWS: Record<Screen, () => preact.JSX.Element> = {
   usage: UsageScreen,
   billing: BillingScreen,
   keys: KeysScreen,
+  apps: ConnectedAppsScreen,
   members: MembersScreen,
   alerts: AlertsScreen,
   trash: TrashScreen,

@@ -36,13 +36,15 @@ export function permissionsOf(access: Access) {
 }
 export type Permissions = ReturnType<typeof permissionsOf>;
 
-export type Screen = 'overview' | 'usage' | 'billing' | 'keys' | 'members' | 'alerts' | 'trash' | 'jobs';
+export type Screen = 'overview' | 'usage' | 'billing' | 'keys' | 'apps' | 'members' | 'alerts' | 'trash' | 'jobs';
 
 export const SCREENS: readonly { id: Screen; label: string; allowed: (permissions: Permissions) => boolean }[] = [
   { id: 'overview', label: 'Overview', allowed: () => true },
   { id: 'usage', label: 'Usage', allowed: () => true },
   { id: 'billing', label: 'Billing events', allowed: (p) => p.billingEvents },
   { id: 'keys', label: 'API keys', allowed: (p) => p.apiKeys },
+  // The OAuth connections are keys (created_via "oauth"): whoever may list keys sees them.
+  { id: 'apps', label: 'Connected apps', allowed: (p) => p.apiKeys },
   { id: 'members', label: 'Members', allowed: (p) => p.members },
   { id: 'alerts', label: 'Alerts', allowed: () => true },
   { id: 'trash', label: 'Trash', allowed: (p) => p.trash },
@@ -240,6 +242,76 @@ export function joinCsvPages(pages: readonly string[]): string {
       return body === '' || body.endsWith('\r\n') ? body : `${body}\r\n`;
     })
     .join('');
+}
+
+/** A key's standing at `nowMs`, as the keys list gives what decides it. */
+export function keyStatus(key: { revoked_at: string | null; expires_at: string }, nowMs: number): 'active' | 'revoked' | 'expired' {
+  if (key.revoked_at) return 'revoked';
+  return Date.parse(key.expires_at) <= nowMs ? 'expired' : 'active';
+}
+
+/** What the connected-apps screen needs of a key from the keys list. */
+export interface GrantLike {
+  id: string;
+  created_at: string;
+  revoked_at: string | null;
+  expires_at: string;
+  created_via?: 'oauth';
+  client_id?: string;
+  client_name?: string | null;
+  redirect_uri?: string | null;
+}
+
+export interface ConnectedApp<G extends GrantLike> {
+  clientId: string;
+  /** The client's own name (newest grant's), else its redirect host: never more trusted than that. */
+  name: string;
+  /** Where its sign-in returned to, newest first; an unparseable or unrecorded one is left out. */
+  redirectHosts: string[];
+  active: G[];
+  ended: G[];
+}
+
+/** `https://agent.example/callback` → `agent.example`; null when there is no URL to read. */
+export function hostOf(uri: string | null | undefined): string | null {
+  if (!uri) return null;
+  try {
+    return new URL(uri).host || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The OAuth grants among the keys, one entry per client: its grants still standing and those
+ * revoked or expired, each newest first; clients with a standing grant first, then by their
+ * newest grant.
+ */
+export function connectedApps<G extends GrantLike>(keys: readonly G[], nowMs: number): ConnectedApp<G>[] {
+  const byClient = new Map<string, G[]>();
+  for (const key of keys) {
+    if (key.created_via !== 'oauth' || !key.client_id) continue;
+    byClient.set(key.client_id, [...(byClient.get(key.client_id) ?? []), key]);
+  }
+  const apps = [...byClient].map(([clientId, grants]): ConnectedApp<G> => {
+    const newestFirst = [...grants].sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
+    const redirectHosts = [...new Set(newestFirst.map((grant) => hostOf(grant.redirect_uri)).filter((host): host is string => !!host))];
+    const named = newestFirst.find((grant) => grant.client_name)?.client_name;
+    return {
+      clientId,
+      name: named ?? redirectHosts[0] ?? hostOf(clientId) ?? clientId,
+      redirectHosts,
+      active: newestFirst.filter((grant) => keyStatus(grant, nowMs) === 'active'),
+      ended: newestFirst.filter((grant) => keyStatus(grant, nowMs) !== 'active'),
+    };
+  });
+  const newest = (app: ConnectedApp<G>) => (app.active[0] ?? app.ended[0])?.created_at ?? '';
+  return apps.sort(
+    (a, b) =>
+      Number(b.active.length > 0) - Number(a.active.length > 0) ||
+      newest(b).localeCompare(newest(a)) ||
+      a.clientId.localeCompare(b.clientId),
+  );
 }
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'cancelled';

@@ -28,8 +28,11 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
   /** When the key was last seen, to within LAST_USED_GRANULARITY_MS (null: never used). */
   last_used_at: string | null;
-  /** An OAuth connection's grant (lib/oauth/): the client it was approved for. Absent: created by the API. */
-  oauth?: { client_id: string; client_name: string | null } | undefined;
+  /**
+   * An OAuth connection's grant (lib/oauth/): the client it was approved for and the redirect URI
+   * the person approved it at (null on grants made before it was kept). Absent: created by the API.
+   */
+  oauth?: { client_id: string; client_name: string | null; redirect_uri: string | null } | undefined;
 }
 
 /** An API key item as stored (also as a cancelled transaction returns it). */
@@ -50,7 +53,13 @@ export const apiKeyOf = (item: Record<string, unknown>): ApiKeyRecord => ({
   revoked_at: (item.revoked_at as string | undefined) ?? null,
   last_used_at: (item.last_used_at as string | undefined) ?? null,
   ...(item.created_via === 'oauth'
-    ? { oauth: { client_id: String(item.client_id), client_name: (item.client_name as string | null | undefined) ?? null } }
+    ? {
+        oauth: {
+          client_id: String(item.client_id),
+          client_name: (item.client_name as string | null | undefined) ?? null,
+          redirect_uri: (item.redirect_uri as string | undefined) ?? null,
+        },
+      }
     : {}),
 });
 
@@ -93,7 +102,15 @@ export const apiKeyItem = (key: ApiKeyRecord): Record<string, unknown> => ({
   created_at: key.created_at,
   created_by_id: key.created_by_id,
   key_expires_at: key.expires_at,
-  ...(key.oauth ? { created_via: 'oauth', client_id: key.oauth.client_id, client_name: key.oauth.client_name, refresh_generation: 0 } : {}),
+  ...(key.oauth
+    ? {
+        created_via: 'oauth',
+        client_id: key.oauth.client_id,
+        client_name: key.oauth.client_name,
+        redirect_uri: key.oauth.redirect_uri,
+        refresh_generation: 0,
+      }
+    : {}),
 });
 
 /** The issuer was not (or is no longer) an owner of an existing organization when the key was to be written. */

@@ -128,7 +128,7 @@ export async function approve(request: AuthorizationRequest, userId: string, cho
     expires_at: new Date(issuedAt.getTime() + choice.expires_in_days * 86_400_000).toISOString(),
     revoked_at: null,
     last_used_at: null,
-    oauth: { client_id: request.client.client_id, client_name: request.client.client_name },
+    oauth: { client_id: request.client.client_id, client_name: request.client.client_name, redirect_uri: request.redirect_uri },
   };
   const code = randomBytes(32).toString('base64url');
   try {

@@ -51,6 +51,7 @@ export interface ApiKeyView {
   created_via?: 'oauth';
   client_id?: string;
   client_name?: string | null;
+  redirect_uri?: string | null;
 }
 
 const viewOf = (key: ApiKeyRecord, spent: PeriodSpend): ApiKeyView => ({
@@ -68,7 +69,14 @@ const viewOf = (key: ApiKeyRecord, spent: PeriodSpend): ApiKeyView => ({
   expires_at: key.expires_at,
   last_used_at: key.last_used_at,
   revoked_at: key.revoked_at,
-  ...(key.oauth ? { created_via: 'oauth' as const, client_id: key.oauth.client_id, client_name: key.oauth.client_name } : {}),
+  ...(key.oauth
+    ? {
+        created_via: 'oauth' as const,
+        client_id: key.oauth.client_id,
+        client_name: key.oauth.client_name,
+        redirect_uri: key.oauth.redirect_uri,
+      }
+    : {}),
 });
 
 /** What an owner sets on a key, at its creation (POST) or later (PATCH). */

@@ -67,4 +67,8 @@ export const apiKeySchema = z.object({
   client_name: z
     .optional(z.nullable(z.string()))
     .register(z.globalRegistry, { description: "the client's name as it gave it (not verified)" }),
+  redirect_uri: z.optional(z.nullable(z.string())).register(z.globalRegistry, {
+    description:
+      'the redirect URI the connection was approved at (its host is where the client runs); null on grants made before it was kept',
+  }),
 });

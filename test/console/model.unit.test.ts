@@ -7,8 +7,10 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   adviceFor,
+  connectedApps,
   formatCredits,
   formatTime,
+  hostOf,
   JOB_POLL_MS,
   jobIsActive,
   jobProgress,
@@ -31,7 +33,7 @@ import { authorizeUrl, callbackOf, challengeOf, logoutUrl, randomToken, tokenReq
 describe('what the console offers', () => {
   it('gives owners with a user token every screen and action, and API keys none that the API refuses them', () => {
     const owner = permissionsOf({ role: 'owner', tokenKind: 'user' });
-    expect(screensFor(owner)).toEqual(['overview', 'usage', 'billing', 'keys', 'members', 'alerts', 'trash', 'jobs']);
+    expect(screensFor(owner)).toEqual(['overview', 'usage', 'billing', 'keys', 'apps', 'members', 'alerts', 'trash', 'jobs']);
     expect(Object.values(owner).every(Boolean)).toBe(true);
     // An API key is never an owner; an editor key reads and restores, and manages nothing.
     const editorKey = permissionsOf({ role: 'editor', tokenKind: 'api_key' });
@@ -61,6 +63,67 @@ describe('what the console offers', () => {
     expect(screenOf('#keys', allowed)).toBe('overview');
     expect(screenOf('', allowed)).toBe('overview');
     expect(screenOf('#constructor', allowed)).toBe('overview');
+  });
+});
+
+describe('connected apps', () => {
+  const NOW = Date.parse('2026-07-08T12:00:00Z');
+  const grant = (id: string, extra: Record<string, unknown>) => ({
+    id,
+    created_at: '2026-07-01T00:00:00.000Z',
+    revoked_at: null as string | null,
+    expires_at: '2026-08-01T00:00:00.000Z',
+    ...extra,
+  });
+
+  it('groups the OAuth grants by client, standing ones apart from ended ones, clients still connected first', () => {
+    const keys = [
+      grant('key_plain', {}),
+      grant('key_a1', { created_via: 'oauth', client_id: 'wsc_a', client_name: null, redirect_uri: 'https://a.example/cb' }),
+      grant('key_a2', {
+        created_via: 'oauth',
+        client_id: 'wsc_a',
+        client_name: 'Agent A',
+        redirect_uri: 'https://a2.example:8443/cb',
+        created_at: '2026-07-05T00:00:00.000Z',
+      }),
+      grant('key_a3', { created_via: 'oauth', client_id: 'wsc_a', client_name: 'Agent A', revoked_at: '2026-07-02T00:00:00.000Z' }),
+      grant('key_b', {
+        created_via: 'oauth',
+        client_id: 'https://b.example/client.json',
+        redirect_uri: null,
+        created_at: '2026-07-07T00:00:00.000Z',
+        expires_at: '2026-07-08T00:00:00.000Z',
+      }),
+    ];
+    const apps = connectedApps(keys, NOW);
+    expect(
+      apps.map((app) => ({
+        clientId: app.clientId,
+        name: app.name,
+        redirectHosts: app.redirectHosts,
+        active: app.active.map((key) => key.id),
+        ended: app.ended.map((key) => key.id),
+      })),
+    ).toEqual([
+      {
+        clientId: 'wsc_a',
+        name: 'Agent A',
+        redirectHosts: ['a2.example:8443', 'a.example'],
+        active: ['key_a2', 'key_a1'],
+        ended: ['key_a3'],
+      },
+      // Expired, no name and no redirect URI kept: named by its metadata document's host.
+      { clientId: 'https://b.example/client.json', name: 'b.example', redirectHosts: [], active: [], ended: ['key_b'] },
+    ]);
+    expect(connectedApps([grant('key_plain', {})], NOW)).toEqual([]);
+  });
+
+  it('reads a host from a URL, and nothing from what is not one', () => {
+    expect(hostOf('https://agent.example/oauth/callback')).toBe('agent.example');
+    expect(hostOf('http://127.0.0.1:4567/callback')).toBe('127.0.0.1:4567');
+    expect(hostOf('wsc_0123')).toBeNull();
+    expect(hostOf(null)).toBeNull();
   });
 });
 

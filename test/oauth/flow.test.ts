@@ -157,6 +157,7 @@ describe('the MCP SDK OAuth client, end to end', () => {
         created_via: 'oauth',
         client_id: provider.information!.client_id,
         client_name: 'SDK agent',
+        redirect_uri: REDIRECT,
         revoked_at: null,
       }),
     ]);
@@ -269,8 +270,8 @@ describe("the admin CLI: a client's grants", () => {
     const revoked = await revokeClientGrants(orgId, clientId);
 
     expect(listed.api_keys.map((key) => key.oauth)).toEqual([
-      { client_id: clientId, client_name: 'Refusals' },
-      { client_id: clientId, client_name: 'Refusals' },
+      { client_id: clientId, client_name: 'Refusals', redirect_uri: REDIRECT },
+      { client_id: clientId, client_name: 'Refusals', redirect_uri: REDIRECT },
     ]);
     expect(revoked.map((key) => key.id).sort()).toEqual(listed.api_keys.map((key) => key.id).sort());
     for (const { access_token: accessToken } of [first, second]) {

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { data } from '../api.ts';
-import { formatTime, parseAddresses, parseLimit } from '../model.ts';
+import { formatTime, keyStatus, parseAddresses, parseLimit } from '../model.ts';
 import {
   ConfirmButton,
   CopyButton,
@@ -66,7 +66,7 @@ export function KeysScreen() {
       {keys.value && list.length === 0 ? <p>No API keys yet.</p> : null}
       <ul class="cards">
         {list.map((key) => {
-          const status = key.revoked_at ? 'revoked' : Date.parse(key.expires_at) <= now ? 'expired' : 'active';
+          const status = keyStatus(key, now);
           return (
             <li key={key.id} class="card" data-testid="api-key">
               <h3>
@@ -78,6 +78,11 @@ export function KeysScreen() {
               </p>
               <MeterRow label="This month" spent={key.spent} limit={key.spending_limit} />
               <MeterRow label="Today" spent={key.spent_today} limit={key.daily_limit} />
+              {key.created_via === 'oauth' ? (
+                <p>
+                  Connected by OAuth: <a href="#apps">{key.client_name ?? key.client_id}</a>
+                </p>
+              ) : null}
               <p>
                 Allowed addresses: {key.allowed_ips ? key.allowed_ips.join(', ') : 'anywhere'}
                 {key.rate_limit ? ` · its own rate: ${key.rate_limit.requests} requests a window` : ''}
@@ -188,7 +193,8 @@ function CreateKey({ onCreated }: { onCreated: (key: { name: string; token: stri
   );
 }
 
-function KeyActions(props: {
+/** Change a key's limits and addresses, or revoke it (also a connection's, on the connected-apps screen). */
+export function KeyActions(props: {
   id: string;
   name: string;
   monthly: number | null;
