@@ -19,12 +19,8 @@ export interface DescribedAnswer {
 }
 
 const DOCUMENT_ID = 'openapi.json';
-const document: Json = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8'));
-// The whole document is registered as one schema, so that each body schema is compiled (once,
-// on first use) with its `$ref`s into components resolved.
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-addFormats.default(ajv);
-ajv.addSchema(document, DOCUMENT_ID);
+const documentText = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
+const document: Json = JSON.parse(documentText);
 
 /** Without a `required` list anywhere: what a run's answer with `fields` is described as (a subset, its parameter says). */
 const withoutRequired = (node: unknown): unknown =>
@@ -37,9 +33,37 @@ const withoutRequired = (node: unknown): unknown =>
             .map(([key, value]) => [key, withoutRequired(value)]),
         )
       : node;
-const subsetAjv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-addFormats.default(subsetAjv);
-subsetAjv.addSchema(withoutRequired(document) as Json, DOCUMENT_ID);
+
+// The whole document is registered as one schema, so that each body schema is compiled (once,
+// on first use) with its `$ref`s into components resolved.
+function documentAjv(schema: Json): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  addFormats.default(ajv);
+  ajv.addSchema(schema, DOCUMENT_ID);
+  return ajv;
+}
+
+/**
+ * The compiled validators outlive this module: an integration worker evaluates it afresh for each
+ * file (test/support/fresh-file.ts), and compiling them again for every file was ~8 CPU-s of a
+ * run. Kept per worker for this document's text; ajv lives in node_modules, which the workers keep.
+ */
+interface Compiled {
+  documentText: string;
+  ajv: Ajv2020;
+  subsetAjv: Ajv2020;
+  validators: Map<string, ValidateFunction>;
+}
+const COMPILED = Symbol.for('workspace-service.test.contract-validators');
+const worker = globalThis as typeof globalThis & { [COMPILED]?: Compiled };
+if (worker[COMPILED]?.documentText !== documentText)
+  worker[COMPILED] = {
+    documentText,
+    ajv: documentAjv(document),
+    subsetAjv: documentAjv(withoutRequired(document) as Json),
+    validators: new Map(),
+  };
+const { ajv, subsetAjv, validators } = worker[COMPILED];
 
 const templated = Object.keys(document.paths as Json)
   .filter((path) => path.includes('{'))
@@ -65,7 +89,6 @@ function resolve(node: Json): { node: Json; pointer: string | undefined } {
   return { node: target, pointer };
 }
 
-const validators = new Map<string, ValidateFunction>();
 function validatorAt(pointer: string, subset = false): ValidateFunction {
   const key = `${subset ? 'subset' : 'whole'}:${pointer}`;
   let validate = validators.get(key);
