@@ -113,7 +113,11 @@ describe('restore permission matrix', () => {
         request_id: answer.headers['x-request-id'],
       });
     }
-    if (status === 404 && state === 'purged' && couldRead(visibility, caller)) {
+    // DynamoDB Local's TTL may delete a purged item before the request reads it (it did at load
+    // 15): then, to one who could read it, it is an id that never existed, and must be gone.
+    const removedByTtl = state === 'purged' && couldRead(visibility, caller) && answer.body?.message === 'no such resource';
+    if (removedByTtl) expect(await getResource(kind, id)).toBeNull();
+    if (status === 404 && state === 'purged' && couldRead(visibility, caller) && !removedByTtl) {
       expect(answer.body).toEqual({
         code: 'not_found',
         message: expect.stringMatching(/^the restore window of this resource has passed: it could be restored until \d{4}-\d\d-\d\dT/),

@@ -169,6 +169,9 @@ export function createLocalServer(
     sqsBridge?: boolean;
   } = {},
 ): Server {
+  // An idle connection is kept a minute, as a gateway keeps its clients'. With Node's 5 s, a
+  // client that reuses a connection just as the server drops it gets "fetch failed" (a POST is
+  // not retried), and on a busy machine a test's calls can be seconds apart.
   const server = createServer({ maxHeaderSize: PARSER_HEADER_LIMIT_BYTES }, async (request: IncomingMessage, response: ServerResponse) => {
     try {
       const url = parseTarget(request.url ?? '');
@@ -231,6 +234,7 @@ export function createLocalServer(
   // API has no tunnels and no WebSocket upgrades.
   server.on('connect', (_request, socket: Duplex) => answerOnSocket(socket, badRequest('the request method is not supported')));
   server.on('upgrade', (_request, socket: Duplex) => answerOnSocket(socket, badRequest('protocol upgrades are not supported')));
+  server.keepAliveTimeout = 60_000;
   return server;
 }
 
