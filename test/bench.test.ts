@@ -90,12 +90,20 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   RestoreProject: 'UpdateItem+GetItem+Query | TransactWriteItems',
   'Mcp tools/list': 'UpdateItem+GetItem+GetItem',
   'Mcp tools/call': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // An API key's call: its record and organization in one BatchGetItem in place of the membership.
+  'Mcp tools/call api key': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // An OAuth grant is an API key: its access token's call is the key's, command for command (issue 34).
+  'Mcp tools/call oauth': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   OAuthProtectedResource: '',
   // Read from the table once a minute per instance: the bench's warm-up request did.
   GetJwks: '',
   OAuthAuthorizationServer: '',
   // The client, one conditional write (no token, no rate-limit counter: registration is public).
   OAuth: 'PutItem',
+  // The code's single use, then the grant's refresh generation; the KMS (here PEM) signature besides.
+  'OAuth token authorization_code': 'UpdateItem | UpdateItem',
+  // The generation's one conditional write: rotation and reuse detection in one command.
+  'OAuth token refresh_token': 'UpdateItem',
   GetServiceIndex: '',
   GetOpenApiDocument: '',
   GetDocsPage: '',
