@@ -5,6 +5,7 @@ import { defined } from '../lib/defined.ts';
 import { baseChain } from '../lib/http/base-chain.ts';
 import { baseUrl } from '../lib/http/base-url.ts';
 import type { HttpEvent } from '../lib/http/types.ts';
+import { countForAddress } from '../lib/oauth/address-limit.ts';
 import {
   AuthorizationPageError,
   AuthorizationRedirectError,
@@ -77,7 +78,10 @@ export const handler = baseChain().handler(async (event) => {
   let request: AuthorizationRequest | undefined;
   try {
     const params = post ? formOf(event) : new URLSearchParams(event.rawQueryString ?? '');
-    request = await validateAuthorizationRequest(params, baseUrl(event), { allowLoopback: webhooksConfig().allowLoopback });
+    request = await validateAuthorizationRequest(params, baseUrl(event), {
+      allowLoopback: webhooksConfig().allowLoopback,
+      beforeFetch: () => countForAddress('client-document', event.requestContext.http.sourceIp, Date.now()),
+    });
     if (!post) return html(200, signInPage(styleSheet(), request), request.redirect_uri);
     if (params.has('ticket') || params.has('decision')) return await decide(request, params, now);
     const token = params.get('token') ?? '';
@@ -89,7 +93,11 @@ export const handler = baseChain().handler(async (event) => {
     if (workspaces.length === 0) throw new ConsentError('you are a member of no workspace', 403);
     return html(200, consentPage(styleSheet(), request, sealTicket(request, person.userId, now), workspaces), request.redirect_uri);
   } catch (error) {
-    if (error instanceof AuthorizationPageError) return html(400, errorPage(styleSheet(), error.message));
+    if (error instanceof AuthorizationPageError) {
+      const page = html(error.status, errorPage(styleSheet(), error.message));
+      if (error.retryAfterSeconds !== undefined) page.headers['Retry-After'] = String(error.retryAfterSeconds);
+      return page;
+    }
     if (error instanceof AuthorizationRedirectError)
       return redirect(redirectWith(error.redirectUri, { error: error.error, error_description: error.description }, error.state));
     if (error instanceof ConsentError && request) {

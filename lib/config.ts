@@ -54,7 +54,19 @@ export const DEFAULTS = {
   jobRecoveryIntervalSeconds: 60,
   /** Characters of text an MCP tool result may hold (MCP_MAX_RESULT_CHARS): about 25,000 tokens, what MCP hosts allow a result. */
   mcpMaxResultChars: 100_000,
+  /**
+   * OAuth client registrations (and client ID metadata documents fetched) per source address and
+   * hour (OAUTH_CLIENT_RATE_LIMIT): a client registers once per installation, so this only holds
+   * back whoever fills the table with clients, or has the service fetch URLs for them.
+   */
+  oauthClientsPerAddressHour: 30,
 } as const;
+
+/** The limit on OAuth client registrations and document fetches per source address, and its window. */
+export const oauthClientRateLimit = (): { requests: number; windowSeconds: number } => ({
+  requests: integer('OAUTH_CLIENT_RATE_LIMIT', DEFAULTS.oauthClientsPerAddressHour),
+  windowSeconds: 3600,
+});
 
 /** The shortest JOBS_STALLED_AFTER_SECONDS accepted: more than twice the creating function's timeout. */
 export const MIN_JOB_STALLED_AFTER_SECONDS = 60;

@@ -693,7 +693,7 @@ export const routes: readonly Route[] = [
     secrets: ['cursorSigningKey'],
     summary: "The OAuth authorization server's endpoints: authorize, token, register, revoke",
     description:
-      'Not part of the API description: OAuth 2.1 endpoints with RFC 6749 and RFC 7591 bodies (`{error, error_description}`), found through `/.well-known/oauth-authorization-server`. `GET`/`POST /oauth/authorize`: the sign-in and consent pages, for people. `POST /oauth/token` (form-encoded): `authorization_code` or `refresh_token`. `POST /oauth/register` (JSON): a public client. `POST /oauth/revoke` (form-encoded, RFC 7009): either token of a grant revokes the grant. See docs/mcp.md, "Connecting by OAuth".',
+      'Not part of the API description: OAuth 2.1 endpoints with RFC 6749 and RFC 7591 bodies (`{error, error_description}`), found through `/.well-known/oauth-authorization-server`. `GET`/`POST /oauth/authorize`: the sign-in and consent pages, for people. `POST /oauth/token` (form-encoded): `authorization_code` or `refresh_token`. `POST /oauth/register` (JSON): a public client, at most `OAUTH_CLIENT_RATE_LIMIT` (30) an hour per source address (429 `temporarily_unavailable` with `Retry-After`). `POST /oauth/revoke` (form-encoded, RFC 7009): either token of a grant revokes the grant. See docs/mcp.md, "Connecting by OAuth".',
     tag: 'AI agents (MCP)',
     errors: ['route_not_found', 'method_not_allowed'],
   },
