@@ -269,13 +269,15 @@ export const mcpMaxResultChars = (): number => integer('MCP_MAX_RESULT_CHARS', D
 /**
  * The console's sign-in with the stack's user pool (`-c userPool=true`): the hosted UI's base URL
  * (CONSOLE_HOSTED_UI_URL, `https://<domain>.auth.<region>.amazoncognito.com`) and the public app
- * client whose callback is the console (CONSOLE_CLIENT_ID), set by the stack on the console page's
- * function only. Unset (another issuer, or the local stack): the console offers no hosted sign-in.
+ * client whose callbacks are the console and the OAuth consent screen (CONSOLE_CLIENT_ID), set by
+ * the stack on those two functions only (lib/oauth/hosted-sign-in.ts). Unset (another issuer, or the local stack): the console offers no hosted sign-in.
  */
 export function consoleHostedUi(): { url: string; clientId: string } | undefined {
   const url = optional('CONSOLE_HOSTED_UI_URL');
   const clientId = optional('CONSOLE_CLIENT_ID');
   if (!url || !clientId) return undefined;
-  if (!/^https:\/\/[^/\s]+$/.test(url)) throw new Error(`CONSOLE_HOSTED_UI_URL must be an https:// origin, got "${url}"`);
+  // http on loopback only: a stand-in of the hosted UI on 127.0.0.1 (test/oauth/hosted-sign-in.test.ts).
+  if (!/^(https:\/\/[^/\s]+|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?)$/.test(url))
+    throw new Error(`CONSOLE_HOSTED_UI_URL must be an https:// origin (or http on loopback), got "${url}"`);
   return { url, clientId };
 }

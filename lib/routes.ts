@@ -689,6 +689,8 @@ export const routes: readonly Route[] = [
     public: true,
     page: true,
     signsApiKeys: true,
+    // The consent screen signs people in through the console's hosted UI (lib/oauth/hosted-sign-in.ts).
+    hostedUi: true,
     assets: CONSOLE_ASSETS.map((asset) => asset.source),
     secrets: ['cursorSigningKey'],
     summary: "The OAuth authorization server's endpoints: authorize, token, register, revoke",

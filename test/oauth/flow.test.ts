@@ -371,6 +371,17 @@ describe('refusals at /oauth/authorize', () => {
     expect(html).toContain('<strong>Refusals</strong>');
     expect(html).toContain('<strong>127.0.0.1:4567</strong>');
     expect(html).not.toContain('<script');
+    // No hosted UI here (the local stack): the pasted token, and the page says so; no cookie.
+    expect(html).toContain('This deployment has no hosted sign-in page: paste the access token');
+    expect(html).not.toContain('Sign in with your account');
+    expect(answer.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('answers a hosted sign-in’s return with an error page where there is no hosted UI', async () => {
+    const answer = await fetch(`${base}/oauth/authorize?code=abc&state=xyz`, { redirect: 'manual' });
+
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('this deployment has no hosted sign-in page: start again from the application');
   });
 
   it.each([
