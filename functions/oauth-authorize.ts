@@ -105,6 +105,10 @@ export const handler = baseChain().handler(async (event) => {
   const signInReply = (statusCode: number, request: AuthorizationRequest, problem?: string) => {
     if (!hosted) return page(statusCode, signInPage(styleSheet(), request, problem), request.redirect_uri);
     const started = startSignIn(hosted, base, new URLSearchParams(requestFields(request)).toString(), now);
+    if (!started) {
+      const why = 'This request is too long to carry through the sign-in page: paste your access token instead.';
+      return page(statusCode, signInPage(styleSheet(), request, problem ?? why), request.redirect_uri);
+    }
     setCookie = started.setCookie;
     return page(statusCode, signInPage(styleSheet(), request, problem, started.url), request.redirect_uri);
   };

@@ -105,6 +105,8 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   'OAuth token authorization_code': 'UpdateItem | UpdateItem',
   // The generation's one conditional write: rotation and reuse detection in one command.
   'OAuth token refresh_token': 'UpdateItem',
+  // RFC 7009: the grant's revocation, conditioned on its client, in one write.
+  'OAuth revoke': 'UpdateItem',
   GetServiceIndex: '',
   GetOpenApiDocument: '',
   GetDocsPage: '',

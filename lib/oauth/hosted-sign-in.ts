@@ -17,6 +17,8 @@ import { type consoleHostedUi, cursorSigningKey } from '../config.ts';
 
 export const SIGN_IN_COOKIE = 'ws_oauth_sign_in';
 export const SIGN_IN_LIFETIME_MS = 10 * 60_000;
+/** Browsers keep a cookie of about 4 KB at most (name, value and attributes): a longer one would be dropped silently. */
+export const MAX_SIGN_IN_COOKIE = 4000;
 /** What the hosted UI's token endpoint may take: past it, the person sees a page saying so. */
 const TOKEN_TIMEOUT_MS = 5000;
 
@@ -58,9 +60,10 @@ export const callbackUrl = (base: string): string => `${base}/oauth/authorize`;
 
 /**
  * The start of a sign-in for the authorization request `query`: the hosted UI's address (the
- * sign-in link) and the cookie that carries the request and the verifier meanwhile.
+ * sign-in link) and the cookie that carries the request and the verifier meanwhile; null when the
+ * request is too long for a cookie (a long `state` with a long redirect URI): a pasted token then.
  */
-export function startSignIn(hosted: HostedUi, base: string, query: string, now: Date): { url: string; setCookie: string } {
+export function startSignIn(hosted: HostedUi, base: string, query: string, now: Date): { url: string; setCookie: string } | null {
   const pending: Pending = {
     nonce: randomBytes(32).toString('base64url'),
     verifier: randomBytes(32).toString('base64url'),
@@ -76,7 +79,8 @@ export function startSignIn(hosted: HostedUi, base: string, query: string, now: 
     code_challenge: createHash('sha256').update(pending.verifier).digest('base64url'),
     code_challenge_method: 'S256',
   });
-  return { url: `${hosted.url}/oauth2/authorize?${params}`, setCookie: cookie(seal(pending), SIGN_IN_LIFETIME_MS / 1000) };
+  const setCookie = cookie(seal(pending), SIGN_IN_LIFETIME_MS / 1000);
+  return setCookie.length > MAX_SIGN_IN_COOKIE ? null : { url: `${hosted.url}/oauth2/authorize?${params}`, setCookie };
 }
 
 /** The cookie that ends the round trip (sent with every answer to a return). */

@@ -789,6 +789,35 @@ async function floorTwin(context: BenchContext, orgId: string, keyId: string, co
   return replacements;
 }
 
+/** A grant's code exchanged as POST /oauth/token exchanges it: its access and first refresh token. */
+const exchangeCode = (client: ClientMetadata, grant: { code: string; verifier: string }) =>
+  exchange(
+    new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: grant.code,
+      client_id: client.client_id,
+      redirect_uri: BENCH_REDIRECT,
+      code_verifier: grant.verifier,
+    }),
+    issuingSigner(),
+    '',
+    new Date(),
+  );
+
+/** A grant per request with its code exchanged (its first refresh token), and its floor's twin at the same generation. */
+async function refreshTokenPerRequest(context: BenchContext, count: number) {
+  const slotOf = await workspacePerSlot(context, 'editor');
+  const client = await benchClient();
+  const prepared: { refreshToken: string; replacements: Record<string, string> }[] = [];
+  await forEachIndex(count, context.slots, async (i) => {
+    const { orgId, userId } = slotOf(i);
+    const grant = await benchGrant(context, client, orgId, userId);
+    const issued = await exchangeCode(client, grant);
+    prepared[i] = { refreshToken: issued.refresh_token, replacements: await floorTwin(context, orgId, grant.keyId) };
+  });
+  return { client, prepared };
+}
+
 const tokenForm = (fields: Record<string, string>) =>
   request(routeNamed('OAuth'), {
     path: { endpoint: 'token' },
@@ -835,21 +864,31 @@ const oauthTokenRefresh: Scenario = {
   variant: 'token refresh_token',
   label: 'POST /oauth/token (refresh_token)',
   async prepare(context, count) {
-    const slotOf = await workspacePerSlot(context, 'editor');
-    const client = await benchClient();
-    const signer = issuingSigner();
-    const prepared: { refreshToken: string; replacements: Record<string, string> }[] = [];
-    await forEachIndex(count, context.slots, async (i) => {
-      const { orgId, userId } = slotOf(i);
-      const grant = await benchGrant(context, client, orgId, userId);
-      const form = { grant_type: 'authorization_code', code: grant.code, client_id: client.client_id, redirect_uri: BENCH_REDIRECT };
-      const issued = await exchange(new URLSearchParams({ ...form, code_verifier: grant.verifier }), signer, '', new Date());
-      prepared[i] = { refreshToken: issued.refresh_token, replacements: await floorTwin(context, orgId, grant.keyId) };
-    });
+    const { client, prepared } = await refreshTokenPerRequest(context, count);
     return {
       event: (i) => tokenForm({ grant_type: 'refresh_token', refresh_token: prepared[i]!.refreshToken, client_id: client.client_id }),
       floorReplacements: (i) => prepared[i]!.replacements,
       check: tokenIssued,
+    };
+  },
+};
+
+/** A grant per request revoked by its refresh token (RFC 7009), and its floor's twin: the one conditional write. */
+const oauthRevoke: Scenario = {
+  route: 'OAuth',
+  variant: 'revoke',
+  label: 'POST /oauth/revoke (a refresh token)',
+  async prepare(context, count) {
+    const { client, prepared } = await refreshTokenPerRequest(context, count);
+    return {
+      event: (i) =>
+        request(routeNamed('OAuth'), {
+          path: { endpoint: 'revoke' },
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          rawBody: new URLSearchParams({ token: prepared[i]!.refreshToken, client_id: client.client_id }).toString(),
+        }),
+      floorReplacements: (i) => prepared[i]!.replacements,
+      check: status(200),
     };
   },
 };
@@ -865,13 +904,11 @@ const mcpToolsCallWithOAuth: Scenario = {
   async prepare(context) {
     const slotOf = await workspacePerSlot(context, 'editor');
     const client = await benchClient();
-    const signer = issuingSigner();
     const tokens = await Promise.all(
       Array.from({ length: context.slots }, async (_, i) => {
         const { orgId, userId } = slotOf(i);
         const grant = await benchGrant(context, client, orgId, userId);
-        const form = { grant_type: 'authorization_code', code: grant.code, client_id: client.client_id, redirect_uri: BENCH_REDIRECT };
-        const issued = await exchange(new URLSearchParams({ ...form, code_verifier: grant.verifier }), signer, '', new Date());
+        const issued = await exchangeCode(client, grant);
         // Used a moment ago: the steady state, as for the API key's call.
         await touchApiKey(orgId, grant.keyId, new Date());
         return issued.access_token;
@@ -1251,6 +1288,7 @@ export const SCENARIOS: readonly Scenario[] = [
   oauthRegister,
   oauthTokenCode,
   oauthTokenRefresh,
+  oauthRevoke,
   publicDocument('GetServiceIndex', 'GET /'),
   publicDocument('GetOpenApiDocument', 'GET /openapi.json'),
   publicDocument('GetDocsPage', 'GET /docs'),

@@ -113,6 +113,18 @@ const keysOf = async (orgId: string, owner: string) => {
 
 const token = (fields: Record<string, string>) => fetch(`${base}/oauth/token`, form(fields));
 
+/** The SDK's client, connected through the whole flow to a fresh workspace as a viewer. */
+async function connectedAgent() {
+  const { orgId, users } = await workspace({ credits: 10 });
+  const provider = new AgentProvider();
+  await expect(connect(orgId, provider)).rejects.toThrow(/Unauthorized/);
+  const approved = await consent(provider.authorizationUrl!, users.owner, { organization_id: orgId, role: 'viewer', expires_in_days: '1' });
+  await new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider }).finishAuth(
+    new URL(approved.headers.get('location')!).searchParams.get('code')!,
+  );
+  return { orgId, users, provider, client: await connect(orgId, provider) };
+}
+
 describe('the MCP SDK OAuth client, end to end', () => {
   it('discovers, registers, is authorized, calls a tool under the grant, refreshes; a reused refresh token revokes the grant', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
@@ -205,18 +217,7 @@ describe('the MCP SDK OAuth client, end to end', () => {
   });
 
   it('ends the connection at the next call when the owner revokes the key', async () => {
-    const { orgId, users } = await workspace({ credits: 10 });
-    const provider = new AgentProvider();
-    await expect(connect(orgId, provider)).rejects.toThrow(/Unauthorized/);
-    const approved = await consent(provider.authorizationUrl!, users.owner, {
-      organization_id: orgId,
-      role: 'viewer',
-      expires_in_days: '1',
-    });
-    await new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider }).finishAuth(
-      new URL(approved.headers.get('location')!).searchParams.get('code')!,
-    );
-    const client = await connect(orgId, provider);
+    const { orgId, users, client } = await connectedAgent();
     const owner = { Authorization: `Bearer ${tokenFor(users.owner)}` };
     const { api_keys: keys } = (await (await fetch(`${base}/organizations/${orgId}/api-keys`, { headers: owner })).json()) as {
       api_keys: { id: string }[];
@@ -231,18 +232,7 @@ describe('the MCP SDK OAuth client, end to end', () => {
 
 describe('the MCP SDK OAuth client, disconnecting', () => {
   it('revokes its grant at the revocation_endpoint it discovers: the connection ends at the next call', async () => {
-    const { orgId, users } = await workspace({ credits: 10 });
-    const provider = new AgentProvider();
-    await expect(connect(orgId, provider)).rejects.toThrow(/Unauthorized/);
-    const approved = await consent(provider.authorizationUrl!, users.owner, {
-      organization_id: orgId,
-      role: 'viewer',
-      expires_in_days: '1',
-    });
-    await new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider }).finishAuth(
-      new URL(approved.headers.get('location')!).searchParams.get('code')!,
-    );
-    const client = await connect(orgId, provider);
+    const { orgId, users, provider, client } = await connectedAgent();
     // RFC 8414 metadata (the SDK's type also covers OpenID's, which has no revocation endpoint).
     const metadata = (await discoverOAuthServerInfo(mcpUrl(orgId))).authorizationServerMetadata as OAuthMetadata;
 

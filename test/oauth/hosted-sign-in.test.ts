@@ -248,6 +248,32 @@ describe('the consent screen with the hosted UI', () => {
     expect(await replayed.text()).toContain('the sign-in could not be completed (invalid_grant): start again');
   });
 
+  it('offers the pasted token alone when the request is too long to carry in a cookie', async () => {
+    const longRedirect = `http://127.0.0.1:4567/${'a'.repeat(1900)}`;
+    const answer = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      body: JSON.stringify({ client_name: 'Long agent', redirect_uris: [longRedirect] }),
+    });
+    const { client_id: clientId } = (await answer.json()) as { client_id: string };
+    const params = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: longRedirect,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: '%'.repeat(1000),
+      resource: `${base}/mcp`,
+    };
+
+    const page = await fetch(`${base}/oauth/authorize?${new URLSearchParams(params)}`);
+    const html = await page.text();
+
+    expect(page.status).toBe(200);
+    expect(page.headers.get('set-cookie')).toBeNull();
+    expect(html).not.toContain('Sign in with your account');
+    expect(html).toContain('This request is too long to carry through the sign-in page: paste your access token instead.');
+  });
+
   it('still takes a pasted token (another issuer’s, or a script’s)', async () => {
     const { users } = await workspace();
     const { url } = await authorizationRequest();
