@@ -20,6 +20,8 @@ export const responseSchema = z.object({
   authorization_endpoint: z.string(),
   token_endpoint: z.string(),
   registration_endpoint: z.string(),
+  revocation_endpoint: z.string(),
+  revocation_endpoint_auth_methods_supported: z.array(z.literal('none')),
   response_types_supported: z.array(z.literal('code')),
   response_modes_supported: z.array(z.literal('query')),
   grant_types_supported: z.array(z.string()),

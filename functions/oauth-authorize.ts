@@ -1,15 +1,17 @@
 import { tokenVerifier } from '../lib/auth/verifier.ts';
-import { webhooksConfig } from '../lib/config.ts';
+import { consoleHostedUi, webhooksConfig } from '../lib/config.ts';
 import { consoleFiles } from '../lib/console/files.ts';
 import { defined } from '../lib/defined.ts';
 import { baseChain } from '../lib/http/base-chain.ts';
 import { baseUrl } from '../lib/http/base-url.ts';
 import type { HttpEvent } from '../lib/http/types.ts';
+import { countForAddress } from '../lib/oauth/address-limit.ts';
 import {
   AuthorizationPageError,
   AuthorizationRedirectError,
   type AuthorizationRequest,
   redirectWith,
+  requestFields,
   validateAuthorizationRequest,
 } from '../lib/oauth/authorization-request.ts';
 import {
@@ -22,6 +24,15 @@ import {
   sealTicket,
   signIn,
 } from '../lib/oauth/consent.ts';
+import {
+  clearSignIn,
+  isSignInReturn,
+  pendingSignIn,
+  redeemSignIn,
+  SignInFailed,
+  signInCookieOf,
+  startSignIn,
+} from '../lib/oauth/hosted-sign-in.ts';
 import { consentPage, errorPage, pageHeaders, signInPage } from '../lib/oauth/pages.ts';
 
 /** The form a page posted (application/x-www-form-urlencoded), at most 16 KB. */
@@ -66,35 +77,78 @@ async function decide(request: AuthorizationRequest, form: URLSearchParams, now:
 }
 
 /**
- * GET /oauth/authorize — validates the request, then the sign-in page. POST /oauth/authorize — the
- * sign-in (a person's token: the consent page) or the consent (its anti-forgery ticket and
- * choices: back to the client with a one-time code). Reached through functions/oauth.ts. docs/mcp.md, "Connecting by OAuth". Pages
- * for people, no part of the API description; public, not rate limited.
+ * GET /oauth/authorize — validates the request, then the sign-in page: with the stack's hosted UI,
+ * a link to it (and the cookie that carries the request meanwhile); else a pasted token. GET with
+ * the hosted UI's `code` and `state` — its return: the code redeemed, the consent page. POST — the
+ * sign-in by a pasted token (the consent page) or the consent (its anti-forgery ticket and choices:
+ * back to the client with a one-time code). Reached through functions/oauth.ts. docs/mcp.md,
+ * "Connecting by OAuth". Pages for people, no part of the API description; public, not rate
+ * limited (a client document's fetch is, per address).
  */
 export const handler = baseChain().handler(async (event) => {
-  const now = new Date();
+  // Date.now, which a test can move (a sign-in's return past its 10 minutes).
+  const now = new Date(Date.now());
   const post = event.requestContext.http.method === 'POST';
-  let request: AuthorizationRequest | undefined;
-  try {
-    const params = post ? formOf(event) : new URLSearchParams(event.rawQueryString ?? '');
-    request = await validateAuthorizationRequest(params, baseUrl(event), { allowLoopback: webhooksConfig().allowLoopback });
-    if (!post) return html(200, signInPage(styleSheet(), request), request.redirect_uri);
-    if (params.has('ticket') || params.has('decision')) return await decide(request, params, now);
-    const token = params.get('token') ?? '';
-    if (token === '') return html(400, signInPage(styleSheet(), request, 'Paste your access token to sign in.'), request.redirect_uri);
+  const base = baseUrl(event);
+  const hosted = consoleHostedUi();
+  const validate = (params: URLSearchParams) =>
+    validateAuthorizationRequest(params, base, {
+      allowLoopback: webhooksConfig().allowLoopback,
+      beforeFetch: () => countForAddress('client-document', event.requestContext.http.sourceIp, Date.now()),
+    });
+  /** Set-Cookie of the answer: a new sign-in's, or the end of the one that returned. */
+  let setCookie: string | undefined;
+  const page = (statusCode: number, body: string, redirectUri?: string) => {
+    const reply = html(statusCode, body, redirectUri);
+    return setCookie ? { ...reply, headers: { ...reply.headers, 'Set-Cookie': setCookie } } : reply;
+  };
+  const signInReply = (statusCode: number, request: AuthorizationRequest, problem?: string) => {
+    if (!hosted) return page(statusCode, signInPage(styleSheet(), request, problem), request.redirect_uri);
+    const started = startSignIn(hosted, base, new URLSearchParams(requestFields(request)).toString(), now);
+    if (!started) {
+      const why = 'This request is too long to carry through the sign-in page: paste your access token instead.';
+      return page(statusCode, signInPage(styleSheet(), request, problem ?? why), request.redirect_uri);
+    }
+    setCookie = started.setCookie;
+    return page(statusCode, signInPage(styleSheet(), request, problem, started.url), request.redirect_uri);
+  };
+  const consentFor = async (request: AuthorizationRequest, token: string) => {
     const person = await signIn(tokenVerifier(), token);
     const workspaces = person.memberships
       .map((membership) => ({ membership, roles: grantableRoles(membership.role) }))
       .filter(({ roles }) => roles.length > 0);
     if (workspaces.length === 0) throw new ConsentError('you are a member of no workspace', 403);
-    return html(200, consentPage(styleSheet(), request, sealTicket(request, person.userId, now), workspaces), request.redirect_uri);
+    return page(200, consentPage(styleSheet(), request, sealTicket(request, person.userId, now), workspaces), request.redirect_uri);
+  };
+  let request: AuthorizationRequest | undefined;
+  try {
+    const params = post ? formOf(event) : new URLSearchParams(event.rawQueryString ?? '');
+    if (!post && isSignInReturn(params)) {
+      if (!hosted) throw new AuthorizationPageError('this deployment has no hosted sign-in page: start again from the application');
+      setCookie = clearSignIn();
+      const pending = pendingSignIn(params, signInCookieOf(event.cookies, event.headers?.cookie), now);
+      request = await validate(new URLSearchParams(pending.query));
+      return await consentFor(request, await redeemSignIn(hosted, base, params, pending.verifier));
+    }
+    request = await validate(params);
+    if (!post) return signInReply(200, request);
+    if (params.has('ticket') || params.has('decision')) return await decide(request, params, now);
+    const token = params.get('token') ?? '';
+    if (token === '') return signInReply(400, request, 'Paste your access token to sign in.');
+    return await consentFor(request, token);
   } catch (error) {
-    if (error instanceof AuthorizationPageError) return html(400, errorPage(styleSheet(), error.message));
+    if (error instanceof AuthorizationPageError) {
+      const reply = page(error.status, errorPage(styleSheet(), error.message));
+      if (error.retryAfterSeconds !== undefined) reply.headers['Retry-After'] = String(error.retryAfterSeconds);
+      return reply;
+    }
     if (error instanceof AuthorizationRedirectError)
       return redirect(redirectWith(error.redirectUri, { error: error.error, error_description: error.description }, error.state));
+    if (error instanceof SignInFailed)
+      return request ? signInReply(400, request, error.message) : page(400, errorPage(styleSheet(), error.message));
     if (error instanceof ConsentError && request) {
-      const page = error.status === 401 ? signInPage(styleSheet(), request, error.message) : errorPage(styleSheet(), error.message);
-      return html(error.status, page, request.redirect_uri);
+      if (error.status === 401) return signInReply(401, request, error.message);
+      return page(error.status, errorPage(styleSheet(), error.message), request.redirect_uri);
     }
     throw error;
   }

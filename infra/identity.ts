@@ -43,8 +43,11 @@ export class ServiceUserPool extends Construct {
   readonly domain: UserPoolDomain;
   readonly jwt: JwtSettings;
 
-  /** `consoleUrl`: the console's page (`<api>/console`), the app client's callback and sign-out URL. */
-  constructor(scope: Construct, id: string, options: IdentityOptions & { consoleUrl: string }) {
+  /**
+   * `consoleUrl`: the console's page (`<api>/console`), the app client's callback and sign-out URL;
+   * `consentUrl`: the OAuth consent screen (`<api>/oauth/authorize`), its other callback.
+   */
+  constructor(scope: Construct, id: string, options: IdentityOptions & { consoleUrl: string; consentUrl: string }) {
     super(scope, id);
     this.userPool = new UserPool(this, 'UserPool', {
       selfSignUpEnabled: options.selfSignUp ?? false,
@@ -76,7 +79,8 @@ export class ServiceUserPool extends Construct {
     // A public client (no secret): the CLI and browser apps sign in with it. USER_PASSWORD_AUTH
     // for `aws cognito-idp initiate-auth` (the walk in docs/deployment.md), SRP for apps, and the
     // hosted UI's authorization code flow for the console (docs/console.md): a public client
-    // proves itself with PKCE, and its only callback is the console's page. No implicit flow.
+    // proves itself with PKCE, and its callbacks are the console's page and the OAuth consent
+    // screen, where a person signs in to connect an agent (lib/oauth/hosted-sign-in.ts). No implicit flow.
     this.client = this.userPool.addClient('ApiClient', {
       authFlows: { userPassword: true, userSrp: true },
       generateSecret: false,
@@ -84,7 +88,7 @@ export class ServiceUserPool extends Construct {
       oAuth: {
         flows: { authorizationCodeGrant: true, implicitCodeGrant: false },
         scopes: [OAuthScope.OPENID, OAuthScope.EMAIL, OAuthScope.PROFILE],
-        callbackUrls: [options.consoleUrl],
+        callbackUrls: [options.consoleUrl, options.consentUrl],
         logoutUrls: [options.consoleUrl],
       },
       supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],

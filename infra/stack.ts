@@ -98,9 +98,13 @@ export class WorkspaceServiceStack extends Stack {
       description: 'Workspace Service',
       createDefaultStage: false,
     });
-    // The console's page (GET /console) is the user pool's app client's callback.
+    // The console's page (GET /console) and the OAuth consent screen are the user pool's app client's callbacks.
     const identity = props.userPool
-      ? new ServiceUserPool(this, 'Identity', { ...props.userPool, consoleUrl: `${this.api.apiEndpoint}/console` })
+      ? new ServiceUserPool(this, 'Identity', {
+          ...props.userPool,
+          consoleUrl: `${this.api.apiEndpoint}/console`,
+          consentUrl: `${this.api.apiEndpoint}/oauth/authorize`,
+        })
       : undefined;
     const jwt = identity?.jwt ?? this.jwtParameters();
 

@@ -54,7 +54,19 @@ export const DEFAULTS = {
   jobRecoveryIntervalSeconds: 60,
   /** Characters of text an MCP tool result may hold (MCP_MAX_RESULT_CHARS): about 25,000 tokens, what MCP hosts allow a result. */
   mcpMaxResultChars: 100_000,
+  /**
+   * OAuth client registrations (and client ID metadata documents fetched) per source address and
+   * hour (OAUTH_CLIENT_RATE_LIMIT): a client registers once per installation, so this only holds
+   * back whoever fills the table with clients, or has the service fetch URLs for them.
+   */
+  oauthClientsPerAddressHour: 30,
 } as const;
+
+/** The limit on OAuth client registrations and document fetches per source address, and its window. */
+export const oauthClientRateLimit = (): { requests: number; windowSeconds: number } => ({
+  requests: integer('OAUTH_CLIENT_RATE_LIMIT', DEFAULTS.oauthClientsPerAddressHour),
+  windowSeconds: 3600,
+});
 
 /** The shortest JOBS_STALLED_AFTER_SECONDS accepted: more than twice the creating function's timeout. */
 export const MIN_JOB_STALLED_AFTER_SECONDS = 60;
@@ -257,13 +269,15 @@ export const mcpMaxResultChars = (): number => integer('MCP_MAX_RESULT_CHARS', D
 /**
  * The console's sign-in with the stack's user pool (`-c userPool=true`): the hosted UI's base URL
  * (CONSOLE_HOSTED_UI_URL, `https://<domain>.auth.<region>.amazoncognito.com`) and the public app
- * client whose callback is the console (CONSOLE_CLIENT_ID), set by the stack on the console page's
- * function only. Unset (another issuer, or the local stack): the console offers no hosted sign-in.
+ * client whose callbacks are the console and the OAuth consent screen (CONSOLE_CLIENT_ID), set by
+ * the stack on those two functions only (lib/oauth/hosted-sign-in.ts). Unset (another issuer, or the local stack): the console offers no hosted sign-in.
  */
 export function consoleHostedUi(): { url: string; clientId: string } | undefined {
   const url = optional('CONSOLE_HOSTED_UI_URL');
   const clientId = optional('CONSOLE_CLIENT_ID');
   if (!url || !clientId) return undefined;
-  if (!/^https:\/\/[^/\s]+$/.test(url)) throw new Error(`CONSOLE_HOSTED_UI_URL must be an https:// origin, got "${url}"`);
+  // http on loopback only: a stand-in of the hosted UI on 127.0.0.1 (test/oauth/hosted-sign-in.test.ts).
+  if (!/^(https:\/\/[^/\s]+|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?)$/.test(url))
+    throw new Error(`CONSOLE_HOSTED_UI_URL must be an https:// origin (or http on loopback), got "${url}"`);
   return { url, clientId };
 }

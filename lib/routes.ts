@@ -678,8 +678,9 @@ export const routes: readonly Route[] = [
   {
     // authorize (GET: the client's registration; POST: the person's memberships, then the grant's
     // key and code in one transaction), token (the code's single use, the grant's refresh
-    // generation, the signing key's publication) and register (the client). One function for the
-    // three: the stack is at CloudFormation's 500 resources.
+    // generation, the signing key's publication), register (the client) and revoke (the signing
+    // keys, read once a minute, then the grant's revocation). One function for the four: the stack
+    // is at CloudFormation's 500 resources.
     name: 'OAuth',
     method: 'ANY',
     path: '/oauth/{endpoint}',
@@ -688,11 +689,13 @@ export const routes: readonly Route[] = [
     public: true,
     page: true,
     signsApiKeys: true,
+    // The consent screen signs people in through the console's hosted UI (lib/oauth/hosted-sign-in.ts).
+    hostedUi: true,
     assets: CONSOLE_ASSETS.map((asset) => asset.source),
     secrets: ['cursorSigningKey'],
-    summary: "The OAuth authorization server's endpoints: authorize, token, register",
+    summary: "The OAuth authorization server's endpoints: authorize, token, register, revoke",
     description:
-      'Not part of the API description: OAuth 2.1 endpoints with RFC 6749 and RFC 7591 bodies (`{error, error_description}`), found through `/.well-known/oauth-authorization-server`. `GET`/`POST /oauth/authorize`: the sign-in and consent pages, for people. `POST /oauth/token` (form-encoded): `authorization_code` or `refresh_token`. `POST /oauth/register` (JSON): a public client. See docs/mcp.md, "Connecting by OAuth".',
+      'Not part of the API description: OAuth 2.1 endpoints with RFC 6749 and RFC 7591 bodies (`{error, error_description}`), found through `/.well-known/oauth-authorization-server`. `GET`/`POST /oauth/authorize`: the sign-in and consent pages, for people. `POST /oauth/token` (form-encoded): `authorization_code` or `refresh_token`. `POST /oauth/register` (JSON): a public client, at most `OAUTH_CLIENT_RATE_LIMIT` (30) an hour per source address (429 `temporarily_unavailable` with `Retry-After`). `POST /oauth/revoke` (form-encoded, RFC 7009): either token of a grant revokes the grant. See docs/mcp.md, "Connecting by OAuth".',
     tag: 'AI agents (MCP)',
     errors: ['route_not_found', 'method_not_allowed'],
   },

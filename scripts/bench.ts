@@ -25,7 +25,12 @@ async function main() {
   const loadAtStart = loadavg();
   // Every request of the run counts against one user's window: no route may answer 429 here.
   // The notification endpoints' scenarios point at a loopback address, as under npm start.
-  const stack = await startBenchStack({ RATE_LIMIT_REQUESTS: String(1_000_000), JOBS_WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  // So do its client registrations, all from 127.0.0.1.
+  const stack = await startBenchStack({
+    RATE_LIMIT_REQUESTS: String(1_000_000),
+    OAUTH_CLIENT_RATE_LIMIT: String(1_000_000),
+    JOBS_WEBHOOK_ALLOW_LOOPBACK: 'true',
+  });
   try {
     // A job's messages and a test event's delivery go to this process's own queues, as under npm
     // start; nothing consumes them: the bench times requests (npm run bench:jobs and

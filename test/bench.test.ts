@@ -8,6 +8,7 @@ import { tokenFor } from './support/tokens.ts';
 
 // Every request of the run counts against its user's window; the sample provider serves runs.
 process.env.RATE_LIMIT_REQUESTS = '100000';
+process.env.OAUTH_CLIENT_RATE_LIMIT = '100000';
 
 const { runBench } = await import('../scripts/bench/run.ts');
 const { SCENARIOS, missingScenarios } = await import('../scripts/bench/scenarios.ts');
@@ -90,12 +91,22 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   RestoreProject: 'UpdateItem+GetItem+Query | TransactWriteItems',
   'Mcp tools/list': 'UpdateItem+GetItem+GetItem',
   'Mcp tools/call': 'UpdateItem+GetItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // An API key's call: its record and organization in one BatchGetItem in place of the membership.
+  'Mcp tools/call api key': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
+  // An OAuth grant is an API key: its access token's call is the key's, command for command (issue 34).
+  'Mcp tools/call oauth': 'BatchGetItem+UpdateItem+GetItem | TransactWriteItems | GetItem+DeleteItem+PutItem',
   OAuthProtectedResource: '',
   // Read from the table once a minute per instance: the bench's warm-up request did.
   GetJwks: '',
   OAuthAuthorizationServer: '',
-  // The client, one conditional write (no token, no rate-limit counter: registration is public).
-  OAuth: 'PutItem',
+  // The source address's counter (registration takes no token: limited per address), then the client.
+  OAuth: 'UpdateItem | PutItem',
+  // The code's single use, then the grant's refresh generation; the KMS (here PEM) signature besides.
+  'OAuth token authorization_code': 'UpdateItem | UpdateItem',
+  // The generation's one conditional write: rotation and reuse detection in one command.
+  'OAuth token refresh_token': 'UpdateItem',
+  // RFC 7009: the grant's revocation, conditioned on its client, in one write.
+  'OAuth revoke': 'UpdateItem',
   GetServiceIndex: '',
   GetOpenApiDocument: '',
   GetDocsPage: '',

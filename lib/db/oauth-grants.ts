@@ -147,3 +147,33 @@ export async function advanceRefreshGeneration(
     return { stored: item ? { key: apiKeyOf(item), generation: Number(item.refresh_generation ?? -1) } : null };
   }
 }
+
+/**
+ * Revokes the grant `keyId` if it is `clientId`'s (RFC 7009: a client revokes only its own), in one
+ * conditional write: `revoked` (also when it was revoked before: revocation is idempotent),
+ * `other_client` when the key is not an OAuth grant of that client (nothing changed), `none` when
+ * there is no such key.
+ */
+export async function revokeOAuthGrant(
+  orgId: string,
+  keyId: string,
+  clientId: string,
+  now: Date,
+): Promise<'revoked' | 'other_client' | 'none'> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: apiKeyKey(orgId, keyId),
+        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+        ConditionExpression: 'attribute_exists(PK) AND created_via = :oauth AND client_id = :client',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':oauth': 'oauth', ':client': clientId },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return 'revoked';
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    return storedItemOf(error) ? 'other_client' : 'none';
+  }
+}

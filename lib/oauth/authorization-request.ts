@@ -5,6 +5,7 @@
  * to the redirect URI as an RFC 6749 error with the `state`.
  */
 import { createHash } from 'node:crypto';
+import type { ClientDocumentOptions } from './client-metadata-document.ts';
 import { type ClientMetadata, resolveClient } from './clients.ts';
 import { OAuthError, type OAuthErrorCode } from './errors.ts';
 
@@ -17,7 +18,16 @@ export interface AuthorizationRequest {
 }
 
 /** A fault the person sees as a page: the client or its redirect URI cannot be trusted with a redirect. */
-export class AuthorizationPageError extends Error {}
+export class AuthorizationPageError extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+    /** With a 429 (too many client documents fetched from this address): the Retry-After header. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
 
 /** A fault returned to the client at its (validated) redirect URI. */
 export class AuthorizationRedirectError extends Error {
@@ -46,7 +56,7 @@ export function redirectWith(redirectUri: string, params: Record<string, string>
 export async function validateAuthorizationRequest(
   params: URLSearchParams,
   base: string,
-  options: { allowLoopback: boolean },
+  options: ClientDocumentOptions,
 ): Promise<AuthorizationRequest> {
   const single = (name: string): string | null => {
     const values = params.getAll(name);
@@ -57,7 +67,8 @@ export async function validateAuthorizationRequest(
   try {
     client = await resolveClient(single('client_id'), options);
   } catch (error) {
-    if (error instanceof OAuthError) throw new AuthorizationPageError(error.description);
+    if (error instanceof OAuthError)
+      throw new AuthorizationPageError(error.description, error.status === 429 ? 429 : 400, error.retryAfterSeconds);
     throw error;
   }
   const redirectUri = single('redirect_uri');

@@ -35,17 +35,24 @@ export const forgetClientMetadataDocuments = (): void => cache.clear();
 
 const refused = (why: string) => new OAuthError('invalid_client', `the client metadata document ${why}`);
 
+export interface ClientDocumentOptions {
+  allowLoopback: boolean;
+  timeoutMs?: number;
+  now?: () => number;
+  /** Called before the document is fetched (not when it is cached): a throw refuses the fetch (the rate limit per address). */
+  beforeFetch?: () => Promise<void>;
+}
+
 /** The document at `clientId`, validated; throws OAuthError `invalid_client` with why. */
-export async function clientMetadataDocument(
-  clientId: string,
-  options: { allowLoopback: boolean; timeoutMs?: number; now?: () => number },
-): Promise<ClientMetadata> {
+export async function clientMetadataDocument(clientId: string, options: ClientDocumentOptions): Promise<ClientMetadata> {
   const now = options.now ?? Date.now;
   const cached = cache.get(clientId);
   if (cached && cached.until > now()) return cached.metadata;
   const url = new URL(clientId);
   if (url.pathname === '/' || url.pathname === '') throw refused('URL must have a path');
   if (url.search !== '' || url.hash !== '') throw refused('URL must have no query or fragment');
+  // Only a fetch costs anything (an outgoing request to a URL of the caller's choosing): counted then.
+  await options.beforeFetch?.();
   const { body, maxAgeSeconds } = await fetchDocument(clientId, options.allowLoopback, options.timeoutMs ?? FETCH_TIMEOUT_MS);
   let parsed: Record<string, unknown>;
   try {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getOAuthClient, putOAuthClient } from '../db/oauth-clients.ts';
-import { type ClientMetadata, clientMetadataDocument, isClientIdUrl } from './client-metadata-document.ts';
+import { type ClientDocumentOptions, type ClientMetadata, clientMetadataDocument, isClientIdUrl } from './client-metadata-document.ts';
 import { OAuthError } from './errors.ts';
 import { checkedRedirectUris } from './redirect-uris.ts';
 
@@ -57,7 +57,7 @@ export async function registerClient(body: unknown, now: Date): Promise<Record<s
 }
 
 /** The client a request names, by document or registration; OAuthError `invalid_client` when none. */
-export async function resolveClient(clientId: unknown, options: { allowLoopback: boolean }): Promise<ClientMetadata> {
+export async function resolveClient(clientId: unknown, options: ClientDocumentOptions): Promise<ClientMetadata> {
   if (typeof clientId !== 'string' || clientId === '') throw new OAuthError('invalid_request', 'client_id is required');
   if (isClientIdUrl(clientId)) return clientMetadataDocument(clientId, options);
   const record = await getOAuthClient(clientId);

@@ -14,13 +14,16 @@ export type OAuthErrorCode =
   | 'invalid_scope'
   | 'invalid_target'
   | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
+  | 'invalid_client_metadata'
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
     readonly status = 400,
+    /** With a 429: when to try again (the Retry-After header). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(description);
   }

@@ -7,6 +7,7 @@ export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorizat
 export const AUTHORIZE_PATH = '/oauth/authorize';
 export const TOKEN_PATH = '/oauth/token';
 export const REGISTRATION_PATH = '/oauth/register';
+export const REVOCATION_PATH = '/oauth/revoke';
 
 export function authorizationServerMetadata(base: string) {
   return {
@@ -14,6 +15,8 @@ export function authorizationServerMetadata(base: string) {
     authorization_endpoint: `${base}${AUTHORIZE_PATH}`,
     token_endpoint: `${base}${TOKEN_PATH}`,
     registration_endpoint: `${base}${REGISTRATION_PATH}`,
+    revocation_endpoint: `${base}${REVOCATION_PATH}`,
+    revocation_endpoint_auth_methods_supported: ['none'],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],

@@ -65,15 +65,25 @@ const whoAsks = (request: AuthorizationRequest): string => {
 <p class="muted">Client: ${escapeHtml(request.client.client_id)}</p>`;
 };
 
-export function signInPage(styleSheet: string, request: AuthorizationRequest, problem?: string): string {
+/**
+ * The sign-in: with the stack's hosted UI, a link to it (`hostedSignIn`, the request carried in a
+ * cookie meanwhile) and, below, a token pasted for those who sign in elsewhere; without one (the
+ * local stack, another issuer), the pasted token alone, and the page says so.
+ */
+export function signInPage(styleSheet: string, request: AuthorizationRequest, problem?: string, hostedSignIn?: string): string {
+  const hosted = hostedSignIn
+    ? `<p><a href="${escapeHtml(hostedSignIn)}" rel="noreferrer">Sign in with your account</a></p>
+<p>Or paste an access token of this service's identity provider:</p>`
+    : `<p>This deployment has no hosted sign-in page: paste the access token the console signs you in with (on the local stack, a demo user's token from <code>/local-idp/demo-users</code>).</p>`;
   return page(
     styleSheet,
     'Connect an agent',
     `${whoAsks(request)}
 ${problem ? `<p role="alert">${escapeHtml(problem)}</p>` : ''}
+${hosted}
 <form method="post" action="authorize">
 ${hidden(requestFields(request))}
-<label for="token">Your access token (the one the console signs you in with)</label>
+<label for="token">Your access token</label>
 <input id="token" name="token" type="password" autocomplete="off" required>
 <button type="submit">Sign in</button>
 </form>`,

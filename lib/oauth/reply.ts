@@ -19,5 +19,7 @@ export const oauthJson = (statusCode: number, body: unknown): OAuthReply => ({
 /** An OAuthError as its answer; anything else is thrown on (the chain's 500). */
 export function oauthErrorReply(error: unknown, requestId: string): OAuthReply {
   if (!(error instanceof OAuthError)) throw error;
-  return oauthJson(error.status, { error: error.error, error_description: error.description, request_id: requestId });
+  const reply = oauthJson(error.status, { error: error.error, error_description: error.description, request_id: requestId });
+  if (error.retryAfterSeconds !== undefined) reply.headers['Retry-After'] = String(error.retryAfterSeconds);
+  return reply;
 }

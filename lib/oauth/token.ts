@@ -35,7 +35,8 @@ export function sealRefreshToken(ref: GrantRef): string {
   return `wsr_${payload}.${mac(payload).toString('base64url')}`;
 }
 
-function openRefreshToken(token: string): GrantRef | null {
+/** The grant a refresh token names, or null for a token this service did not seal. */
+export function openRefreshToken(token: string): GrantRef | null {
   const match = /^wsr_([\w-]{1,400})\.([\w-]{43})$/.exec(token);
   if (!match) return null;
   const [, payload = '', given = ''] = match;
@@ -64,7 +65,8 @@ async function tokenResponse(signer: TokenSigner, key: ApiKeyRecord, generation:
   };
 }
 
-const required = (form: URLSearchParams, name: string): string => {
+/** A form field given exactly once and not empty; `invalid_request` otherwise. */
+export const required = (form: URLSearchParams, name: string): string => {
   const values = form.getAll(name);
   if (values.length !== 1 || values[0] === '') throw new OAuthError('invalid_request', `${name} is required, once`);
   return values[0] as string;

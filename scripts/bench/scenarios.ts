@@ -3,10 +3,11 @@
  * before anything is timed) and the request itself. The bench refuses to run while a route has
  * none (see missingScenarios), so a new route cannot be left out.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
+import { issuingSigner } from '../../lib/auth/issuing-signer.ts';
 import { pemSigner } from '../../lib/auth/signer.ts';
 import { config } from '../../lib/config.ts';
 import { putAlertSettings } from '../../lib/db/alert-settings.ts';
@@ -15,7 +16,7 @@ import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
 import { type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
-import { jobKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
+import { apiKeyKey, jobKey, oauthCodeKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
@@ -28,6 +29,10 @@ import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { createJob, newJob } from '../../lib/jobs/lifecycle.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
+import type { AuthorizationRequest } from '../../lib/oauth/authorization-request.ts';
+import { type ClientMetadata, registerClient } from '../../lib/oauth/clients.ts';
+import { approve, codeHashOf } from '../../lib/oauth/consent.ts';
+import { exchange } from '../../lib/oauth/token.ts';
 import { buildResource } from '../../lib/resources/factory.ts';
 import type { ProjectRecord, RecordOf } from '../../lib/resources/model.ts';
 import { type Route, routeKey, routes } from '../../lib/routes.ts';
@@ -83,6 +88,8 @@ function request(
     query?: string;
     token?: string;
     body?: unknown;
+    /** A body sent as it is (a form), with the content type given in `headers`. */
+    rawBody?: string;
     method?: string;
     rawPath?: string;
     headers?: Record<string, string>;
@@ -101,6 +108,7 @@ function request(
     },
     ...(options.path ? { pathParameters: options.path } : {}),
     ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    ...(options.rawBody !== undefined ? { body: options.rawBody } : {}),
   });
 }
 
@@ -669,11 +677,11 @@ const restore = (kind: ResourceKind): Scenario => ({
   },
 });
 
-/** A JSON-RPC message to POST /mcp, as an MCP client's Streamable HTTP transport sends it. */
-const mcpRequest = (context: BenchContext, orgId: string, userId: string, message: { method: string; params: unknown }) =>
+/** A JSON-RPC message to POST /mcp with `token`, as an MCP client's Streamable HTTP transport sends it. */
+const mcpRequest = (token: string, orgId: string, message: { method: string; params: unknown }) =>
   request(routeNamed('Mcp'), {
     query: `organization_id=${orgId}`,
-    token: context.tokenFor(userId),
+    token,
     headers: { accept: 'application/json, text/event-stream' },
     body: { jsonrpc: '2.0', id: 1, ...message },
   });
@@ -692,7 +700,7 @@ const mcpToolsList: Scenario = {
   label: 'POST /mcp tools/list',
   async prepare(context) {
     const { orgId, userOf } = await workspace(context);
-    return { event: (i) => mcpRequest(context, orgId, userOf(i), { method: 'tools/list', params: {} }), check: mcpResult };
+    return { event: (i) => mcpRequest(context.tokenFor(userOf(i)), orgId, { method: 'tools/list', params: {} }), check: mcpResult };
   },
 };
 
@@ -704,12 +712,209 @@ const mcpToolsCall: Scenario = {
     const slotOf = await workspacePerSlot(context, 'editor');
     return {
       event: (i) =>
-        mcpRequest(context, slotOf(i).orgId, slotOf(i).userId, {
+        mcpRequest(context.tokenFor(slotOf(i).userId), slotOf(i).orgId, {
           method: 'tools/call',
           params: { name: 'x_profile', arguments: { handle: 'nasa' } },
         }),
       check: mcpResult,
     };
+  },
+};
+
+const TOOL_CALL = { method: 'tools/call', params: { name: 'x_profile', arguments: { handle: 'nasa' } } };
+
+/** The same call with an API key: the key's record and organization stand in for the membership. */
+const mcpToolsCallWithApiKey: Scenario = {
+  route: 'Mcp',
+  variant: 'tools/call api key',
+  label: 'POST /mcp tools/call x_profile (API key)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const keyOf = await apiKeyPerSlot(context, slotOf);
+    return { event: (i) => mcpRequest(keyOf(i), slotOf(i).orgId, TOOL_CALL), check: mcpResult };
+  },
+};
+
+const BENCH_REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** A public client registered as POST /oauth/register registers it. */
+const benchClient = async (): Promise<ClientMetadata> => {
+  const registered = await registerClient({ client_name: 'Bench agent', redirect_uris: [BENCH_REDIRECT] }, new Date());
+  return { client_id: String(registered.client_id), client_name: 'Bench agent', redirect_uris: [BENCH_REDIRECT] };
+};
+
+/**
+ * A grant as the consent screen approves it (lib/oauth/consent.ts: the key and its one-time code in
+ * one transaction), by `userId` (an editor of `orgId`), with its code and PKCE verifier. The code is
+ * kept good for an hour: every scenario is prepared before the first is timed, and a run takes
+ * longer than a code's 60 s (what is sent is the same).
+ */
+async function benchGrant(context: BenchContext, client: ClientMetadata, orgId: string, userId: string) {
+  const verifier = randomBytes(32).toString('base64url');
+  const authorization: AuthorizationRequest = {
+    client,
+    redirect_uri: BENCH_REDIRECT,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    state: null,
+    resource: 'http://127.0.0.1/mcp',
+  };
+  const choice = { organization_id: orgId, role: 'editor' as const, spending_limit: null, daily_limit: null, expires_in_days: 30 };
+  const code = await approve(authorization, userId, choice, new Date());
+  const codeHash = codeHashOf(code);
+  const stored = await context.floor.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: oauthCodeKey(codeHash),
+      UpdateExpression: 'SET valid_until_ms = :later',
+      ExpressionAttributeValues: { ':later': Date.now() + 3_600_000 },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return { code, codeHash, verifier, keyId: String(stored.Attributes!.key_id) };
+}
+
+/** A copy of `key` (and of `code`, when given) under fresh ids, for the floor to replay the route's conditional writes on; the replacements. */
+async function floorTwin(context: BenchContext, orgId: string, keyId: string, codeHash?: string): Promise<Record<string, string>> {
+  const replacements: Record<string, string> = {
+    [keyId]: `key_${randomBytes(16).toString('hex')}`,
+    ...(codeHash ? { [codeHash]: randomBytes(32).toString('base64url') } : {}),
+  };
+  const map = new Map(Object.entries(replacements));
+  const copy = async (key: Record<string, string>) => {
+    const stored = await context.floor.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    await context.floor.send(new PutCommand({ TableName: tableName(), Item: substitute(stored.Item!, map) }));
+  };
+  await copy(apiKeyKey(orgId, keyId));
+  if (codeHash) await copy(oauthCodeKey(codeHash));
+  return replacements;
+}
+
+/** A grant's code exchanged as POST /oauth/token exchanges it: its access and first refresh token. */
+const exchangeCode = (client: ClientMetadata, grant: { code: string; verifier: string }) =>
+  exchange(
+    new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: grant.code,
+      client_id: client.client_id,
+      redirect_uri: BENCH_REDIRECT,
+      code_verifier: grant.verifier,
+    }),
+    issuingSigner(),
+    '',
+    new Date(),
+  );
+
+/** A grant per request with its code exchanged (its first refresh token), and its floor's twin at the same generation. */
+async function refreshTokenPerRequest(context: BenchContext, count: number) {
+  const slotOf = await workspacePerSlot(context, 'editor');
+  const client = await benchClient();
+  const prepared: { refreshToken: string; replacements: Record<string, string> }[] = [];
+  await forEachIndex(count, context.slots, async (i) => {
+    const { orgId, userId } = slotOf(i);
+    const grant = await benchGrant(context, client, orgId, userId);
+    const issued = await exchangeCode(client, grant);
+    prepared[i] = { refreshToken: issued.refresh_token, replacements: await floorTwin(context, orgId, grant.keyId) };
+  });
+  return { client, prepared };
+}
+
+const tokenForm = (fields: Record<string, string>) =>
+  request(routeNamed('OAuth'), {
+    path: { endpoint: 'token' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    rawBody: new URLSearchParams(fields).toString(),
+  });
+
+/** What an OAuth client sends and gets: a 200 with an access token and the next refresh token. */
+const tokenIssued = (result: HttpResult): string | undefined =>
+  status(200)(result) ?? (/"refresh_token":"wsr_/.test(String(result.body)) ? undefined : `no refresh token: ${String(result.body)}`);
+
+/** A code per request (and its floor's twin), exchanged as the SDK's client exchanges it: its single use, then the grant's generation. */
+const oauthTokenCode: Scenario = {
+  route: 'OAuth',
+  variant: 'token authorization_code',
+  label: 'POST /oauth/token (authorization_code)',
+  async prepare(context, count) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const client = await benchClient();
+    const prepared: { code: string; verifier: string; replacements: Record<string, string> }[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      const { orgId, userId } = slotOf(i);
+      const grant = await benchGrant(context, client, orgId, userId);
+      prepared[i] = { ...grant, replacements: await floorTwin(context, orgId, grant.keyId, grant.codeHash) };
+    });
+    return {
+      event: (i) =>
+        tokenForm({
+          grant_type: 'authorization_code',
+          code: prepared[i]!.code,
+          client_id: client.client_id,
+          redirect_uri: BENCH_REDIRECT,
+          code_verifier: prepared[i]!.verifier,
+        }),
+      floorReplacements: (i) => prepared[i]!.replacements,
+      check: tokenIssued,
+    };
+  },
+};
+
+/** A grant per request at its first refresh token (its code exchanged), and its floor's twin: the generation's one conditional write. */
+const oauthTokenRefresh: Scenario = {
+  route: 'OAuth',
+  variant: 'token refresh_token',
+  label: 'POST /oauth/token (refresh_token)',
+  async prepare(context, count) {
+    const { client, prepared } = await refreshTokenPerRequest(context, count);
+    return {
+      event: (i) => tokenForm({ grant_type: 'refresh_token', refresh_token: prepared[i]!.refreshToken, client_id: client.client_id }),
+      floorReplacements: (i) => prepared[i]!.replacements,
+      check: tokenIssued,
+    };
+  },
+};
+
+/** A grant per request revoked by its refresh token (RFC 7009), and its floor's twin: the one conditional write. */
+const oauthRevoke: Scenario = {
+  route: 'OAuth',
+  variant: 'revoke',
+  label: 'POST /oauth/revoke (a refresh token)',
+  async prepare(context, count) {
+    const { client, prepared } = await refreshTokenPerRequest(context, count);
+    return {
+      event: (i) =>
+        request(routeNamed('OAuth'), {
+          path: { endpoint: 'revoke' },
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          rawBody: new URLSearchParams({ token: prepared[i]!.refreshToken, client_id: client.client_id }).toString(),
+        }),
+      floorReplacements: (i) => prepared[i]!.replacements,
+      check: status(200),
+    };
+  },
+};
+
+/**
+ * The same call with an access token of an OAuth grant (its code exchanged at POST /oauth/token):
+ * the grant is an API key, so the call costs what a key's does, command for command.
+ */
+const mcpToolsCallWithOAuth: Scenario = {
+  route: 'Mcp',
+  variant: 'tools/call oauth',
+  label: 'POST /mcp tools/call x_profile (OAuth grant)',
+  async prepare(context) {
+    const slotOf = await workspacePerSlot(context, 'editor');
+    const client = await benchClient();
+    const tokens = await Promise.all(
+      Array.from({ length: context.slots }, async (_, i) => {
+        const { orgId, userId } = slotOf(i);
+        const grant = await benchGrant(context, client, orgId, userId);
+        const issued = await exchangeCode(client, grant);
+        // Used a moment ago: the steady state, as for the API key's call.
+        await touchApiKey(orgId, grant.keyId, new Date());
+        return issued.access_token;
+      }),
+    );
+    return { event: (i) => mcpRequest(tokens[i % tokens.length]!, slotOf(i).orgId, TOOL_CALL), check: mcpResult };
   },
 };
 
@@ -1075,10 +1280,15 @@ export const SCENARIOS: readonly Scenario[] = [
   restore('project'),
   mcpToolsList,
   mcpToolsCall,
+  mcpToolsCallWithApiKey,
+  mcpToolsCallWithOAuth,
   publicDocument('OAuthProtectedResource', 'GET oauth-protected-resource'),
   publicDocument('GetJwks', 'GET /.well-known/jwks.json'),
   publicDocument('OAuthAuthorizationServer', 'GET /.well-known/oauth-authorization-server'),
   oauthRegister,
+  oauthTokenCode,
+  oauthTokenRefresh,
+  oauthRevoke,
   publicDocument('GetServiceIndex', 'GET /'),
   publicDocument('GetOpenApiDocument', 'GET /openapi.json'),
   publicDocument('GetDocsPage', 'GET /docs'),

@@ -1087,20 +1087,27 @@ describe('the user pool option (-c userPool=true)', () => {
       AllowedOAuthFlowsUserPoolClient: true,
       AllowedOAuthFlows: ['code'],
       AllowedOAuthScopes: ['openid', 'email', 'profile'],
-      CallbackURLs: [consoleUrl],
+      CallbackURLs: [
+        consoleUrl,
+        { 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Api/), 'ApiEndpoint'] }, '/oauth/authorize']] },
+      ],
       LogoutURLs: [consoleUrl],
       SupportedIdentityProviders: ['COGNITO'],
     });
-    // Only the console's page learns the hosted UI and its client (lib/config.ts consoleHostedUi).
-    const page = resource(pooled.template, functionOf(pooled.template, routes.find((route) => route.name === 'GetConsolePage')!));
-    expect(page.Properties.Environment.Variables).toMatchObject({
-      CONSOLE_HOSTED_UI_URL: { 'Fn::Join': ['', ['https://', { Ref: domainId }, '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com']] },
-      CONSOLE_CLIENT_ID: { Ref: clientId },
-    });
+    // Only the console's page and the OAuth consent screen learn the hosted UI and its client (lib/config.ts consoleHostedUi).
+    for (const name of ['GetConsolePage', 'OAuth']) {
+      const fn = resource(pooled.template, functionOf(pooled.template, routes.find((route) => route.name === name)!));
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        CONSOLE_HOSTED_UI_URL: {
+          'Fn::Join': ['', ['https://', { Ref: domainId }, '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com']],
+        },
+        CONSOLE_CLIENT_ID: { Ref: clientId },
+      });
+    }
     const told = ofType(pooled.template, 'AWS::Lambda::Function').filter(
       ([, fn]) => fn.Properties.Environment?.Variables?.CONSOLE_CLIENT_ID,
     );
-    expect(told).toHaveLength(1);
+    expect(told).toHaveLength(2);
   });
 
   it('lets anyone sign up only when asked (-c selfSignUp=true)', () => {

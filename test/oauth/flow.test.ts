@@ -7,10 +7,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, discoverOAuthServerInfo, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listClientGrants, revokeClientGrants } from '../../lib/admin/api-keys.ts';
 import { db } from '../../lib/db/client.ts';
@@ -108,6 +113,18 @@ const keysOf = async (orgId: string, owner: string) => {
 
 const token = (fields: Record<string, string>) => fetch(`${base}/oauth/token`, form(fields));
 
+/** The SDK's client, connected through the whole flow to a fresh workspace as a viewer. */
+async function connectedAgent() {
+  const { orgId, users } = await workspace({ credits: 10 });
+  const provider = new AgentProvider();
+  await expect(connect(orgId, provider)).rejects.toThrow(/Unauthorized/);
+  const approved = await consent(provider.authorizationUrl!, users.owner, { organization_id: orgId, role: 'viewer', expires_in_days: '1' });
+  await new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider }).finishAuth(
+    new URL(approved.headers.get('location')!).searchParams.get('code')!,
+  );
+  return { orgId, users, provider, client: await connect(orgId, provider) };
+}
+
 describe('the MCP SDK OAuth client, end to end', () => {
   it('discovers, registers, is authorized, calls a tool under the grant, refreshes; a reused refresh token revokes the grant', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
@@ -201,18 +218,7 @@ describe('the MCP SDK OAuth client, end to end', () => {
   });
 
   it('ends the connection at the next call when the owner revokes the key', async () => {
-    const { orgId, users } = await workspace({ credits: 10 });
-    const provider = new AgentProvider();
-    await expect(connect(orgId, provider)).rejects.toThrow(/Unauthorized/);
-    const approved = await consent(provider.authorizationUrl!, users.owner, {
-      organization_id: orgId,
-      role: 'viewer',
-      expires_in_days: '1',
-    });
-    await new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider }).finishAuth(
-      new URL(approved.headers.get('location')!).searchParams.get('code')!,
-    );
-    const client = await connect(orgId, provider);
+    const { orgId, users, client } = await connectedAgent();
     const owner = { Authorization: `Bearer ${tokenFor(users.owner)}` };
     const { api_keys: keys } = (await (await fetch(`${base}/organizations/${orgId}/api-keys`, { headers: owner })).json()) as {
       api_keys: { id: string }[];
@@ -222,6 +228,23 @@ describe('the MCP SDK OAuth client, end to end', () => {
 
     expect(revoked.status).toBe(204);
     await expect(client.listTools()).rejects.toThrow();
+  });
+});
+
+describe('the MCP SDK OAuth client, disconnecting', () => {
+  it('revokes its grant at the revocation_endpoint it discovers: the connection ends at the next call', async () => {
+    const { orgId, users, provider, client } = await connectedAgent();
+    // RFC 8414 metadata (the SDK's type also covers OpenID's, which has no revocation endpoint).
+    const metadata = (await discoverOAuthServerInfo(mcpUrl(orgId))).authorizationServerMetadata as OAuthMetadata;
+
+    const revoked = await fetch(
+      metadata.revocation_endpoint!,
+      form({ token: provider.saved!.refresh_token!, token_type_hint: 'refresh_token', client_id: provider.information!.client_id }),
+    );
+
+    expect(revoked.status).toBe(200);
+    await expect(client.listTools()).rejects.toThrow();
+    expect(await keysOf(orgId, users.owner)).toEqual([expect.objectContaining({ created_via: 'oauth', revoked_at: expect.any(String) })]);
   });
 });
 
@@ -339,6 +362,17 @@ describe('refusals at /oauth/authorize', () => {
     expect(html).toContain('<strong>Refusals</strong>');
     expect(html).toContain('<strong>127.0.0.1:4567</strong>');
     expect(html).not.toContain('<script');
+    // No hosted UI here (the local stack): the pasted token, and the page says so; no cookie.
+    expect(html).toContain('This deployment has no hosted sign-in page: paste the access token');
+    expect(html).not.toContain('Sign in with your account');
+    expect(answer.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('answers a hosted sign-in’s return with an error page where there is no hosted UI', async () => {
+    const answer = await fetch(`${base}/oauth/authorize?code=abc&state=xyz`, { redirect: 'manual' });
+
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('this deployment has no hosted sign-in page: start again from the application');
   });
 
   it.each([
@@ -537,5 +571,141 @@ describe('refusals at /oauth/token', () => {
     expect(answer.status).toBe(400);
     expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(await answer.json()).toEqual({ error, error_description: description, request_id: expect.any(String) });
+  });
+});
+
+describe('revocation (RFC 7009)', () => {
+  const revoke = (fields: Record<string, string>) => fetch(`${base}/oauth/revoke`, form(fields));
+  /** A grant of a fresh registered client in a fresh workspace: its tokens, and how each is doing. */
+  async function granted() {
+    const { orgId, users } = await workspace();
+    const client = await registered();
+    const tokens = (await (
+      await exchangeCode(client.clientId, await codeFor(client.params, users.owner, orgId), client.verifier)
+    ).json()) as {
+      access_token: string;
+      refresh_token: string;
+    };
+    const accessAnswers = async () =>
+      (await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status;
+    const refreshAnswers = async () =>
+      (await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId })).status;
+    return { orgId, users, client, tokens, accessAnswers, refreshAnswers };
+  }
+
+  it('is advertised in the RFC 8414 metadata, for public clients', async () => {
+    const metadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+
+    expect(metadata.revocation_endpoint).toBe(`${base}/oauth/revoke`);
+    expect(metadata.revocation_endpoint_auth_methods_supported).toEqual(['none']);
+  });
+
+  it('revokes the grant by its refresh token: the access token is refused at the next call, the refresh token too', async () => {
+    const grant = await granted();
+    expect(await grant.accessAnswers()).toBe(200);
+
+    const counter = countRoundTrips(db());
+    let answer: Response;
+    try {
+      answer = await revoke({ token: grant.tokens.refresh_token, token_type_hint: 'refresh_token', client_id: grant.client.clientId });
+      expect(counter.log).toMatchObject({ commands: ['UpdateItemCommand'], sequential: 1 });
+    } finally {
+      counter.stop();
+    }
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(await answer.json()).toEqual({});
+    expect(await grant.accessAnswers()).toBe(401);
+    expect(await grant.refreshAnswers()).toBe(400);
+    expect(await keysOf(grant.orgId, grant.users.owner)).toEqual([expect.objectContaining({ revoked_at: expect.any(String) })]);
+  });
+
+  it('revokes the grant by its access token (the key’s JWT cannot be withdrawn alone), whatever the hint says', async () => {
+    const grant = await granted();
+
+    const answer = await revoke({ token: grant.tokens.access_token, token_type_hint: 'refresh_token', client_id: grant.client.clientId });
+
+    expect(answer.status).toBe(200);
+    expect(await grant.accessAnswers()).toBe(401);
+    expect(await grant.refreshAnswers()).toBe(400);
+  });
+
+  it('answers 200 for a token it does not know, and revokes nothing', async () => {
+    const grant = await granted();
+    const [payload] = grant.tokens.refresh_token.slice('wsr_'.length).split('.') as [string];
+    const strangers = [
+      'not a token',
+      `wsr_${payload}.${'A'.repeat(43)}`, // its seal forged
+      `wsr_${payload}`,
+      tokenFor(grant.users.owner), // a person's token: not one of this server's grants
+      `${grant.tokens.access_token.slice(0, -4)}AAAA`, // its signature broken
+    ];
+
+    for (const stranger of strangers) {
+      const answer = await revoke({ token: stranger, client_id: grant.client.clientId });
+      expect([stranger, answer.status, await answer.json()]).toEqual([stranger, 200, {}]);
+    }
+    expect(await grant.accessAnswers()).toBe(200);
+    expect(await grant.refreshAnswers()).toBe(200);
+  });
+
+  it('answers 200 again for a grant revoked before', async () => {
+    const grant = await granted();
+    await revoke({ token: grant.tokens.refresh_token, client_id: grant.client.clientId });
+
+    const again = await revoke({ token: grant.tokens.refresh_token, client_id: grant.client.clientId });
+
+    expect(again.status).toBe(200);
+  });
+
+  it('refuses another client’s token, and an API key made by the API, with unauthorized_client: nothing is revoked', async () => {
+    const grant = await granted();
+    const other = await registered();
+    const created = await fetch(`${base}/organizations/${grant.orgId}/api-keys`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${tokenFor(grant.users.owner)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'script', role: 'viewer' }),
+    });
+    const apiKey = ((await created.json()) as { token: string }).token;
+
+    for (const [given, clientId] of [
+      [grant.tokens.refresh_token, other.clientId],
+      [grant.tokens.access_token, other.clientId],
+      [apiKey, grant.client.clientId],
+    ] as const) {
+      const answer = await revoke({ token: given, client_id: clientId });
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toEqual({
+        error: 'unauthorized_client',
+        error_description: 'the token was not issued to this client: nothing is revoked',
+        request_id: expect.any(String),
+      });
+    }
+    expect(await grant.accessAnswers()).toBe(200);
+    expect((await fetch(`${base}/organizations/${grant.orgId}`, { headers: { Authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+  });
+
+  it.each([
+    ['client_id=wsc_x', 'token is required, once'],
+    ['token=wsr_x.y', 'client_id is required, once'],
+    ['token=wsr_x.y&token=wsr_z.y&client_id=wsc_x', 'token is required, once'],
+    ['token=wsr_x.y&client_id=wsc_x&token_type_hint=access_token&token_type_hint=refresh_token', 'token_type_hint may be given once'],
+  ])('refuses %s with invalid_request', async (body, description) => {
+    const answer = await fetch(`${base}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toEqual({ error: 'invalid_request', error_description: description, request_id: expect.any(String) });
+  });
+
+  it('takes POST only', async () => {
+    const answer = await fetch(`${base}/oauth/revoke`);
+
+    expect(answer.status).toBe(405);
+    expect(answer.headers.get('allow')).toBe('POST');
   });
 });

@@ -36,6 +36,9 @@ Object.assign(process.env, {
   DYNAMODB_CALL_TIMEOUT_MS: '30000',
   // Webhook receivers are real servers on 127.0.0.1, as under `npm start` (deployed: refused).
   JOBS_WEBHOOK_ALLOW_LOOPBACK: 'true',
+  // OAuth clients register (and their documents are fetched) from 127.0.0.1 by the dozen in a
+  // file; the limit per address itself is tested with a small one (test/oauth/address-limit.test.ts).
+  OAUTH_CLIENT_RATE_LIMIT: '1000000',
 });
 
 // The queues are this process's own embedded ones, as under `npm start` (deployed: SQS), loaded
