@@ -155,13 +155,11 @@ function whenReady(child: ChildProcessWithoutNullStreams, timeoutMs: number): Pr
 const exitOf = (child: ChildProcessWithoutNullStreams): Promise<void> =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 
-function spawnLauncher(classPath: string, port: number, dataDir: string | undefined): ChildProcessWithoutNullStreams {
+function spawnLauncher(classPath: string, port: number, dataDir: string | undefined, compilers: Compilers): ChildProcessWithoutNullStreams {
   const args = [
-    // One GC thread: a JVM sharing two cores with Node. Both compilers: the suite keeps DynamoDB
-    // Local busy for minutes, long enough for C2's code to repay its compiling. 45,000 suite-like
-    // requests (put, get, counter, two-item transaction, query) from 6 clients: 428-486/s with
-    // the quick compiler only, 624/s with both; 347 and 405/s beside other tests (load 10).
+    // One GC thread: a JVM sharing two cores with Node.
     '-XX:+UseSerialGC',
+    ...(compilers === 'quick' ? ['-XX:TieredStopAtLevel=1'] : []),
     `-Djava.library.path=${join(DYNAMODB_HOME, 'DynamoDBLocal_lib')}`,
     '-cp',
     `${JAR}${delimiter}${classPath}`,
@@ -184,7 +182,16 @@ function spawnLauncher(classPath: string, port: number, dataDir: string | undefi
  * directory is locked to this process (and Java) until stop(). The Java process stops on
  * stop(), when this process exits, and when it dies (end of its stdin pipe).
  */
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<RunningDynamo> {
+/**
+ * The JVM's compilers. `both` (the default: `npm start`, the benches): C2 repays its compiling
+ * when DynamoDB Local is busy for minutes (45,000 suite-like requests from 6 clients: 428-486/s
+ * with the quick compiler only, 624/s with both). `quick` (the test suite): a run of a minute or
+ * two never repays it (12 integration files: DynamoDB Local 38 CPU-s with both, 22 with C1 only,
+ * and the files 66-97 s against 40 s, load 10-12).
+ */
+export type Compilers = 'both' | 'quick';
+
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string; compilers?: Compilers } = {}): Promise<RunningDynamo> {
   assertJava();
   const classPath = launcherClassPath();
   const lock = options.dataDir ? lockDataDir(options.dataDir) : undefined;
@@ -192,7 +199,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
     // A port picked by freePort() can be taken by another process before Java binds it.
     for (let attempt = 1; ; attempt++) {
       const port = options.port ?? (await freePort());
-      const child = spawnLauncher(classPath, port, options.dataDir);
+      const child = spawnLauncher(classPath, port, options.dataDir, options.compilers ?? 'both');
       const pid = defined(child.pid, 'the pid of DynamoDB Local');
       lock?.update({ children: [pid] });
       const killOnExit = () => child.kill('SIGKILL');

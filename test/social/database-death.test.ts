@@ -21,7 +21,7 @@ import { ensureTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'database-death-'));
-let dynamo: RunningDynamo = await startDynamoDbLocal({ dataDir });
+let dynamo: RunningDynamo = await startDynamoDbLocal({ dataDir, compilers: 'quick' });
 const port = dynamo.port;
 // This file's service talks to its own DynamoDB Local (set before the service reads its config).
 process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
@@ -60,7 +60,7 @@ async function killDatabase(): Promise<void> {
 }
 
 const restartDatabase = async () => {
-  dynamo = await startDynamoDbLocal({ dataDir, port });
+  dynamo = await startDynamoDbLocal({ dataDir, port, compilers: 'quick' });
 };
 
 /** Provider calls wait for their gate: the calls for `handle`s starting with `late` wait for `answerLate()`, the others for `answer()`. */
