@@ -16,9 +16,24 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
+import { callSlots } from './call-slots.ts';
 import { retryConflicts } from './conflict-retry.ts';
 
 let client: DynamoDBDocumentClient | undefined;
+
+/**
+ * Calls in flight at once, at most, as many as the client's pool has sockets. The SDK's connection
+ * timeout also runs while a call waits for a free socket, so a call queued behind a full pool
+ * failed after 1 s as if the database did not connect: on the local stack, where every function
+ * shares this client, a run's 500 under load. Calls beyond it wait here instead, in order, within
+ * their own budget. Two lanes: the calls of HTTP requests, and the rest (the stream function, the
+ * queue workers), so that, as deployed where each function has its own connections, the stream's
+ * consumers never queue behind the API's calls in this process. A Lambda instance serves one
+ * request and never comes near either.
+ */
+const MAX_SOCKETS = 50;
+const requestSlots = callSlots(40);
+const backgroundSlots = callSlots(MAX_SOCKETS - 40);
 
 /** One document client per cold start (connection reuse); created on first use. */
 export function db(): DynamoDBDocumentClient {
@@ -32,7 +47,12 @@ export function db(): DynamoDBDocumentClient {
         // A request path must fail fast rather than hang a Lambda on a stuck socket: sockets
         // are bounded here, and each call as a whole by the middleware below.
         maxAttempts: 3,
-        requestHandler: { connectionTimeout: 1_000, requestTimeout: config().dynamodbCallTimeoutMs },
+        requestHandler: {
+          connectionTimeout: 1_000,
+          requestTimeout: config().dynamodbCallTimeoutMs,
+          httpAgent: { maxSockets: MAX_SOCKETS },
+          httpsAgent: { maxSockets: MAX_SOCKETS },
+        },
       }),
     );
     client = DynamoDBDocumentClient.from(base, {
@@ -44,7 +64,15 @@ export function db(): DynamoDBDocumentClient {
         const scope = requestScope.getStore();
         if (scope?.barrier && !READ_COMMANDS.has(command)) await scope.barrier();
         const budgetMs = Math.min(config().dynamodbCallTimeoutMs, (scope?.deadlineMs ?? Number.POSITIVE_INFINITY) - Date.now());
-        return withinBudget(next(args), budgetMs, command);
+        const giveUpAtMs = Date.now() + budgetMs;
+        const slots = scope?.deadlineMs === undefined ? backgroundSlots : requestSlots;
+        // The slot is held until the call is answered or given up on; a call whose budget ran out
+        // while it waited for one is not sent at all.
+        const sent = () => {
+          const leftMs = giveUpAtMs - Date.now();
+          return leftMs > 0 ? withinBudget(next(args), leftMs, command) : Promise.reject(new StorageTimeoutError(command, budgetMs));
+        };
+        return withinBudget(slots.run(sent), budgetMs, command);
       },
       { step: 'initialize', name: 'requestScope' },
     );
