@@ -22,18 +22,20 @@ import { retryConflicts } from './conflict-retry.ts';
 let client: DynamoDBDocumentClient | undefined;
 
 /**
- * Calls in flight at once, at most, as many as the client's pool has sockets. The SDK's connection
- * timeout also runs while a call waits for a free socket, so a call queued behind a full pool
- * failed after 1 s as if the database did not connect: on the local stack, where every function
- * shares this client, a run's 500 under load. Calls beyond it wait here instead, in order, within
- * their own budget. Two lanes: the calls of HTTP requests, and the rest (the stream function, the
- * queue workers), so that, as deployed where each function has its own connections, the stream's
- * consumers never queue behind the API's calls in this process. A Lambda instance serves one
- * request and never comes near either.
+ * Calls in flight at once, at most, fewer than the client's pool has sockets. The SDK's connection
+ * timeout also runs while a call waits in the pool, so under load a queued call failed after 1 s
+ * as if the database did not connect: on the local stack, where every function shares this
+ * client, 893 of 1000 runs answered 500 at 50 runs/s. Calls beyond a lane's slots wait here
+ * instead, in order, within their own budget. Two lanes: the calls of HTTP requests, and the rest
+ * (the stream function, the queue workers), so that, as deployed where each function has its own
+ * connections, the stream's consumers never wait behind the API's calls in this process; and few
+ * enough in flight that DynamoDB Local's own queue (it serves one call at a time) stays short for
+ * them: 16 a lane keeps its two cores busy (alerts at 50 runs/s: 40 request slots, p95 38 s from
+ * charge to receiver; 16, 8 s; docs/performance.md). A Lambda instance never comes near either.
  */
 const MAX_SOCKETS = 50;
-const requestSlots = callSlots(40);
-const backgroundSlots = callSlots(MAX_SOCKETS - 40);
+const requestSlots = callSlots(16);
+const backgroundSlots = callSlots(16);
 
 /** One document client per cold start (connection reuse); created on first use. */
 export function db(): DynamoDBDocumentClient {
