@@ -22,20 +22,23 @@ import { retryConflicts } from './conflict-retry.ts';
 let client: DynamoDBDocumentClient | undefined;
 
 /**
- * Calls in flight at once, at most, fewer than the client's pool has sockets. The SDK's connection
- * timeout also runs while a call waits in the pool, so under load a queued call failed after 1 s
- * as if the database did not connect: on the local stack, where every function shares this
- * client, 893 of 1000 runs answered 500 at 50 runs/s. Calls beyond a lane's slots wait here
- * instead, in order, within their own budget. Two lanes: the calls of HTTP requests, and the rest
- * (the stream function, the queue workers), so that, as deployed where each function has its own
- * connections, the stream's consumers never wait behind the API's calls in this process; and few
- * enough in flight that DynamoDB Local's own queue (it serves one call at a time) stays short for
- * them: 16 a lane keeps its two cores busy (alerts at 50 runs/s: 40 request slots, p95 38 s from
- * charge to receiver; 16, 8 s; docs/performance.md). A Lambda instance never comes near either.
+ * Calls in flight at once, at most: together no more than the client's pool has sockets. The
+ * SDK's connection timeout also runs while a call waits in the pool, so under load a queued call
+ * failed after 1 s as if the database did not connect: on the local stack, where every function
+ * shares this client, 893 of 1000 runs answered 500 at 50 runs/s. Calls beyond a lane's slots
+ * wait here instead, in order, within their own budget. Two lanes: the calls of HTTP requests,
+ * and the rest (the stream function, the queue workers), so that, as deployed where each function
+ * has its own connections, the stream's consumers never wait behind the API's calls in this
+ * process. The requests' lane is narrow so that DynamoDB Local's own queue (it serves one call at
+ * a time) stays short for the others: 16 keep its two cores busy (alerts at 50 runs/s asked, back
+ * to back: 40 request slots, p95 29 s from charge to receiver; 16, 8.5 s; docs/performance.md).
+ * The rest get the other sockets: a job's items may hold 20 charges at once. A Lambda instance
+ * never comes near either.
  */
 const MAX_SOCKETS = 50;
-const requestSlots = callSlots(16);
-const backgroundSlots = callSlots(16);
+const REQUEST_SLOTS = 16;
+const requestSlots = callSlots(REQUEST_SLOTS);
+const backgroundSlots = callSlots(MAX_SOCKETS - REQUEST_SLOTS);
 
 /** One document client per cold start (connection reuse); created on first use. */
 export function db(): DynamoDBDocumentClient {
