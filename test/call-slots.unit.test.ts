@@ -50,4 +50,26 @@ describe('callSlots', () => {
     expect(await next).toBe('next');
     expect(slots.load).toEqual({ running: 0, waiting: 0 });
   });
+
+  it('starts the waiting work of the lowest rank first, and work of one rank in the order it came', async () => {
+    // Prepare
+    const slots = callSlots(1);
+    const started: string[] = [];
+    let finishFirst = () => {};
+    const first = slots.run(() => new Promise<void>((resolve) => (finishFirst = resolve)), 0);
+    const work = (name: string) => async () => void started.push(name);
+
+    // Act
+    const rest = [
+      slots.run(work('late request'), 300),
+      slots.run(work('early request, first call'), 100),
+      slots.run(work('no deadline'), undefined),
+      slots.run(work('early request, second call'), 100),
+    ];
+    finishFirst();
+    await Promise.all([first, ...rest]);
+
+    // Assess
+    expect(started).toEqual(['no deadline', 'early request, first call', 'early request, second call', 'late request']);
+  });
 });
