@@ -71,22 +71,40 @@ export function db(): DynamoDBDocumentClient {
         const scope = requestScope.getStore();
         if (scope?.barrier && !READ_COMMANDS.has(command)) await scope.barrier();
         const budgetMs = Math.min(config().dynamodbCallTimeoutMs, (scope?.deadlineMs ?? Number.POSITIVE_INFINITY) - Date.now());
-        const giveUpAtMs = Date.now() + budgetMs;
+        (context as BudgetedContext).budget = { budgetMs, giveUpAtMs: Date.now() + budgetMs };
+        return withinBudget(next(args), budgetMs, command);
+      },
+      { step: 'initialize', name: 'requestScope' },
+    );
+    // Each attempt, signed and about to be sent, takes a slot (a retry's backoff holds none). The
+    // slot is held until the attempt is answered or the call given up on; an attempt whose budget
+    // ran out while it waited for one is not sent at all. A request's attempts go in the order of
+    // its deadline, so the later round trips of a request under way pass the first calls of
+    // requests that came after it.
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = String(context.commandName);
+        const scope = requestScope.getStore();
+        const { budgetMs, giveUpAtMs } = (context as BudgetedContext).budget ?? {
+          budgetMs: Number.POSITIVE_INFINITY,
+          giveUpAtMs: Number.POSITIVE_INFINITY,
+        };
         const slots = scope?.deadlineMs === undefined ? backgroundSlots : requestSlots;
-        // The slot is held until the call is answered or given up on; a call whose budget ran out
-        // while it waited for one is not sent at all.
         const sent = () => {
           const leftMs = giveUpAtMs - Date.now();
           return leftMs > 0 ? withinBudget(next(args), leftMs, command) : Promise.reject(new StorageTimeoutError(command, budgetMs));
         };
-        // A request's calls go in the order of its deadline, so the later round trips of a
-        // request under way pass the first calls of requests that came after it.
-        return withinBudget(slots.run(sent, scope?.deadlineMs), budgetMs, command);
+        return slots.run(sent, scope?.deadlineMs);
       },
-      { step: 'initialize', name: 'requestScope' },
+      { step: 'finalizeRequest', priority: 'low', name: 'callSlot' },
     );
   }
   return client;
+}
+
+/** A call's budget, set when it starts (the requestScope middleware) and read by each of its attempts. */
+interface BudgetedContext {
+  budget?: { budgetMs: number; giveUpAtMs: number };
 }
 
 const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'BatchGetItemCommand', 'ScanCommand']);
