@@ -8,7 +8,14 @@
  * that counts k runs; its freshness is that read's time less its `created_at` (stamped just
  * before the charge's transaction is sent: on a saturated DynamoDB Local that includes the wait
  * for the commit), and, as a caller sees it, less the time its run answered (0 when it was
- * visible first). Both include the read's own interval. Writes bench-output/usage-freshness.json.
+ * visible first). Both include the read's own interval.
+ *
+ * Measured on a warm stack, as `npm start` serves after its first minute: FRESHNESS_WARMUP_RUNS
+ * runs (default 300) at 20 a second in another organization first, their records read to the
+ * end, because a fresh DynamoDB Local's JVM is up to four times slower for its first thousands
+ * of requests (JIT compiling). Reports the CPU time a run costs the bench's process (the handlers,
+ * the poller and its function, the reader) and DynamoDB Local over the load: what 50 runs a second
+ * ask of the machine's cores (docs/performance.md). Writes bench-output/usage-freshness.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -22,6 +29,8 @@ const rate = Number(process.env.FRESHNESS_RATE ?? 50);
 const seconds = Number(process.env.FRESHNESS_SECONDS ?? 20);
 const READ_EVERY_MS = 100;
 const EDITORS = 20;
+const warmupRuns = Number(process.env.FRESHNESS_WARMUP_RUNS ?? 300);
+const WARMUP_RATE = 20;
 
 async function main() {
   const loadAtStart = loadavg();
@@ -38,22 +47,35 @@ async function main() {
       import('./bench/freshness-org.ts'),
     ]);
     const { orgId, owner, editors } = await org.freshnessOrganization(EDITORS);
+    const warmup = await org.freshnessOrganization(EDITORS);
     const stream = await startBenchStream();
     const invoke = (handler: typeof run | typeof usage, event: ReturnType<typeof buildHttpEvent>, name: string) =>
       (handler as (e: typeof event, c: ReturnType<typeof localContext>) => Promise<{ statusCode?: number; body?: string }>)(
         event,
         localContext(name),
       );
-    const runEvent = (i: number) =>
+    const runEvent = (i: number, where = { orgId, editors }) =>
       buildHttpEvent({
         method: 'POST',
         path: '/social/x_profile',
         routeKey: 'POST /social/{operation}',
-        rawQueryString: `organization_id=${orgId}`,
+        rawQueryString: `organization_id=${where.orgId}`,
         pathParameters: { operation: 'x_profile' },
-        headers: { authorization: `Bearer ${stack.tokenFor(editors[i % editors.length] ?? owner)}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${stack.tokenFor(where.editors[i % where.editors.length] ?? owner)}`,
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ handle: `nasa${i % 7}` }),
       });
+    const warmupStartedAt = Date.now();
+    const warming: Promise<unknown>[] = [];
+    for (let i = 0; i < warmupRuns; i += 1) {
+      const wait = warmupStartedAt + (i * 1000) / WARMUP_RATE - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      warming.push(invoke(run, runEvent(i, warmup), 'RunSocialOperation'));
+    }
+    await Promise.all(warming);
+    await stream.catchUp();
     const dayMs = 86_400_000;
     const fromMs = Math.floor(Date.now() / dayMs) * dayMs;
     const usageEvent = buildHttpEvent({
@@ -64,6 +86,8 @@ async function main() {
       pathParameters: { organization_id: orgId },
       headers: { authorization: `Bearer ${stack.tokenFor(owner)}` },
     });
+    const nodeCpuAtStart = process.cpuUsage();
+    const dynamoCpuAtStart = stack.dynamoCpuMs();
     const reads: { atMs: number; runs: number }[] = [];
     let reading = true;
     const reader = (async () => {
@@ -102,6 +126,11 @@ async function main() {
     while ((reads.at(-1)?.runs ?? 0) < ok && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, READ_EVERY_MS));
     reading = false;
     await reader;
+    const cpuMs = {
+      node: (({ user, system }) => (user + system) / 1000)(process.cpuUsage(nodeCpuAtStart)),
+      dynamo: stack.dynamoCpuMs() - dynamoCpuAtStart,
+    };
+    const loadMs = Date.now() - startedAt;
     await stream.stop();
 
     const charges = (await org.charges(orgId)).sort((a, b) => a.atMs - b.atMs);
@@ -147,6 +176,10 @@ async function main() {
         p99: Math.round(percentile(afterAnswer, 99)),
         max: Math.round(afterAnswer.at(-1) ?? Number.NaN),
       },
+      // CPU per run from the load's start until every run was visible (the catching up included).
+      cpuPerRunMs: { node: Math.round(cpuMs.node / total), dynamodbLocal: Math.round(cpuMs.dynamo / total) },
+      coresBusy: { node: Number((cpuMs.node / loadMs).toFixed(2)), dynamodbLocal: Number((cpuMs.dynamo / loadMs).toFixed(2)) },
+      warmupRuns,
       readEveryMs: READ_EVERY_MS,
       pollIntervalMs: Number(process.env.TABLE_STREAM_POLL_MS ?? 250),
     };
@@ -161,6 +194,10 @@ async function main() {
     );
     console.log(
       `run answered -> visible in usage: p50 ${result.afterAnswerMs.p50} ms, p95 ${result.afterAnswerMs.p95} ms, p99 ${result.afterAnswerMs.p99} ms, max ${result.afterAnswerMs.max} ms`,
+    );
+    console.log(
+      `CPU per run: ${result.cpuPerRunMs.node} ms in Node (handlers, poller, stream function, reader), ${result.cpuPerRunMs.dynamodbLocal} ms in DynamoDB Local;` +
+        ` cores busy over the load: ${result.coresBusy.node} + ${result.coresBusy.dynamodbLocal} (after ${warmupRuns} warm-up runs)`,
     );
     const load = (figures: number[]) => figures.map((figure) => figure.toFixed(2)).join(' ');
     console.log(`load average (1, 5, 15 min): ${load(result.load.start)} at start, ${load(result.load.end)} at end`);

@@ -16,20 +16,40 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { asyncScope } from '../async-scope.ts';
 import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
+import { callSlots } from './call-slots.ts';
 import { retryConflicts } from './conflict-retry.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
 /**
- * How long a call may wait for its socket. To DynamoDB's regional endpoint, 1 s: a Lambda sends
- * at most a few commands at once, so a longer wait is a network fault. To a local endpoint
- * (DynamoDB Local, `npm start` and the tests), the local server runs many invocations at once
- * through this one client, and the timeout also counts the wait for one of its 50 sockets: 50
- * runs at once on a busy machine waited past 1 s, and those TimeoutErrors (each costing the
- * shared retry quota 10 tokens) became 500s no Lambda would give. There the call's own budget
- * (the middleware below) is the bound.
+ * How long a call may wait for its connection. To DynamoDB's regional endpoint, 1 s: longer is a
+ * network fault. To a local endpoint (DynamoDB Local, `npm start` and the tests), as long as the
+ * call may take: there one process runs many invocations, and on a loaded machine its event loop
+ * can be late to see a connection made (TimeoutErrors that would each cost the shared retry
+ * quota 10 tokens, and answer 500 where no Lambda would).
  */
 const connectionTimeoutMs = (endpoint: string | undefined): number => (endpoint ? config().dynamodbCallTimeoutMs : 1_000);
+
+/**
+ * Calls in flight at once, at most: together no more than the client's pool has sockets. The
+ * SDK's connection timeout also runs while a call waits in the pool, so under load a queued call
+ * failed after 1 s as if the database did not connect: on the local stack, where every function
+ * shares this client, 893 of 1000 runs answered 500 at 50 runs/s. Calls beyond a lane's slots
+ * wait here instead, in order, within their own budget. Two lanes: the calls of HTTP requests,
+ * and the rest (the stream function, the queue workers), so that, as deployed where each function
+ * has its own connections, the stream's consumers never wait behind the API's calls in this
+ * process. The requests' lane is narrow so that DynamoDB Local's own queue (it serves one call at
+ * a time) stays short for the others: 16 keep its two cores busy (alerts at 50 runs/s asked, back
+ * to back: 40 request slots, p95 29 s from charge to receiver; 16, 8.5 s; docs/performance.md).
+ * The rest get the other sockets: a job's items may hold 20 charges at once. Within the
+ * requests' lane the earliest deadline goes first: a run under way finishes before the runs that
+ * came after it start, instead of each of its three round trips waiting behind all of them. A
+ * Lambda instance never comes near either.
+ */
+const MAX_SOCKETS = 50;
+const REQUEST_SLOTS = 16;
+const requestSlots = callSlots(REQUEST_SLOTS);
+const backgroundSlots = callSlots(MAX_SOCKETS - REQUEST_SLOTS);
 
 /** One document client per cold start (connection reuse); created on first use. */
 export function db(): DynamoDBDocumentClient {
@@ -43,7 +63,12 @@ export function db(): DynamoDBDocumentClient {
         // A request path must fail fast rather than hang a Lambda on a stuck socket: sockets
         // are bounded here, and each call as a whole by the middleware below.
         maxAttempts: 3,
-        requestHandler: { connectionTimeout: connectionTimeoutMs(dynamodbEndpoint), requestTimeout: config().dynamodbCallTimeoutMs },
+        requestHandler: {
+          connectionTimeout: connectionTimeoutMs(dynamodbEndpoint),
+          requestTimeout: config().dynamodbCallTimeoutMs,
+          httpAgent: { maxSockets: MAX_SOCKETS },
+          httpsAgent: { maxSockets: MAX_SOCKETS },
+        },
       }),
     );
     client = DynamoDBDocumentClient.from(base, {
@@ -55,12 +80,40 @@ export function db(): DynamoDBDocumentClient {
         const scope = requestScope.getStore();
         if (scope?.barrier && !READ_COMMANDS.has(command)) await scope.barrier();
         const budgetMs = Math.min(config().dynamodbCallTimeoutMs, (scope?.deadlineMs ?? Number.POSITIVE_INFINITY) - Date.now());
+        (context as BudgetedContext).budget = { budgetMs, giveUpAtMs: Date.now() + budgetMs };
         return withinBudget(next(args), budgetMs, command);
       },
       { step: 'initialize', name: 'requestScope' },
     );
+    // Each attempt, signed and about to be sent, takes a slot (a retry's backoff holds none). The
+    // slot is held until the attempt is answered or the call given up on; an attempt whose budget
+    // ran out while it waited for one is not sent at all. A request's attempts go in the order of
+    // its deadline, so the later round trips of a request under way pass the first calls of
+    // requests that came after it.
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = String(context.commandName);
+        const scope = requestScope.getStore();
+        const { budgetMs, giveUpAtMs } = (context as BudgetedContext).budget ?? {
+          budgetMs: Number.POSITIVE_INFINITY,
+          giveUpAtMs: Number.POSITIVE_INFINITY,
+        };
+        const slots = scope?.deadlineMs === undefined ? backgroundSlots : requestSlots;
+        const sent = () => {
+          const leftMs = giveUpAtMs - Date.now();
+          return leftMs > 0 ? withinBudget(next(args), leftMs, command) : Promise.reject(new StorageTimeoutError(command, budgetMs));
+        };
+        return slots.run(sent, scope?.deadlineMs);
+      },
+      { step: 'finalizeRequest', priority: 'low', name: 'callSlot' },
+    );
   }
   return client;
+}
+
+/** A call's budget, set when it starts (the requestScope middleware) and read by each of its attempts. */
+interface BudgetedContext {
+  budget?: { budgetMs: number; giveUpAtMs: number };
 }
 
 const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'BatchGetItemCommand', 'ScanCommand']);
