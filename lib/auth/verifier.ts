@@ -25,7 +25,10 @@ class JwksFetcher implements Fetcher {
     }
     const { protocol, hostname } = new URL(uri);
     if (protocol === 'http:' && (hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]')) {
-      const response = await fetch(uri, { signal: AbortSignal.timeout(3000) });
+      // Generous: the tests' JWKS is served by Vitest's main process, which a loaded machine can
+      // keep busy for seconds (with 3 s, an unknown-kid case, which refetches it, failed once at
+      // load 15: likely this bound). Only the loopback JWKS of tests and npm start comes here.
+      const response = await fetch(uri, { signal: AbortSignal.timeout(10_000) });
       if (!response.ok) throw new Error(`JWKS fetch failed with HTTP ${response.status}`);
       return response.arrayBuffer();
     }
