@@ -22,7 +22,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startBenchStack } from './bench/local.ts';
+import { startBenchStack, UNDER_LOAD } from './bench/local.ts';
 import { percentile } from './bench/stats.ts';
 import { startBenchStream } from './bench/stream.ts';
 
@@ -47,9 +47,7 @@ interface Arrival {
 async function main() {
   const loadAtStart = loadavg();
   const stack = await startBenchStack({
-    RATE_LIMIT_REQUESTS: String(1_000_000),
-    DYNAMODB_CALL_TIMEOUT_MS: '30000',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+    ...UNDER_LOAD,
     JOBS_WEBHOOK_ALLOW_LOOPBACK: 'true',
   });
   const servers: Server[] = [];

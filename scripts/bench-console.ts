@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium } from '../test/support/browser.ts';
-import { startBenchStack } from './bench/local.ts';
+import { startBenchStack, UNDER_LOAD } from './bench/local.ts';
 import { buildConsole } from './build-console.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
@@ -27,7 +27,7 @@ const ms = (value: number) => `${value.toFixed(0)} ms`;
 
 async function main() {
   const files = await buildConsole();
-  const stack = await startBenchStack({ RATE_LIMIT_REQUESTS: String(1_000_000), DYNAMODB_CALL_TIMEOUT_MS: '30000' });
+  const stack = await startBenchStack(UNDER_LOAD);
   const { DEMO, seedDemoWorkspace } = await import('../lib/local/seed.ts');
   const { createLocalServer, loadHandlers } = await import('../lib/local/server.ts');
   // The table's stream counted into usage, as `npm start` does: the demo's history is the chart.

@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startBenchStack } from './bench/local.ts';
+import { startBenchStack, UNDER_LOAD } from './bench/local.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
 const levels = (process.env.BENCH_HOT_LEVELS ?? '1,10,25,50,100,200').split(',').map(Number);
@@ -19,13 +19,7 @@ const conflicts = process.env.BENCH_HOT_CONFLICTS === 'local' ? 'local' : 'model
 
 async function main() {
   const loadAtStart = loadavg();
-  const stack = await startBenchStack({
-    RATE_LIMIT_REQUESTS: String(1_000_000),
-    // DynamoDB Local serves the burst's commands one after the other, seconds for the last ones:
-    // production's 4 s per-call bound is not what this measures.
-    DYNAMODB_CALL_TIMEOUT_MS: '30000',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-  });
+  const stack = await startBenchStack(UNDER_LOAD);
   let failed = false;
   try {
     const { runHotOrganization } = await import('./bench/hot-org.ts');

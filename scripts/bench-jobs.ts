@@ -20,7 +20,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { JobMessage } from '../lib/jobs/queue.ts';
-import { startBenchStack } from './bench/local.ts';
+import { startBenchStack, UNDER_LOAD } from './bench/local.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
 const ITEMS = Number(process.env.BENCH_JOBS_ITEMS ?? 1000);
@@ -37,9 +37,7 @@ const percentile = (values: number[], p: number): number => {
 async function main() {
   const loadAtStart = loadavg();
   const stack = await startBenchStack({
-    RATE_LIMIT_REQUESTS: String(1_000_000),
-    DYNAMODB_CALL_TIMEOUT_MS: '30000',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+    ...UNDER_LOAD,
     JOBS_WORKER_CONCURRENCY: String(CONCURRENCY),
   });
   let failed = false;

@@ -20,7 +20,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startBenchStack } from './bench/local.ts';
+import { startBenchStack, UNDER_LOAD } from './bench/local.ts';
 import { percentile } from './bench/stats.ts';
 import { startBenchStream } from './bench/stream.ts';
 
@@ -34,11 +34,7 @@ const WARMUP_RATE = 20;
 
 async function main() {
   const loadAtStart = loadavg();
-  const stack = await startBenchStack({
-    RATE_LIMIT_REQUESTS: String(1_000_000),
-    DYNAMODB_CALL_TIMEOUT_MS: '30000',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-  });
+  const stack = await startBenchStack(UNDER_LOAD);
   try {
     const [{ handler: run }, { handler: usage }, { buildHttpEvent, localContext }, org] = await Promise.all([
       import('../functions/run-social-operation.ts'),

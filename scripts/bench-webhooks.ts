@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { type SlowReceiver, slowReceiver, type Trickle } from '../test/support/slow-receivers.ts';
-import { startBenchStack } from './bench/local.ts';
+import { startBenchStack, UNDER_LOAD } from './bench/local.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
 const RUNS = Number(process.env.BENCH_WEBHOOKS_RUNS ?? 5);
@@ -28,9 +28,7 @@ const RUNS = Number(process.env.BENCH_WEBHOOKS_RUNS ?? 5);
 async function main() {
   const loadAtStart = loadavg();
   const stack = await startBenchStack({
-    RATE_LIMIT_REQUESTS: String(1_000_000),
-    DYNAMODB_CALL_TIMEOUT_MS: '30000',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+    ...UNDER_LOAD,
     JOBS_WEBHOOK_ALLOW_LOOPBACK: 'true',
   });
   const servers: (Server | SlowReceiver)[] = [];

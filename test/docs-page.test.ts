@@ -6,49 +6,27 @@
  * server.
  * One browser launch for the file; a screenshot goes to test-output/ (git-ignored).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import { mkdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { routes } from '../lib/routes.ts';
 import { CATALOG } from '../lib/social/catalog/index.ts';
-import { findChromium } from './support/chromium.ts';
+import { launchChromium } from './support/browser.ts';
 import { startLocalStack } from './support/local-stack.ts';
 
 const OUTPUT = new URL('../test-output/', import.meta.url);
 /** The routes the document describes: all but `$default` and the console's page routes (pages for people). */
 const documented = routes.filter((route) => route.path !== '$default' && !route.page);
 const stack = await startLocalStack();
-const profile = mkdtempSync(join(tmpdir(), 'docs-page-chromium-'));
-let browser: Browser | undefined;
+let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
 afterAll(async () => {
-  await browser?.close();
+  await chromium?.close();
   await stack.stop();
-  rmSync(profile, { recursive: true, force: true });
 });
 
 describe('GET /docs in headless Chromium', () => {
   it('renders every route and operation, loading nothing from elsewhere and logging no error', async () => {
-    const chromium = await findChromium();
-    browser = await puppeteer.launch({
-      executablePath: chromium.executablePath,
-      // Our flags only: no sandbox (CI runs as root), and nothing that would talk to the network
-      // on its own.
-      headless: chromium.headless,
-      userDataDir: profile,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--user-data-dir=${profile}`,
-      ],
-    });
-    const page = await browser.newPage();
+    chromium = await launchChromium('docs-page');
+    const page = await chromium.browser.newPage();
     await page.setViewport({ width: 1280, height: 1600 });
     const errors: string[] = [];
     const elsewhere: string[] = [];
