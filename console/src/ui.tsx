@@ -112,6 +112,16 @@ export function Loading({ what }: { what: string }) {
 }
 
 /** Spend against a limit: a meter and the same as text. */
+/** What a load shows while it has nothing to show: its error, or that it is loading `what`. */
+export function LoadState({ loaded, what }: { loaded: Loaded<unknown>; what: string }) {
+  return (
+    <>
+      <ErrorNote error={loaded.error} />
+      {loaded.loading && !loaded.value ? <Loading what={what} /> : null}
+    </>
+  );
+}
+
 export function MeterRow({ label, spent, limit }: { label: string; spent: number; limit: number | null }) {
   const meter: Meter = meterOf(spent, limit);
   return (

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { data } from '../api.ts';
 import { formatCredits, formatTime, parseLimit, parseThresholds } from '../model.ts';
-import { ConfirmButton, CopyButton, ErrorNote, Field, Loading, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
+import { ConfirmButton, CopyButton, ErrorNote, Field, LoadState, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 const EVENT_TYPES = ['credits.balance_low', 'spending_limit.threshold_reached', 'job.completed'] as const;
 type EventType = (typeof EVENT_TYPES)[number];
@@ -20,8 +20,7 @@ export function AlertsScreen() {
   return (
     <section>
       <ScreenHeading>Alerts</ScreenHeading>
-      <ErrorNote error={settings.error} />
-      {settings.loading && !settings.value ? <Loading what="alert settings" /> : null}
+      <LoadState loaded={settings} what="alert settings" />
       {settings.value ? (
         permissions.editAlerts ? (
           <AlertSettingsForm lowBalance={settings.value.low_balance} thresholds={settings.value.thresholds} onSaved={settings.reload} />
@@ -116,8 +115,7 @@ function Webhooks() {
         }}
       />
       <Notice text={done} />
-      <ErrorNote error={hooks.error} />
-      {hooks.loading && !hooks.value ? <Loading what="notification endpoints" /> : null}
+      <LoadState loaded={hooks} what="notification endpoints" />
       {hooks.value && list.length === 0 ? <p>No notification endpoints yet.</p> : null}
       <ul class="cards">
         {list.map((hook) => (
@@ -266,8 +264,7 @@ function Deliveries({ webhookId }: { webhookId: string }) {
   const list = deliveries.value?.deliveries ?? [];
   return (
     <div>
-      <ErrorNote error={deliveries.error} />
-      {deliveries.loading && !deliveries.value ? <Loading what="deliveries" /> : null}
+      <LoadState loaded={deliveries} what="deliveries" />
       {deliveries.value && list.length === 0 ? <p>Nothing sent yet.</p> : null}
       {list.length > 0 ? (
         <table class="data">

@@ -8,7 +8,7 @@
 import { useState } from 'preact/hooks';
 import { type Api, data } from '../api.ts';
 import { type ConnectedApp, connectedApps, formatTime } from '../model.ts';
-import { ConfirmButton, ErrorNote, Loading, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, LoadState, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 import { KeyActions } from './keys.tsx';
 
 /** The contract's ceiling on a screen's requests (docs/console.md): 1,000 keys. */
@@ -50,8 +50,7 @@ export function ConnectedAppsScreen() {
         screen. A name is what the app calls itself; the redirect host is where its sign-in came back to.
       </p>
       <Notice text={done} />
-      <ErrorNote error={loaded.error} />
-      {loaded.loading && !loaded.value ? <Loading what="connected apps" /> : null}
+      <LoadState loaded={loaded} what="connected apps" />
       {loaded.value && !loaded.value.complete ? (
         <p class="muted">
           Only the first {MAX_PAGES * 100} keys are read here: the admin CLI's `key client-grants` lists a client's every grant.

@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { data } from '../api.ts';
 import { formatCredits, formatTime, JOB_POLL_MS, jobIsActive, jobProgress } from '../model.ts';
-import { ConfirmButton, ErrorNote, Field, Loading, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, Field, Loading, LoadState, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 const REMEMBERED = 8;
 const storageKey = (orgId: string) => `workspace-console:jobs:${orgId}`;
@@ -140,8 +140,7 @@ function JobItems({ id, active }: { id: string; active: boolean }) {
   const list = items.value?.items ?? [];
   return (
     <div>
-      <ErrorNote error={items.error} />
-      {items.loading && !items.value ? <Loading what="items" /> : null}
+      <LoadState loaded={items} what="items" />
       {list.length > 0 ? (
         <table class="data">
           <thead>

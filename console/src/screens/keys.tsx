@@ -11,7 +11,7 @@ import {
   CopyButton,
   ErrorNote,
   Field,
-  Loading,
+  LoadState,
   MeterRow,
   Notice,
   ScreenHeading,
@@ -61,8 +61,7 @@ export function KeysScreen() {
         }}
       />
       <Notice text={done} />
-      <ErrorNote error={keys.error} />
-      {keys.loading && !keys.value ? <Loading what="API keys" /> : null}
+      <LoadState loaded={keys} what="API keys" />
       {keys.value && list.length === 0 ? <p>No API keys yet.</p> : null}
       <ul class="cards">
         {list.map((key) => {

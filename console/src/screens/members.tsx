@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { data } from '../api.ts';
 import { parseLimit, type Role } from '../model.ts';
-import { ConfirmButton, ErrorNote, Field, Loading, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, Field, LoadState, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 const ROLES: Role[] = ['viewer', 'editor', 'owner'];
 
@@ -29,8 +29,7 @@ export function MembersScreen() {
       <p class="muted">A member added or removed a moment ago may take a moment to show here.</p>
       <MemberForm title="Add a member" submitLabel="Add member" onSaved={(member) => changed(`${member} is a member.`)} />
       <Notice text={done} />
-      <ErrorNote error={members.error} />
-      {members.loading && !members.value ? <Loading what="members" /> : null}
+      <LoadState loaded={members} what="members" />
       <ul class="cards">
         {list.map((member) => (
           <li key={member.user_id} class="card" data-testid="member">
