@@ -33,6 +33,18 @@ const LONG = [
   'test/infra/docs-assets.test.ts',
 ];
 
+/**
+ * Matrix- and stress-shaped files that read their depth (test/support/depth.ts): `npm test` runs
+ * them at the everyday depth, a fixed sample that reaches every row and column of the matrix;
+ * the `long` tier runs them again in full (`TEST_DEPTH=full`), so CI still checks every cell.
+ */
+const DEEP = [
+  'test/restore-permissions.test.ts',
+  'test/billing/daily-limits.test.ts',
+  'test/jobs/lifecycle-race.test.ts',
+  'test/auth/token-corpus.test.ts',
+];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -70,7 +82,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'long',
-          include: LONG,
+          include: [...LONG, ...DEEP],
+          env: { TEST_DEPTH: 'full' },
           globalSetup: ['test/support/global-setup.ts'],
           isolate: false,
           setupFiles: ['test/support/fresh-file.ts', 'test/support/setup-env.ts'],

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` in miniature (3 timed requests per route and concurrency): every route has a
+ * `npm run bench` in miniature (2 timed requests per route and concurrency): every route has a
  * scenario, every figure is there, the floor sent exactly what the route sent, and each route
  * sends the DynamoDB commands it is meant to, in the round trips it is meant to.
  */
@@ -120,7 +120,7 @@ describe('the bench', () => {
   let results: Results;
   beforeAll(async () => {
     results = await runBench({
-      iterations: 3,
+      iterations: 2,
       concurrencies: [1, 16],
       warmup: 1,
       repeats: 1,

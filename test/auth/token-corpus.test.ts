@@ -3,6 +3,10 @@
  * each answered 401 with its own reason (docs/authentication.md); Cognito-shaped ID and access
  * tokens, signed by the test key and verified through the JWKS, accepted or refused per
  * configuration. Real keys, real JWKS over HTTP, the real middy chain of each function.
+ *
+ * `npm test` sends each route a quarter of the corpus and a third of the accepted tokens, in
+ * turn, so that every case still reaches about ten routes and every route about ten cases;
+ * `npm run test:long` sends every route every case (test/support/depth.ts).
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
@@ -12,6 +16,7 @@ import { createTokenVerifier } from '../../lib/auth/verifier.ts';
 import { createApiKey, revokeApiKey } from '../../lib/db/api-keys.ts';
 import { loadHandlers } from '../../lib/local/server.ts';
 import type { Route } from '../../lib/routes.ts';
+import { cellsAtDepth } from '../support/depth.ts';
 import { workspace } from '../support/fixtures.ts';
 import type { Call } from '../support/http.ts';
 import { call } from '../support/http.ts';
@@ -147,10 +152,10 @@ describe('the refusal reasons', () => {
   });
 });
 
-describe.each(authenticated.map((route) => [route.name, route] as const))('%s', (_name, route) => {
+describe.each(authenticated.map((route, r) => [route.name, route, r] as const))('%s', (_name, route, r) => {
   const request = requestFor(route);
 
-  it.each(CORPUS)('refuses %s: 401 %s', async (_case, reason, header) => {
+  it.each(cellsAtDepth(CORPUS, (_case, c) => (r + c) % 4 === 0))('refuses %s: 401 %s', async (_case, reason, header) => {
     const authorization = header();
     const answer = await call(handlers.get(route.name)!, {
       ...request,
@@ -175,14 +180,19 @@ describe.each(authenticated.map((route) => [route.name, route] as const))('%s', 
     expect(answer.raw).not.toContain('aws-jwt-verify');
   });
 
-  it.each([
-    ['an ID-style token with the configured aud', () => tokenFor(owner)],
-    ['a Cognito ID token of the configured audience', () => cognitoIdToken(owner, TEST_AUDIENCE)],
-    ['a Cognito access token of a configured client', () => cognitoAccessToken(owner, TEST_CLIENT_ID)],
-    ['a token issued 20 s in the future (within the clock skew)', () => signedWith(owner, { iat: now() + 20 })],
-    ['a token expired 10 s ago (within the clock skew)', () => signedWith(owner, { exp: now() - 10, iat: now() - 600 })],
-    ['a sub of 255 characters', () => signedWith('é'.repeat(255), {})],
-  ])('accepts %s', async (_case, token) => {
+  it.each(
+    cellsAtDepth<readonly [string, () => string]>(
+      [
+        ['an ID-style token with the configured aud', () => tokenFor(owner)],
+        ['a Cognito ID token of the configured audience', () => cognitoIdToken(owner, TEST_AUDIENCE)],
+        ['a Cognito access token of a configured client', () => cognitoAccessToken(owner, TEST_CLIENT_ID)],
+        ['a token issued 20 s in the future (within the clock skew)', () => signedWith(owner, { iat: now() + 20 })],
+        ['a token expired 10 s ago (within the clock skew)', () => signedWith(owner, { exp: now() - 10, iat: now() - 600 })],
+        ['a sub of 255 characters', () => signedWith('é'.repeat(255), {})],
+      ],
+      (_case, c) => (r + c) % 3 === 0,
+    ),
+  )('accepts %s', async (_case, token) => {
     const answer = await call(handlers.get(route.name)!, { ...request, token: token() });
 
     expect(answer.status).not.toBe(401);

@@ -24,13 +24,18 @@ import { sampleProvider } from '../../lib/social/providers/sample.ts';
 import { UpstreamError } from '../../lib/social/providers/types.ts';
 import { runSocialOperation } from '../../lib/social/run.ts';
 import { chargeDirectly } from '../support/charges.ts';
+import { atDepth } from '../support/depth.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { inFlight } from '../support/hold-charges.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
 
-const PARALLEL = 50;
+/**
+ * Runs in flight at once against a limit of LIMIT: two and a half times it, so most must be refused
+ * (everyday 20 against 8; `npm run test:long` 50 against 20, test/support/depth.ts).
+ */
+const { PARALLEL, LIMIT } = atDepth({ PARALLEL: 20, LIMIT: 8 }, { PARALLEL: 50, LIMIT: 20 });
 
 const run = (orgId: string, token: string) =>
   call(runOperation, { method: 'POST', url: runUrl('tiktok_profile', orgId), token, body: { handle: 'nasa' } });
@@ -89,33 +94,33 @@ describe('a daily limit under concurrency', () => {
     'organization',
     'member',
     'api_key',
-  ] as const)(`%s: a daily limit of 20 and ${PARALLEL} parallel runs: exactly 20 charged, the rest 402 with period "day"`, async (scope) => {
-    const { orgId, token, payer } = await limited(scope, 20);
+  ] as const)(`%s: a daily limit of ${LIMIT} and ${PARALLEL} parallel runs: exactly ${LIMIT} charged, the rest 402 with period "day"`, async (scope) => {
+    const { orgId, token, payer } = await limited(scope, LIMIT);
 
     const answers = await Promise.all(Array.from({ length: PARALLEL }, () => run(orgId, token)));
 
-    expect(tally(answers)).toEqual({ '200': 20, '402 spending_limit_exceeded day': 30 });
-    expect(await charged(orgId)).toBe(20);
-    expect((await getOrganization(orgId))?.credits).toBe(80);
+    expect(tally(answers)).toEqual({ '200': LIMIT, '402 spending_limit_exceeded day': PARALLEL - LIMIT });
+    expect(await charged(orgId)).toBe(LIMIT);
+    expect((await getOrganization(orgId))?.credits).toBe(100 - LIMIT);
     const today = `spent_day_${new Date().toISOString().slice(8, 10)}`;
     const key =
       scope === 'organization'
         ? orgSpendKey(orgId, new Date().toISOString().slice(0, 7))
         : memberSpendKey(orgId, payer, new Date().toISOString().slice(0, 7));
-    expect(await counter(key)).toMatchObject({ spent: 20, [today]: 20 });
+    expect(await counter(key)).toMatchObject({ spent: LIMIT, [today]: LIMIT });
     const refused = answers.find((answer) => answer.status === 402)!;
     const whose = { organization: "the organization's", member: 'your', api_key: "this API key's" }[scope];
     expect(withoutRequestId(refused.body)).toEqual({
       code: 'spending_limit_exceeded',
-      message: `this run would exceed ${whose} daily spending limit${scope === 'member' ? ' in this organization' : ''}: 20 of 20 credits spent and this operation costs 1; the limit resets at ${nextMidnight()}`,
-      data: { scope, period: 'day', spending_limit: 20, spent: 20, cost: 1, resets_at: nextMidnight() },
+      message: `this run would exceed ${whose} daily spending limit${scope === 'member' ? ' in this organization' : ''}: ${LIMIT} of ${LIMIT} credits spent and this operation costs 1; the limit resets at ${nextMidnight()}`,
+      data: { scope, period: 'day', spending_limit: LIMIT, spent: LIMIT, cost: 1, resets_at: nextMidnight() },
     });
   });
 
   it('a balance equal to the daily limit: the limit answers the losers, not the balance (the limits, then insufficient_credits)', async () => {
-    const { orgId, token } = await limited('api_key', 20, 20);
+    const { orgId, token } = await limited('api_key', LIMIT, LIMIT);
     const answers = await Promise.all(Array.from({ length: PARALLEL }, () => run(orgId, token)));
-    expect(tally(answers)).toEqual({ '200': 20, '402 spending_limit_exceeded day': 30 });
+    expect(tally(answers)).toEqual({ '200': LIMIT, '402 spending_limit_exceeded day': PARALLEL - LIMIT });
     expect((await getOrganization(orgId))?.credits).toBe(0);
   });
 
@@ -135,16 +140,23 @@ describe('a daily limit under concurrency', () => {
 });
 
 describe('the day’s and the month’s boundary at once', () => {
+  /**
+   * January has SPENT of its MONTHLY spent (on the 15th); each day may take DAILY. Half the runs
+   * land either side of midnight: more than either side's limit lets through.
+   */
+  const { SPENT, MONTHLY, DAILY } = atDepth({ SPENT: 6, MONTHLY: 12, DAILY: 8 }, { SPENT: 15, MONTHLY: 30, DAILY: 20 });
+  const EACH_SIDE = PARALLEL / 2;
+
   it(`${PARALLEL} parallel runs either side of midnight on a month's last day: each day and each month holds its limits exactly`, async () => {
-    // Prepare: 2030-01 has 15 of its 30 spent; each day may take 20.
+    // Prepare
     const { orgId, users } = await workspace({ credits: 1_000 });
     await call(updateOrganization, {
       method: 'PATCH',
       url: `/organizations/${orgId}`,
       token: tokenFor(users.owner),
-      body: { daily_limit: 20, spending_limit: 30 },
+      body: { daily_limit: DAILY, spending_limit: MONTHLY },
     });
-    await chargeDirectly({ orgId, userId: users.editor, cost: 15, now: new Date('2030-01-15T12:00:00.000Z') });
+    await chargeDirectly({ orgId, userId: users.editor, cost: SPENT, now: new Date('2030-01-15T12:00:00.000Z') });
     const before = Date.parse('2030-01-31T23:59:59.990Z');
     const after = Date.parse('2030-02-01T00:00:00.010Z');
 
@@ -166,13 +178,17 @@ describe('the day’s and the month’s boundary at once', () => {
     );
     const outcomes = await Promise.all(attempts);
 
-    // Assess: January's last day is held by the month (15 left), February's first by the day (20).
+    // Assess: January's last day is held by the month (what is left of it, under a day's limit),
+    // February's first by the day.
+    const janLeft = MONTHLY - SPENT;
+    expect(janLeft).toBeLessThan(DAILY);
+    expect(DAILY).toBeLessThan(EACH_SIDE);
     const count = (side: string, outcome: string) => outcomes.filter((o) => o.side === side && o.outcome === outcome).length;
-    expect([count('jan', 'charged'), count('jan', 'spending_limit_exceeded month')]).toEqual([15, 10]);
-    expect([count('feb', 'charged'), count('feb', 'spending_limit_exceeded day')]).toEqual([20, 5]);
-    expect(await counter(orgSpendKey(orgId, '2030-01'))).toMatchObject({ spent: 30, spent_day_15: 15, spent_day_31: 15 });
-    expect(await counter(orgSpendKey(orgId, '2030-02'))).toMatchObject({ spent: 20, spent_day_01: 20 });
-    expect((await getOrganization(orgId))?.credits).toBe(1_000 - 50);
+    expect([count('jan', 'charged'), count('jan', 'spending_limit_exceeded month')]).toEqual([janLeft, EACH_SIDE - janLeft]);
+    expect([count('feb', 'charged'), count('feb', 'spending_limit_exceeded day')]).toEqual([DAILY, EACH_SIDE - DAILY]);
+    expect(await counter(orgSpendKey(orgId, '2030-01'))).toMatchObject({ spent: MONTHLY, spent_day_15: SPENT, spent_day_31: janLeft });
+    expect(await counter(orgSpendKey(orgId, '2030-02'))).toMatchObject({ spent: DAILY, spent_day_01: DAILY });
+    expect((await getOrganization(orgId))?.credits).toBe(1_000 - SPENT - janLeft - DAILY);
   });
 });
 
@@ -241,7 +257,8 @@ describe('a charge counts in the day it was made', () => {
 });
 
 describe('lowering a limit while runs are in flight', () => {
-  const IN_FLIGHT = 30;
+  /** Runs in flight when the limit drops to 5 (test/support/depth.ts). */
+  const IN_FLIGHT = atDepth(12, 30);
 
   it.each([
     ["the key's daily limit (PATCH api-keys)", 'api_key'],

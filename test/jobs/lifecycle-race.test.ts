@@ -27,6 +27,7 @@ import { recoverStalledJobs } from '../../lib/jobs/recovery.ts';
 import { handleJobMessage, itemIdempotencyKey } from '../../lib/jobs/worker.ts';
 import { findOperation } from '../../lib/social/operations.ts';
 import { runSocialOperation } from '../../lib/social/run.ts';
+import { atDepth } from '../support/depth.ts';
 import { workspace } from '../support/fixtures.ts';
 import { drainJobs } from '../support/jobs.ts';
 import { ledgerProblems, readLedger, standingCharges } from '../support/ledger.ts';
@@ -34,8 +35,8 @@ import { ledgerProblems, readLedger, standingCharges } from '../support/ledger.t
 const OPERATION = 'tiktok_profile';
 const COST = findOperation(OPERATION).cost;
 const CREDITS = 100;
-/** Jobs raced per shape, this many at a time. */
-const JOBS = 12;
+/** Jobs raced per shape (one round of AT_ONCE everyday, two under `npm run test:long`: test/support/depth.ts). */
+const JOBS = atDepth(6, 12);
 const AT_ONCE = 6;
 /** How long before the race each job was created: past the recovery's threshold. */
 const STALE_MS = 10 * 60_000;
