@@ -27,6 +27,14 @@ export const membershipOf = (item: Record<string, unknown>): Membership => ({
   created_at: item.created_at as string,
 });
 
+/** A membership's item as stored: the organization's member, keyed for the user's index too. */
+export const membershipItem = (membership: Membership): Record<string, unknown> => ({
+  ...membershipKey(membership.organization_id, membership.user_id),
+  ...membershipIndexKey(membership.organization_id, membership.user_id),
+  entity: 'membership',
+  ...membership,
+});
+
 /** Whether a role counts toward the organization's owner count. */
 const ownerCount = (member: Pick<Membership, 'role'> | null): number => (member?.role === 'owner' ? 1 : 0);
 
@@ -94,7 +102,7 @@ async function writeMembership(
         }
       : { ConditionExpression: 'attribute_not_exists(PK)' };
   const member: TransactItem = to
-    ? { Put: { TableName: tableName(), Item: { ...key, ...membershipIndexKey(orgId, userId), entity: 'membership', ...to }, ...unchanged } }
+    ? { Put: { TableName: tableName(), Item: membershipItem(to), ...unchanged } }
     : { Delete: { TableName: tableName(), Key: key, ...unchanged } };
   const delta = ownerCount(to) - ownerCount(from);
   const org: TransactItem =

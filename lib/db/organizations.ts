@@ -3,10 +3,11 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { defined } from '../defined.ts';
 import { AlreadyExistsError, InsufficientBalanceError, NoSuchOrganizationError } from '../errors.ts';
-import { NETWORKS, type Network } from '../model.ts';
+import { NETWORKS, type Network, type Role } from '../model.ts';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
 import { batchGetAll, cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
 import { ORG_DIRECTORY_PK, orgDirectoryKey, orgIdOfDirectoryKey, orgKey } from './keys.ts';
+import { membershipItem } from './memberships.ts';
 import type { TableKey } from './table.ts';
 
 export interface Organization {
@@ -36,7 +37,8 @@ export const organizationOf = (item: Record<string, unknown>): Organization => (
 
 /**
  * Creates the organization and its directory entry (what `org list` reads), with its opening
- * balance recorded as a `credits.granted` event, in one transaction.
+ * balance recorded as a `credits.granted` event and its first `members`, in one transaction: no
+ * moment sees the organization without them, and its owner count starts at its owners.
  */
 export async function createOrganization(input: {
   id: string;
@@ -45,9 +47,14 @@ export async function createOrganization(input: {
   networks?: Network[];
   spendingLimit?: number | null;
   dailyLimit?: number | null;
+  /** Its first members (each user once), with no limits of their own. */
+  members?: readonly { userId: string; role: Role }[];
   now?: Date;
 }): Promise<Organization> {
   const now = input.now ?? new Date();
+  const members = input.members ?? [];
+  if (new Set(members.map((member) => member.userId)).size !== members.length)
+    throw new Error('createOrganization: a user listed twice in members');
   const org: Organization = {
     id: input.id,
     name: input.name ?? input.id,
@@ -62,7 +69,7 @@ export async function createOrganization(input: {
       Put: {
         TableName: tableName(),
         // owner_count: kept by every membership write (lib/db/memberships.ts), for the last-owner rule.
-        Item: { ...orgKey(org.id), type: 'organization', ...org, owner_count: 0 },
+        Item: { ...orgKey(org.id), type: 'organization', ...org, owner_count: members.filter((member) => member.role === 'owner').length },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -84,6 +91,17 @@ export async function createOrganization(input: {
       metadata: { reason: 'opening balance' },
     });
     items.push(billingEventPut(org.id, event));
+  }
+  for (const { userId, role } of members) {
+    const membership = {
+      organization_id: org.id,
+      user_id: userId,
+      role,
+      spending_limit: null,
+      daily_limit: null,
+      created_at: org.created_at,
+    };
+    items.push({ Put: { TableName: tableName(), Item: membershipItem(membership), ConditionExpression: 'attribute_not_exists(PK)' } });
   }
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));

@@ -10,8 +10,10 @@ import { handler as listMembers } from '../../functions/list-members.ts';
 import { handler as putMember } from '../../functions/put-member.ts';
 import { handler as runOperation } from '../../functions/run-social-operation.ts';
 import { db, tableName } from '../../lib/db/client.ts';
-import { orgKey } from '../../lib/db/keys.ts';
+import { membershipIndexKey, membershipKey, orgKey } from '../../lib/db/keys.ts';
 import { addMembership, getMembership } from '../../lib/db/memberships.ts';
+import { createOrganization, getOrganization } from '../../lib/db/organizations.ts';
+import { AlreadyExistsError } from '../../lib/errors.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { runUrl } from '../support/social.ts';
@@ -192,5 +194,60 @@ describe('DELETE /organizations/{organization_id}/members/{user_id}', () => {
     const left = await Promise.all([getMembership(orgId, users.owner), getMembership(orgId, second)]);
     expect(left.filter((member) => member?.role === 'owner')).toHaveLength(1);
     expect(await ownerCount(orgId)).toBe(1);
+  });
+});
+
+describe('an organization created with its first members (createOrganization)', () => {
+  it('stores each as addMembership does, with the owner count, in the one transaction', async () => {
+    const orgId = uniqueId('org_');
+    const [owner, second, editor] = [uniqueId('owner_'), uniqueId('owner2_'), uniqueId('editor_')];
+    const now = new Date('2030-05-01T10:00:00.000Z');
+    await createOrganization({
+      id: orgId,
+      now,
+      members: [
+        { userId: owner, role: 'owner' },
+        { userId: second, role: 'owner' },
+        { userId: editor, role: 'editor' },
+      ],
+    });
+    const added = uniqueId('viewer_');
+    await addMembership({ orgId, userId: added, role: 'viewer', now });
+
+    const item = async (userId: string) =>
+      (await db().send(new GetCommand({ TableName: tableName(), Key: membershipKey(orgId, userId), ConsistentRead: true }))).Item;
+    const { user_id: _added, role: _viewer, ...asAdded } = (await item(added))!;
+    expect(await item(editor)).toEqual({
+      ...asAdded,
+      ...membershipKey(orgId, editor),
+      ...membershipIndexKey(orgId, editor),
+      user_id: editor,
+      role: 'editor',
+    });
+    expect(await ownerCount(orgId)).toBe(2);
+    const listed = await list(orgId, owner);
+    expect(listed.body.members.map((member: { user_id: string }) => member.user_id).sort()).toEqual([owner, second, editor, added].sort());
+    expect((await remove(orgId, owner, second)).status).toBe(204);
+    expect(await remove(orgId, owner, owner)).toMatchObject({ status: 409, body: { code: 'last_owner' } });
+  });
+
+  it('writes nothing when the organization exists, and refuses a user listed twice before writing', async () => {
+    const { orgId } = await workspace();
+    const newcomer = uniqueId('owner_');
+    await expect(createOrganization({ id: orgId, members: [{ userId: newcomer, role: 'owner' }] })).rejects.toThrow(AlreadyExistsError);
+    expect(await getMembership(orgId, newcomer)).toBeNull();
+    expect(await ownerCount(orgId)).toBe(1);
+
+    const fresh = uniqueId('org_');
+    await expect(
+      createOrganization({
+        id: fresh,
+        members: [
+          { userId: newcomer, role: 'owner' },
+          { userId: newcomer, role: 'editor' },
+        ],
+      }),
+    ).rejects.toThrow('createOrganization: a user listed twice in members');
+    expect(await getOrganization(fresh)).toBeNull();
   });
 });
