@@ -47,8 +47,8 @@ export async function createOrganization(input: {
   networks?: Network[];
   spendingLimit?: number | null;
   dailyLimit?: number | null;
-  /** Its first members (each user once), with no limits of their own. */
-  members?: readonly { userId: string; role: Role }[];
+  /** Its first members (each user once), with their limits (none unless given). */
+  members?: readonly { userId: string; role: Role; spendingLimit?: number | null; dailyLimit?: number | null }[];
   now?: Date;
 }): Promise<Organization> {
   const now = input.now ?? new Date();
@@ -92,13 +92,13 @@ export async function createOrganization(input: {
     });
     items.push(billingEventPut(org.id, event));
   }
-  for (const { userId, role } of members) {
+  for (const { userId, role, spendingLimit = null, dailyLimit = null } of members) {
     const membership = {
       organization_id: org.id,
       user_id: userId,
       role,
-      spending_limit: null,
-      daily_limit: null,
+      spending_limit: spendingLimit,
+      daily_limit: dailyLimit,
       created_at: org.created_at,
     };
     items.push({ Put: { TableName: tableName(), Item: membershipItem(membership), ConditionExpression: 'attribute_not_exists(PK)' } });

@@ -134,9 +134,8 @@ function workspace(context: BenchContext): Promise<Workspace> {
   if (!shared) {
     shared = (async () => {
       const orgId = `org_bench_${hex()}`;
-      await createOrganization({ id: orgId });
       const users = Array.from({ length: context.slots }, () => `user_bench_${hex()}`);
-      await forEachIndex(users.length, context.slots, (i) => addMembership({ orgId, userId: users[i]!, role: 'owner' }));
+      await createOrganization({ id: orgId, members: users.map((userId) => ({ userId, role: 'owner' as const })) });
       return { orgId, userOf: (i: number) => users[i % users.length]! };
     })();
     workspaces.set(context, shared);
@@ -154,8 +153,7 @@ async function workspacePerSlot(context: BenchContext, role: Role, limits: Parti
       const orgId = `org_bench_${hex()}`;
       const userId = `user_bench_${hex()}`;
       // Enough for every run of the route and of its floor (which charges again).
-      await createOrganization({ id: orgId, credits: 1_000_000, ...limits });
-      await addMembership({ orgId, userId, role, ...limits });
+      await createOrganization({ id: orgId, credits: 1_000_000, ...limits, members: [{ userId, role, ...limits }] });
       return { orgId, userId };
     }),
   );
@@ -168,8 +166,7 @@ async function organizationPerRequest(context: BenchContext, count: number, role
   await forEachIndex(count, context.slots, async (i) => {
     const orgId = `org_bench_${hex()}`;
     const userId = `user_bench_${hex()}`;
-    await createOrganization({ id: orgId });
-    await addMembership({ orgId, userId, role });
+    await createOrganization({ id: orgId, members: [{ userId, role }] });
     members[i] = { orgId, userId };
   });
   return members;

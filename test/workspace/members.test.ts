@@ -208,7 +208,7 @@ describe('an organization created with its first members (createOrganization)', 
       members: [
         { userId: owner, role: 'owner' },
         { userId: second, role: 'owner' },
-        { userId: editor, role: 'editor' },
+        { userId: editor, role: 'editor', dailyLimit: 5 },
       ],
     });
     const added = uniqueId('viewer_');
@@ -223,6 +223,7 @@ describe('an organization created with its first members (createOrganization)', 
       ...membershipIndexKey(orgId, editor),
       user_id: editor,
       role: 'editor',
+      daily_limit: 5,
     });
     expect(await ownerCount(orgId)).toBe(2);
     const listed = await list(orgId, owner);
