@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { chargeRun, refundRun, settleRun } from '../billing/paid-run.ts';
-import { addMembership, getMembership } from '../db/memberships.ts';
+import { getMembership } from '../db/memberships.ts';
 import { createOrganization, getOrganization, grantCredits } from '../db/organizations.ts';
 import { createResource, getResource, softDeleteResource } from '../db/resources.ts';
 import type { ResourceKind } from '../model.ts';
@@ -109,11 +109,16 @@ async function demoResourcesNow(): Promise<Pick<DemoWorkspace, 'deleted' | 'live
 export async function seedDemoWorkspace(): Promise<DemoWorkspace> {
   const { orgId, users } = DEMO;
   if (await getOrganization(orgId)) return { orgId, users, seeded: false, ...(await demoResourcesNow()) };
-  await createOrganization({ id: orgId, name: 'Demo Workspace', credits: 1000, now: daysAgo(20) });
+  // With its members in the same write: a seed cut short leaves no organization without them
+  // (which the check above would then take for a finished seed).
   const limits = { owner: null, editor: 200, viewer: null } as const;
-  for (const role of ['owner', 'editor', 'viewer'] as const) {
-    await addMembership({ orgId, userId: users[role], role, spendingLimit: limits[role] });
-  }
+  await createOrganization({
+    id: orgId,
+    name: 'Demo Workspace',
+    credits: 1000,
+    now: daysAgo(20),
+    members: (['owner', 'editor', 'viewer'] as const).map((role) => ({ userId: users[role], role, spendingLimit: limits[role] })),
+  });
 
   // A few weeks of history, written by the service's own charge, refund and grant, so that the
   // month spend counters (what limits and `admin org show` read) agree with the events.
