@@ -43,6 +43,8 @@ const DEEP = [
   'test/billing/daily-limits.test.ts',
   'test/jobs/lifecycle-race.test.ts',
   'test/auth/token-corpus.test.ts',
+  'test/social/charging.test.ts',
+  'test/restore-concurrency.test.ts',
 ];
 
 export default defineConfig({

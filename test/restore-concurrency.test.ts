@@ -14,11 +14,13 @@ import { RESOURCE_KINDS } from '../lib/model.ts';
 import { buildResource } from '../lib/resources/factory.ts';
 import type { ProjectRecord } from '../lib/resources/model.ts';
 import { restoreResource } from '../lib/resources/restore.ts';
+import { atDepth } from './support/depth.ts';
 import { uniqueId, workspace } from './support/fixtures.ts';
 import { withoutRequestId } from './support/http.ts';
 import { deleted, live, resourceOf, restore } from './support/resources.ts';
 
-const ROUNDS = 8;
+/** Rounds of each race (everyday 4; `npm run test:long` 8: test/support/depth.ts). */
+const ROUNDS = atDepth(4, 8);
 
 async function claimOwner(key: { PK: string; SK: string }) {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));

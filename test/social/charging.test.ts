@@ -5,12 +5,14 @@ import { db, tableName } from '../../lib/db/client.ts';
 import { memberSpendKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
 import { setMemberSpendingLimit } from '../../lib/db/memberships.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
+import { atDepth } from '../support/depth.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
 
-const PARALLEL = 50;
+/** Runs at once against a balance or limit of 10 (everyday 25; `npm run test:long` 50: test/support/depth.ts). */
+const PARALLEL = atDepth(25, 50);
 const profile = (orgId: string, user: string) =>
   call(handler, { method: 'POST', url: runUrl('instagram_profile', orgId), token: tokenFor(user), body: { handle: 'natgeo' } });
 
@@ -32,7 +34,7 @@ const statuses = (answers: { status: number; body: any }[]) => {
 };
 
 describe('charging under concurrency (DynamoDB Local)', () => {
-  it(`a balance of 10 and ${PARALLEL} parallel runs of a 1-credit operation: 10 succeed, 40 get 402, balance 0`, async () => {
+  it(`a balance of 10 and ${PARALLEL} parallel runs of a 1-credit operation: 10 succeed, ${PARALLEL - 10} get 402, balance 0`, async () => {
     // Prepare
     const { orgId, users } = await workspace({ credits: 10 });
 
@@ -40,7 +42,7 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     const answers = await Promise.all(Array.from({ length: PARALLEL }, () => profile(orgId, users.editor)));
 
     // Assess
-    expect(statuses(answers)).toEqual({ '200': 10, '402 insufficient_credits': 40 });
+    expect(statuses(answers)).toEqual({ '200': 10, '402 insufficient_credits': PARALLEL - 10 });
     expect((await getOrganization(orgId))!.credits).toBe(0);
     const events = await eventsOf(orgId);
     expect(events.filter((event) => event.type === 'social_operation.charged')).toHaveLength(10);
@@ -53,13 +55,13 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     });
   });
 
-  it(`a member limit of 10 and ${PARALLEL} parallel runs: 10 succeed, 40 get 402 spending_limit_exceeded`, async () => {
+  it(`a member limit of 10 and ${PARALLEL} parallel runs: 10 succeed, ${PARALLEL - 10} get 402 spending_limit_exceeded`, async () => {
     const { orgId, users } = await workspace({ credits: 100 });
     await setMemberSpendingLimit(orgId, users.editor, 10);
 
     const answers = await Promise.all(Array.from({ length: PARALLEL }, () => profile(orgId, users.editor)));
 
-    expect(statuses(answers)).toEqual({ '200': 10, '402 spending_limit_exceeded': 40 });
+    expect(statuses(answers)).toEqual({ '200': 10, '402 spending_limit_exceeded': PARALLEL - 10 });
     expect((await getOrganization(orgId))!.credits).toBe(90);
     expect(await spent(memberSpendKey(orgId, users.editor, spendMonth(new Date())))).toBe(10);
     const events = await eventsOf(orgId);
@@ -77,7 +79,7 @@ describe('charging under concurrency (DynamoDB Local)', () => {
 
     const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => profile(orgId, i % 2 === 0 ? users.editor : users.owner)));
 
-    expect(statuses(answers)).toEqual({ '200': 10, '402 spending_limit_exceeded': 40 });
+    expect(statuses(answers)).toEqual({ '200': 10, '402 spending_limit_exceeded': PARALLEL - 10 });
     expect((await getOrganization(orgId))!.credits).toBe(90);
     expect(await spent(orgSpendKey(orgId, spendMonth(new Date())))).toBe(10);
     const refused = answers.find((answer) => answer.status === 402)!;
