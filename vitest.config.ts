@@ -45,6 +45,7 @@ const DEEP = [
   'test/auth/token-corpus.test.ts',
   'test/social/charging.test.ts',
   'test/restore-concurrency.test.ts',
+  'test/mcp/tools-parity.test.ts',
 ];
 
 export default defineConfig({
