@@ -46,6 +46,7 @@ const DEEP = [
   'test/social/charging.test.ts',
   'test/restore-concurrency.test.ts',
   'test/mcp/tools-parity.test.ts',
+  'test/bench.test.ts',
 ];
 
 export default defineConfig({
