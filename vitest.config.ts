@@ -34,9 +34,10 @@ const LONG = [
 ];
 
 /**
- * Matrix- and stress-shaped files that read their depth (test/support/depth.ts): `npm test` runs
- * them at the everyday depth, a fixed sample that reaches every row and column of the matrix;
- * the `long` tier runs them again in full (`TEST_DEPTH=full`), so CI still checks every cell.
+ * Matrix- and race-shaped files that read their depth (test/support/depth.ts): `npm test` runs
+ * them at the everyday depth, a fixed sample that reaches every row and column of the matrix and
+ * races with more runs in flight than a limit lets through; the `long` tier runs them again in
+ * full (`TEST_DEPTH=full`), so CI still checks every cell. In full, each cost `npm test` 2 to 7 CPU-s.
  */
 const DEEP = [
   'test/restore-permissions.test.ts',
