@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { TestProject } from 'vitest/node';
 import { type RunningDynamo, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { generateSigningKey, jwksOf } from '../../lib/local/signing-key.ts';
+import { findChromium } from './chromium.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -26,7 +27,10 @@ export async function setup(project: TestProject): Promise<void> {
   const address = jwksServer.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   // C1 only: a run of the suite is too short for C2 to repay its compiling (lib/local/dynamodb-local.ts).
-  dynamo = await startDynamoDbLocal({ compilers: 'quick' });
+  // The browser tests' Chromium is inflated (once per clone) while the JVM starts, rather than by
+  // each browser test when they start together, which both did on a fresh clone (~5 CPU-s each).
+  // A machine without one hears about it from those tests.
+  [dynamo] = await Promise.all([startDynamoDbLocal({ compilers: 'quick' }), findChromium().catch(() => undefined)]);
   project.provide('dynamodbEndpoint', dynamo.endpoint);
   project.provide('jwksUri', `http://127.0.0.1:${port}/.well-known/jwks.json`);
   project.provide('signingKey', key);
