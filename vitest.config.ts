@@ -48,6 +48,7 @@ const DEEP = [
   'test/restore-concurrency.test.ts',
   'test/mcp/tools-parity.test.ts',
   'test/bench.test.ts',
+  'test/fault-injection.test.ts',
 ];
 
 export default defineConfig({

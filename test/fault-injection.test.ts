@@ -11,11 +11,12 @@
  * done; a retry after the fault delivers, and one key never has two charges standing.
  *
  * `npm test` runs a fixed sample: one fault per step, rotating through the kinds so that each
- * scenario meets most of them. FAULT_MATRIX=full runs every cell; FAULT_MATRIX_REPORT=1 prints
- * the counts and times.
+ * scenario meets most of them. `npm run test:long` (CI) and FAULT_MATRIX=full run every cell
+ * (test/support/depth.ts); FAULT_MATRIX_REPORT=1 prints the counts and times.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceKind } from '../lib/model.ts';
+import { FULL_DEPTH } from './support/depth.ts';
 import type { Answer, Call } from './support/http.ts';
 import type { FaultKind } from './support/inject-failure.ts';
 import { type ScrapeCreatorsStub, STUB_KEY, startScrapeCreatorsStub, vendorError } from './support/scrapecreators-stub.ts';
@@ -41,7 +42,7 @@ const { tokenFor } = await import('./support/tokens.ts');
 const { idempotencyItem, ledgerProblems, readLedger, standingCharges } = await import('./support/ledger.ts');
 const { deleted, live, resourceOf, restoreState, restoreUrl } = await import('./support/resources.ts');
 
-const FULL = process.env.FAULT_MATRIX === 'full';
+const FULL = process.env.FAULT_MATRIX === 'full' || FULL_DEPTH;
 /** Faults per step in the sample `npm test` runs. */
 const SAMPLE_PER_STEP = 1;
 /**
