@@ -61,6 +61,11 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, opt
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
+  await createTable(client, tableName, options);
+}
+
+/** Creates the table, which must not exist yet, and turns on TTL; for DynamoDB Local. */
+export async function createTable(client: DynamoDBClient, tableName: string, options: TableOptions = {}): Promise<void> {
   await client.send(new CreateTableCommand(createTableInput(tableName, options)));
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true } }),

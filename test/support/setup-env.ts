@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import { ensureTable } from '../../lib/db/create-table.ts';
+import { createTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb-local.ts';
 import { useLocalQueues } from '../../lib/queues/queue.ts';
 import { TEST_AUDIENCE, TEST_CLIENT_ID, TEST_ISSUER } from './tokens.ts';
@@ -47,7 +47,10 @@ Object.assign(process.env, {
 const embedded = () => import('../../lib/local/embedded-queue.ts');
 useLocalQueues((name) => ({ send: async (messages) => (await embedded()).embeddedQueue(name).send(messages) }));
 
-const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
-// Without the table's stream: a file that reads it turns it on (test/support/table-stream.ts).
-await ensureTable(client, tableName, { stream: false });
-client.destroy();
+// One client per worker for the files' tables (the SDK's packages are the worker's anyway), and no
+// DescribeTable first: the name is new. Without the table's stream: a file that reads it turns it
+// on (test/support/table-stream.ts).
+const TABLES_CLIENT = Symbol.for('workspace-service.test.tables-client');
+const worker = globalThis as typeof globalThis & { [TABLES_CLIENT]?: DynamoDBClient };
+worker[TABLES_CLIENT] ??= new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+await createTable(worker[TABLES_CLIENT], tableName, { stream: false });
