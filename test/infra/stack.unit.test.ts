@@ -262,17 +262,25 @@ describe('least privilege', () => {
   });
 });
 
+/**
+ * One synth for two variants (a synth is about a second of CPU): an extra route that reads the
+ * provider key, and the extension layer named by -c secretsExtensionArn.
+ */
+const EXTENSION_ARN = 'arn:aws:lambda:ap-south-2:123456789012:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:12';
+const EXTRA_ROUTE: Route = {
+  name: 'NeedsSecretAndIndex',
+  method: 'POST',
+  path: '/test-only/{thing}',
+  entry: 'functions/route-not-found.ts',
+  tableActions: ['dynamodb:GetItem'],
+  secrets: ['providerApiKey'],
+  ...TEST_ONLY,
+};
+const withExtraRouteAndLayer = synth([...routes, EXTRA_ROUTE], { secretsExtensionArn: EXTENSION_ARN });
+
 describe('a route that reads the provider key', () => {
-  const extra: Route = {
-    name: 'NeedsSecretAndIndex',
-    method: 'POST',
-    path: '/test-only/{thing}',
-    entry: 'functions/route-not-found.ts',
-    tableActions: ['dynamodb:GetItem'],
-    secrets: ['providerApiKey'],
-    ...TEST_ONLY,
-  };
-  const variant = synth([...routes, extra]).template;
+  const extra = EXTRA_ROUTE;
+  const variant = withExtraRouteAndLayer.template;
   const secretId = ofType(variant, 'AWS::SecretsManager::Secret')[0]![0];
   const secretReaders = (t: Template) =>
     ofType(t, 'AWS::IAM::Policy')
@@ -304,13 +312,13 @@ const secretNamed = (t: Template, logicalIdPrefix: string) => {
 
 describe('the provider API key', () => {
   it('takes the extension layer named by -c secretsExtensionArn where the region map lacks one, with no map', () => {
-    const arn = 'arn:aws:lambda:ap-south-2:123456789012:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:12';
-    const named = synth(routes, { secretsExtensionArn: arn });
+    const arn = EXTENSION_ARN;
+    const named = withExtraRouteAndLayer;
     const { Mappings } = named.template.toJSON() as { Mappings?: Record<string, unknown> };
 
     expect(named.nagReport).toBeUndefined();
     expect(Object.keys(Mappings ?? {}).filter((name) => /paramsandsecrets/i.test(name))).toEqual([]);
-    for (const route of routes.filter((candidate) => candidate.secrets?.includes('providerApiKey'))) {
+    for (const route of [...routes, EXTRA_ROUTE].filter((candidate) => candidate.secrets?.includes('providerApiKey'))) {
       expect(resource(named.template, functionOf(named.template, route)).Properties.Layers).toEqual([arn]);
     }
   });
