@@ -322,16 +322,24 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     return records.length > 0;
   };
 
-  const loop = async () => {
+  /** The table's stream and where each of its shards was left, once: until then, each round asks. */
+  const findStream = async () => {
     const { Table } = await tables.send(new DescribeTableCommand({ TableName: options.tableName }));
     if (!Table?.LatestStreamArn) throw new Error(`table ${options.tableName} has no stream`);
     streamArn = Table.LatestStreamArn;
     positions = options.checkpoints.load(streamArn);
+  };
+
+  const loop = async () => {
     while (!stopped) {
       round += 1;
       const thisRound = round;
       let busy = false;
       try {
+        // In the loop, not before it: a DynamoDB Local too busy to answer the first DescribeTable
+        // in time (it happened at load 5 in the suite) would otherwise stop the poller for good,
+        // and every catch-up after it would wait forever.
+        if (!streamArn) await findStream();
         if (Date.now() - refreshedAt > 5_000 || [...shards.values()].every((shard) => shard.ended)) await describeShards();
         for (const shard of readableShards(shards)) {
           if (stopped) break;

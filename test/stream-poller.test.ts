@@ -1,0 +1,42 @@
+/**
+ * The local stream poller (lib/local/stream-poller.ts) when its table's stream is not there yet:
+ * it keeps asking each round, as the event source mapping keeps polling, rather than stopping for
+ * good (which left every later catch-up waiting, and a whole file of alert tests timing out).
+ */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, expect, it } from 'vitest';
+import { db, tableName } from '../lib/db/client.ts';
+import { LOCAL_CREDENTIALS } from '../lib/local/dynamodb-local.ts';
+import { memoryCheckpoints, startStreamPoller } from '../lib/local/stream-poller.ts';
+import { turnOnTableStream } from './support/table-stream.ts';
+
+const handed: string[] = [];
+const said: string[] = [];
+const poller = startStreamPoller({
+  endpoint: String(process.env.DYNAMODB_ENDPOINT),
+  tableName: tableName(),
+  credentials: LOCAL_CREDENTIALS,
+  handler: async (event) => {
+    for (const record of event.Records) handed.push(String(record.dynamodb?.NewImage?.PK?.S));
+    return undefined;
+  },
+  filters: [{ eventName: ['INSERT'] }],
+  checkpoints: memoryCheckpoints(),
+  onFailure: () => undefined,
+  pollIntervalMs: 20,
+  retryDelayMs: 10,
+  log: (line) => said.push(line),
+});
+afterAll(() => poller.stop());
+
+it('finds the stream turned on after it started, and hands over what is written from then on', async () => {
+  // This file's table has no stream: the poller says so, round after round.
+  await expect.poll(() => said.filter((line) => line.includes('has no stream')).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+  expect(said.filter((line) => line.includes('stopped'))).toEqual([]);
+
+  await turnOnTableStream();
+  await db().send(new PutCommand({ TableName: tableName(), Item: { PK: 'POLLER#after', SK: 'x' } }));
+  await poller.catchUp();
+
+  expect(handed).toEqual(['POLLER#after']);
+});
