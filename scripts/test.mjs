@@ -7,6 +7,10 @@
  * Vitest's output streams as it comes; a check's output is printed when that check ends, and a
  * line at the end names each check's verdict. The exit code is non-zero if any of them failed.
  * Arguments go to Vitest (`npm test -- test/x.test.ts`). Plain JavaScript: nothing to transform.
+ *
+ * Into a pipe or a file (CI's log), Vitest reports with dots rather than a line per test: the
+ * failures come out in full either way, and the 3,500 lines cost its main process about a tenth
+ * of the unit tier's CPU (test:unit 26.7 -> 24.3 CPU-s). `-- --reporter=default` for the lines.
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -48,9 +52,12 @@ async function checks() {
   return { ok: true, verdicts };
 }
 
+const args = process.argv.slice(2);
+const reporter = process.stdout.isTTY || args.some((arg) => arg.startsWith('--reporter')) ? [] : ['--reporter=dot'];
+
 const [checked, tested] = await Promise.all([
   checks(),
-  run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration', ...process.argv.slice(2)], { capture: false }),
+  run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration', ...reporter, ...args], { capture: false }),
 ]);
 process.stdout.write(`\n${checked.verdicts.join(', ')}; tests ${tested.code === 0 ? 'passed' : 'FAILED'}\n`);
 process.exitCode = checked.ok && tested.code === 0 ? 0 : 1;
