@@ -11,8 +11,8 @@
  * done; a retry after the fault delivers, and one key never has two charges standing.
  *
  * `npm test` runs a fixed sample: one fault per step, rotating through the kinds so that each
- * scenario meets most of them. `npm run test:long` (CI) and FAULT_MATRIX=full run every cell
- * (test/support/depth.ts); FAULT_MATRIX_REPORT=1 prints the counts and times.
+ * scenario meets most of them. `npm run test:long` (CI) and `npm run faults` run every cell
+ * (`TEST_DEPTH=full`, test/support/depth.ts); FAULT_MATRIX_REPORT=1 prints the counts and times.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceKind } from '../lib/model.ts';
@@ -42,7 +42,7 @@ const { tokenFor } = await import('./support/tokens.ts');
 const { idempotencyItem, ledgerProblems, readLedger, standingCharges } = await import('./support/ledger.ts');
 const { deleted, live, resourceOf, restoreState, restoreUrl } = await import('./support/resources.ts');
 
-const FULL = process.env.FAULT_MATRIX === 'full' || FULL_DEPTH;
+const FULL = FULL_DEPTH;
 /** Faults per step in the sample `npm test` runs. */
 const SAMPLE_PER_STEP = 1;
 /**
@@ -564,7 +564,7 @@ afterAll(() => {
   }
 });
 
-describe(`fault injection (${FULL ? 'every cell' : 'a fixed sample; FAULT_MATRIX=full for every cell'})`, () => {
+describe(`fault injection (${FULL ? 'every cell' : 'a fixed sample; npm run faults for every cell'})`, () => {
   it('records every scenario clean, and the sweep writes every refund it owes', () => {
     expect([...recorded.values()].every(({ commands }) => commands.length > 0)).toBe(true);
     expect(sweep?.failed).toBe(0);

@@ -336,9 +336,9 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       const thisRound = round;
       let busy = false;
       try {
-        // In the loop, not before it: a DynamoDB Local too busy to answer the first DescribeTable
-        // in time (it happened at load 5 in the suite) would otherwise stop the poller for good,
-        // and every catch-up after it would wait forever.
+        // In the loop, not before it: a stream not there yet, or a DescribeTable that failed,
+        // would otherwise stop the poller for good, and every catch-up after it would wait
+        // forever (a whole file of alert tests timed out so, once, at load 5).
         if (!streamArn) await findStream();
         if (Date.now() - refreshedAt > 5_000 || [...shards.values()].every((shard) => shard.ended)) await describeShards();
         for (const shard of readableShards(shards)) {
