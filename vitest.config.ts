@@ -49,6 +49,7 @@ const DEEP = [
   'test/mcp/tools-parity.test.ts',
   'test/bench.test.ts',
   'test/fault-injection.test.ts',
+  'test/admin-cli.test.ts',
 ];
 
 export default defineConfig({

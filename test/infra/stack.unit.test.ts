@@ -2,16 +2,19 @@
  * The synthesized stack, as a specification: every route of the route table reaches its own
  * function, each function may do exactly what its route declares, the table keeps its data, the
  * alarms exist, and cdk-nag (AwsSolutions) finds nothing left unacknowledged.
- * Two synths for the whole file: the real route table, and a variant with a secret and an index.
+ * Two synths for the whole file (each about 2 CPU-s): the stack as `cdk deploy` makes it by
+ * default, and one with every option on at once (an extra route, the extension layer, the user
+ * pool). Self sign-up, the one option that changes nothing but the pool, is checked on the pool alone.
  * Bundling is skipped here (the bundle tests and `npm run bundle:report` build the code).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { ServiceUserPool } from '../../infra/identity.ts';
 import { JOB_RECOVERY_TIMEOUT } from '../../infra/jobs.ts';
 import {
   FUNCTION_TIMEOUT_SECONDS,
@@ -263,8 +266,9 @@ describe('least privilege', () => {
 });
 
 /**
- * One synth for two variants (a synth is about a second of CPU): an extra route that reads the
- * provider key, and the extension layer named by -c secretsExtensionArn.
+ * The second synth: every option at once, since none of them touches what another one sets. An
+ * extra route that reads the provider key, the extension layer named by -c secretsExtensionArn,
+ * and the user pool of -c userPool=true.
  */
 const EXTENSION_ARN = 'arn:aws:lambda:ap-south-2:123456789012:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:12';
 const EXTRA_ROUTE: Route = {
@@ -276,11 +280,11 @@ const EXTRA_ROUTE: Route = {
   secrets: ['providerApiKey'],
   ...TEST_ONLY,
 };
-const withExtraRouteAndLayer = synth([...routes, EXTRA_ROUTE], { secretsExtensionArn: EXTENSION_ARN });
+const withOptions = synth([...routes, EXTRA_ROUTE], { secretsExtensionArn: EXTENSION_ARN, userPool: {} });
 
 describe('a route that reads the provider key', () => {
   const extra = EXTRA_ROUTE;
-  const variant = withExtraRouteAndLayer.template;
+  const variant = withOptions.template;
   const secretId = ofType(variant, 'AWS::SecretsManager::Secret')[0]![0];
   const secretReaders = (t: Template) =>
     ofType(t, 'AWS::IAM::Policy')
@@ -313,7 +317,7 @@ const secretNamed = (t: Template, logicalIdPrefix: string) => {
 describe('the provider API key', () => {
   it('takes the extension layer named by -c secretsExtensionArn where the region map lacks one, with no map', () => {
     const arn = EXTENSION_ARN;
-    const named = withExtraRouteAndLayer;
+    const named = withOptions;
     const { Mappings } = named.template.toJSON() as { Mappings?: Record<string, unknown> };
 
     expect(named.nagReport).toBeUndefined();
@@ -1035,7 +1039,7 @@ describe('cdk-nag', () => {
 });
 
 describe('the user pool option (-c userPool=true)', () => {
-  const pooled = synth(routes, { userPool: {} });
+  const pooled = withOptions;
   const [poolId, pool] = ofType(pooled.template, 'AWS::Cognito::UserPool')[0] ?? [];
   const [clientId, client] = ofType(pooled.template, 'AWS::Cognito::UserPoolClient')[0] ?? [];
 
@@ -1064,8 +1068,8 @@ describe('the user pool option (-c userPool=true)', () => {
   it('wires its issuer, JWKS and client id into every function, and asks for no JWT parameter', () => {
     const issuer = { 'Fn::GetAtt': [poolId, 'ProviderURL'] };
     const trusting = ofType(pooled.template, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Environment?.Variables?.JWT_ISSUER);
-    // Every route's function (the sweeper reads no token).
-    expect(trusting.length).toBe(routes.length);
+    // Every route's function, the variant's extra route's included (the sweeper reads no token).
+    expect(trusting.length).toBe(routes.length + 1);
     for (const [, fn] of trusting) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         JWT_ISSUER: issuer,
@@ -1116,11 +1120,19 @@ describe('the user pool option (-c userPool=true)', () => {
   });
 
   it('lets anyone sign up only when asked (-c selfSignUp=true)', () => {
-    const open = synth(routes, { userPool: { selfSignUp: true } });
-    expect(ofType(open.template, 'AWS::Cognito::UserPool')[0]?.[1].Properties.AdminCreateUserConfig).toEqual({
+    // The pool alone, in a stack of its own: the option changes nothing outside it.
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const stack = new Stack(app, 'OpenPool');
+    new ServiceUserPool(stack, 'Identity', {
+      selfSignUp: true,
+      consoleUrl: 'https://api.test/console',
+      consentUrl: 'https://api.test/oauth/authorize',
+    });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+    const open = Template.fromJSON(app.synth().getStackByName(stack.stackName).template);
+    expect(ofType(open, 'AWS::Cognito::UserPool')[0]?.[1].Properties.AdminCreateUserConfig).toEqual({
       AllowAdminCreateUserOnly: false,
     });
-    expect(open.nagReport).toBeUndefined();
   });
 
   it('keeps the existing issuer as the default path: its parameters, and no user pool', () => {
