@@ -35,12 +35,8 @@ export const organizationOf = (item: Record<string, unknown>): Organization => (
   created_at: item.created_at as string,
 });
 
-/**
- * Creates the organization and its directory entry (what `org list` reads), with its opening
- * balance recorded as a `credits.granted` event and its first `members`, in one transaction: no
- * moment sees the organization without them, and its owner count starts at its owners.
- */
-export async function createOrganization(input: {
+/** What `createOrganization` takes. */
+export interface NewOrganization {
   id: string;
   name?: string;
   credits?: number;
@@ -50,7 +46,14 @@ export async function createOrganization(input: {
   /** Its first members (each user once), with their limits (none unless given). */
   members?: readonly { userId: string; role: Role; spendingLimit?: number | null; dailyLimit?: number | null }[];
   now?: Date;
-}): Promise<Organization> {
+}
+
+/**
+ * The items of a new organization, each a conditional put: the organization (its owner count
+ * starting at its owners), its directory entry (what `org list` reads), its opening balance as a
+ * `credits.granted` event, and its first members. `createOrganization` writes them.
+ */
+export function newOrganizationItems(input: NewOrganization): { org: Organization; items: TransactItem[] } {
   const now = input.now ?? new Date();
   const members = input.members ?? [];
   if (new Set(members.map((member) => member.userId)).size !== members.length)
@@ -103,6 +106,15 @@ export async function createOrganization(input: {
     };
     items.push({ Put: { TableName: tableName(), Item: membershipItem(membership), ConditionExpression: 'attribute_not_exists(PK)' } });
   }
+  return { org, items };
+}
+
+/**
+ * Creates the organization with its directory entry, opening balance and first members in one
+ * transaction: no moment sees the organization without them.
+ */
+export async function createOrganization(input: NewOrganization): Promise<Organization> {
+  const { org, items } = newOrganizationItems(input);
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {

@@ -4,7 +4,7 @@
  * its own monthly limit, refused from the request after its revocation and after its expiry.
  * Real signatures throughout: the test key signs keys as the dev key does for `npm start`.
  */
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as createKey } from '../../functions/create-api-key.ts';
@@ -31,7 +31,7 @@ import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { deleted } from '../support/resources.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
-import { apiKeyTokenWith, tokenFor } from '../support/tokens.ts';
+import { apiKeyTokenWith, tokenFor, untrustedKey } from '../support/tokens.ts';
 
 const keysUrl = (orgId: string) => `/organizations/${orgId}/api-keys`;
 const create = (orgId: string, token: string, body: unknown) => call(createKey, { method: 'POST', url: keysUrl(orgId), token, body });
@@ -401,7 +401,7 @@ describe('tokens that are not what they claim', () => {
 
   it('refuses a key re-signed with another key, and a key with a changed claim: 401 naming the signature', async () => {
     const { orgId, token } = await keyed();
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const other = untrustedKey();
     const [header, payload] = token.split('.');
     const resigned = `${header}.${payload}.${sign('RSA-SHA256', Buffer.from(`${header}.${payload}`), other).toString('base64url')}`;
     const changed = token.split('.');

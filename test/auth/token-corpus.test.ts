@@ -8,7 +8,7 @@
  * turn, so that every case still reaches about ten routes and every route about ten cases;
  * `npm run test:long` sends every route every case (test/support/depth.ts).
  */
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { describe, expect, it, vi } from 'vitest';
 import { TOKEN_REFUSALS } from '../../lib/auth/refusals.ts';
@@ -33,6 +33,7 @@ import {
   TEST_ISSUER,
   tokenFor,
   trustedKey,
+  untrustedKey,
 } from '../support/tokens.ts';
 
 const handlers = await loadHandlers();
@@ -71,7 +72,7 @@ const now = () => Math.floor(Date.now() / 1000);
 const owner = users.owner;
 
 function wrongKeyWithTrustedKid(): string {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const privateKey = untrustedKey();
   const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const input = `${b64({ alg: 'RS256', typ: 'JWT', kid: trustedKey().kid })}.${b64({ sub: owner, iss: TEST_ISSUER, aud: TEST_AUDIENCE, iat: now(), exp: now() + 600 })}`;
   return `${input}.${sign('RSA-SHA256', Buffer.from(input), privateKey).toString('base64url')}`;

@@ -13,6 +13,15 @@ export const TEST_CLIENT_ID = 'test-app-client';
 /** The key whose JWKS the verifier under test trusts. */
 export const trustedKey = (): SigningKey => inject('signingKey');
 
+const UNTRUSTED_KEY = Symbol.for('workspace-service.test.untrusted-key');
+const worker = globalThis as typeof globalThis & { [UNTRUSTED_KEY]?: KeyObject };
+
+/**
+ * An RSA key nobody trusts, for forged signatures: one per worker, since generating one takes
+ * 50-300 ms of CPU and this module is evaluated afresh for every file (test/support/fresh-file.ts).
+ */
+export const untrustedKey = (): KeyObject => (worker[UNTRUSTED_KEY] ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
+
 /** A valid RS256 token for `sub`, signed by the trusted key. */
 export function tokenFor(
   sub: string,
@@ -42,12 +51,10 @@ export const badTokens = {
     return `${input}.${createHmac('sha256', trustedKey().privateKeyPem).update(input).digest('base64url')}`;
   },
   wrongKey(sub: string): string {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    return signWith(privateKey, trustedKey().kid, sub);
+    return signWith(untrustedKey(), trustedKey().kid, sub);
   },
   unknownKid(sub: string): string {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    return signWith(privateKey, 'kid-nobody-published', sub);
+    return signWith(untrustedKey(), 'kid-nobody-published', sub);
   },
   tampered(sub: string): string {
     const [header, , signature] = tokenFor(sub).split('.');
