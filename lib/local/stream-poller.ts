@@ -330,18 +330,6 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     positions = options.checkpoints.load(streamArn);
   };
 
-  /** The pause between idle rounds, which a catch-up ends early (see catchUp). */
-  let wakeIdle: (() => void) | undefined;
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => wakeIdle?.(), waiters.length > 0 ? 0 : pollIntervalMs);
-      wakeIdle = () => {
-        clearTimeout(timer);
-        wakeIdle = undefined;
-        resolve();
-      };
-    });
-
   const loop = async () => {
     while (!stopped) {
       round += 1;
@@ -369,7 +357,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
         const done = waiters.filter((waiter) => waiter.round < thisRound);
         waiters = waiters.filter((waiter) => waiter.round >= thisRound);
         for (const waiter of done) waiter.resolve();
-        await idle();
+        await pause(pollIntervalMs);
       }
     }
   };
@@ -377,15 +365,9 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const running = loop().catch((error: unknown) => log(`table stream: stopped: ${(error as Error).message}`));
 
   return {
-    catchUp: () =>
-      new Promise<void>((resolve) => {
-        waiters.push({ round, resolve });
-        // Someone waits: the next round starts now rather than after the idle pause.
-        wakeIdle?.();
-      }),
+    catchUp: () => new Promise<void>((resolve) => waiters.push({ round, resolve })),
     async stop() {
       stopped = true;
-      wakeIdle?.();
       await running;
       for (const waiter of waiters) waiter.resolve();
       tables.destroy();
