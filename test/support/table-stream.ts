@@ -35,10 +35,17 @@ export async function turnOnTableStream(): Promise<void> {
   }
 }
 
+/** Longer than any catch-up of a passing test, shorter than the test's own timeout (20 s). */
+const CATCH_UP_LIMIT_MS = 15_000;
+
 export async function startTableStream(options: Partial<StreamPollerOptions> & { checkpoints?: CheckpointStore } = {}) {
   await turnOnTableStream();
   const failures: OnFailureRecord[] = [];
+  // What the poller said (its errors, a failing function), for a catch-up that never comes: a
+  // whole file of alert tests once timed out at 20 s each, with nothing to say why.
+  const said: string[] = [];
   const poller = startStreamPoller({
+    log: (line) => void said.push(`${new Date().toISOString()} ${line}`),
     endpoint: String(process.env.DYNAMODB_ENDPOINT),
     tableName: String(process.env.TABLE_NAME),
     credentials: LOCAL_CREDENTIALS,
@@ -50,7 +57,21 @@ export async function startTableStream(options: Partial<StreamPollerOptions> & {
     retryDelayMs: 10,
     ...options,
   });
-  return { ...poller, failures };
+  const catchUp = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const lines = said.slice(-10).join('\n  ') || '(nothing)';
+        reject(new Error(`the table stream did not catch up within ${CATCH_UP_LIMIT_MS} ms; the poller last said:\n  ${lines}`));
+      }, CATCH_UP_LIMIT_MS);
+    });
+    try {
+      await Promise.race([poller.catchUp(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { ...poller, catchUp, failures, said };
 }
 
 /**
