@@ -22,7 +22,7 @@ const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 /**
  * In order: each starts once the one before passed (a type error makes the lint's verdict moot).
  * tsgo on one thread: its checkers in parallel redo shared work (the service's typecheck
- * 9.9 -> 7.2 CPU-s, at the same ~6 s beside Vitest), and here CPU is what the suite waits for.
+ * 9.9 -> 6.7-7.3 CPU-s, at the same ~6 s beside Vitest), and here CPU is what the suite waits for.
  */
 const CHECKS = [
   ['typecheck', bin('tsgo'), ['-p', '.', '--singleThreaded']],

@@ -77,8 +77,9 @@ const LAUNCHER_CACHE = fileURLToPath(new URL('../../node_modules/.cache/workspac
 /**
  * Compiles lib/local/LocalDynamoDb.java once per version of it and of the jar (about 1.5 s),
  * into node_modules/.cache, and returns the folder holding the class. `npm ci` does it first
- * (scripts/prepare-tools.ts), so that the first `npm test` or `npm start` does not. Built in a folder of its
- * own and renamed into place, so two processes compiling at once cannot see half a class.
+ * (scripts/prepare-tools.ts), so that the first `npm test` or `npm start` does not. Built in a
+ * folder of its own and renamed into place, so two processes compiling at once cannot see half a
+ * class.
  */
 export function launcherClassPath(): string {
   const hash = createHash('sha256').update(readFileSync(LAUNCHER_SOURCE)).update(DYNAMODB_HOME).digest('hex').slice(0, 16);

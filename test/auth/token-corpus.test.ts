@@ -1,14 +1,3 @@
-/**
- * The token corpus: every way a bearer token can be wrong, on every route of the route table,
- * each answered 401 with its own reason (docs/authentication.md); Cognito-shaped ID and access
- * tokens, signed by the test key and verified through the JWKS, accepted or refused per
- * configuration. Real keys, real JWKS over HTTP, the real middy chain of each function.
- *
- * `npm test` sends each route a quarter of the corpus and a third of the accepted tokens, in
- * turn, so that every case still reaches about ten routes and every route about ten cases;
- * `npm run test:long` sends every route every case (test/support/depth.ts).
- */
-import { sign } from 'node:crypto';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { describe, expect, it, vi } from 'vitest';
 import { TOKEN_REFUSALS } from '../../lib/auth/refusals.ts';
@@ -32,8 +21,6 @@ import {
   TEST_CLIENT_ID,
   TEST_ISSUER,
   tokenFor,
-  trustedKey,
-  untrustedKey,
 } from '../support/tokens.ts';
 
 const handlers = await loadHandlers();
@@ -71,13 +58,6 @@ const authenticated = tokenRoutes().map(([, route]) => route);
 const now = () => Math.floor(Date.now() / 1000);
 const owner = users.owner;
 
-function wrongKeyWithTrustedKid(): string {
-  const privateKey = untrustedKey();
-  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const input = `${b64({ alg: 'RS256', typ: 'JWT', kid: trustedKey().kid })}.${b64({ sub: owner, iss: TEST_ISSUER, aud: TEST_AUDIENCE, iat: now(), exp: now() + 600 })}`;
-  return `${input}.${sign('RSA-SHA256', Buffer.from(input), privateKey).toString('base64url')}`;
-}
-
 /** Each header is made once, on first use, and sent to every route (RSA key generation is slow). */
 const once = (make: () => string | undefined) => {
   let made: { value: string | undefined } | undefined;
@@ -103,7 +83,7 @@ const CASES: [string, () => string | undefined, keyof typeof TOKEN_REFUSALS][] =
   ['alg none without a signature', () => `Bearer ${badTokens.unsigned(owner)}`, 'malformed'],
   ['alg none with a signature', () => `Bearer ${signedWith(owner, {}, { alg: 'none' })}`, 'bad_signature'],
   ['an HMAC signature (algorithm confusion)', () => `Bearer ${badTokens.hmac(owner)}`, 'bad_signature'],
-  ['a signature by another key under the trusted kid', () => `Bearer ${wrongKeyWithTrustedKid()}`, 'bad_signature'],
+  ['a signature by another key under the trusted kid', () => `Bearer ${badTokens.wrongKey(owner)}`, 'bad_signature'],
   ['a tampered payload', () => `Bearer ${badTokens.tampered(owner)}`, 'bad_signature'],
   ['a kid the issuer does not publish', () => `Bearer ${badTokens.unknownKid(owner)}`, 'unknown_key'],
   ['a token without kid', () => `Bearer ${signedWith(owner, {}, { kid: undefined })}`, 'unknown_key'],

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../lib/db/client.ts';
+import { batchWriteAll } from '../../lib/db/client.ts';
 import { newOrganizationItems } from '../../lib/db/organizations.ts';
 import { defined } from '../../lib/defined.ts';
 import type { Network, Role } from '../../lib/model.ts';
@@ -23,11 +22,9 @@ export async function workspace(options: { credits?: number; networks?: Network[
   // so its conditions hold, and nothing reads the organization before this returns. A transaction
   // of six puts costs DynamoDB Local about 2.5 times a batch of them, and the suite makes a
   // thousand workspaces (test/workspace/members.test.ts and the admin CLI's tests cover the transaction).
-  const written = await db().send(
-    new BatchWriteCommand({
-      RequestItems: { [tableName()]: items.map(({ Put }) => ({ PutRequest: { Item: defined(Put, 'a new organization item').Item } })) },
-    }),
+  await batchWriteAll(
+    items.map(({ Put }) => defined(Put?.Item, 'a new organization item')),
+    'workspace() items',
   );
-  if (Object.keys(written.UnprocessedItems ?? {}).length > 0) throw new Error('workspace(): DynamoDB Local left items unprocessed');
   return { orgId, users };
 }
