@@ -3,7 +3,7 @@
  * server (the real handlers behind a real HTTP listener on 127.0.0.1), on DynamoDB Local.
  */
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { getOrganization } from '../../lib/db/organizations.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { portableSchema, requiringNothing } from '../../lib/mcp/tools.ts';
 import { workspace } from '../support/fixtures.ts';
+import { mcpClient } from '../support/mcp-client.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -23,7 +24,7 @@ const mcpUrl = (orgId: string) => new URL(`${base}/mcp?organization_id=${orgId}`
 
 /** An agent connected to one workspace as one user: initialize, then initialized, as any MCP host does. */
 async function agent(orgId: string, user: string): Promise<Client> {
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  const client = mcpClient();
   const transport = new StreamableHTTPClientTransport(mcpUrl(orgId), {
     requestInit: { headers: { Authorization: `Bearer ${tokenFor(user)}` } },
   });
@@ -234,7 +235,7 @@ describe('discovery of authentication (RFC 9728)', () => {
       '@modelcontextprotocol/sdk/client/auth.js'
     );
 
-    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    const client = mcpClient();
     await expect(client.connect(new StreamableHTTPClientTransport(mcpUrl(orgId)))).rejects.toMatchObject({ code: 401 });
     const answer = await fetch(mcpUrl(orgId), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     const { resourceMetadataUrl } = extractWWWAuthenticateParams(answer);

@@ -6,7 +6,7 @@
  * of get_job over the limit says which `limit` reads it whole.
  */
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -15,6 +15,7 @@ import { getOrganization } from '../../lib/db/organizations.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { workspace } from '../support/fixtures.ts';
 import { drainJobs } from '../support/jobs.ts';
+import { mcpClient } from '../support/mcp-client.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 const LIMIT = 10_000;
@@ -34,7 +35,7 @@ afterEach(() => {
 });
 
 async function agent(orgId: string, user: string): Promise<Client> {
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  const client = mcpClient();
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${base}/mcp?organization_id=${orgId}`), {
       requestInit: { headers: { Authorization: `Bearer ${tokenFor(user)}` } },

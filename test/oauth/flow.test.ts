@@ -8,7 +8,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { auth, discoverOAuthServerInfo, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {
   OAuthClientInformationMixed,
@@ -23,6 +22,7 @@ import { getOrganization } from '../../lib/db/organizations.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { workspace } from '../support/fixtures.ts';
+import { mcpClient } from '../support/mcp-client.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 const listen = async (server: Server): Promise<string> => {
@@ -100,7 +100,7 @@ async function consent(authorizationUrl: URL, person: string, choices: Record<st
 const mcpUrl = (orgId: string) => new URL(`${base}/mcp?organization_id=${orgId}`);
 
 const connect = async (orgId: string, provider: OAuthClientProvider) => {
-  const client = new Client({ name: 'oauth-agent', version: '1.0.0' });
+  const client = mcpClient('oauth-agent');
   await client.connect(new StreamableHTTPClientTransport(mcpUrl(orgId), { authProvider: provider }));
   return client;
 };
