@@ -33,10 +33,17 @@ it('finds the stream turned on after it started, and hands over what is written 
   // This file's table has no stream: the poller says so, round after round.
   await expect.poll(() => said.filter((line) => line.includes('has no stream')).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
   expect(said.filter((line) => line.includes('stopped'))).toEqual([]);
+  // What a catch-up that never comes reports (test/support/table-stream.ts).
+  expect(poller.waitingOn()).toMatch(
+    /^round \d+, 0 catch-up\(s\) waiting, 0 open shard\(s\); (a pause after an error|DescribeTable) for \d+ ms$/,
+  );
 
   await turnOnTableStream();
   await db().send(new PutCommand({ TableName: tableName(), Item: { PK: 'POLLER#after', SK: 'x' } }));
   await poller.catchUp();
 
   expect(handed).toEqual(['POLLER#after']);
+  expect(poller.waitingOn()).toMatch(
+    /^round \d+, 0 catch-up\(s\) waiting, 1 open shard\(s\); (the poll interval|GetRecords of shard \S+) for \d+ ms$/,
+  );
 });

@@ -117,6 +117,8 @@ export interface StreamPollerOptions {
 export interface StreamPoller {
   /** Resolves once every shard has been read to its end after this call (everything written before it was handed over). */
   catchUp(): Promise<void>;
+  /** What the poller is waiting on now and for how long (a catch-up that never comes says it). */
+  waitingOn(): string;
   stop(): Promise<void>;
 }
 
@@ -182,15 +184,28 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   /** Catch-up requests: each resolves after a whole round, begun after it, found every shard at its end. */
   let waiters: { round: number; resolve: () => void }[] = [];
   let round = 0;
+  let phase = { what: 'starting', since: Date.now() };
+  /** Runs `step`, known meanwhile as `what` (waitingOn()). */
+  const during = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
+    const before = phase;
+    phase = { what, since: Date.now() };
+    try {
+      return await step();
+    } finally {
+      phase = before;
+    }
+  };
 
   const describeShards = async () => {
     let exclusiveStartShardId: string | undefined;
     do {
-      const { StreamDescription } = await streams.send(
-        new DescribeStreamCommand({
-          StreamArn: streamArn,
-          ...(exclusiveStartShardId ? { ExclusiveStartShardId: exclusiveStartShardId } : {}),
-        }),
+      const { StreamDescription } = await during('DescribeStream', () =>
+        streams.send(
+          new DescribeStreamCommand({
+            StreamArn: streamArn,
+            ...(exclusiveStartShardId ? { ExclusiveStartShardId: exclusiveStartShardId } : {}),
+          }),
+        ),
       );
       for (const shard of StreamDescription?.Shards ?? []) {
         if (!shard.ShardId || shards.has(shard.ShardId)) continue;
@@ -204,12 +219,14 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const iteratorOf = async (shard: ShardState): Promise<string | undefined> => {
     const after = positions[shard.id];
     try {
-      const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shard.id,
-          ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
-        }),
+      const { ShardIterator } = await during(`GetShardIterator of shard ${shard.id}`, () =>
+        streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: shard.id,
+            ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+          }),
+        ),
       );
       return ShardIterator;
     } catch (error) {
@@ -228,7 +245,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   /** Lambda's invocation of one batch: its failed record's index, or -1 when all were done. */
   const invoke = async (batch: DynamoDBRecord[]): Promise<{ failedAt: number; functionError: boolean }> => {
     try {
-      const response = await options.handler({ Records: batch });
+      const response = await during(`the function, with ${batch.length} record(s)`, () => options.handler({ Records: batch }));
       const failed = response?.batchItemFailures ?? [];
       if (failed.length === 0) return { failedAt: -1, functionError: false };
       // The earliest reported record is where the batch resumes; one the batch does not hold fails it whole.
@@ -305,7 +322,10 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     }
     let page: GetRecordsCommandOutput;
     try {
-      page = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
+      const iterator = shard.iterator;
+      page = await during(`GetRecords of shard ${shard.id}`, () =>
+        streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 })),
+      );
     } catch (error) {
       if ((error as Error).name !== 'ExpiredIteratorException') throw error;
       shard.iterator = undefined;
@@ -324,7 +344,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
 
   /** The table's stream and where each of its shards was left, once: until then, each round asks. */
   const findStream = async () => {
-    const { Table } = await tables.send(new DescribeTableCommand({ TableName: options.tableName }));
+    const { Table } = await during('DescribeTable', () => tables.send(new DescribeTableCommand({ TableName: options.tableName })));
     if (!Table?.LatestStreamArn) throw new Error(`table ${options.tableName} has no stream`);
     streamArn = Table.LatestStreamArn;
     positions = options.checkpoints.load(streamArn);
@@ -350,14 +370,14 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
         // DynamoDB Local gone or refusing: said once a round, and tried again after a pause, as
         // the mapping does; no catch-up waiter is answered meanwhile.
         log(`table stream: ${(error as Error).message}`);
-        await pause(pollIntervalMs * 4);
+        await during('a pause after an error', () => pause(pollIntervalMs * 4));
         continue;
       }
       if (!busy) {
         const done = waiters.filter((waiter) => waiter.round < thisRound);
         waiters = waiters.filter((waiter) => waiter.round >= thisRound);
         for (const waiter of done) waiter.resolve();
-        await pause(pollIntervalMs);
+        await during('the poll interval', () => pause(pollIntervalMs));
       }
     }
   };
@@ -366,6 +386,9 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
 
   return {
     catchUp: () => new Promise<void>((resolve) => waiters.push({ round, resolve })),
+    waitingOn: () =>
+      `${stopped ? 'stopped; ' : ''}round ${round}, ${waiters.length} catch-up(s) waiting, ${[...shards.values()].filter((shard) => !shard.ended).length} open shard(s); ` +
+      `${phase.what} for ${Date.now() - phase.since} ms`,
     async stop() {
       stopped = true;
       await running;

@@ -62,7 +62,11 @@ export async function startTableStream(options: Partial<StreamPollerOptions> & {
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const lines = said.slice(-10).join('\n  ') || '(nothing)';
-        reject(new Error(`the table stream did not catch up within ${CATCH_UP_LIMIT_MS} ms; the poller last said:\n  ${lines}`));
+        reject(
+          new Error(
+            `the table stream did not catch up within ${CATCH_UP_LIMIT_MS} ms; the poller is at ${poller.waitingOn()}; it last said:\n  ${lines}`,
+          ),
+        );
       }, CATCH_UP_LIMIT_MS);
     });
     try {
