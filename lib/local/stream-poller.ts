@@ -160,6 +160,8 @@ function lambdaRecordOf(record: StreamRecord, streamArn: string): DynamoDBRecord
 const sequenceOf = (record: DynamoDBRecord): string => String(record.dynamodb?.SequenceNumber);
 const arrivalOf = (record: DynamoDBRecord | undefined): string =>
   new Date((Number(record?.dynamodb?.ApproximateCreationDateTime) || 0) * 1000).toISOString();
+/** Longer than DynamoDB Local takes to answer on a machine loaded to its limit (seconds at worst). */
+const REQUEST_TIMEOUT_MS = 10_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
@@ -173,6 +175,9 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     endpoint: options.endpoint,
     region: options.region ?? 'us-east-1',
     ...(options.credentials ? { credentials: options.credentials } : {}),
+    // A response that never comes (a socket lost under load) fails the call, which the SDK and
+    // then the loop try again, rather than stalling the shard, and every catch-up, for good.
+    requestHandler: { requestTimeout: REQUEST_TIMEOUT_MS },
   };
   const tables = new DynamoDBClient(clientConfig);
   const streams = new DynamoDBStreamsClient(clientConfig);
@@ -350,6 +355,18 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     positions = options.checkpoints.load(streamArn);
   };
 
+  /** The pause between idle rounds, which a catch-up (or stop) ends early: see catchUp. */
+  let wakeIdle: (() => void) | undefined;
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => wakeIdle?.(), waiters.length > 0 ? 0 : pollIntervalMs);
+      wakeIdle = () => {
+        clearTimeout(timer);
+        wakeIdle = undefined;
+        resolve();
+      };
+    });
+
   const loop = async () => {
     while (!stopped) {
       round += 1;
@@ -377,7 +394,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
         const done = waiters.filter((waiter) => waiter.round < thisRound);
         waiters = waiters.filter((waiter) => waiter.round >= thisRound);
         for (const waiter of done) waiter.resolve();
-        await during('the poll interval', () => pause(pollIntervalMs));
+        await during('the poll interval', idle);
       }
     }
   };
@@ -385,12 +402,18 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const running = loop().catch((error: unknown) => log(`table stream: stopped: ${(error as Error).message}`));
 
   return {
-    catchUp: () => new Promise<void>((resolve) => waiters.push({ round, resolve })),
+    catchUp: () =>
+      new Promise<void>((resolve) => {
+        waiters.push({ round, resolve });
+        // Someone waits: the next round starts now rather than after the idle pause.
+        wakeIdle?.();
+      }),
     waitingOn: () =>
       `${stopped ? 'stopped; ' : ''}round ${round}, ${waiters.length} catch-up(s) waiting, ${[...shards.values()].filter((shard) => !shard.ended).length} open shard(s); ` +
       `${phase.what} for ${Date.now() - phase.since} ms`,
     async stop() {
       stopped = true;
+      wakeIdle?.();
       await running;
       for (const waiter of waiters) waiter.resolve();
       tables.destroy();

@@ -53,7 +53,6 @@ export async function startTableStream(options: Partial<StreamPollerOptions> & {
     filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
     checkpoints: memoryCheckpoints(),
     onFailure: (record) => void failures.push(record),
-    pollIntervalMs: 50,
     retryDelayMs: 10,
     ...options,
   });
