@@ -8,7 +8,7 @@ import { afterAll, expect, it } from 'vitest';
 import { db, tableName } from '../lib/db/client.ts';
 import { LOCAL_CREDENTIALS } from '../lib/local/dynamodb-local.ts';
 import { memoryCheckpoints, startStreamPoller } from '../lib/local/stream-poller.ts';
-import { turnOnTableStream } from './support/table-stream.ts';
+import { catchUpOrSay, turnOnTableStream } from './support/table-stream.ts';
 
 const handed: string[] = [];
 const said: string[] = [];
@@ -40,10 +40,11 @@ it('finds the stream turned on after it started, and hands over what is written 
 
   await turnOnTableStream();
   await db().send(new PutCommand({ TableName: tableName(), Item: { PK: 'POLLER#after', SK: 'x' } }));
-  await poller.catchUp();
+  await catchUpOrSay(poller, said);
 
   expect(handed).toEqual(['POLLER#after']);
   expect(poller.waitingOn()).toMatch(
     /^round \d+, 0 catch-up\(s\) waiting, 1 open shard\(s\); (the poll interval|GetRecords of shard \S+) for \d+ ms$/,
   );
-});
+  // Room for the expect.poll (≤ 5 s) and a catch-up's own limit (15 s), so that a stalled one says why.
+}, 30_000);

@@ -16,6 +16,7 @@ import {
   type CheckpointStore,
   memoryCheckpoints,
   type OnFailureRecord,
+  type StreamPoller,
   type StreamPollerOptions,
   startStreamPoller,
 } from '../../lib/local/stream-poller.ts';
@@ -38,11 +39,32 @@ export async function turnOnTableStream(): Promise<void> {
 /** Longer than any catch-up of a passing test, shorter than the test's own timeout (20 s). */
 const CATCH_UP_LIMIT_MS = 15_000;
 
+/**
+ * `poller.catchUp()`, or an error after 15 s naming the step the poller is in and the last lines
+ * it said (`said`): a whole file of alert tests once timed out at 20 s each with nothing to say why.
+ */
+export async function catchUpOrSay(poller: StreamPoller, said: readonly string[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const lines = said.slice(-10).join('\n  ') || '(nothing)';
+      reject(
+        new Error(
+          `the table stream did not catch up within ${CATCH_UP_LIMIT_MS} ms; the poller is at ${poller.waitingOn()}; it last said:\n  ${lines}`,
+        ),
+      );
+    }, CATCH_UP_LIMIT_MS);
+  });
+  try {
+    await Promise.race([poller.catchUp(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function startTableStream(options: Partial<StreamPollerOptions> & { checkpoints?: CheckpointStore } = {}) {
   await turnOnTableStream();
   const failures: OnFailureRecord[] = [];
-  // What the poller said (its errors, a failing function), for a catch-up that never comes: a
-  // whole file of alert tests once timed out at 20 s each, with nothing to say why.
   const said: string[] = [];
   const poller = startStreamPoller({
     log: (line) => void said.push(`${new Date().toISOString()} ${line}`),
@@ -56,25 +78,7 @@ export async function startTableStream(options: Partial<StreamPollerOptions> & {
     retryDelayMs: 10,
     ...options,
   });
-  const catchUp = async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const lines = said.slice(-10).join('\n  ') || '(nothing)';
-        reject(
-          new Error(
-            `the table stream did not catch up within ${CATCH_UP_LIMIT_MS} ms; the poller is at ${poller.waitingOn()}; it last said:\n  ${lines}`,
-          ),
-        );
-      }, CATCH_UP_LIMIT_MS);
-    });
-    try {
-      await Promise.race([poller.catchUp(), late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  return { ...poller, catchUp, failures, said };
+  return { ...poller, catchUp: () => catchUpOrSay(poller, said), failures, said };
 }
 
 /**
