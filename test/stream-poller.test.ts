@@ -1,11 +1,15 @@
 /**
- * The local stream poller (lib/local/stream-poller.ts) when its table's stream is not there yet:
- * it keeps asking each round, as the event source mapping keeps polling, rather than stopping for
- * good (which left every later catch-up waiting, and a whole file of alert tests timing out).
+ * The local stream poller (lib/local/stream-poller.ts) where a catch-up once never came, leaving
+ * a whole file of alert tests timing out: when its table's stream is not there yet (it keeps
+ * asking each round, as the event source mapping keeps polling, rather than stopping for good),
+ * and when DynamoDB Local refuses its iterator as reading trimmed records (it takes a fresh one).
  */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect, it } from 'vitest';
 import { db, tableName } from '../lib/db/client.ts';
+import { createTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS } from '../lib/local/dynamodb-local.ts';
 import { memoryCheckpoints, startStreamPoller } from '../lib/local/stream-poller.ts';
 import { catchUpOrSay, turnOnTableStream } from './support/table-stream.ts';
@@ -47,4 +51,51 @@ it('finds the stream turned on after it started, and hands over what is written 
     /^round \d+, 0 catch-up\(s\) waiting, 1 open shard\(s\); (the poll interval|GetRecords of shard \S+) for \d+ ms$/,
   );
   // Room for the expect.poll (≤ 5 s) and a catch-up's own limit (15 s), so that a stalled one says why.
+}, 30_000);
+
+it('takes a fresh iterator when DynamoDB Local refuses its own as reading trimmed records, and hands over what was written', async () => {
+  // A second table with its stream on, and a poller that has read its still empty shard: its
+  // iterator is at the shard's horizon.
+  const other = `test-${randomUUID()}`;
+  const client = new DynamoDBClient({
+    endpoint: String(process.env.DYNAMODB_ENDPOINT),
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+  });
+  await createTable(client, other, { stream: true });
+  const otherHanded: string[] = [];
+  const otherSaid: string[] = [];
+  const otherPoller = startStreamPoller({
+    endpoint: String(process.env.DYNAMODB_ENDPOINT),
+    tableName: other,
+    credentials: LOCAL_CREDENTIALS,
+    handler: async (event) => {
+      for (const record of event.Records) otherHanded.push(String(record.dynamodb?.NewImage?.PK?.S));
+      return undefined;
+    },
+    filters: [{ eventName: ['INSERT'] }],
+    checkpoints: memoryCheckpoints(),
+    onFailure: () => undefined,
+    pollIntervalMs: 20,
+    retryDelayMs: 10,
+    log: (line) => otherSaid.push(line),
+  });
+  try {
+    await catchUpOrSay(otherPoller, otherSaid);
+    expect(otherPoller.waitingOn()).toMatch(/ 1 open shard\(s\); /);
+
+    // Records in another table's stream first (this file's table has its stream on since the test
+    // above): DynamoDB Local numbers every table's records from one counter, and then refuses the
+    // horizon iterator of the shard that was empty.
+    for (let i = 0; i < 3; i += 1)
+      await db().send(new PutCommand({ TableName: tableName(), Item: { PK: `POLLER#elsewhere-${i}`, SK: 'x' } }));
+    await db().send(new PutCommand({ TableName: other, Item: { PK: 'POLLER#other', SK: 'x' } }));
+    await catchUpOrSay(otherPoller, otherSaid);
+
+    expect(otherHanded).toEqual(['POLLER#other']);
+    expect(otherSaid.filter((line) => line.includes('reads trimmed records'))).toHaveLength(1);
+  } finally {
+    await otherPoller.stop();
+    client.destroy();
+  }
 }, 30_000);
