@@ -26,7 +26,6 @@ Object.assign(process.env, {
   SOCIAL_PROVIDER: 'http',
   SCRAPECREATORS_BASE_URL: stub.baseUrl,
   SCRAPECREATORS_API_KEY: STUB_KEY,
-  PROVIDER_TIMEOUT_MS: '2000',
   RATE_LIMIT_REQUESTS: '1000000',
 });
 const { chargeUnconfirmed, ERROR_CATALOG, internalError, upstreamFailed, upstreamFailedRefundPending } = await import('../lib/errors.ts');
