@@ -14,23 +14,29 @@ import { LOCAL_CREDENTIALS } from '../lib/local/dynamodb-local.ts';
 import { memoryCheckpoints, startStreamPoller } from '../lib/local/stream-poller.ts';
 import { catchUpOrSay, turnOnTableStream } from './support/table-stream.ts';
 
-const handed: string[] = [];
-const said: string[] = [];
-const poller = startStreamPoller({
-  endpoint: String(process.env.DYNAMODB_ENDPOINT),
-  tableName: tableName(),
-  credentials: LOCAL_CREDENTIALS,
-  handler: async (event) => {
-    for (const record of event.Records) handed.push(String(record.dynamodb?.NewImage?.PK?.S));
-    return undefined;
-  },
-  filters: [{ eventName: ['INSERT'] }],
-  checkpoints: memoryCheckpoints(),
-  onFailure: () => undefined,
-  pollIntervalMs: 20,
-  retryDelayMs: 10,
-  log: (line) => said.push(line),
-});
+/** A poller of `table` that keeps the PK of each record it hands over (`handed`) and what it says (`said`). */
+function recordingPoller(table: string) {
+  const handed: string[] = [];
+  const said: string[] = [];
+  const poller = startStreamPoller({
+    endpoint: String(process.env.DYNAMODB_ENDPOINT),
+    tableName: table,
+    credentials: LOCAL_CREDENTIALS,
+    handler: async (event) => {
+      for (const record of event.Records) handed.push(String(record.dynamodb?.NewImage?.PK?.S));
+      return undefined;
+    },
+    filters: [{ eventName: ['INSERT'] }],
+    checkpoints: memoryCheckpoints(),
+    onFailure: () => undefined,
+    pollIntervalMs: 20,
+    retryDelayMs: 10,
+    log: (line) => said.push(line),
+  });
+  return { poller, handed, said };
+}
+
+const { poller, handed, said } = recordingPoller(tableName());
 afterAll(() => poller.stop());
 
 it('finds the stream turned on after it started, and hands over what is written from then on', async () => {
@@ -63,23 +69,7 @@ it('takes a fresh iterator when DynamoDB Local refuses its own as reading trimme
     credentials: LOCAL_CREDENTIALS,
   });
   await createTable(client, other, { stream: true });
-  const otherHanded: string[] = [];
-  const otherSaid: string[] = [];
-  const otherPoller = startStreamPoller({
-    endpoint: String(process.env.DYNAMODB_ENDPOINT),
-    tableName: other,
-    credentials: LOCAL_CREDENTIALS,
-    handler: async (event) => {
-      for (const record of event.Records) otherHanded.push(String(record.dynamodb?.NewImage?.PK?.S));
-      return undefined;
-    },
-    filters: [{ eventName: ['INSERT'] }],
-    checkpoints: memoryCheckpoints(),
-    onFailure: () => undefined,
-    pollIntervalMs: 20,
-    retryDelayMs: 10,
-    log: (line) => otherSaid.push(line),
-  });
+  const { poller: otherPoller, handed: otherHanded, said: otherSaid } = recordingPoller(other);
   try {
     await catchUpOrSay(otherPoller, otherSaid);
     expect(otherPoller.waitingOn()).toMatch(/ 1 open shard\(s\); /);
