@@ -59,8 +59,9 @@ const NOT_OURS: Record<string, readonly string[]> = {
     'SuccessfulRequestLatency',
     'ThrottledRequests',
   ],
-  'AWS API, error and CDK property names, and the CDK bootstrap stack': [
+  'AWS API, error, SDK client and CDK property names, and the CDK bootstrap stack': [
     'TransactWrite',
+    'cacheMiddleware',
     'InternalFailure',
     'domainMapping',
     'disableExecuteApiEndpoint',
