@@ -110,7 +110,12 @@ interface Repository {
 /** Whether a backticked path is one that must exist, and does, or a name the code itself uses (`tools/list`, `index.mjs`). */
 function pathHolds(span: string, code: string, repository: Repository): boolean {
   const path = span.replace(/[#:].*$/, '');
-  if (notOurs.has(path) || code.includes(path)) return true;
+  // The code's text is megabytes: searched last, for the paths nothing else accounts for.
+  return notOurs.has(path) || pathStands(path, repository) || code.includes(path);
+}
+
+/** Whether a path names what exists: a file or folder here, a locked package, an ignored folder's content. */
+function pathStands(path: string, repository: Repository): boolean {
   const first = path.split('/')[0] ?? '';
   if (repository.ignored.some((folder) => `${path}/`.startsWith(folder))) return true;
   // A variable's value (`DATA_DIR/dynamodb-local.lock`).
