@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { handler as docsAsset } from '../functions/get-docs-asset.ts';
 import { handler as docsPage } from '../functions/get-docs-page.ts';
@@ -19,6 +18,7 @@ import { type Route, routes } from '../lib/routes.ts';
 import { EXAMPLE_INPUTS } from '../lib/social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../lib/social/catalog/index.ts';
 import { SCRAPECREATORS_OPERATIONS } from '../lib/social/providers/scrapecreators/operations.ts';
+import { testAjv } from './support/ajv.ts';
 import { assertDescribed } from './support/contract.ts';
 import { call } from './support/http.ts';
 
@@ -163,7 +163,7 @@ describe('routes', () => {
 
   it("describes POST /mcp's JSON-RPC body: a request, a notification, a response of the client, or a batch", () => {
     const { requestBody } = document.paths['/mcp'].post;
-    const valid = new Ajv2020({ strict: false }).compile(requestBody.content['application/json'].schema);
+    const valid = testAjv({ strict: false }, { formats: false }).compile(requestBody.content['application/json'].schema);
     const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x_profile', arguments: { handle: 'nasa' } } };
 
     expect(requestBody.required).toBe(true);
@@ -385,7 +385,7 @@ describe('string bounds', () => {
 });
 
 describe('social operations', () => {
-  const ajv = new Ajv2020({ strict: false });
+  const ajv = testAjv({ strict: false }, { formats: false });
 
   it('describes each of the 52 operations as its own path', () => {
     const paths = Object.keys(document.paths).filter(

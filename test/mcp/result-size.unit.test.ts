@@ -6,18 +6,16 @@
  * fits. Every operation's output, cut to the smallest limit allowed, fits and conforms to its
  * tool's outputSchema.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { MIN_MCP_MAX_RESULT_CHARS } from '../../lib/config.ts';
 import { cutToFit, sizedResult } from '../../lib/mcp/result-size.ts';
 import { operationAdvice, successResult, toolOf } from '../../lib/mcp/tools.ts';
 import { CATALOG, descriptor } from '../../lib/social/catalog/index.ts';
 import type { RunResult } from '../../lib/social/run.ts';
+import { testAjv } from '../support/ajv.ts';
 import { largestSampleOutput } from '../support/social.ts';
 
-const ajv = new Ajv2020({ strict: false });
-addFormats.default(ajv);
+const ajv = testAjv({ strict: false });
 
 type Json = any;
 const rest = () => 'Ask again for the rest.';

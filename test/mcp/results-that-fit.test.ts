@@ -8,19 +8,17 @@
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { testAjv } from '../support/ajv.ts';
 import { workspace } from '../support/fixtures.ts';
 import { drainJobs } from '../support/jobs.ts';
 import { mcpClient } from '../support/mcp-client.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 const LIMIT = 10_000;
-const ajv = new Ajv2020({ strict: false });
-addFormats.default(ajv);
+const ajv = testAjv({ strict: false });
 
 const server = createLocalServer(await loadHandlers());
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

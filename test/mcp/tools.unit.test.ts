@@ -6,8 +6,6 @@
  * renderings accept the same values.
  */
 import * as sdk from '@modelcontextprotocol/sdk/types.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod/mini';
 import { forbidden } from '../../lib/errors.ts';
@@ -18,9 +16,9 @@ import { allDescriptors } from '../../lib/social/catalog/descriptors.ts';
 import { EXAMPLE_INPUTS } from '../../lib/social/catalog/examples.ts';
 import { CATALOG } from '../../lib/social/catalog/index.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
+import { testAjv } from '../support/ajv.ts';
 
-const ajv = new Ajv2020({ strict: false });
-addFormats.default(ajv);
+const ajv = testAjv({ strict: false });
 const descriptors = [...allDescriptors().values()];
 
 /** Every `type` array under a schema, by where it is. */

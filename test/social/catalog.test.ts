@@ -1,16 +1,14 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/run-social-operation.ts';
 import { CATALOG, descriptors, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
+import { testAjv } from '../support/ajv.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { runUrl, VALID_INPUTS } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 // strict: unknown keywords or formats in a generated schema are errors, not silently ignored.
-const ajv = new Ajv2020({ strict: true, allErrors: true });
-addFormats.default(ajv);
+const ajv = testAjv({ strict: true, allErrors: true });
 
 describe('the catalog of social operations', () => {
   // A refused input is never charged: one workspace serves every operation's 400 cases.

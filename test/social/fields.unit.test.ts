@@ -7,18 +7,16 @@
  * tool's outputSchema (no property required). Then what never fails: outputs with missing or
  * extra fields, nulls along a path, a stored result of an older shape.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { requiringNothing, toolOf } from '../../lib/mcp/tools.ts';
 import { CATALOG, descriptor, type OperationDefinition } from '../../lib/social/catalog/index.ts';
 import { exampleFields, examplePath, type Keep, parseFields, project } from '../../lib/social/fields.ts';
 import { MAPPINGS } from '../../lib/social/providers/scrapecreators/index.ts';
+import { testAjv } from '../support/ajv.ts';
 import { runMapping } from '../support/scrapecreators/run.ts';
 import { largestSampleOutput } from '../support/social.ts';
 
-const ajv = new Ajv2020({ strict: false });
-addFormats.default(ajv);
+const ajv = testAjv({ strict: false });
 
 type Json = any;
 const AT = ['query', 'fields'];

@@ -5,10 +5,10 @@
  * type listed, required headers present, and every API header it carries described there.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { RESPONSE_HEADERS } from '../../lib/openapi/headers.ts';
 import { routePattern, routes } from '../../lib/routes.ts';
+import { testAjv } from './ajv.ts';
 
 type Json = Record<string, any>;
 
@@ -37,8 +37,7 @@ const withoutRequired = (node: unknown): unknown =>
 // The whole document is registered as one schema, so that each body schema is compiled (once,
 // on first use) with its `$ref`s into components resolved.
 function documentAjv(schema: Json): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-  addFormats.default(ajv);
+  const ajv = testAjv({ strict: false, allErrors: true, validateSchema: false });
   ajv.addSchema(schema, DOCUMENT_ID);
   return ajv;
 }

@@ -4,12 +4,13 @@
  * The client compiles every tool's outputSchema with Ajv on each tools/list (52 schemas), and
  * the tests connect a client per test: those compilations were 2.5 CPU-s of one integration
  * worker's profile. Here they are compiled once per worker process, by the SDK's own validator
- * (same Ajv, same options), and reused for a schema of the same JSON text. What the client
- * checks is unchanged.
+ * (same Ajv, same options, without Ajv's optimizing pass: ./ajv.ts), and reused for a schema of
+ * the same JSON text. What the client checks is unchanged.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { mcpSdkAjv } from './ajv.ts';
 
 /** Outlives this module, which an integration worker evaluates afresh for each file (fresh-file.ts). */
 const VALIDATORS = Symbol.for('workspace-service.test.mcp-client-validators');
@@ -17,7 +18,7 @@ const worker = globalThis as typeof globalThis & { [VALIDATORS]?: Map<string, Js
 worker[VALIDATORS] ??= new Map();
 const compiled = worker[VALIDATORS];
 
-const sdkValidator = new AjvJsonSchemaValidator();
+const sdkValidator = new AjvJsonSchemaValidator(mcpSdkAjv());
 const compiledOnce: jsonSchemaValidator = {
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
     const key = JSON.stringify(schema);
