@@ -54,6 +54,18 @@ const backgroundSlots = callSlots(MAX_SOCKETS - REQUEST_SLOTS);
 /** The SDK's name for its logging middleware (`@aws-sdk/core`), which the client goes without. */
 export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
 
+/**
+ * The service's document client over `base` (also the bench's floor, so that the floor is what
+ * the service could be): its marshalling, and no SDK logger middleware. That middleware walks
+ * every call's input and output through the schema's sensitive-data filter for its logger, even
+ * the no-op one these clients have: a Query of 50 items cost 2.46 ms of Node CPU with it and 1.98
+ * without (docs/performance.md).
+ */
+export function documentClientOver(base: DynamoDBClient): DynamoDBDocumentClient {
+  base.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
+  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
+}
+
 /** One document client per cold start (connection reuse); created on first use. */
 export function db(): DynamoDBDocumentClient {
   if (!client) {
@@ -74,13 +86,7 @@ export function db(): DynamoDBDocumentClient {
         },
       }),
     );
-    // The SDK's logger middleware walks every call's input and output through the schema's
-    // sensitive-data filter for its logger, even the no-op one this client has: a Query of 50
-    // items cost 2.46 ms of Node CPU with it and 1.98 without (docs/performance.md).
-    base.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
-    client = DynamoDBDocumentClient.from(base, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
+    client = documentClientOver(base);
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const command = String(context.commandName);

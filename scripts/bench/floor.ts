@@ -8,7 +8,7 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -17,7 +17,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { SDK_LOGGER_MIDDLEWARE } from '../../lib/db/client.ts';
+import { documentClientOver } from '../../lib/db/client.ts';
 import type { CommandLog } from '../../lib/db/round-trips.ts';
 
 /** The DocumentClient command for each SDK command name the recorder sees. */
@@ -34,14 +34,9 @@ const DOCUMENT_COMMANDS: Record<string, new (input: any) => any> = {
   TransactWriteItemsCommand: TransactWriteCommand,
 };
 
-/**
- * A bare DocumentClient on the service's table, configured as lib/db/client.ts configures its own
- * (marshalling, no logger middleware), so that the floor is no slower than the route could be.
- */
+/** A bare DocumentClient on the service's table, configured as lib/db/client.ts configures its own. */
 export function bareClient(endpoint: string | undefined, region: string): DynamoDBDocumentClient {
-  const base = new DynamoDBClient({ region, ...(endpoint ? { endpoint } : {}) });
-  base.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
-  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
+  return documentClientOver(new DynamoDBClient({ region, ...(endpoint ? { endpoint } : {}) }));
 }
 
 export interface PlannedCommand {
