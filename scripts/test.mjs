@@ -1,23 +1,35 @@
 /**
- * `npm test`: the typecheck (tsgo: the service, then the console) and the lint (Biome) run beside
- * Vitest's unit and integration tiers rather than before them. Vitest leaves about a tenth of the
- * 2-core machine idle while files wait on DynamoDB Local, a browser or a timer, and the checks
- * (about 12 CPU-s, 7 s on their own) fill it (docs/local-development.md, "Tests").
+ * `npm test`: Vitest's integration tier, its unit tier and the checks (the typecheck by tsgo, of
+ * the service and then of the console; the lint by Biome), side by side in processes of their own.
  *
- * Vitest's output streams as it comes; a check's output is printed when that check ends, and a
- * line at the end names each check's verdict. The exit code is non-zero if any of them failed.
- * Arguments go to Vitest (`npm test -- test/x.test.ts`). Plain JavaScript: nothing to transform.
+ * The integration tier sets the pace. Its files spend part of their time waiting (on DynamoDB
+ * Local, a timer, a browser), and even three of them at once leave a share of the 2-core machine
+ * idle. The unit tier (about 20 CPU-s) and the checks (about 12) wait on nothing, so they run at
+ * the lowest CPU priority (nice 19): the kernel gives them the time the integration tier leaves
+ * idle rather than a share of its own, and whatever of them is left runs at the end at full speed.
+ * One Vitest for both tiers ran the unit tier after the other, on its own, for its last 10 s:
+ * Vitest runs projects one after another, and a worker that reuses its modules serves one project
+ * (docs/performance.md, "The test suite").
+ *
+ * Vitest's integration output streams as it comes; the unit tier's and each check's output is
+ * printed when it ends, and a line at the end names each verdict. The exit code is non-zero if
+ * any of them failed. With arguments (`npm test -- test/x.test.ts`), one Vitest runs both tiers
+ * with them, as `vitest run` would: a file filter names files of one tier or the other.
+ * Plain JavaScript: nothing to transform.
  *
  * Into a pipe or a file (CI's log), Vitest reports with dots rather than a line per test: the
  * failures come out in full either way, and the 3,500 lines cost its main process about a tenth
  * of the unit tier's CPU (test:unit 26.7 -> 24.3 CPU-s). `-- --reporter=default` for the lines.
  */
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
+/** The lowest CPU priority: only what the integration tier leaves idle. */
+const BACKGROUND = 19;
 
 /**
  * In order: each starts once the one before passed (a type error makes the lint's verdict moot).
@@ -30,10 +42,20 @@ const CHECKS = [
   ['lint', bin('biome'), ['check', '--error-on-warnings', '.']],
 ];
 
-/** Runs a command from the repository's root; its exit code, and its output unless it inherits ours. */
-function run(command, args, { capture }) {
+/**
+ * Runs a command from the repository's root: its exit code, and its output unless it inherits
+ * ours. In the background, the child gets the lowest priority before it starts its threads and
+ * processes, which inherit it (Vitest forks its workers from its main thread). Where the
+ * system refuses, it runs at ours: slower, never wrong.
+ */
+function run(command, args, { capture, background = false }) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    if (background && child.pid) {
+      try {
+        setPriority(child.pid, BACKGROUND);
+      } catch {}
+    }
     let output = '';
     if (capture) {
       child.stdout.on('data', (chunk) => (output += chunk));
@@ -44,24 +66,42 @@ function run(command, args, { capture }) {
   });
 }
 
+const verdict = (name, code) => `${name} ${code === 0 ? 'passed' : 'FAILED'}`;
+const shown = (command, args) => [command.replace(`${ROOT}/`, ''), ...args].join(' ');
+
 async function checks() {
   const verdicts = [];
   for (const [name, command, args] of CHECKS) {
-    const { code, output } = await run(command, args, { capture: true });
-    if (code !== 0 || output.trim())
-      process.stdout.write(`\n${name} (${[command.replace(`${ROOT}/`, ''), ...args].join(' ')}):\n${output}`);
-    verdicts.push(`${name} ${code === 0 ? 'passed' : 'FAILED'}`);
-    if (code !== 0) return { ok: false, verdicts };
+    const { code, output } = await run(command, args, { capture: true, background: true });
+    if (code !== 0 || output.trim()) process.stdout.write(`\n${name} (${shown(command, args)}):\n${output}`);
+    verdicts.push(verdict(name, code));
+    if (code !== 0) return verdicts;
   }
-  return { ok: true, verdicts };
+  return verdicts;
+}
+
+async function unitTier() {
+  const args = ['run', '--project', 'unit', '--reporter=dot'];
+  const { code, output } = await run(bin('vitest'), args, { capture: true, background: true });
+  process.stdout.write(`\nunit tier (${shown(bin('vitest'), args)}):\n${output}`);
+  return [verdict('unit tier', code)];
 }
 
 const args = process.argv.slice(2);
 const reporter = process.stdout.isTTY || args.some((arg) => arg.startsWith('--reporter')) ? [] : ['--reporter=dot'];
+const vitest = async (name, projects) => {
+  const { code } = await run(bin('vitest'), ['run', ...projects.flatMap((project) => ['--project', project]), ...reporter, ...args], {
+    capture: false,
+  });
+  return [verdict(name, code)];
+};
 
-const [checked, tested] = await Promise.all([
-  checks(),
-  run(bin('vitest'), ['run', '--project', 'unit', '--project', 'integration', ...reporter, ...args], { capture: false }),
-]);
-process.stdout.write(`\n${checked.verdicts.join(', ')}; tests ${tested.code === 0 ? 'passed' : 'FAILED'}\n`);
-process.exitCode = checked.ok && tested.code === 0 ? 0 : 1;
+const verdicts = (
+  await Promise.all(
+    args.length > 0
+      ? [checks(), vitest('tests', ['unit', 'integration'])]
+      : [checks(), unitTier(), vitest('integration tier', ['integration'])],
+  )
+).flat();
+process.stdout.write(`\n${verdicts.join(', ')}\n`);
+process.exitCode = verdicts.every((line) => line.endsWith('passed')) ? 0 : 1;
