@@ -44,8 +44,8 @@ const CHECKS = [
 
 /**
  * Runs a command from the repository's root: its exit code, and its output unless it inherits
- * ours. In the background, the child gets the lowest priority before it starts its threads and
- * processes, which inherit it (Vitest forks its workers from its main thread). Where the
+ * ours. In the background, the child gets the lowest priority right after it is spawned, before
+ * it starts its workers, which inherit it (Vitest forks them from its main thread). Where the
  * system refuses, it runs at ours: slower, never wrong.
  */
 function run(command, args, { capture, background = false }) {
@@ -66,42 +66,42 @@ function run(command, args, { capture, background = false }) {
   });
 }
 
-const verdict = (name, code) => `${name} ${code === 0 ? 'passed' : 'FAILED'}`;
-const shown = (command, args) => [command.replace(`${ROOT}/`, ''), ...args].join(' ');
+/** A part of the run: its name and whether it passed. */
+const verdict = (name, code) => ({ name, passed: code === 0 });
+
+/** A part in the background, its output printed when it ends (if it printed any, or failed). */
+async function inBackground(name, command, args) {
+  const { code, output } = await run(command, args, { capture: true, background: true });
+  if (code !== 0 || output.trim()) process.stdout.write(`\n${name} (${[command.replace(`${ROOT}/`, ''), ...args].join(' ')}):\n${output}`);
+  return verdict(name, code);
+}
 
 async function checks() {
   const verdicts = [];
   for (const [name, command, args] of CHECKS) {
-    const { code, output } = await run(command, args, { capture: true, background: true });
-    if (code !== 0 || output.trim()) process.stdout.write(`\n${name} (${shown(command, args)}):\n${output}`);
-    verdicts.push(verdict(name, code));
-    if (code !== 0) return verdicts;
+    verdicts.push(await inBackground(name, command, args));
+    if (!verdicts.at(-1).passed) break;
   }
   return verdicts;
 }
 
-async function unitTier() {
-  const args = ['run', '--project', 'unit', '--reporter=dot'];
-  const { code, output } = await run(bin('vitest'), args, { capture: true, background: true });
-  process.stdout.write(`\nunit tier (${shown(bin('vitest'), args)}):\n${output}`);
-  return [verdict('unit tier', code)];
-}
-
 const args = process.argv.slice(2);
 const reporter = process.stdout.isTTY || args.some((arg) => arg.startsWith('--reporter')) ? [] : ['--reporter=dot'];
-const vitest = async (name, projects) => {
-  const { code } = await run(bin('vitest'), ['run', ...projects.flatMap((project) => ['--project', project]), ...reporter, ...args], {
-    capture: false,
-  });
-  return [verdict(name, code)];
-};
+const projects = (...names) => names.flatMap((name) => ['--project', name]);
+/** Vitest in the foreground: its output streams into ours. */
+const vitest = async (name, names) =>
+  verdict(name, (await run(bin('vitest'), ['run', ...projects(...names), ...reporter, ...args], { capture: false })).code);
 
 const verdicts = (
   await Promise.all(
     args.length > 0
       ? [checks(), vitest('tests', ['unit', 'integration'])]
-      : [checks(), unitTier(), vitest('integration tier', ['integration'])],
+      : [
+          checks(),
+          inBackground('unit tier', bin('vitest'), ['run', ...projects('unit'), '--reporter=dot']),
+          vitest('integration tier', ['integration']),
+        ],
   )
 ).flat();
-process.stdout.write(`\n${verdicts.join(', ')}\n`);
-process.exitCode = verdicts.every((line) => line.endsWith('passed')) ? 0 : 1;
+process.stdout.write(`\n${verdicts.map(({ name, passed }) => `${name} ${passed ? 'passed' : 'FAILED'}`).join(', ')}\n`);
+process.exitCode = verdicts.every(({ passed }) => passed) ? 0 : 1;
