@@ -1,4 +1,6 @@
 /** The console's entry: the page (GET /console) loads this module, built by scripts/build-console.ts. */
+// First: uPlot reads navigator.language as its module loads (locale.ts says why).
+import './locale-guard.ts';
 import 'uplot/dist/uPlot.min.css';
 import './console.css';
 import { render } from 'preact';

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { intlAccepts, usableLanguage } from '../../console/src/locale.ts';
 import {
   adviceFor,
   connectedApps,
@@ -285,5 +286,23 @@ describe('PKCE and the hosted UI', () => {
     expect(callbackOf('?error=access_denied&error_description=User+cancelled')).toEqual({ kind: 'error', message: 'User cancelled' });
     expect(callbackOf('')).toEqual({ kind: 'none' });
     expect(callbackOf('?code=abc')).toEqual({ kind: 'none' });
+  });
+});
+
+describe('usableLanguage: the language the console tells its libraries', () => {
+  const accepts = (tag: string) => ['en-US', 'de-DE', 'fr'].includes(tag);
+
+  it('keeps a language Intl takes, drops a variant Intl refuses, and falls back to en-US', () => {
+    expect(usableLanguage('de-DE', accepts)).toBe('de-DE');
+    expect(usableLanguage('en-US@posix', accepts)).toBe('en-US');
+    expect(usableLanguage('fr@euro', accepts)).toBe('fr');
+    expect(usableLanguage('xx@posix', accepts)).toBe('en-US');
+    expect(usableLanguage('', accepts)).toBe('en-US');
+  });
+
+  it("reads Intl's own verdict: Node's ICU refuses the tag Chromium reports under LANG=C", () => {
+    expect(intlAccepts('en-US@posix')).toBe(false);
+    expect(usableLanguage('en-US@posix', intlAccepts)).toBe('en-US');
+    expect(usableLanguage('de-DE', intlAccepts)).toBe('de-DE');
   });
 });

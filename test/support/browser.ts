@@ -1,7 +1,9 @@
 /**
  * One headless Chromium for a file or a script (test/support/chromium.ts finds it), with a
  * profile of its own removed on close, and only our flags: no sandbox (CI runs as root), nothing
- * that talks to the network on its own, a language a person's browser would have.
+ * that talks to the network on its own. Its language by default is one a person's browser would
+ * have; `{ locale: 'C' }` starts it as a shell without a locale does, reporting `en-US@posix`,
+ * a tag Intl refuses (what a page must survive: the console's test runs so).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,16 +11,18 @@ import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { findChromium } from './chromium.ts';
 
-export async function launchChromium(name: string): Promise<{ browser: Browser; close: () => Promise<void> }> {
+export async function launchChromium(
+  name: string,
+  { locale = 'en_US.UTF-8' }: { locale?: 'en_US.UTF-8' | 'C' } = {},
+): Promise<{ browser: Browser; close: () => Promise<void> }> {
   const chromium = await findChromium();
   const profile = mkdtempSync(join(tmpdir(), `${name}-chromium-`));
   const browser = await puppeteer.launch({
     executablePath: chromium.executablePath,
     headless: chromium.headless,
     userDataDir: profile,
-    // A language ICU knows: under LANG=C (or none) the shell reports `en-US@posix`, which Intl refuses
-    // (uPlot makes a NumberFormat of navigator.language as it loads).
-    env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' },
+    // Chromium takes its language from LANGUAGE, then LANG: either set here, whatever the shell has.
+    env: { ...process.env, LANG: locale, LANGUAGE: locale === 'C' ? '' : 'en_US' },
     args: [
       '--no-sandbox',
       '--disable-gpu',
