@@ -322,6 +322,10 @@ export class WorkspaceServiceStack extends Stack {
     new CfnOutput(this, 'ConsoleUrl', { value: `${this.api.apiEndpoint}/console`, description: 'The web console (docs/console.md)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'For the admin CLI: --table' });
     new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
+    new CfnOutput(this, 'OAuthSealingKeySecretArn', {
+      value: oauthSealingKey.secretArn,
+      description: 'Rotate the OAuth sealing key here, keeping the old one under previous (docs/deployment.md)',
+    });
     new CfnOutput(this, 'JobsQueueUrl', {
       value: this.jobs.queue.queueUrl,
       description: 'For the admin CLI: jobs recover|requeue --queue-url',
