@@ -5,13 +5,39 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { PERIOD, type ServiceMetrics } from './metrics.ts';
+import { PERIOD, type ServiceMetrics, sumOf } from './metrics.ts';
 
 export { PERIOD };
 
+/** CloudWatch's hard limit on the metrics one alarm on metric math may read. */
+export const METRICS_PER_ALARM = 10;
+
+/** Functions whose errors and throttles are watched together: a domain's routes (its nested stack), or the background functions. */
+export interface FunctionGroup {
+  /** The start of its alarms' ids: `<id>Errors`, `<id>Throttles`, then `<id>Errors2`… past METRICS_PER_ALARM functions. */
+  id: string;
+  /** What on-call reads in the alarms' descriptions and the dashboard's graph, e.g. "Billing routes". */
+  title: string;
+  functions: readonly NodejsFunction[];
+}
+
+/** The dashboard's graph of a group's functions, one line each, which its alarms' descriptions point to. */
+export const groupGraphTitle = (group: FunctionGroup): string => `Errors and throttles: ${group.title}`;
+
+/** A group's functions cut into alarms of at most METRICS_PER_ALARM, in order, each with its alarm id's suffix ('', '2', '3'…). */
+export function alarmChunks<T>(items: readonly T[]): { suffix: string; items: T[] }[] {
+  const chunks: { suffix: string; items: T[] }[] = [];
+  for (let start = 0; start < items.length; start += METRICS_PER_ALARM) {
+    const index = start / METRICS_PER_ALARM;
+    chunks.push({ suffix: index === 0 ? '' : String(index + 1), items: items.slice(start, start + METRICS_PER_ALARM) });
+  }
+  return chunks;
+}
+
 export interface AlarmsProps {
   api: HttpApi;
-  functions: NodejsFunction[];
+  /** Every function of the stack, each in one group. */
+  functionGroups: readonly FunctionGroup[];
   metrics: ServiceMetrics;
 }
 
@@ -58,23 +84,7 @@ export class Alarms extends Construct {
       description: 'More than 2% of API requests answered 5xx in 2 of the last 3 five-minute periods (at least 20 requests each).',
     });
 
-    for (const fn of props.functions) {
-      const name = fn.node.id;
-      // A function error is a crash the error mapper could not turn into an answer (timeout,
-      // out of memory, failed init): API Gateway then answers its own 500. Never expected.
-      this.add(`${name}Errors`, {
-        metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        description: `${name}: the function failed (crash, timeout or init error) at least once in 5 minutes.`,
-      });
-      this.add(`${name}Throttles`, {
-        metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        description: `${name}: Lambda throttled invocations (account or reserved concurrency exhausted) in the last 5 minutes.`,
-      });
-    }
+    for (const group of props.functionGroups) this.addFunctionGroup(group);
 
     // The SDK retries, so a few throttles are invisible to callers.
     this.add('DynamoDbThrottles', {
@@ -116,6 +126,35 @@ export class Alarms extends Construct {
       datapointsToAlarm: 2,
       description: `At least ${THRESHOLDS.rateLimitedPercent}% of requests answered 429 in 2 of the last 3 five-minute periods (at least ${THRESHOLDS.minimumRequests} requests each).`,
     });
+  }
+
+  /**
+   * The errors and the throttles of a group's functions, summed with metric math: one alarm each
+   * per METRICS_PER_ALARM functions rather than two per function, which were 98 of the stack's
+   * resources (docs/observability.md). The threshold stays 1, so the sum fires exactly when one
+   * function alone would have; the description names the functions, the dashboard tells which.
+   */
+  private addFunctionGroup(group: FunctionGroup): void {
+    const sum = (functions: NodejsFunction[], metric: (fn: NodejsFunction) => Metric, label: string) =>
+      sumOf(Object.fromEntries(functions.map((fn, i) => [`f${i}`, metric(fn)])), label);
+    for (const { suffix, items: functions } of alarmChunks(group.functions)) {
+      const names = `${functions.map((fn) => fn.node.id).join(', ')} (${group.title})`;
+      const where = `the dashboard's "${groupGraphTitle(group)}" graph shows which.`;
+      // A function error is a crash the error mapper could not turn into an answer (timeout,
+      // out of memory, failed init): API Gateway then answers its own 500. Never expected.
+      this.add(`${group.id}Errors${suffix}`, {
+        metric: sum(functions, (fn) => fn.metricErrors({ period: PERIOD, statistic: 'Sum' }), `${group.title}: errors`),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: `${names}: a function failed (crash, timeout or init error) at least once in 5 minutes; ${where}`,
+      });
+      this.add(`${group.id}Throttles${suffix}`, {
+        metric: sum(functions, (fn) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }), `${group.title}: throttles`),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description: `${names}: Lambda throttled invocations (account or reserved concurrency exhausted) in the last 5 minutes; ${where}`,
+      });
+    }
   }
 
   /** An alarm on the topic; by default it fires at or above the threshold, and missing data is fine. */

@@ -12,12 +12,15 @@ import {
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
+import { type FunctionGroup, groupGraphTitle } from './alarms.ts';
 import { PERIOD, type ServiceMetrics } from './metrics.ts';
 
 export interface ServiceDashboardProps {
   api: HttpApi;
   metrics: ServiceMetrics;
   alarms: readonly Alarm[];
+  /** The groups the errors and throttles alarms watch: one graph each, one line per function. */
+  functionGroups: readonly FunctionGroup[];
 }
 
 const WIDTH = 12;
@@ -26,7 +29,9 @@ const HEIGHT = 6;
 /**
  * One CloudWatch dashboard for on-call: traffic by route and status, latency, the money
  * (credits charged, refunded, refunds owed), the provider, and everything that throttles;
- * every alarm's state on top. What each graph means is in docs/observability.md.
+ * every alarm's state on top; then each function's errors and throttles, by the groups the
+ * alarms sum them in, so that a group's alarm leads to the function that fired it. What each
+ * graph means is in docs/observability.md.
  */
 export class ServiceDashboard extends Construct {
   readonly dashboard: Dashboard;
@@ -79,5 +84,13 @@ export class ServiceDashboard extends Construct {
         api.metricServerError({ period: PERIOD, statistic: 'Sum', label: '5xx' }),
       ]),
     );
+    const byFunction = props.functionGroups.map((group) =>
+      graph(
+        groupGraphTitle(group),
+        group.functions.map((fn) => fn.metricErrors({ period: PERIOD, statistic: 'Sum', label: `${fn.node.id} errors` })),
+        { right: group.functions.map((fn) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum', label: `${fn.node.id} throttles` })) },
+      ),
+    );
+    for (let start = 0; start < byFunction.length; start += 2) this.dashboard.addWidgets(...byFunction.slice(start, start + 2));
   }
 }

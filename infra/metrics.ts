@@ -142,7 +142,7 @@ export class ServiceMetrics extends Construct {
 }
 
 /** The sum of the metrics, a missing data point counting as 0. */
-const sumOf = (usingMetrics: Record<string, Metric>, label: string): MathExpression =>
+export const sumOf = (usingMetrics: Record<string, Metric>, label: string): MathExpression =>
   new MathExpression({
     expression: Object.keys(usingMetrics)
       .map((name) => `FILL(${name}, 0)`)

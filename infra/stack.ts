@@ -1,21 +1,7 @@
-import {
-  Aws,
-  CfnCondition,
-  CfnOutput,
-  CfnParameter,
-  CfnRule,
-  Duration,
-  Fn,
-  RemovalPolicy,
-  Stack,
-  type StackProps,
-  Validations,
-} from 'aws-cdk-lib';
+import { Aws, CfnCondition, CfnOutput, CfnParameter, CfnRule, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { type CfnApi, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { type CfnApi, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import { ParamsAndSecretsLayerVersion, ParamsAndSecretsLogLevel, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -26,13 +12,13 @@ import { STREAM_CONSUMERS } from '../functions/table-stream.ts';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
-import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routeKey, routes, tableActionsOf } from '../lib/routes.ts';
-import { Alarms } from './alarms.ts';
+import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routes } from '../lib/routes.ts';
+import { Alarms, type FunctionGroup } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
-import { bundledFunction, functionRole } from './function.ts';
 import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './identity.ts';
 import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { apiRoute, RouteStack, routesByStack } from './route-stack.ts';
 import { ChargeSweeper } from './sweeper.ts';
 import { TableStream } from './table-stream.ts';
 import { Webhooks } from './webhooks.ts';
@@ -44,11 +30,11 @@ export { copyAssetsCommands } from './function.ts';
 export const PROVIDER_TIMEOUT_MAX_MS = 20_000;
 
 /**
- * The AWS Parameters and Secrets Lambda Extension, for the functions that read the provider key
- * (lib/social/providers/secret.ts): the value is kept 300 s (its default and maximum), so a key
- * put in Secrets Manager reaches new instances within 5 minutes; only warnings are logged. By
- * default CDK maps each region to AWS's published ARN of the arm64 layer; `layerArn` names one
- * (a region, or a newer version, that CDK's map lacks).
+ * The AWS Parameters and Secrets Lambda Extension, for the functions that read a secret at run
+ * time (the provider key, lib/social/providers/secret.ts; the OAuth sealing key): the value is
+ * kept 300 s (its default and maximum), so a value put in Secrets Manager reaches new instances
+ * within 5 minutes; only warnings are logged. By default CDK maps each region to AWS's published
+ * ARN of the arm64 layer; `layerArn` names one (a region, or a newer version, that CDK's map lacks).
  */
 function providerKeyExtension(layerArn: string | undefined): ParamsAndSecretsLayerVersion {
   const options = { logLevel: ParamsAndSecretsLogLevel.WARN };
@@ -75,14 +61,19 @@ export interface WorkspaceServiceStackProps extends StackProps {
 }
 
 /**
- * The Workspace Service in one stack: the table, one function per route of the route table,
- * an HTTP API in front, and the alarms. Environment-agnostic (no lookups): `cdk synth` needs no
- * credentials and no network. Every decision is explained in docs/deployment.md.
+ * The Workspace Service: the table, an HTTP API in front, the secrets, keys, queues, background
+ * functions, metrics and alarms in this stack; one function per route of the route table, in a
+ * nested stack per domain (infra/route-stack.ts), deployed with it as one unit. Environment-agnostic
+ * (no lookups): `cdk synth` needs no credentials and no network. Every decision is explained in
+ * docs/deployment.md.
  */
 export class WorkspaceServiceStack extends Stack {
   readonly api: HttpApi;
   readonly table: Table;
+  /** The route functions by route name, whichever nested stack holds them. */
   readonly functions = new Map<string, NodejsFunction>();
+  /** One nested stack per domain (the routes' `tag`). */
+  readonly routeStacks: RouteStack[] = [];
   /** The charge sweeper (scheduled, not a route). */
   readonly sweeper: NodejsFunction;
   /** The jobs queue, its dead-letter queue and worker (not a route). */
@@ -138,18 +129,40 @@ export class WorkspaceServiceStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason: "A third-party vendor's API key: no Lambda can rotate it; it is rotated by hand (docs/deployment.md).",
     });
-    // Generated once and never shown: it only signs paging cursors, so losing or rotating
-    // it invalidates the cursors in flight and nothing else (docs/deployment.md).
+    // Paging cursors only, and never a credential: a forged cursor could only position a listing
+    // inside what its caller may already read (every page checks access again), so the key may be
+    // resolved into the environment at deploy time. Rotating it (a new value, then a deploy)
+    // restarts the walks in flight, and nothing else; so does losing it (docs/deployment.md).
     const cursorSigningKey = new Secret(this, 'CursorSigningKey', {
-      description: 'HMAC key of paging cursors (generated; rotate by putting a new value and redeploying)',
+      description:
+        'HMAC key of paging cursors only; seals no credential (generated; rotate by putting a new value and redeploying: walks in flight restart)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy: RemovalPolicy.DESTROY,
     });
     Validations.of(cursorSigningKey).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'It signs paging cursors only; a new value takes effect at the next deploy and merely restarts walks in flight.',
+      reason:
+        'It signs paging cursors only and seals no credential: a forged cursor can only position a listing inside what the caller may already read. A new value, put by hand, takes effect at the next deploy and merely restarts walks in flight.',
     });
-    const secrets: Record<RouteSecret, Secret> = { providerApiKey, cursorSigningKey };
+    // Seals who signed in: the OAuth consent ticket and the hosted sign-in state. Read at run time
+    // (never in the environment) as {"kid","key"}, with the keys still accepted under `previous`.
+    const oauthSealingKey = new Secret(this, 'OAuthSealingKey', {
+      description:
+        'Seals the OAuth consent ticket and the hosted sign-in state (who signed in): {"kid","key","previous"} JSON, read at run time (rotation: docs/deployment.md)',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ kid: 'k1' }),
+        generateStringKey: 'key',
+        passwordLength: 64,
+        excludePunctuation: true,
+      },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(oauthSealingKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'It seals the OAuth consent ticket and the hosted sign-in state, i.e. who signed in. It is rotated by hand: putting {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps the tickets in flight valid for their 10 minutes. No Lambda rotation, because the previous key must be kept for those 10 minutes, and a rotation function would replace it.',
+    });
+    const secrets: Record<RouteSecret, Secret> = { providerApiKey, cursorSigningKey, oauthSealingKey };
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
@@ -226,31 +239,28 @@ export class WorkspaceServiceStack extends Stack {
     this.webhooks.addSender(this.jobs.worker);
     this.webhooks.addSender(this.jobs.recovery);
 
-    for (const route of props.routes ?? routes) {
-      const fn = this.routeFunction(route, {
-        environment,
-        retention,
-        secrets,
-        apiKeySigningKey,
-        jobs: this.jobs,
-        webhooks: this.webhooks,
-        tracer: props.tracer ?? false,
-        extension: providerKeyExtension(props.secretsExtensionArn),
-        identity,
-      });
-      this.functions.set(route.name, fn);
-      const httpRoute = new HttpRoute(this, `${route.name}Route`, {
-        httpApi: this.api,
-        routeKey: route.path === '$default' ? HttpRouteKey.DEFAULT : HttpRouteKey.with(route.path, HttpMethod[route.method]),
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
-      });
-      Validations.of(httpRoute).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          route.path === '$default'
-            ? 'The catch-all route answers 404 route_not_found to anyone: there is nothing behind it to protect.'
-            : 'The function verifies the bearer JWT itself (issuer, audience, JWKS) so that a 401 has the documented error body, headers and order of checks; an API Gateway authorizer would answer with its own body.',
-      });
+    // A nested stack per domain keeps each stack under CloudFormation's 500 resources with room
+    // for the next waves of routes (docs/deployment.md): 6 resources per route there, its API
+    // route here (apiRoute says why).
+    const deps = {
+      table: this.table,
+      environment,
+      retention,
+      secrets,
+      apiKeySigningKey,
+      jobs: this.jobs,
+      webhooks: this.webhooks,
+      tracer: props.tracer ?? false,
+      extension: providerKeyExtension(props.secretsExtensionArn),
+      identity,
+    };
+    for (const [id, domainRoutes] of routesByStack(props.routes ?? routes)) {
+      const routeStack = new RouteStack(this, id, { tag: domainRoutes[0]!.tag, routes: domainRoutes, api: this.api, deps });
+      this.routeStacks.push(routeStack);
+      for (const route of domainRoutes) {
+        this.functions.set(route.name, routeStack.functions.get(route.name)!);
+        apiRoute(this, this.api, route, routeStack.integrations.get(route.name)!);
+      }
     }
 
     // Not a route: EventBridge invokes it every minute. It needs the table and the telemetry
@@ -284,14 +294,8 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.webhooks.addSender(this.tableStream.fn);
 
-    const functions = [
-      ...this.functions.values(),
-      sweeper.fn,
-      this.jobs.worker,
-      this.jobs.recovery,
-      this.webhooks.delivery,
-      this.tableStream.fn,
-    ];
+    const background = [sweeper.fn, this.jobs.worker, this.jobs.recovery, this.webhooks.delivery, this.tableStream.fn];
+    const functions = [...this.functions.values(), ...background];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,
       table: this.table,
@@ -299,17 +303,29 @@ export class WorkspaceServiceStack extends Stack {
       functions,
       accessLogs,
     });
-    const alarms = new Alarms(this, 'Alarms', { api: this.api, functions, metrics });
+    const functionGroups: FunctionGroup[] = [
+      ...this.routeStacks.map((routeStack) => ({
+        id: routeStack.node.id,
+        title: `${routeStack.tag} routes`,
+        functions: [...routeStack.functions.values()],
+      })),
+      { id: 'BackgroundFunctions', title: 'background functions', functions: background },
+    ];
+    const alarms = new Alarms(this, 'Alarms', { api: this.api, functionGroups, metrics });
     sweeper.addAlarms(alarms);
     this.jobs.addAlarms(alarms);
     this.webhooks.addAlarms(alarms);
     this.tableStream.addAlarms(alarms);
-    const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms });
+    const { dashboard } = new ServiceDashboard(this, 'Dashboard', { api: this.api, metrics, alarms: alarms.alarms, functionGroups });
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'ConsoleUrl', { value: `${this.api.apiEndpoint}/console`, description: 'The web console (docs/console.md)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'For the admin CLI: --table' });
     new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
+    new CfnOutput(this, 'OAuthSealingKeySecretArn', {
+      value: oauthSealingKey.secretArn,
+      description: 'Rotate the OAuth sealing key here, keeping the old one under previous (docs/deployment.md)',
+    });
     new CfnOutput(this, 'JobsQueueUrl', {
       value: this.jobs.queue.queueUrl,
       description: 'For the admin CLI: jobs recover|requeue --queue-url',
@@ -403,77 +419,6 @@ export class WorkspaceServiceStack extends Stack {
       },
       Aws.NO_VALUE,
     );
-  }
-
-  private routeFunction(
-    route: Route,
-    options: {
-      environment: Record<string, string>;
-      retention: RetentionDays;
-      secrets: Record<RouteSecret, Secret>;
-      apiKeySigningKey: Key;
-      jobs: Jobs;
-      webhooks: Webhooks;
-      tracer: boolean;
-      extension: ParamsAndSecretsLayerVersion;
-      identity: ServiceUserPool | undefined;
-    },
-  ): NodejsFunction {
-    const { role, logGroup } = functionRole(this, route.name, options.retention);
-    const tableActions = tableActionsOf(route);
-    if (tableActions.length > 0) {
-      role.addToPrincipalPolicy(new PolicyStatement({ actions: tableActions, resources: [this.table.tableArn] }));
-    }
-    const indexActions = tableActions.filter((action) => action === 'dynamodb:Query');
-    if (route.indexes?.length && indexActions.length > 0) {
-      role.addToPrincipalPolicy(
-        new PolicyStatement({ actions: indexActions, resources: route.indexes.map((index) => `${this.table.tableArn}/index/${index}`) }),
-      );
-    }
-    const environment = { ...options.environment };
-    if (route.signsApiKeys) {
-      options.apiKeySigningKey.grant(role, 'kms:Sign', 'kms:GetPublicKey');
-      environment.API_KEY_KMS_KEY_ID = options.apiKeySigningKey.keyArn;
-    }
-    if (route.sendsJobs) {
-      options.jobs.grantSend(role);
-      environment.JOBS_QUEUE_URL = options.jobs.queue.queueUrl;
-    }
-    if (route.hostedUi && options.identity) {
-      environment.CONSOLE_HOSTED_UI_URL = options.identity.domain.baseUrl();
-      environment.CONSOLE_CLIENT_ID = options.identity.client.userPoolClientId;
-    }
-    if (route.sendsWebhooks) {
-      options.webhooks.grantSend(role);
-      environment.WEBHOOKS_QUEUE_URL = options.webhooks.queue.queueUrl;
-    }
-    let paramsAndSecrets: ParamsAndSecretsLayerVersion | undefined;
-    for (const name of route.secrets ?? []) {
-      if (name === 'providerApiKey') {
-        // Read at run time through the Parameters and Secrets extension (a layer: CDK maps each
-        // region to AWS's published ARN of its arm64 build), which uses the function's role.
-        options.secrets[name].grantRead(role);
-        environment.SCRAPECREATORS_API_KEY_SECRET_ARN = options.secrets[name].secretArn;
-        paramsAndSecrets = options.extension;
-      } else {
-        // A CloudFormation dynamic reference: resolved at deploy, never a value in the template.
-        environment.CURSOR_SIGNING_KEY = options.secrets[name].secretValue.unsafeUnwrap();
-      }
-    }
-
-    return bundledFunction(this, route.name, {
-      description: `${routeKey(route)} (${route.entry})`,
-      entry: route.entry,
-      // API Gateway gives up at 30 s; a social run may wait PROVIDER_TIMEOUT_MS (at most
-      // PROVIDER_TIMEOUT_MAX_MS) and still have time to write its refund.
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
-      role,
-      logGroup,
-      environment,
-      tracer: options.tracer,
-      ...(route.assets?.length ? { assets: route.assets } : {}),
-      ...(paramsAndSecrets ? { paramsAndSecrets } : {}),
-    });
   }
 
   private parameters() {

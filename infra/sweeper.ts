@@ -70,10 +70,10 @@ export class ChargeSweeper extends Construct {
   }
 
   /**
-   * Alarms beside the function's errors and throttles (which the stack's Alarms add for every
-   * function; a sweep whose refunds fail ends in an error): charges were swept (each one a run
-   * that crashed, timed out or could not write its refund), a run stayed pending past a sweep,
-   * and the schedule stopped invoking the sweeper.
+   * Alarms beside the function's errors and throttles (which the stack's Alarms watch with the
+   * other background functions'; a sweep whose refunds fail ends in an error): charges were
+   * swept (each one a run that crashed, timed out or could not write its refund), a run stayed
+   * pending past a sweep, and the schedule stopped invoking the sweeper.
    */
   addAlarms(alarms: Alarms): void {
     const sweepMetric = (metricName: string, statistic: string) =>

@@ -47,9 +47,9 @@ const lockedPackages = Object.keys(
 );
 
 /**
- * Names others define, which no code of ours contains. An alarm the stack names after its
- * function (`JobWorkerErrors`, `SweepChargesThrottles`: infra/alarms.ts) is checked by its
- * function's name instead.
+ * Names others define, which no code of ours contains. An alarm the stack names after a group of
+ * functions (`BackgroundFunctionsErrors`; `<Tag>RoutesThrottles`, a domain's: infra/alarms.ts) is
+ * checked by the group's name instead.
  */
 const NOT_OURS: Record<string, readonly string[]> = {
   'AWS metrics (CloudWatch, the services publish them)': [

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkspaceServiceStack } from '../../infra/stack.ts';
 import { CONSOLE_ASSETS, hashedName } from '../../lib/console-assets.ts';
@@ -20,7 +19,7 @@ import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { matchRoute, type Route, routeKey, routes } from '../../lib/routes.ts';
 import { buildConsole } from '../../scripts/build-console.ts';
-import { functionOf, resource } from './template.ts';
+import { functionOf, mergeNested, resource, stackTemplates } from './template.ts';
 
 // The console's files, which its routes list, as `cdk synth` builds them first (infra/app.ts).
 await buildConsole();
@@ -32,7 +31,8 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 const app = new App({ outdir, builtinCloudFormationValidation: false });
 const stack = new WorkspaceServiceStack(app, 'WorkspaceService', { routes: withAssets });
 app.synth();
-const template = Template.fromJSON(JSON.parse(readFileSync(join(outdir, stack.templateFile), 'utf8')));
+// The route functions are in nested stacks: read as one template with the parent's.
+const { template } = mergeNested(stackTemplates(outdir, stack));
 
 /** The folder cdk synth built the route's code in (its S3 key is the folder's hash). */
 const codeFolder = (name: string) => {
