@@ -71,7 +71,7 @@ export interface ApiKeyCaller {
  */
 export const API_KEY_ID_PATTERN = /^key_[0-9a-f]{32}$/;
 export const isApiKeyId = (id: string): boolean => API_KEY_ID_PATTERN.test(id);
-/** A notification endpoint's id, and the id of an event sent to one (lib/webhooks/endpoints.ts). */
+/** A notification endpoint's id, and the id of an event sent to one (lib/alerts/endpoints.ts). */
 export const WEBHOOK_ID_PATTERN = /^whk_[0-9a-f]{32}$/;
 export const WEBHOOK_EVENT_ID_PATTERN = /^evt_[0-9a-f]{32}$/;
 

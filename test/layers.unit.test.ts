@@ -43,6 +43,7 @@ const LAYERS = [
       'lib/workspace',
       'lib/jobs',
       'lib/webhooks',
+      'lib/alerts',
       'lib/oauth',
       'lib/usage',
       'lib/stream',

@@ -7,7 +7,7 @@ import { membershipOfCaller } from '../auth/access.ts';
 import { type AlertSettings, getAlertSettings, NotAnOwner, putAlertSettings } from '../db/alert-settings.ts';
 import { forbidden, notFound } from '../errors.ts';
 import type { Caller } from '../model.ts';
-import { requireOwner } from './organization.ts';
+import { requireOwner } from '../workspace/organization.ts';
 
 /** Any member (an API key of the organization too); anyone else 404. One round trip. */
 export async function readAlertSettings(caller: Caller, orgId: string): Promise<AlertSettings> {

@@ -30,10 +30,10 @@ import {
 import { forbidden, notFound, validationFailed, webhookLimitReached } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
+import { checkWebhookUrl } from '../webhooks/addresses.ts';
+import { type DeliveryMessage, type DeliverySource, sendDelivery } from '../webhooks/delivery.ts';
+import { newWebhookSecret } from '../webhooks/signature.ts';
 import { requireOwner } from '../workspace/organization.ts';
-import { checkWebhookUrl } from './addresses.ts';
-import { type DeliveryMessage, type DeliverySource, sendDelivery } from './delivery.ts';
-import { newWebhookSecret } from './signature.ts';
 
 /** The events an endpoint can subscribe to (`["*"]`: all of them, and those added later). */
 export const EVENT_TYPES = ['credits.balance_low', 'spending_limit.threshold_reached', 'job.completed'] as const;
