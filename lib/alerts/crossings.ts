@@ -26,7 +26,7 @@ import { claimEvent, readItem } from '../db/alert-events.ts';
 import { type AlertSettings, getAlertSettings, getAlertSettingsOf } from '../db/alert-settings.ts';
 import { jobOf } from '../db/jobs.ts';
 import { apiKeyKey, membershipKey, orgKey, spentDayOf } from '../db/keys.ts';
-import { jobView } from '../jobs/jobs.ts';
+import { jobCompleted } from '../jobs/job-ended.ts';
 import { logger } from '../log.ts';
 import { type ChangeRecord, compareSequenceNumbers, type StreamConsumer } from '../stream/dispatch.ts';
 import type { FilterPattern } from '../stream/filter.ts';
@@ -92,16 +92,8 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
     // A job's end: the change that sets its `completed_at` (once; the event's id is the job's).
     if (!item.completed_at || record.oldImage?.completed_at) return [];
     const job = jobOf(item);
-    const data = { ...jobView(job), webhook: undefined };
-    return [
-      {
-        id: eventId('job.completed', job.id),
-        type: 'job.completed',
-        created_at: job.completed_at ?? now.toISOString(),
-        organization_id: job.organization_id,
-        data,
-      },
-    ];
+    const { type, at, data } = jobCompleted(job);
+    return [{ id: eventId(type, job.id), type, created_at: at, organization_id: job.organization_id, data }];
   }
   const orgId = String(item.PK).slice('ORG#'.length);
   const base = { created_at: now.toISOString(), organization_id: orgId };

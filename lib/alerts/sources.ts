@@ -4,7 +4,7 @@
  * the source its subject names. Here, above both producers (a job's end and the owners'
  * endpoints): lib/webhooks/ delivers whatever it is handed and knows neither.
  */
-import { jobWebhookSource } from '../jobs/job-webhook.ts';
+import { jobWebhookSource } from '../jobs/job-ended.ts';
 import type { Receipt } from '../queues/queue.ts';
 import { type DeliveryMessage, type DeliverySource, deliver } from '../webhooks/delivery.ts';
 import { endpointDeliverySource } from './endpoints.ts';
