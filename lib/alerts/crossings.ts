@@ -26,8 +26,10 @@ import { claimEvent, readItem } from '../db/alert-events.ts';
 import { type AlertSettings, getAlertSettings, getAlertSettingsOf } from '../db/alert-settings.ts';
 import { jobOf } from '../db/jobs.ts';
 import { apiKeyKey, membershipKey, orgKey, spentDayOf } from '../db/keys.ts';
+import type { LimitScope } from '../errors.ts';
 import { jobCompleted } from '../jobs/job-ended.ts';
 import { logger } from '../log.ts';
+import { payerScope } from '../model.ts';
 import { type ChangeRecord, compareSequenceNumbers, type StreamConsumer } from '../stream/dispatch.ts';
 import type { FilterPattern } from '../stream/filter.ts';
 import { publishEvent, subscribedEndpoints, type WebhookEvent } from './endpoints.ts';
@@ -42,8 +44,6 @@ export const CROSSING_FILTERS: readonly FilterPattern[] = [
 const eventId = (...parts: string[]): string => `evt_${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
 const numberOr = (value: unknown, fallback: number): number =>
   typeof value === 'number' ? value : value == null ? fallback : Number(value);
-
-type Scope = 'organization' | 'member' | 'api_key';
 
 /**
  * What one batch reads, each at most once however many of its records need it: the alert
@@ -111,7 +111,7 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
   const [, month = '', subject] = match;
   const moved = counterMoves(month, record.oldImage, item);
   if (moved.length === 0) return [];
-  const scope: Scope = subject === undefined ? 'organization' : subject.startsWith('key_') ? 'api_key' : 'member';
+  const scope: LimitScope = subject === undefined ? 'organization' : payerScope(subject);
   const id = subject ?? orgId;
   // The limits the charge was held to, kept on the counter by the charge itself (lib/db/credits.ts);
   // a counter last written before charges kept them: the scope's limits as they are now.
