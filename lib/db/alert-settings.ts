@@ -3,8 +3,8 @@
  * an owner first sets them (the defaults then apply).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, conditionFailed, db, tableName, transact } from './client.ts';
-import { membershipKey } from './keys.ts';
+import { batchGetAll, db, tableName, transact } from './client.ts';
+import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
 
 export interface AlertSettings {
   low_balance: number | null;
@@ -39,22 +39,11 @@ export async function getAlertSettingsOf(orgIds: Iterable<string>): Promise<Map<
   return new Map(ids.map((id) => [id, stored.get(id) ?? DEFAULT_ALERT_SETTINGS]));
 }
 
-/** The setter was not (or is no longer) an owner. */
-export class NotAnOwner extends Error {}
-
-/** Replaces the settings, in one transaction with the condition that the setter is still an owner. */
+/** Replaces the settings, in one transaction with the condition that the setter is still an owner (NotAnOwner). */
 export async function putAlertSettings(orgId: string, setterId: string, settings: AlertSettings, now: Date): Promise<void> {
   await transact(
     [
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: membershipKey(orgId, setterId),
-          ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':owner': 'owner' },
-        },
-      },
+      stillAnOwner(orgId, setterId),
       {
         Put: {
           TableName: tableName(),
@@ -70,6 +59,6 @@ export async function putAlertSettings(orgId: string, setterId: string, settings
         },
       },
     ],
-    (reasons) => (conditionFailed(reasons, 0) ? new NotAnOwner() : null),
+    notAnOwnerIn,
   );
 }

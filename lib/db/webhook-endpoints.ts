@@ -7,7 +7,7 @@
  */
 import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed, db, queryAll, type TransactItem, tableName, transact, updateIf } from './client.ts';
-import { membershipKey } from './keys.ts';
+import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
 
 export interface WebhookEndpointRecord {
   id: string;
@@ -64,34 +64,14 @@ const deliveryOf = (item: Record<string, unknown>): EndpointDeliveryRecord => ({
   body: item.body as string,
 });
 
-/** Why an endpoint was not written. */
-export type EndpointRefusal = 'not_an_owner' | 'limit_reached';
-export class EndpointNotCreated extends Error {
-  constructor(readonly reason: EndpointRefusal) {
-    super(reason);
-  }
-}
+/** The organization has as many endpoints as it may: the new one was not written. */
+export class EndpointLimitReached extends Error {}
 
-class NotDeleted extends Error {
-  constructor(readonly reason: EndpointNotDeleted) {
-    super(reason);
-  }
-}
-
-/** The membership condition of a change an owner makes: the caller still an owner when it is written. */
-const stillAnOwner = (orgId: string, userId: string): TransactItem => ({
-  ConditionCheck: {
-    TableName: tableName(),
-    Key: membershipKey(orgId, userId),
-    ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
-    ExpressionAttributeNames: { '#role': 'role' },
-    ExpressionAttributeValues: { ':owner': 'owner' },
-  },
-});
+class NoSuchEndpoint extends Error {}
 
 /**
- * Writes a new endpoint, in one transaction: its creator still an owner, the organization's count
- * below `max` (and one more), the endpoint itself.
+ * Writes a new endpoint, in one transaction: its creator still an owner (NotAnOwner), the
+ * organization's count below `max` (EndpointLimitReached) and one more, the endpoint itself.
  */
 export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId: string, max: number): Promise<void> {
   const items: TransactItem[] = [
@@ -121,11 +101,7 @@ export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId:
       },
     },
   ];
-  await transact(items, (reasons) => {
-    if (conditionFailed(reasons, 0)) return new EndpointNotCreated('not_an_owner');
-    if (conditionFailed(reasons, 1)) return new EndpointNotCreated('limit_reached');
-    return null;
-  });
+  await transact(items, (reasons) => notAnOwnerIn(reasons) ?? (conditionFailed(reasons, 1) ? new EndpointLimitReached() : null));
 }
 
 const getItem = async (key: Record<string, string>): Promise<Record<string, unknown> | undefined> =>
@@ -167,15 +143,13 @@ export async function listEndpoints(orgId: string): Promise<WebhookEndpointRecor
   return items.map(endpointOf);
 }
 
-/** Why an endpoint was not deleted. */
-export type EndpointNotDeleted = 'no_such_endpoint' | 'not_an_owner';
-
 /**
  * Deletes an endpoint and gives its place back, in one transaction with the condition that its
- * deleter is still an owner (an owner demoted since the request's role check deletes nothing);
- * then its deliveries. A delivery still queued finds no endpoint and sends nothing.
+ * deleter is still an owner (NotAnOwner: an owner demoted since the request's role check deletes
+ * nothing); then its deliveries. A delivery still queued finds no endpoint and sends nothing.
+ * False when there is no such endpoint.
  */
-export async function deleteEndpoint(orgId: string, webhookId: string, deleterId: string): Promise<EndpointNotDeleted | null> {
+export async function deleteEndpoint(orgId: string, webhookId: string, deleterId: string): Promise<boolean> {
   try {
     await transact(
       [
@@ -190,13 +164,10 @@ export async function deleteEndpoint(orgId: string, webhookId: string, deleterId
           },
         },
       ],
-      (reasons) => {
-        if (conditionFailed(reasons, 0)) return new NotDeleted('not_an_owner');
-        return conditionFailed(reasons, 1) ? new NotDeleted('no_such_endpoint') : null;
-      },
+      (reasons) => notAnOwnerIn(reasons) ?? (conditionFailed(reasons, 1) ? new NoSuchEndpoint() : null),
     );
   } catch (error) {
-    if (error instanceof NotDeleted) return error.reason;
+    if (error instanceof NoSuchEndpoint) return false;
     throw error;
   }
   const deliveries = await queryAll({
@@ -208,7 +179,7 @@ export async function deleteEndpoint(orgId: string, webhookId: string, deleterId
     const batch = deliveries.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
     await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: batch } }));
   }
-  return null;
+  return true;
 }
 
 /**

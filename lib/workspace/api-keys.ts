@@ -15,16 +15,15 @@ import {
   type ApiKeyRecord,
   createApiKey,
   listApiKeysPage,
-  NotAnOwner,
   publishSigningKey,
   revokeApiKey,
   updateApiKey,
 } from '../db/api-keys.ts';
 import { NO_SPEND, type PeriodSpend, readMemberSpend, readMembersSpend } from '../db/credits.ts';
-import { forbidden, notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
-import { requireOwner } from './organization.ts';
+import { asOwner, requireOwner } from './owners.ts';
 
 export const DEFAULT_KEY_LIFETIME_DAYS = 90;
 export const MAX_KEY_LIFETIME_DAYS = 365;
@@ -140,13 +139,8 @@ export async function createWorkspaceApiKey(
     last_used_at: null,
   };
   const token = await signApiKeyToken(signer, { keyId: key.id, orgId, issuedAt, expiresAt });
-  try {
-    await createApiKey(key);
-  } catch (error) {
-    // The creator lost the owner role (or the organization) while the token was being signed.
-    if (error instanceof NotAnOwner) throw forbidden('only owners of the organization can change it, its members and its keys');
-    throw error;
-  }
+  // The creator may have lost the owner role (or the organization) while the token was being signed.
+  await asOwner(createApiKey(key));
   return { ...viewOf(key, NO_SPEND), token };
 }
 
