@@ -25,7 +25,19 @@ import { createHash } from 'node:crypto';
 import { claimEvent, readItem } from '../db/alert-events.ts';
 import { type AlertSettings, getAlertSettings, getAlertSettingsOf } from '../db/alert-settings.ts';
 import { jobOf } from '../db/jobs.ts';
-import { apiKeyKey, membershipKey, orgKey, spentDayOf } from '../db/keys.ts';
+import {
+  apiKeyKey,
+  JOB_PARTITION_PREFIX,
+  JOB_SK,
+  membershipKey,
+  ORG_PARTITION_PREFIX,
+  ORG_SK,
+  orgIdOfPartition,
+  orgKey,
+  SPEND_SK_PREFIX,
+  spendCounterOf,
+  spentDayOf,
+} from '../db/keys.ts';
 import type { LimitScope } from '../errors.ts';
 import { jobCompleted } from '../jobs/job-ended.ts';
 import { logger } from '../log.ts';
@@ -36,9 +48,9 @@ import { publishEvent, subscribedEndpoints, type WebhookEvent } from './endpoint
 
 /** Changes of an organization's item (its balance) and of spend counters. */
 export const CROSSING_FILTERS: readonly FilterPattern[] = [
-  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['ORG'] }, PK: { S: [{ prefix: 'ORG#' }] } } } },
-  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'SPEND#' }] } } } },
-  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['JOB'] }, PK: { S: [{ prefix: 'JOB#' }] } } } },
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [ORG_SK] }, PK: { S: [{ prefix: ORG_PARTITION_PREFIX }] } } } },
+  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: SPEND_SK_PREFIX }] } } } },
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [JOB_SK] }, PK: { S: [{ prefix: JOB_PARTITION_PREFIX }] } } } },
 ];
 
 const eventId = (...parts: string[]): string => `evt_${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
@@ -60,7 +72,7 @@ export function batchReads(records: readonly ChangeRecord[] = []): BatchReads {
   const orgIds = new Set<string>();
   for (const record of records) {
     const pk = String(record.newImage?.PK ?? '');
-    if (pk.startsWith('ORG#')) orgIds.add(pk.slice('ORG#'.length));
+    if (pk.startsWith(ORG_PARTITION_PREFIX)) orgIds.add(orgIdOfPartition(pk));
   }
   const prefetched = orgIds.size > 0 ? getAlertSettingsOf(orgIds) : undefined;
   // Failing, it fails the records that ask for it (through `settings`); none may ask.
@@ -88,16 +100,16 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
   const item = record.newImage;
   if (!item) return [];
   const sk = String(item.SK);
-  if (sk === 'JOB') {
+  if (sk === JOB_SK) {
     // A job's end: the change that sets its `completed_at` (once; the event's id is the job's).
     if (!item.completed_at || record.oldImage?.completed_at) return [];
     const job = jobOf(item);
     const { type, at, data } = jobCompleted(job);
     return [{ id: eventId(type, job.id), type, created_at: at, organization_id: job.organization_id, data }];
   }
-  const orgId = String(item.PK).slice('ORG#'.length);
+  const orgId = orgIdOfPartition(String(item.PK));
   const base = { created_at: now.toISOString(), organization_id: orgId };
-  if (sk === 'ORG') {
+  if (sk === ORG_SK) {
     const before = numberOr(record.oldImage?.credits, Number.POSITIVE_INFINITY);
     const after = numberOr(item.credits, 0);
     if (after >= before) return [];
@@ -106,13 +118,12 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
     const id = eventId(orgId, 'credits.balance_low', record.sequenceNumber);
     return [{ ...base, id, type: 'credits.balance_low', data: { balance: after, low_balance } }];
   }
-  const match = /^SPEND#(\d{4}-\d{2})(?:#USER#(.+))?$/.exec(sk);
-  if (!match) return [];
-  const [, month = '', subject] = match;
-  const moved = counterMoves(month, record.oldImage, item);
+  const counter = spendCounterOf(sk);
+  if (!counter) return [];
+  const moved = counterMoves(counter.month, record.oldImage, item);
   if (moved.length === 0) return [];
-  const scope: LimitScope = subject === undefined ? 'organization' : payerScope(subject);
-  const id = subject ?? orgId;
+  const scope: LimitScope = counter.payer === null ? 'organization' : payerScope(counter.payer);
+  const id = counter.payer ?? orgId;
   // The limits the charge was held to, kept on the counter by the charge itself (lib/db/credits.ts);
   // a counter last written before charges kept them: the scope's limits as they are now.
   const kept = 'month_limit' in item;

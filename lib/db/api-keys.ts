@@ -84,9 +84,10 @@ export const grantOf = (key: ApiKeyRecord): ApiKeyGrant => ({
  * key's request sends as many commands as a user's (its record stands in for the membership).
  */
 export async function getApiKeyStanding(orgId: string, keyId: string): Promise<{ key: ApiKeyRecord | null; orgExists: boolean }> {
-  const items = await batchGetAll([apiKeyKey(orgId, keyId), orgKey(orgId)]);
-  const key = items.find((item) => item.SK !== 'ORG');
-  return { key: key ? apiKeyOf(key) : null, orgExists: items.some((item) => item.SK === 'ORG') };
+  const org = orgKey(orgId);
+  const items = await batchGetAll([apiKeyKey(orgId, keyId), org]);
+  const key = items.find((item) => item.SK !== org.SK);
+  return { key: key ? apiKeyOf(key) : null, orgExists: items.some((item) => item.SK === org.SK) };
 }
 
 /** A key as stored (an OAuth grant's with its client, and its refresh generation, lib/db/oauth-grants.ts). */
