@@ -1,8 +1,8 @@
 /**
  * Alerts found from the table's change stream (docs/alerts.md), never on the request path: a
- * consumer beside usage (functions/table-stream.ts) that sees each change of a balance and of a
- * spend counter with its images before and after, so that a crossing is exact: the one change
- * whose old value is on one side of a line and whose new value is on the other.
+ * consumer beside usage (functions/table-stream.ts) that sees each change of a balance, of a
+ * spend counter and of a job with its images before and after, so that a crossing is exact: the
+ * one change whose old value is on one side of a line and whose new value is on the other.
  *
  * - `credits.balance_low`: the organization's `credits` goes from ≥ `low_balance` to below it.
  *   Re-armed by anything that lifts it back (a grant, a refund, a lower setting): the next fall
@@ -16,6 +16,8 @@
  *   to, which the charge keeps on the counter (`month_limit`, `day_limit`): exact, and no read.
  *   Its id comes from (organization, scope, id, period, threshold): once per month or day, even
  *   after a limit is raised.
+ * - `job.completed`: the change that sets a job's `completed_at`, sent as the event its own
+ *   webhook gets (lib/jobs/job-ended.ts) in the endpoints' envelope; its id comes from the job's.
  *
  * Each event is stored once under its id (lib/db/alert-events.ts) and published to the
  * subscribed endpoints, whose deliveries are written once per event too: however many records
@@ -46,7 +48,7 @@ import { type ChangeRecord, compareSequenceNumbers, type StreamConsumer } from '
 import type { FilterPattern } from '../stream/filter.ts';
 import { publishEvent, subscribedEndpoints, type WebhookEvent } from './endpoints.ts';
 
-/** Changes of an organization's item (its balance) and of spend counters. */
+/** Changes of an organization's item (its balance), of spend counters and of a job's item. */
 export const CROSSING_FILTERS: readonly FilterPattern[] = [
   { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [ORG_SK] }, PK: { S: [{ prefix: ORG_PARTITION_PREFIX }] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: SPEND_SK_PREFIX }] } } } },
