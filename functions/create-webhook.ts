@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
+import { createWebhookEndpoint, EVENT_TYPES } from '../lib/alerts/endpoints.ts';
+import { webhookSchema } from '../lib/alerts/schemas.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { organizationId } from '../lib/http/params.ts';
-import { createWebhookEndpoint, EVENT_TYPES } from '../lib/webhooks/endpoints.ts';
-import { webhookSchema } from '../lib/webhooks/schemas.ts';
 
 const EVENTS_RULE = `must be a non-empty list of distinct event types (${EVENT_TYPES.join(', ')}) or ["*"] for all`;
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
+import { deleteWebhookEndpoint } from '../lib/alerts/endpoints.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { organizationId, webhookIdParam } from '../lib/http/params.ts';
-import { deleteWebhookEndpoint } from '../lib/webhooks/endpoints.ts';
 
 /** Its success, for the API description: no body. */
 export const otherResponses = { '204': 'The endpoint and its deliveries are gone: it receives nothing more.' };

@@ -9,9 +9,9 @@
  * batch failures, ReportBatchItemFailures).
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { handleDeliveryMessage } from '../lib/alerts/sources.ts';
 import { logError, logger } from '../lib/log.ts';
 import type { DeliveryMessage } from '../lib/webhooks/delivery.ts';
-import { handleDeliveryMessage } from '../lib/webhooks/sources.ts';
 
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   logger.resetKeys();

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
+import { listEndpointDeliveries } from '../lib/alerts/endpoints.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { integerParam, organizationId, pageCursor, webhookIdParam } from '../lib/http/params.ts';
-import { listEndpointDeliveries } from '../lib/webhooks/endpoints.ts';
 
-export { deliveriesPageSchema as responseSchema } from '../lib/webhooks/schemas.ts';
+export { deliveriesPageSchema as responseSchema } from '../lib/alerts/schemas.ts';
 
 /** GET /organizations/{organization_id}/webhooks/{webhook_id}/deliveries — owners: the endpoint's deliveries, newest first. */
 export const handler = endpoint(

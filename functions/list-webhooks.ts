@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
+import { listWebhookEndpoints } from '../lib/alerts/endpoints.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { integerParam, organizationId, pageCursor } from '../lib/http/params.ts';
-import { listWebhookEndpoints } from '../lib/webhooks/endpoints.ts';
 
-export { webhooksPageSchema as responseSchema } from '../lib/webhooks/schemas.ts';
+export { webhooksPageSchema as responseSchema } from '../lib/alerts/schemas.ts';
 
 /** GET /organizations/{organization_id}/webhooks — owners; other members and API keys 403, anyone else 404. */
 export const handler = endpoint(

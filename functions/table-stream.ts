@@ -7,10 +7,10 @@
  * source mapping's, and it gets the records they match.
  */
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { crossingsConsumer } from '../lib/alerts/crossings.ts';
 import { logger } from '../lib/log.ts';
 import { dispatchBatch, type StreamConsumer } from '../lib/stream/dispatch.ts';
 import { usageConsumer } from '../lib/usage/aggregate.ts';
-import { crossingsConsumer } from '../lib/webhooks/crossings.ts';
 
 export const STREAM_CONSUMERS: readonly StreamConsumer[] = [usageConsumer, crossingsConsumer];
 

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
+import { sendTestEvent } from '../lib/alerts/endpoints.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { organizationId, webhookIdParam } from '../lib/http/params.ts';
-import { sendTestEvent } from '../lib/webhooks/endpoints.ts';
 
-export { deliverySchema as responseSchema } from '../lib/webhooks/schemas.ts';
+export { deliverySchema as responseSchema } from '../lib/alerts/schemas.ts';
 export const successStatus = 202;
 
 /** POST /organizations/{organization_id}/webhooks/{webhook_id}/test — owners: 202 with the queued `webhook.test` delivery. */

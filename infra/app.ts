@@ -10,7 +10,7 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { buildConsole } from '../scripts/build-console.ts';
+import { buildConsole } from '../lib/console/build.ts';
 import { WorkspaceServiceStack } from './stack.ts';
 
 // The console's files from its sources as they are now: the console routes copy them beside their bundles.

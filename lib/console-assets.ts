@@ -1,6 +1,6 @@
 /**
  * The web console's two files (GET /console/{asset}), built from `console/src` by
- * `scripts/build-console.ts` with esbuild. Pure data and one pure function: the route table reads
+ * `lib/console/build.ts` with esbuild. Pure data and one pure function: the route table reads
  * the list (the stack copies each `source` beside the functions' bundles), the build writes to
  * it, and the page and asset functions name each file by a hash of its content, so that a file
  * can be cached for a year and a new build is a new URL.

@@ -264,6 +264,11 @@ export const originNotAllowed = (origin: string): ServiceError =>
     `the origin ${echo(origin)} is not allowed to call this server; only the origins its CORS configuration names are, and its own on a loopback address`,
   );
 export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
+/**
+ * A change only owners may make (the organization, its members, keys, alert settings and
+ * notification endpoints) asked by another member, or by an owner demoted before it was written.
+ */
+export const onlyOwnersChange = (): ServiceError => forbidden('only owners of the organization can change it, its members and its keys');
 export const apiKeyNotAllowed = (): ServiceError => new ServiceError('api_key_not_allowed');
 
 /** An API key bound to addresses (`allowed_ips`) used from another: the address is the one the gateway saw. */

@@ -71,7 +71,15 @@ export interface ApiKeyCaller {
  */
 export const API_KEY_ID_PATTERN = /^key_[0-9a-f]{32}$/;
 export const isApiKeyId = (id: string): boolean => API_KEY_ID_PATTERN.test(id);
-/** A notification endpoint's id, and the id of an event sent to one (lib/webhooks/endpoints.ts). */
+
+/**
+ * Whose own limit and spend counters a payer's are: a member's, or an API key's. A key pays as a
+ * member of its organization, its counters keyed by its id; a charge's limits, its 402 and the
+ * alerts of its counters all name the payer by this.
+ */
+export const payerScope = (payerId: string | undefined): 'member' | 'api_key' =>
+  payerId !== undefined && isApiKeyId(payerId) ? 'api_key' : 'member';
+/** A notification endpoint's id, and the id of an event sent to one (lib/alerts/endpoints.ts). */
 export const WEBHOOK_ID_PATTERN = /^whk_[0-9a-f]{32}$/;
 export const WEBHOOK_EVENT_ID_PATTERN = /^evt_[0-9a-f]{32}$/;
 

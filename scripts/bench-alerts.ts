@@ -68,7 +68,7 @@ async function main() {
       import('../lib/db/organizations.ts'),
       import('../lib/db/memberships.ts'),
       import('../lib/db/alert-settings.ts'),
-      import('../lib/webhooks/endpoints.ts'),
+      import('../lib/alerts/endpoints.ts'),
       import('../lib/local/embedded-queue.ts'),
       import('../lib/local/webhook-delivery.ts'),
       import('./bench/freshness-org.ts'),

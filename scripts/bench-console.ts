@@ -15,9 +15,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { buildConsole } from '../lib/console/build.ts';
 import { launchChromium } from '../test/support/browser.ts';
 import { startBenchStack, UNDER_LOAD } from './bench/local.ts';
-import { buildConsole } from './build-console.ts';
 
 const OUTPUT = join(import.meta.dirname, '..', 'bench-output');
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS ?? 7);

@@ -151,7 +151,7 @@ async function main() {
     }
     useLocalTable(dynamo.endpoint, TABLE_NAME);
     // The console from its sources as they are now (GET /console serves the build).
-    const { buildConsole } = await import('./build-console.ts');
+    const { buildConsole } = await import('../lib/console/build.ts');
     await buildConsole();
     process.env.SOCIAL_PROVIDER ??= 'sample';
 

@@ -8,6 +8,7 @@ import { accessRefusal, creditRefusal, maxCreditsRefusal, type Payer } from '../
 import { chargeCancellation, chargeTransaction, refundTransaction, refusalOf, StaleRead } from '../lib/billing/paid-run.ts';
 import type { IdempotencyRecord } from '../lib/db/idempotency.ts';
 import { parseVersion } from '../lib/http/api-version.ts';
+import { payerScope } from '../lib/model.ts';
 import { decide, type Idempotency } from '../lib/social/idempotency.ts';
 import { providerBudgetMs, REFUND_RESERVE_MS } from '../lib/social/provider-call.ts';
 
@@ -207,6 +208,17 @@ describe('chargeCancellation', () => {
       jobSpent: undefined,
       claimTaken: true,
     });
+  });
+});
+
+describe('payerScope (whose own limit and counters a payer has, for a charge and for its alerts alike)', () => {
+  it.each([
+    ['key_0123456789abcdef0123456789abcdef', 'api_key'],
+    ['user_1', 'member'],
+    ['key_not_an_api_key_id', 'member'],
+    [undefined, 'member'],
+  ])('%s → %s', (payerId, scope) => {
+    expect(payerScope(payerId)).toBe(scope);
   });
 });
 

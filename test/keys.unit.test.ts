@@ -2,8 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { spendPeriod } from '../lib/billing/period.ts';
 import { createTableInput } from '../lib/db/create-table.ts';
 import {
+  alertEventKey,
+  alertSettingsKey,
+  billingEventAt,
   billingEventKey,
+  billingEventPosition,
   billingEventRange,
+  billingEventsPrefix,
   dueBefore,
   memberSpendKey,
   membershipIndexKey,
@@ -11,6 +16,7 @@ import {
   monthSpendPrefix,
   orgDirectoryKey,
   orgIdOfDirectoryKey,
+  orgIdOfPartition,
   orgKey,
   orgMembersIndexQuery,
   orgSpendKey,
@@ -22,11 +28,18 @@ import {
   resourceKey,
   SWEEP_SHARDS,
   skillNameKey,
+  spendCounterOf,
   spendMemberOf,
   sweepShard,
   usageCounterKey,
   usageCounterRange,
   usageMarkerKey,
+  webhookCountKey,
+  webhookDeliveriesPrefix,
+  webhookDeliveryKey,
+  webhookEndpointKey,
+  webhookEndpointsPrefix,
+  webhookIdOf,
 } from '../lib/db/keys.ts';
 import { slugify } from '../lib/resources/factory.ts';
 import { isValidSlug } from '../lib/resources/model.ts';
@@ -178,6 +191,43 @@ describe('usage keys', () => {
       ].map(inside),
     ).toEqual([true, true, false, false]);
     expect(usageCounterKey('org_a', 'day', '2026-11-20T00:00:00.000Z', 'x', 'u').SK >= range.from).toBe(false);
+  });
+});
+
+describe('key builders of alerts and notification endpoints', () => {
+  it("keep alert settings and endpoints in the organization's partition, events and deliveries in their own", () => {
+    expect(alertSettingsKey('org_a')).toEqual({ PK: 'ORG#org_a', SK: 'ALERTS' });
+    expect(alertEventKey('evt_1')).toEqual({ PK: 'ALERT_EVENT#evt_1', SK: 'EVENT' });
+    expect(webhookEndpointKey('org_a', 'whk_1')).toEqual({ PK: 'ORG#org_a', SK: 'WEBHOOK#whk_1' });
+    expect(webhookCountKey('org_a')).toEqual({ PK: 'ORG#org_a', SK: 'WEBHOOKS' });
+    expect(webhookDeliveryKey('whk_1', '2026-01-01T00:00:00.000Z', 'evt_1')).toEqual({
+      PK: 'WEBHOOK#whk_1',
+      SK: 'DELIVERY#2026-01-01T00:00:00.000Z#evt_1',
+    });
+  });
+
+  it('read back what they built', () => {
+    const endpoint = webhookEndpointKey('org_a', 'whk_1');
+    const delivery = webhookDeliveryKey('whk_1', '2026-01-01T00:00:00.000Z', 'evt_1');
+
+    expect(endpoint.SK.startsWith(webhookEndpointsPrefix('org_a').skPrefix)).toBe(true);
+    expect(endpoint.SK.startsWith(webhookCountKey('org_a').SK)).toBe(false);
+    expect(delivery.SK.startsWith(webhookDeliveriesPrefix('whk_1').skPrefix)).toBe(true);
+    expect([webhookIdOf(endpoint.SK), webhookIdOf(delivery.PK)]).toEqual(['whk_1', 'whk_1']);
+    expect(orgIdOfPartition(alertSettingsKey('org_a').PK)).toBe('org_a');
+  });
+
+  it('read a spend counter: its month and whose it is', () => {
+    expect(spendCounterOf(orgSpendKey('org_a', '2026-01').SK)).toEqual({ month: '2026-01', payer: null });
+    expect(spendCounterOf(memberSpendKey('org_a', 'u1', '2026-01').SK)).toEqual({ month: '2026-01', payer: 'u1' });
+    expect(spendCounterOf(pendingRunKey('org_a', 'evt_1').SK)).toBeNull();
+  });
+
+  it('start the next page of billing events at the position of the last one shown', () => {
+    const last = billingEventKey('org_a', '2026-01-01T00:00:00.000Z', 'evt_1');
+
+    expect(billingEventAt('org_a', billingEventPosition(last.SK))).toEqual(last);
+    expect(last.SK.startsWith(billingEventsPrefix('org_a').skPrefix)).toBe(true);
   });
 });
 

@@ -3,10 +3,11 @@
  * its endpoints (never a secret) with its alert settings, an endpoint's deliveries (a failed one
  * is what an owner asks about), and the resend of a finished delivery once its receiver is fixed.
  */
+
+import { type DeliveryView, deliveryViewOf, type EndpointView, resendDelivery } from '../alerts/endpoints.ts';
 import { getAlertSettings } from '../db/alert-settings.ts';
 import { type EndpointDeliveryRecord, getEndpoint, listDeliveriesWhere, listEndpoints } from '../db/webhook-endpoints.ts';
 import { DeliveryPendingError, NoSuchWebhookError } from '../errors.ts';
-import { type DeliveryView, deliveryViewOf, type EndpointView, resendDelivery } from '../webhooks/endpoints.ts';
 import { requireOrganization } from './organizations.ts';
 
 export interface WebhooksReport {

@@ -16,7 +16,7 @@ import {
   type ServiceError,
   spendingLimitExceeded,
 } from '../errors.ts';
-import { isApiKeyId, mayRunOperations } from '../model.ts';
+import { mayRunOperations, payerScope } from '../model.ts';
 import { dayPeriod, monthPeriod } from './period.ts';
 
 /** What the payer looked like when read: the organization and the caller's membership. */
@@ -65,7 +65,7 @@ export interface LimitRule {
  * then the payer's own; within one scope, the day's before the month's.
  */
 export function limitRules(payer: Payer): LimitRule[] {
-  const payerOwn = payerScope(payer.member);
+  const payerOwn = payerScope(payer.member.user_id);
   const rules: [Holder, LimitScope, LimitPeriod, number | null][] = [
     ['org', 'organization', 'day', payer.org.daily_limit],
     ['org', 'organization', 'month', payer.org.spending_limit],
@@ -99,13 +99,6 @@ export function creditRefusal(payer: Payer, cost: number, spent: Spent = NOTHING
   if (payer.org.credits < cost) return { kind: 'balance' };
   return null;
 }
-
-/**
- * Whose limit a payer's own limit is: a member's, or an API key's (a key pays as a member of its
- * organization with its own limits and spend counters, keyed by its id).
- */
-export const payerScope = (member: { user_id?: string }): LimitScope =>
-  member.user_id !== undefined && isApiKeyId(member.user_id) ? 'api_key' : 'member';
 
 /** The 402 for a limit, with what a client needs to act: the limit, the period's spend, the cost and when it resets. */
 export const limitRefusal = (rule: LimitRule, spent: number, cost: number, now: Date): ServiceError =>

@@ -5,6 +5,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName, updateIf } from './client.ts';
+import { alertEventKey } from './keys.ts';
 
 export interface StoredEvent {
   id: string;
@@ -17,13 +18,11 @@ export interface StoredEvent {
 /** Kept past any period an event is unique in (a month), then the table's TTL removes it. */
 const EVENT_RETENTION_SECONDS = 40 * 86_400;
 
-const eventKey = (id: string) => ({ PK: `ALERT_EVENT#${id}`, SK: 'EVENT' });
-
 /** Writes `event` unless its id exists; answers the event as stored (this one, or the first). */
 export async function claimEvent(event: StoredEvent, nowMs: number): Promise<StoredEvent> {
   const written = await updateIf({
     TableName: tableName(),
-    Key: eventKey(event.id),
+    Key: alertEventKey(event.id),
     UpdateExpression: 'SET entity = :entity, #type = :type, created_at = :at, organization_id = :org, #data = :data, expires_at = :ttl',
     ConditionExpression: 'attribute_not_exists(PK)',
     ExpressionAttributeNames: { '#type': 'type', '#data': 'data' },
@@ -37,7 +36,7 @@ export async function claimEvent(event: StoredEvent, nowMs: number): Promise<Sto
     },
   });
   if (written) return event;
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: eventKey(event.id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: alertEventKey(event.id), ConsistentRead: true }));
   if (!Item) return event;
   return {
     id: event.id,

@@ -3,8 +3,9 @@
  * an owner first sets them (the defaults then apply).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, conditionFailed, db, tableName, transact } from './client.ts';
-import { membershipKey } from './keys.ts';
+import { batchGetAll, db, tableName, transact } from './client.ts';
+import { alertSettingsKey, orgIdOfPartition } from './keys.ts';
+import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
 
 export interface AlertSettings {
   low_balance: number | null;
@@ -13,8 +14,6 @@ export interface AlertSettings {
 }
 
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = { low_balance: null, thresholds: [80, 100] };
-
-export const alertSettingsKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ALERTS' });
 
 const settingsOf = (item: Record<string, unknown>): AlertSettings => ({
   low_balance: item.low_balance == null ? null : Number(item.low_balance),
@@ -35,26 +34,15 @@ export async function getAlertSettingsOf(orgIds: Iterable<string>): Promise<Map<
   const ids = [...new Set(orgIds)];
   const batches = Array.from({ length: Math.ceil(ids.length / BATCH_KEYS) }, (_, i) => ids.slice(i * BATCH_KEYS, (i + 1) * BATCH_KEYS));
   const items = (await Promise.all(batches.map((batch) => batchGetAll(batch.map(alertSettingsKey))))).flat();
-  const stored = new Map(items.map((item) => [String(item.PK).slice('ORG#'.length), settingsOf(item)]));
+  const stored = new Map(items.map((item) => [orgIdOfPartition(String(item.PK)), settingsOf(item)]));
   return new Map(ids.map((id) => [id, stored.get(id) ?? DEFAULT_ALERT_SETTINGS]));
 }
 
-/** The setter was not (or is no longer) an owner. */
-export class NotAnOwner extends Error {}
-
-/** Replaces the settings, in one transaction with the condition that the setter is still an owner. */
+/** Replaces the settings, in one transaction with the condition that the setter is still an owner (NotAnOwner). */
 export async function putAlertSettings(orgId: string, setterId: string, settings: AlertSettings, now: Date): Promise<void> {
   await transact(
     [
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: membershipKey(orgId, setterId),
-          ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':owner': 'owner' },
-        },
-      },
+      stillAnOwner(orgId, setterId),
       {
         Put: {
           TableName: tableName(),
@@ -70,6 +58,6 @@ export async function putAlertSettings(orgId: string, setterId: string, settings
         },
       },
     ],
-    (reasons) => (conditionFailed(reasons, 0) ? new NotAnOwner() : null),
+    notAnOwnerIn,
   );
 }

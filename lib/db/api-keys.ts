@@ -2,12 +2,13 @@
  * API keys as stored: one item per key in its organization's partition, and the public keys
  * that sign them. Item builders and single sends; what a key may do is decided in lib/auth/.
  */
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyGrant, Role } from '../model.ts';
 import { RUNNER_ROLES } from '../model.ts';
-import { batchGetAll, cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
+import { batchGetAll, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
 import { type Limits, limitsUnchanged } from './credits.ts';
-import { apiKeyIdOf, apiKeyKey, apiKeysPrefix, membershipKey, orgKey, SIGNING_KEYS_PK, signingKeyKey } from './keys.ts';
+import { apiKeyIdOf, apiKeyKey, apiKeysPrefix, orgKey, SIGNING_KEYS_PK, signingKeyKey } from './keys.ts';
+import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -83,9 +84,10 @@ export const grantOf = (key: ApiKeyRecord): ApiKeyGrant => ({
  * key's request sends as many commands as a user's (its record stands in for the membership).
  */
 export async function getApiKeyStanding(orgId: string, keyId: string): Promise<{ key: ApiKeyRecord | null; orgExists: boolean }> {
-  const items = await batchGetAll([apiKeyKey(orgId, keyId), orgKey(orgId)]);
-  const key = items.find((item) => item.SK !== 'ORG');
-  return { key: key ? apiKeyOf(key) : null, orgExists: items.some((item) => item.SK === 'ORG') };
+  const org = orgKey(orgId);
+  const items = await batchGetAll([apiKeyKey(orgId, keyId), org]);
+  const key = items.find((item) => item.SK !== org.SK);
+  return { key: key ? apiKeyOf(key) : null, orgExists: items.some((item) => item.SK === org.SK) };
 }
 
 /** A key as stored (an OAuth grant's with its client, and its refresh generation, lib/db/oauth-grants.ts). */
@@ -113,33 +115,18 @@ export const apiKeyItem = (key: ApiKeyRecord): Record<string, unknown> => ({
     : {}),
 });
 
-/** The issuer was not (or is no longer) an owner of an existing organization when the key was to be written. */
-export class NotAnOwner extends Error {}
-
 /**
  * Writes a new key, in one transaction with the condition that its creator is still an owner of
- * the organization: an owner demoted while the token was being signed creates nothing.
+ * the organization (NotAnOwner): an owner demoted while the token was being signed creates nothing.
  */
 export async function createApiKey(key: ApiKeyRecord): Promise<void> {
-  const items: TransactItem[] = [
-    {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: membershipKey(key.organization_id, key.created_by_id),
-        ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
-        ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: { ':owner': 'owner' },
-      },
-    },
-    { Put: { TableName: tableName(), Item: apiKeyItem(key), ConditionExpression: 'attribute_not_exists(PK)' } },
-  ];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw new NotAnOwner();
-    throw error;
-  }
+  await transact(
+    [
+      stillAnOwner(key.organization_id, key.created_by_id),
+      { Put: { TableName: tableName(), Item: apiKeyItem(key), ConditionExpression: 'attribute_not_exists(PK)' } },
+    ],
+    notAnOwnerIn,
+  );
 }
 
 /** One page of an organization's keys, by id. */

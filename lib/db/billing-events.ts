@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { db, tableName } from './client.ts';
-import { billingEventKey, billingEventPosition, billingEventRange } from './keys.ts';
+import { billingEventAt, billingEventKey, billingEventPosition, billingEventRange } from './keys.ts';
 
 export const BILLING_EVENT_TYPES = [
   'credits.granted',
@@ -94,7 +94,7 @@ export async function listBillingEventsPage(
       ExpressionAttributeValues: { ':pk': range.PK, ':from': range.from, ':to': range.to },
       ScanIndexForward: false,
       Limit: limit + 1,
-      ...(after ? { ExclusiveStartKey: { PK: range.PK, SK: `EVENT#${after}` } } : {}),
+      ...(after ? { ExclusiveStartKey: billingEventAt(orgId, after) } : {}),
       ProjectionExpression: FIELDS.map((_, i) => `#f${i}`).join(', '),
       ExpressionAttributeNames: Object.fromEntries(FIELDS.map((field, i) => [`#f${i}`, field])),
     }),

@@ -122,7 +122,7 @@ const NO_CEILINGS: SpendCeilings = { month: null, day: null };
  * The limits a charge was held to, in credits per month and per day (null for none). A charge
  * keeps them on the counter it adds to (`month_limit`, `day_limit`), so that whoever reads the
  * table's stream sees each change of a counter with the limit it was checked against, without a
- * read (the alerts: lib/webhooks/crossings.ts).
+ * read (the alerts: lib/alerts/crossings.ts).
  */
 export interface SpendLimits {
   month: number | null;

@@ -22,6 +22,13 @@
  *   ACTIVE_JOBS       JOB#<job>                 a job queued or running (written with it, deleted when it ends): its messages can be sent again
  *   USAGE#<org>       <H|D>#<bucket start>#<operation>#<payer>  usage counters of one hour or day, operation and payer (member or API key) (TTL 400 days)
  *   USAGE_EVENT#<event id> COUNTED             the marker that a billing event is in the usage counters: it is counted once (TTL 400 days)
+ *   ORG#<org>         ALERTS                    the organization's alert settings (low balance, thresholds); absent: the defaults
+ *   ALERT_EVENT#<id>  EVENT                     an alert event as first produced, once per event id (TTL 40 days)
+ *   ORG#<org>         WEBHOOK#<webhook id>      an owners' notification endpoint (URL, events, secret)
+ *   ORG#<org>         WEBHOOKS                  how many endpoints the organization has (`endpoints`), kept by each creation and deletion
+ *   WEBHOOK#<webhook id> DELIVERY#<created_at>#<event id>  one event's delivery to one endpoint, newest last (TTL 30 days)
+ *   OAUTH_CLIENT#<client id> CLIENT             an OAuth client of dynamic registration
+ *   OAUTH_CODE#<h>    CODE                      a one-time authorization code; h = sha256(code) (TTL a day past its use)
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -30,7 +37,15 @@ import { type TableKey, table } from './table.ts';
 /** The index of memberships by organization (GSI1 in lib/db/table.ts). */
 const MEMBERS_INDEX = table.globalSecondaryIndexes[0].indexName;
 
-export const orgKey = (orgId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: 'ORG' });
+/** How every organization's partition starts: a stream filter's prefix (lib/alerts/crossings.ts). */
+export const ORG_PARTITION_PREFIX = 'ORG#';
+/** The sort key of an organization's own item. */
+export const ORG_SK = 'ORG';
+
+export const orgKey = (orgId: string): TableKey => ({ PK: `${ORG_PARTITION_PREFIX}${orgId}`, SK: ORG_SK });
+
+/** The organization id of a key in an organization's partition (`ORG#<org>`). */
+export const orgIdOfPartition = (pk: string): string => pk.slice(ORG_PARTITION_PREFIX.length);
 
 /**
  * Every organization has an entry in one fixed partition, written with the organization (once):
@@ -77,6 +92,12 @@ export const billingEventRange = (orgId: string, since: string, until: string) =
 
 /** The sort key of an event without its prefix (`<created_at>#<id>`): a page cursor's position. */
 export const billingEventPosition = (sk: string): string => sk.slice('EVENT#'.length);
+
+/** The key of the event at a page cursor's position (billingEventPosition's inverse): where the next page starts. */
+export const billingEventAt = (orgId: string, position: string): TableKey => ({ PK: `ORG#${orgId}`, SK: `EVENT#${position}` });
+
+/** Every billing event of an organization: one Query on its partition. */
+export const billingEventsPrefix = (orgId: string) => ({ PK: `ORG#${orgId}`, skPrefix: 'EVENT#' });
 
 export const resourceKey = (kind: ResourceKind, id: string): TableKey => {
   const tag = kind.toUpperCase();
@@ -132,6 +153,18 @@ export const memberSpendKey = (orgId: string, userId: string, month: string): Ta
 
 /** Every spend counter of one month (the organization's and each member's): one Query. */
 export const monthSpendPrefix = (orgId: string, month: string) => ({ PK: `ORG#${orgId}`, skPrefix: `SPEND#${month}` });
+
+/** How every spend counter's sort key starts: a stream filter's prefix (lib/alerts/crossings.ts). */
+export const SPEND_SK_PREFIX = 'SPEND#';
+
+/**
+ * A spend counter's sort key read back: its month, and whose counter it is (a member's or an API
+ * key's id, or null for the organization's own); null for any other sort key.
+ */
+export function spendCounterOf(sk: string): { month: string; payer: string | null } | null {
+  const match = /^SPEND#(\d{4}-\d{2})(?:#USER#(.+))?$/.exec(sk);
+  return match ? { month: match[1] ?? '', payer: match[2] ?? null } : null;
+}
 
 /** Whose counter a month-spend sort key is: the member's id, or null for the organization's own. */
 export function spendMemberOf(sk: string, month: string): string | null {
@@ -214,8 +247,12 @@ export const apiKeyIdOf = (sk: string): string => sk.slice('APIKEY#'.length);
 export const SIGNING_KEYS_PK = 'SIGNING_KEYS';
 export const signingKeyKey = (kid: string): TableKey => ({ PK: SIGNING_KEYS_PK, SK: `KID#${kid}` });
 
+/** How every job's partition starts, and its own item's sort key: a stream filter's (lib/alerts/crossings.ts). */
+export const JOB_PARTITION_PREFIX = 'JOB#';
+export const JOB_SK = 'JOB';
+
 /** A job and its items share a partition of their own: the organization's stays as busy as its charges make it. */
-export const jobKey = (jobId: string): TableKey => ({ PK: `JOB#${jobId}`, SK: 'JOB' });
+export const jobKey = (jobId: string): TableKey => ({ PK: `${JOB_PARTITION_PREFIX}${jobId}`, SK: JOB_SK });
 
 /** Items sort by index (zero-padded: at most 1,000 a job). */
 export const jobItemKey = (jobId: string, index: number): TableKey => ({
@@ -279,6 +316,36 @@ export const usageCounterRange = (orgId: string, granularity: UsageGranularity, 
 
 /** The marker that a billing event was counted in usage; event ids are unique across organizations. */
 export const usageMarkerKey = (eventId: string): TableKey => ({ PK: `USAGE_EVENT#${eventId}`, SK: 'COUNTED' });
+
+/** An organization's alert settings: one item in its partition, absent until an owner first sets them. */
+export const alertSettingsKey = (orgId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: 'ALERTS' });
+
+/** An alert event, by its id (deterministic: the same crossing produced again finds it). */
+export const alertEventKey = (eventId: string): TableKey => ({ PK: `ALERT_EVENT#${eventId}`, SK: 'EVENT' });
+
+/** An owners' notification endpoint, in its organization's partition. */
+export const webhookEndpointKey = (orgId: string, webhookId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: `WEBHOOK#${webhookId}` });
+
+/** An organization's endpoints, by id: one Query on its partition. */
+export const webhookEndpointsPrefix = (orgId: string) => ({ PK: `ORG#${orgId}`, skPrefix: 'WEBHOOK#' });
+
+/** How many endpoints an organization has: a counter changed in the same transaction as each endpoint. */
+export const webhookCountKey = (orgId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: 'WEBHOOKS' });
+
+/** An endpoint's deliveries have a partition of their own: the organization's is busy with charges. */
+export const webhookDeliveriesPartition = (webhookId: string): string => `WEBHOOK#${webhookId}`;
+
+/** One event's delivery to one endpoint, sorted by the event's time. */
+export const webhookDeliveryKey = (webhookId: string, createdAt: string, eventId: string): TableKey => ({
+  PK: webhookDeliveriesPartition(webhookId),
+  SK: `DELIVERY#${createdAt}#${eventId}`,
+});
+
+/** An endpoint's deliveries: one Query on their partition. */
+export const webhookDeliveriesPrefix = (webhookId: string) => ({ PK: webhookDeliveriesPartition(webhookId), skPrefix: 'DELIVERY#' });
+
+/** The endpoint id of an endpoint's sort key or of its deliveries' partition (both `WEBHOOK#<id>`). */
+export const webhookIdOf = (key: string): string => key.slice('WEBHOOK#'.length);
 
 /** An OAuth client of dynamic registration (lib/db/oauth-clients.ts). */
 export const oauthClientKey = (clientId: string): TableKey => ({ PK: `OAUTH_CLIENT#${clientId}`, SK: 'CLIENT' });

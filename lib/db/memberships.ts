@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { defined } from '../defined.ts';
 import { AlreadyMemberError, LastOwnerError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
 import type { Role } from '../model.ts';
-import { cancellationReasons, db, queryAll, type TransactItem, tableName } from './client.ts';
+import { type CancellationReason, cancellationReasons, conditionFailed, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { limitsUnchanged } from './credits.ts';
 import { membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
 
@@ -34,6 +34,27 @@ export const membershipItem = (membership: Membership): Record<string, unknown> 
   entity: 'membership',
   ...membership,
 });
+
+/**
+ * The condition of a change only an owner may make: `userId` is still an owner of the organization
+ * when the change is written, so an owner demoted since the request's role check (or while a key's
+ * token was being signed) changes nothing. Put first in its transaction: `NotAnOwner` reports it.
+ */
+export const stillAnOwner = (orgId: string, userId: string): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: membershipKey(orgId, userId),
+    ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
+    ExpressionAttributeNames: { '#role': 'role' },
+    ExpressionAttributeValues: { ':owner': 'owner' },
+  },
+});
+
+/** A change only an owner may make was refused at `stillAnOwner`: the writer was not (or no longer) an owner. */
+export class NotAnOwner extends Error {}
+
+/** `NotAnOwner` when a transaction led by `stillAnOwner` was cancelled at it, else null: a transact() refusal. */
+export const notAnOwnerIn = (reasons: CancellationReason[]): NotAnOwner | null => (conditionFailed(reasons, 0) ? new NotAnOwner() : null);
 
 /** Whether a role counts toward the organization's owner count. */
 const ownerCount = (member: Pick<Membership, 'role'> | null): number => (member?.role === 'owner' ? 1 : 0);

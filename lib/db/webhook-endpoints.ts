@@ -7,7 +7,16 @@
  */
 import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed, db, queryAll, type TransactItem, tableName, transact, updateIf } from './client.ts';
-import { membershipKey } from './keys.ts';
+import {
+  webhookCountKey,
+  webhookDeliveriesPartition,
+  webhookDeliveriesPrefix,
+  webhookDeliveryKey,
+  webhookEndpointKey,
+  webhookEndpointsPrefix,
+  webhookIdOf,
+} from './keys.ts';
+import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
 
 export interface WebhookEndpointRecord {
   id: string;
@@ -32,19 +41,14 @@ export interface EndpointDeliveryRecord {
   body: string;
 }
 
+/** The values of a `PK = :pk AND begins_with(SK, :prefix)` query. */
+const prefixValues = (prefix: { PK: string; skPrefix: string }) => ({ ':pk': prefix.PK, ':prefix': prefix.skPrefix });
+
 /** Deliveries are kept this long, then the table's TTL removes them. */
 const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
 
-export const endpointKey = (orgId: string, webhookId: string) => ({ PK: `ORG#${orgId}`, SK: `WEBHOOK#${webhookId}` });
-const endpointCountKey = (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'WEBHOOKS' });
-const deliveriesPartition = (webhookId: string) => `WEBHOOK#${webhookId}`;
-export const deliveryKey = (webhookId: string, createdAt: string, eventId: string) => ({
-  PK: deliveriesPartition(webhookId),
-  SK: `DELIVERY#${createdAt}#${eventId}`,
-});
-
 const endpointOf = (item: Record<string, unknown>): WebhookEndpointRecord => ({
-  id: String(item.SK).slice('WEBHOOK#'.length),
+  id: webhookIdOf(String(item.SK)),
   organization_id: item.organization_id as string,
   url: item.url as string,
   events: item.events as string[],
@@ -53,7 +57,7 @@ const endpointOf = (item: Record<string, unknown>): WebhookEndpointRecord => ({
 });
 
 const deliveryOf = (item: Record<string, unknown>): EndpointDeliveryRecord => ({
-  webhook_id: String(item.PK).slice('WEBHOOK#'.length),
+  webhook_id: webhookIdOf(String(item.PK)),
   id: item.event_id as string,
   type: item.type as string,
   status: item.status as EndpointDeliveryRecord['status'],
@@ -64,34 +68,14 @@ const deliveryOf = (item: Record<string, unknown>): EndpointDeliveryRecord => ({
   body: item.body as string,
 });
 
-/** Why an endpoint was not written. */
-export type EndpointRefusal = 'not_an_owner' | 'limit_reached';
-export class EndpointNotCreated extends Error {
-  constructor(readonly reason: EndpointRefusal) {
-    super(reason);
-  }
-}
+/** The organization has as many endpoints as it may: the new one was not written. */
+export class EndpointLimitReached extends Error {}
 
-class NotDeleted extends Error {
-  constructor(readonly reason: EndpointNotDeleted) {
-    super(reason);
-  }
-}
-
-/** The membership condition of a change an owner makes: the caller still an owner when it is written. */
-const stillAnOwner = (orgId: string, userId: string): TransactItem => ({
-  ConditionCheck: {
-    TableName: tableName(),
-    Key: membershipKey(orgId, userId),
-    ConditionExpression: 'attribute_exists(PK) AND #role = :owner',
-    ExpressionAttributeNames: { '#role': 'role' },
-    ExpressionAttributeValues: { ':owner': 'owner' },
-  },
-});
+class NoSuchEndpoint extends Error {}
 
 /**
- * Writes a new endpoint, in one transaction: its creator still an owner, the organization's count
- * below `max` (and one more), the endpoint itself.
+ * Writes a new endpoint, in one transaction: its creator still an owner (NotAnOwner), the
+ * organization's count below `max` (EndpointLimitReached) and one more, the endpoint itself.
  */
 export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId: string, max: number): Promise<void> {
   const items: TransactItem[] = [
@@ -99,7 +83,7 @@ export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId:
     {
       Update: {
         TableName: tableName(),
-        Key: endpointCountKey(endpoint.organization_id),
+        Key: webhookCountKey(endpoint.organization_id),
         UpdateExpression: 'ADD endpoints :one SET entity = :entity',
         ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :max',
         ExpressionAttributeValues: { ':one': 1, ':max': max, ':entity': 'webhook_count' },
@@ -109,7 +93,7 @@ export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId:
       Put: {
         TableName: tableName(),
         Item: {
-          ...endpointKey(endpoint.organization_id, endpoint.id),
+          ...webhookEndpointKey(endpoint.organization_id, endpoint.id),
           entity: 'webhook_endpoint',
           organization_id: endpoint.organization_id,
           url: endpoint.url,
@@ -121,11 +105,7 @@ export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId:
       },
     },
   ];
-  await transact(items, (reasons) => {
-    if (conditionFailed(reasons, 0)) return new EndpointNotCreated('not_an_owner');
-    if (conditionFailed(reasons, 1)) return new EndpointNotCreated('limit_reached');
-    return null;
-  });
+  await transact(items, (reasons) => notAnOwnerIn(reasons) ?? (conditionFailed(reasons, 1) ? new EndpointLimitReached() : null));
 }
 
 const getItem = async (key: Record<string, string>): Promise<Record<string, unknown> | undefined> =>
@@ -133,7 +113,7 @@ const getItem = async (key: Record<string, string>): Promise<Record<string, unkn
 
 /** One endpoint, or null. */
 export async function getEndpoint(orgId: string, webhookId: string): Promise<WebhookEndpointRecord | null> {
-  const item = await getItem(endpointKey(orgId, webhookId));
+  const item = await getItem(webhookEndpointKey(orgId, webhookId));
   return item ? endpointOf(item) : null;
 }
 
@@ -147,10 +127,10 @@ export async function listEndpointsPage(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':prefix': 'WEBHOOK#' },
+      ExpressionAttributeValues: prefixValues(webhookEndpointsPrefix(orgId)),
       ConsistentRead: true,
       Limit: limit + 1,
-      ...(afterId === undefined ? {} : { ExclusiveStartKey: endpointKey(orgId, afterId) }),
+      ...(afterId === undefined ? {} : { ExclusiveStartKey: webhookEndpointKey(orgId, afterId) }),
     }),
   );
   const endpoints = (result.Items ?? []).map(endpointOf);
@@ -161,54 +141,49 @@ export async function listEndpointsPage(
 export async function listEndpoints(orgId: string): Promise<WebhookEndpointRecord[]> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':prefix': 'WEBHOOK#' },
+    ExpressionAttributeValues: prefixValues(webhookEndpointsPrefix(orgId)),
     ConsistentRead: true,
   });
   return items.map(endpointOf);
 }
 
-/** Why an endpoint was not deleted. */
-export type EndpointNotDeleted = 'no_such_endpoint' | 'not_an_owner';
-
 /**
  * Deletes an endpoint and gives its place back, in one transaction with the condition that its
- * deleter is still an owner (an owner demoted since the request's role check deletes nothing);
- * then its deliveries. A delivery still queued finds no endpoint and sends nothing.
+ * deleter is still an owner (NotAnOwner: an owner demoted since the request's role check deletes
+ * nothing); then its deliveries. A delivery still queued finds no endpoint and sends nothing.
+ * False when there is no such endpoint.
  */
-export async function deleteEndpoint(orgId: string, webhookId: string, deleterId: string): Promise<EndpointNotDeleted | null> {
+export async function deleteEndpoint(orgId: string, webhookId: string, deleterId: string): Promise<boolean> {
   try {
     await transact(
       [
         stillAnOwner(orgId, deleterId),
-        { Delete: { TableName: tableName(), Key: endpointKey(orgId, webhookId), ConditionExpression: 'attribute_exists(PK)' } },
+        { Delete: { TableName: tableName(), Key: webhookEndpointKey(orgId, webhookId), ConditionExpression: 'attribute_exists(PK)' } },
         {
           Update: {
             TableName: tableName(),
-            Key: endpointCountKey(orgId),
+            Key: webhookCountKey(orgId),
             UpdateExpression: 'ADD endpoints :minus',
             ExpressionAttributeValues: { ':minus': -1 },
           },
         },
       ],
-      (reasons) => {
-        if (conditionFailed(reasons, 0)) return new NotDeleted('not_an_owner');
-        return conditionFailed(reasons, 1) ? new NotDeleted('no_such_endpoint') : null;
-      },
+      (reasons) => notAnOwnerIn(reasons) ?? (conditionFailed(reasons, 1) ? new NoSuchEndpoint() : null),
     );
   } catch (error) {
-    if (error instanceof NotDeleted) return error.reason;
+    if (error instanceof NoSuchEndpoint) return false;
     throw error;
   }
   const deliveries = await queryAll({
     KeyConditionExpression: 'PK = :pk',
-    ExpressionAttributeValues: { ':pk': deliveriesPartition(webhookId) },
+    ExpressionAttributeValues: { ':pk': webhookDeliveriesPartition(webhookId) },
     ProjectionExpression: 'PK, SK',
   });
   for (let start = 0; start < deliveries.length; start += 25) {
     const batch = deliveries.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
     await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: batch } }));
   }
-  return null;
+  return true;
 }
 
 /**
@@ -221,7 +196,7 @@ export async function putDelivery(
 ): Promise<boolean> {
   const written = await updateIf({
     TableName: tableName(),
-    Key: deliveryKey(delivery.webhook_id, delivery.created_at, delivery.id),
+    Key: webhookDeliveryKey(delivery.webhook_id, delivery.created_at, delivery.id),
     UpdateExpression:
       'SET entity = :entity, event_id = :id, #type = :type, #status = :pending, attempts = :zero, created_at = :created, body = :body, expires_at = :ttl',
     ConditionExpression: 'attribute_not_exists(PK)',
@@ -257,7 +232,7 @@ export async function claimDelivery(
 ): Promise<EndpointDeliveryRecord | null> {
   const claimed = await updateIf({
     TableName: tableName(),
-    Key: deliveryKey(webhookId, createdAt, eventId),
+    Key: webhookDeliveryKey(webhookId, createdAt, eventId),
     UpdateExpression: 'SET claimed_attempt = :attempt, claimed_until = :until',
     ConditionExpression:
       'attribute_exists(PK) AND #status = :pending AND attempts < :attempt AND (attribute_not_exists(claimed_attempt) OR claimed_attempt < :attempt OR claimed_until < :now)',
@@ -277,7 +252,7 @@ export async function recordDelivery(
 ): Promise<void> {
   await updateIf({
     TableName: tableName(),
-    Key: deliveryKey(webhookId, createdAt, eventId),
+    Key: webhookDeliveryKey(webhookId, createdAt, eventId),
     UpdateExpression: 'SET #status = :status, attempts = :attempts, last_status_code = :code, next_attempt_at = :next',
     ConditionExpression: 'attribute_exists(PK) AND attempts < :attempts',
     ExpressionAttributeNames: { '#status': 'status' },
@@ -292,7 +267,7 @@ export async function recordDelivery(
 
 /** One delivery, or null. */
 export async function getDelivery(webhookId: string, createdAt: string, eventId: string): Promise<EndpointDeliveryRecord | null> {
-  const item = await getItem(deliveryKey(webhookId, createdAt, eventId));
+  const item = await getItem(webhookDeliveryKey(webhookId, createdAt, eventId));
   return item ? deliveryOf(item) : null;
 }
 
@@ -301,7 +276,7 @@ export async function findDelivery(webhookId: string, eventId: string): Promise<
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     FilterExpression: 'event_id = :id',
-    ExpressionAttributeValues: { ':pk': deliveriesPartition(webhookId), ':prefix': 'DELIVERY#', ':id': eventId },
+    ExpressionAttributeValues: { ...prefixValues(webhookDeliveriesPrefix(webhookId)), ':id': eventId },
     ConsistentRead: true,
   });
   return items[0] ? deliveryOf(items[0]) : null;
@@ -316,7 +291,7 @@ export async function findDelivery(webhookId: string, eventId: string): Promise<
 export async function reopenDelivery(webhookId: string, createdAt: string, eventId: string): Promise<EndpointDeliveryRecord | null> {
   const reopened = await updateIf({
     TableName: tableName(),
-    Key: deliveryKey(webhookId, createdAt, eventId),
+    Key: webhookDeliveryKey(webhookId, createdAt, eventId),
     UpdateExpression:
       'SET #status = :pending, attempts = :zero, last_status_code = :null, next_attempt_at = :null REMOVE claimed_attempt, claimed_until',
     ConditionExpression: 'attribute_exists(PK) AND #status <> :pending',
@@ -345,8 +320,7 @@ export async function listDeliveriesWhere(
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
         ExpressionAttributeValues: {
-          ':pk': deliveriesPartition(webhookId),
-          ':prefix': 'DELIVERY#',
+          ...prefixValues(webhookDeliveriesPrefix(webhookId)),
           ...(status ? { ':status': status } : {}),
         },
         ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
@@ -372,11 +346,11 @@ export async function listDeliveriesPage(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': deliveriesPartition(webhookId), ':prefix': 'DELIVERY#' },
+      ExpressionAttributeValues: prefixValues(webhookDeliveriesPrefix(webhookId)),
       ConsistentRead: true,
       ScanIndexForward: false,
       Limit: limit + 1,
-      ...(afterSk === undefined ? {} : { ExclusiveStartKey: { PK: deliveriesPartition(webhookId), SK: afterSk } }),
+      ...(afterSk === undefined ? {} : { ExclusiveStartKey: { PK: webhookDeliveriesPartition(webhookId), SK: afterSk } }),
     }),
   );
   const items = (result.Items ?? []).slice(0, limit);

@@ -2,6 +2,7 @@
 // tree-shakes where classic zod does not (figures in docs/deployment.md, "Bundling"); classic
 // and mini schemas are the same zod 4 core types, so validate.ts checks both.
 import * as z from 'zod/mini';
+import { maxCreditsNumber, maxCreditsText } from '../billing/max-credits.ts';
 import { API_KEY_ID_PATTERN, MAX_CREDITS_CEILING, ORGANIZATION_ID_PATTERN, WEBHOOK_ID_PATTERN } from '../model.ts';
 
 /**
@@ -98,26 +99,16 @@ export const jobIdParam = z
   .check(atMost(36, JOB_ID_RULE), z.regex(/^job_[0-9a-f]{32}$/, JOB_ID_RULE))
   .register(z.globalRegistry, { description: 'the job id', examples: ['job_0123456789abcdef0123456789abcdef'] });
 
-const MAX_CREDITS_RULE = `must be a whole number of credits from 0 to ${MAX_CREDITS_CEILING}, in decimal digits`;
-
-/**
- * `Max-Credits`: the most this call may be charged. Decimal digits only (`1.5`, `-1`, `1e3`, `+2`
- * and an empty value are refused naming the header); it arrives as text and is used as a number.
- */
+/** `Max-Credits`: the most this call may be charged (lib/billing/max-credits.ts), described as the integer it stands for. */
 const maxCreditsHeaderOf = (description: string) =>
-  z
-    .pipe(
-      z.pipe(z.string().check(z.regex(/^[0-9]{1,7}$/, MAX_CREDITS_RULE)), z.transform(Number)),
-      z.number().check(z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_RULE)),
-    )
-    .register(z.globalRegistry, {
-      description,
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_CREDITS_CEILING,
-      pattern: undefined,
-      examples: [25],
-    });
+  maxCreditsText().register(z.globalRegistry, {
+    description,
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_CREDITS_CEILING,
+    pattern: undefined,
+    examples: [25],
+  });
 
 export const maxCreditsHeader = maxCreditsHeaderOf(
   `The most this call may be charged, in credits (0 to ${MAX_CREDITS_CEILING}). When what it would be charged (the operation's cost, or its cached cost when a cached result answers) is more, it answers 402 \`max_credits_exceeded\` with \`data: { cost, max_credits }\` and charges nothing. Not part of an Idempotency-Key's identity: a replay answers what was recorded.`,
@@ -128,14 +119,8 @@ export const jobMaxCreditsHeader = maxCreditsHeaderOf(
   `The most the whole job may be charged, in credits (0 to ${MAX_CREDITS_CEILING}): the same as the body's \`max_credits\` (both given and different: 400).`,
 );
 
-const MAX_CREDITS_FIELD_RULE = `must be a whole number of credits from 0 to ${MAX_CREDITS_CEILING}`;
-
 /** `max_credits` in a job's body: the most the whole job may be charged (a JSON integer, 0 to 1,000,000). */
-export const maxCreditsField = (description: string) =>
-  z
-    .int(MAX_CREDITS_FIELD_RULE)
-    .check(z.gte(0, MAX_CREDITS_FIELD_RULE), z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_FIELD_RULE))
-    .register(z.globalRegistry, { description, examples: [100] });
+export const maxCreditsField = (description: string) => maxCreditsNumber().register(z.globalRegistry, { description, examples: [100] });
 
 const WEBHOOK_ID_RULE = 'must be a notification endpoint id: "whk_" followed by 32 lowercase hex digits';
 

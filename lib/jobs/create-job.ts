@@ -29,9 +29,9 @@ import { findOperation, isEnabled } from '../social/operations.ts';
 import { socialProvider } from '../social/providers/index.ts';
 import { checkWebhookUrl } from '../webhooks/addresses.ts';
 import { newWebhookSecret } from '../webhooks/signature.ts';
-import { type JobView, jobView } from './jobs.ts';
 import { cancelJob, createJob, markJobMessagesSent, newJob } from './lifecycle.ts';
 import { jobQueue, type Outgoing } from './queue.ts';
+import { type JobView, jobView } from './view.ts';
 
 export const MAX_JOB_INPUTS = 1000;
 

@@ -4,54 +4,12 @@ import { getJob, type JobItemRecord, type JobRecord, listJobItemsPage, type Stor
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { type Caller, mayRunOperations } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
-import { sendDelivery } from '../webhooks/delivery.ts';
+import { jobEnded } from './job-ended.ts';
 import { afterCancel, type CancelOutcome, cancelJob, cancellable } from './lifecycle.ts';
+import { type JobView, jobView } from './view.ts';
 
 export const JOB_ITEM_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobItemStatus = (typeof JOB_ITEM_STATUSES)[number];
-
-/** A job as the API shows it. */
-export interface JobView {
-  id: string;
-  organization_id: string;
-  operation: string;
-  status: JobRecord['status'];
-  total: number;
-  succeeded: number;
-  failed: number;
-  cancelled: number;
-  /** Items not finished yet: waiting, or at the provider. */
-  pending: number;
-  /** Credits the job's items were charged (refunds deducted). */
-  charged: number;
-  /** The most its items may be charged in all, or null: no cap. */
-  max_credits: number | null;
-  created_at: string;
-  created_by_id: string;
-  completed_at: string | null;
-  /** The `fields` every item's output keeps, or null: whole outputs. */
-  fields: string | null;
-  webhook: { url: string; status: 'pending' | 'delivered' | 'failed' | null; attempts: number } | null;
-}
-
-export const jobView = (job: JobRecord): JobView => ({
-  id: job.id,
-  organization_id: job.organization_id,
-  operation: job.operation,
-  status: job.status,
-  total: job.total,
-  succeeded: job.succeeded,
-  failed: job.failed,
-  cancelled: job.cancelled,
-  pending: job.queued + job.running,
-  charged: job.charged,
-  max_credits: job.max_credits,
-  created_at: job.created_at,
-  created_by_id: job.created_by_id,
-  completed_at: job.completed_at,
-  fields: job.fields ?? null,
-  webhook: job.webhook_url ? { url: job.webhook_url, status: job.webhook_status, attempts: job.webhook_attempts } : null,
-});
 
 export interface JobItemView {
   index: number;
@@ -164,16 +122,6 @@ export async function cancelSocialJob(caller: Caller, jobId: string, now = new D
  */
 export async function cancelActiveJob(job: JobRecord, now: Date): Promise<CancelOutcome> {
   const outcome = await cancelJob(job, now);
-  if (outcome === 'ended' && job.webhook_url) await sendWebhookMessage(job, 1, 0);
+  if (outcome === 'ended') await jobEnded(afterCancel(job, outcome, now) ?? job);
   return outcome;
 }
-
-/** The `webhook-id` of a job's `job.completed` event, the same on every attempt. */
-export const jobEventId = (jobId: string): string => `msg_${jobId}`;
-
-/** Queues attempt `attempt` of the ended job's webhook, after `delayMs`, on the webhooks queue (lib/webhooks/delivery.ts). */
-export const sendWebhookMessage = (job: Pick<JobRecord, 'id' | 'organization_id'>, attempt: number, delayMs: number): Promise<void> =>
-  sendDelivery(
-    { kind: 'delivery', eventId: jobEventId(job.id), orgId: job.organization_id, subject: { type: 'job', jobId: job.id }, attempt },
-    delayMs,
-  );

@@ -31,7 +31,7 @@ import { logger } from '../log.ts';
 import { type Caller, isApiKeyId } from '../model.ts';
 import { leaseMs } from '../social/idempotency.ts';
 import { runSocialOperation } from '../social/run.ts';
-import { sendWebhookMessage } from './jobs.ts';
+import { jobEnded, sendWebhookMessage } from './job-ended.ts';
 import {
   claimJobItem,
   endJobIfDone,
@@ -178,25 +178,20 @@ async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise
   return true;
 }
 
-/** The item's result ended its job: say so, and queue the webhook. */
+/** The item's result ended its job. */
 async function afterFinish(finished: Finished): Promise<void> {
-  if (finished.result !== 'ended') return;
-  const { job } = finished;
-  logger.info('job ended', { job: job.id, total: job.total });
-  if (job.webhook_url) await sendWebhookMessage(job, 1, 0);
+  if (finished.result === 'ended') await jobEnded(finished.job);
 }
 
 /**
- * Ends the job if nothing is queued or running (once, whoever gets there first), and queues its
- * webhook: for a redelivered message whose item is finished, in case its worker died between
- * the item's result and the job's end (a cancel that ended it, a result written by an older
- * worker). The item's own last result ends the job in its transaction (finishJobItem).
+ * Ends the job if nothing is queued or running (once, whoever gets there first): for a
+ * redelivered message whose item is finished, in case its worker died between the item's result
+ * and the job's end (a cancel that ended it, a result written by an older worker). The item's own
+ * last result ends the job in its transaction (finishJobItem).
  */
 async function endIfDone(jobId: string, options: WorkerOptions): Promise<void> {
   const job = await endJobIfDone(jobId, new Date((options.now ?? Date.now)()));
-  if (!job) return;
-  logger.info('job ended', { job: job.id, succeeded: job.succeeded, failed: job.failed, cancelled: job.cancelled, charged: job.charged });
-  if (job.webhook_url) await sendWebhookMessage(job, 1, 0);
+  if (job) await jobEnded(job);
 }
 
 /**

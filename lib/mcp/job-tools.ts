@@ -6,6 +6,7 @@
  * tasks extension: see docs/mcp.md for why.
  */
 import * as z from 'zod/mini';
+import { maxCreditsNumber } from '../billing/max-credits.ts';
 import { issuesOf, notFound, validationFailed } from '../errors.ts';
 import { createSocialJob, MAX_JOB_INPUTS } from '../jobs/create-job.ts';
 import { getSocialJob, JOB_ITEM_STATUSES, listSocialJobItems } from '../jobs/jobs.ts';
@@ -74,13 +75,11 @@ export const JOB_TOOLS: Tool[] = [
   },
 ];
 
-const MAX_CREDITS_RULE = `must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`;
-
 const startArguments = z.strictObject({
   operation: z.string().check(z.maxLength(64)),
   inputs: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_JOB_INPUTS)),
   webhook_url: z.optional(z.string().check(z.maxLength(2048))),
-  max_credits: z.optional(z.int(MAX_CREDITS_RULE).check(z.gte(0, MAX_CREDITS_RULE), z.lte(MAX_CREDITS_CEILING, MAX_CREDITS_RULE))),
+  max_credits: z.optional(maxCreditsNumber()),
   // Its bounds and paths are checked against the operation's output schema by the job's creation.
   _fields: z.optional(z.string()),
 });

@@ -1,10 +1,12 @@
 /**
  * tools/call: the run path of POST /social/{operation} as an MCP tool, and its JSON-RPC response.
  */
+
+import { MAX_CREDITS_RULE, maxCreditsNumber } from '../billing/max-credits.ts';
 import { mcpMaxResultChars } from '../config.ts';
 import { type Issue, validationFailed } from '../errors.ts';
 import { logger } from '../log.ts';
-import { MAX_CACHED_AGE_SECONDS, MAX_CREDITS_CEILING } from '../model.ts';
+import { MAX_CACHED_AGE_SECONDS } from '../model.ts';
 import { descriptors } from '../social/catalog/index.ts';
 import { OPERATION_NAMES } from '../social/catalog/names.ts';
 import { canonicalFields, type FieldsParam } from '../social/fields.ts';
@@ -62,14 +64,9 @@ function fieldsArgumentOf(args: Record<string, unknown> | undefined): {
 function maxCreditsOf(meta: Record<string, unknown> | undefined): number | undefined {
   const value = meta?.max_credits;
   if (value === undefined) return undefined;
-  if (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_CREDITS_CEILING) return value as number;
-  throw validationFailed([
-    {
-      path: ['_meta', 'max_credits'],
-      code: 'invalid_value',
-      message: `must be a whole number of credits, 0 to ${MAX_CREDITS_CEILING}`,
-    },
-  ]);
+  const parsed = maxCreditsNumber().safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw validationFailed([{ path: ['_meta', 'max_credits'], code: 'invalid_value', message: MAX_CREDITS_RULE }]);
 }
 
 /** The run path of POST /social/{operation}, whole: role, network, credits and limits, cache, charge, provider, refund. */

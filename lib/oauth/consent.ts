@@ -5,11 +5,11 @@
  * request and to 10 minutes), and the approval, which mints the grant (an API key bound to the
  * client) and its one-time code in one transaction.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { newApiKeyRecord } from '../auth/api-key-record.ts';
 import { TokenRefused } from '../auth/refusals.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
 import { cursorSigningKey } from '../config.ts';
-import type { ApiKeyRecord } from '../db/api-keys.ts';
 import { listMembershipsOfUser, type Membership } from '../db/memberships.ts';
 import { createOAuthGrant, RoleNotHeld } from '../db/oauth-grants.ts';
 import { API_KEY_ROLES, ROLES, type Role } from '../model.ts';
@@ -113,23 +113,17 @@ export const codeHashOf = (code: string): string => createHash('sha256').update(
  */
 export async function approve(request: AuthorizationRequest, userId: string, choice: ConsentChoice, now: Date): Promise<string> {
   const personRoles = ROLES.filter((role) => rank(role) >= rank(choice.role));
-  const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
-  const key: ApiKeyRecord = {
-    id: `key_${randomUUID().replaceAll('-', '')}`,
-    organization_id: choice.organization_id,
+  const key = newApiKeyRecord({
+    orgId: choice.organization_id,
     name: `OAuth: ${request.client.client_name ?? new URL(request.redirect_uri).host}`.slice(0, 100),
     role: choice.role,
-    spending_limit: choice.spending_limit,
-    daily_limit: choice.daily_limit,
-    allowed_ips: null,
-    rate_limit: null,
-    created_at: issuedAt.toISOString(),
-    created_by_id: userId,
-    expires_at: new Date(issuedAt.getTime() + choice.expires_in_days * 86_400_000).toISOString(),
-    revoked_at: null,
-    last_used_at: null,
+    createdById: userId,
+    days: choice.expires_in_days,
+    now,
+    spendingLimit: choice.spending_limit,
+    dailyLimit: choice.daily_limit,
     oauth: { client_id: request.client.client_id, client_name: request.client.client_name, redirect_uri: request.redirect_uri },
-  };
+  });
   const code = randomBytes(32).toString('base64url');
   try {
     await createOAuthGrant(

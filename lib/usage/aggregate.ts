@@ -12,6 +12,7 @@
  */
 import * as z from 'zod/mini';
 import { listBillingEventsPage } from '../db/billing-events.ts';
+import { ORG_PARTITION_PREFIX, orgIdOfPartition, orgKey } from '../db/keys.ts';
 import { AlreadyCounted, countUsage, type UsageDelta } from '../db/usage.ts';
 import { defined } from '../defined.ts';
 import { logError, logger } from '../log.ts';
@@ -28,7 +29,7 @@ export const USAGE_FILTERS: readonly FilterPattern[] = [
 
 /** What a charge or refund event must carry to be counted; anything else is a poison record. */
 const usageEventSchema = z.object({
-  PK: z.string().check(z.startsWith('ORG#')),
+  PK: z.string().check(z.startsWith(ORG_PARTITION_PREFIX)),
   id: z.string().check(z.minLength(1)),
   type: z.enum(USAGE_EVENT_TYPES),
   created_at: z.iso.datetime(),
@@ -68,7 +69,7 @@ export function usageEventOf(record: ChangeRecord): UsageEvent | string {
     charged: charge ? -amount : 0,
     refunded: charge ? 0 : amount,
   }));
-  return { sequenceNumber: record.sequenceNumber, orgId: PK.slice('ORG#'.length), id, createdAt: created_at, deltas };
+  return { sequenceNumber: record.sequenceNumber, orgId: orgIdOfPartition(PK), id, createdAt: created_at, deltas };
 }
 
 /** A transaction holds at most 100 items: a marker per event and a counter update per distinct counter. */
@@ -209,7 +210,7 @@ export async function recountUsage(orgId: string, fromMs: number, toMs: number):
       records.push({
         sequenceNumber: String(records.length + 1),
         eventName: 'INSERT',
-        newImage: { PK: `ORG#${orgId}`, ...event },
+        newImage: { PK: orgKey(orgId).PK, ...event },
         oldImage: undefined,
       });
     }

@@ -1,8 +1,9 @@
 /**
  * Webhook deliveries: one event to one receiver, signed (Standard Webhooks), at least once, with
  * the event's id as `webhook-id` on every attempt so that a receiver drops duplicates. Whatever
- * produced the event (a job's end today; owners' notification endpoints next) is a
- * `DeliverySource`: it says what an attempt sends (URL, secret, body) and records each outcome.
+ * produced the event (a job's end, lib/jobs/job-ended.ts; an owners' notification endpoint's
+ * event, lib/alerts/endpoints.ts) is a `DeliverySource`: it says what an attempt sends (URL,
+ * secret, body) and records each outcome. Which source a message belongs to is lib/alerts/sources.ts's.
  *
  * Deliveries travel on a queue of their own, the webhooks queue (deployed: an SQS queue whose
  * function does nothing else; locally: an embedded queue with its own consumer, at most

@@ -6,7 +6,7 @@
  * record decides, on every request, whether it still stands and from where
  * (lib/auth/api-key-standing.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { newApiKeyRecord } from '../auth/api-key-record.ts';
 import { signApiKeyToken } from '../auth/api-key-token.ts';
 import type { TokenSigner } from '../auth/signer.ts';
 import { cursorSigningKey } from '../config.ts';
@@ -15,16 +15,15 @@ import {
   type ApiKeyRecord,
   createApiKey,
   listApiKeysPage,
-  NotAnOwner,
   publishSigningKey,
   revokeApiKey,
   updateApiKey,
 } from '../db/api-keys.ts';
 import { NO_SPEND, type PeriodSpend, readMemberSpend, readMembersSpend } from '../db/credits.ts';
-import { forbidden, notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
-import { requireOwner } from './organization.ts';
+import { asOwner, requireOwner } from './owners.ts';
 
 export const DEFAULT_KEY_LIFETIME_DAYS = 90;
 export const MAX_KEY_LIFETIME_DAYS = 365;
@@ -119,34 +118,26 @@ export async function createWorkspaceApiKey(
 ): Promise<ApiKeyView & { token: string }> {
   await requireOwner(caller, orgId);
   await publishSigningKeyOnce(signer, now);
-  const days = request.expires_in_days ?? DEFAULT_KEY_LIFETIME_DAYS;
-  // Whole seconds: the token's `exp` and the record's expiry are the same instant.
-  const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
-  const expiresAt = new Date(issuedAt.getTime() + days * 86_400_000);
-  const key: ApiKeyRecord = {
-    // From randomUUID, as every id the service makes up (the bench makes them up afresh for its floor).
-    id: `key_${randomUUID().replaceAll('-', '')}`,
-    organization_id: orgId,
+  const key = newApiKeyRecord({
+    orgId,
     name: request.name,
     role: request.role,
-    spending_limit: request.spending_limit ?? null,
-    daily_limit: request.daily_limit ?? null,
-    allowed_ips: request.allowed_ips ?? null,
-    rate_limit: request.rate_limit ?? null,
-    created_at: issuedAt.toISOString(),
-    created_by_id: caller.userId,
-    expires_at: expiresAt.toISOString(),
-    revoked_at: null,
-    last_used_at: null,
-  };
-  const token = await signApiKeyToken(signer, { keyId: key.id, orgId, issuedAt, expiresAt });
-  try {
-    await createApiKey(key);
-  } catch (error) {
-    // The creator lost the owner role (or the organization) while the token was being signed.
-    if (error instanceof NotAnOwner) throw forbidden('only owners of the organization can change it, its members and its keys');
-    throw error;
-  }
+    createdById: caller.userId,
+    days: request.expires_in_days ?? DEFAULT_KEY_LIFETIME_DAYS,
+    now,
+    spendingLimit: request.spending_limit,
+    dailyLimit: request.daily_limit,
+    allowedIps: request.allowed_ips,
+    rateLimit: request.rate_limit,
+  });
+  const token = await signApiKeyToken(signer, {
+    keyId: key.id,
+    orgId,
+    issuedAt: new Date(key.created_at),
+    expiresAt: new Date(key.expires_at),
+  });
+  // The creator may have lost the owner role (or the organization) while the token was being signed.
+  await asOwner(createApiKey(key));
   return { ...viewOf(key, NO_SPEND), token };
 }
 

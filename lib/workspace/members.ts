@@ -11,7 +11,7 @@ import { listMembersPage, type Membership, putMembership, removeMembership } fro
 import { forbidden, LastOwnerError, lastOwner, NoSuchMemberError, NoSuchOrganizationError, notFound, validationFailed } from '../errors.ts';
 import type { Caller, Role } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
-import { requireOwner } from './organization.ts';
+import { requireOwner } from './owners.ts';
 
 export interface MemberView {
   user_id: string;

@@ -2,11 +2,12 @@
  * An organization's settings as its members see them (`GET /organizations/{id}`) and as its
  * owners change them (`PATCH`). A non-member gets the same 404 as an unknown organization.
  */
-import { membershipOfCaller, refuseApiKeys } from '../auth/access.ts';
+import { membershipOfCaller } from '../auth/access.ts';
 import { type PeriodSpend, readOrgSpend } from '../db/credits.ts';
 import { getOrganization, type Organization, updateOrganizationSettings } from '../db/organizations.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import type { Caller, Network } from '../model.ts';
+import { requireOwner } from './owners.ts';
 
 export interface WorkspaceSettings {
   organization_id: string;
@@ -52,12 +53,4 @@ export async function changeWorkspace(
   });
   if (!updated) throw notFound();
   return settingsOf(updated, spent);
-}
-
-/** The caller is an owner of the organization: else 403 for another member or its API key, 404 for anyone else. */
-export async function requireOwner(caller: Caller, orgId: string): Promise<void> {
-  refuseApiKeys(caller, orgId);
-  const member = await membershipOfCaller(caller, orgId);
-  if (!member) throw notFound();
-  if (member.role !== 'owner') throw forbidden('only owners of the organization can change it, its members and its keys');
 }

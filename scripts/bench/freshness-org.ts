@@ -1,6 +1,7 @@
 /** The organization `npm run bench:usage-freshness` runs in, and the times of its charges as stored. */
 import { randomBytes } from 'node:crypto';
 import { queryAll } from '../../lib/db/client.ts';
+import { billingEventsPrefix } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 
@@ -16,9 +17,10 @@ export async function freshnessOrganization(editors: number) {
 
 /** Each charge of `orgId`: its id (a run's Charge-Id) and when it was made, its billing event's `created_at` in epoch ms. */
 export async function charges(orgId: string): Promise<{ id: string; atMs: number }[]> {
+  const events = billingEventsPrefix(orgId);
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :event)',
-    ExpressionAttributeValues: { ':pk': `ORG#${orgId}`, ':event': 'EVENT#' },
+    ExpressionAttributeValues: { ':pk': events.PK, ':event': events.skPrefix },
   });
   return items
     .filter((item) => item.type === 'social_operation.charged')

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../lib/config.ts';
 import { db, tableName } from '../../lib/db/client.ts';
-import { orgKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
+import { billingEventsPrefix, orgKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
@@ -177,6 +177,7 @@ async function noTimeoutWaitingForASocket(): Promise<void> {
 }
 
 async function countChargeEvents(orgId: string): Promise<number> {
+  const events = billingEventsPrefix(orgId);
   let count = 0;
   let start: Record<string, unknown> | undefined;
   do {
@@ -186,7 +187,7 @@ async function countChargeEvents(orgId: string): Promise<number> {
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :events)',
         FilterExpression: '#type = :charged',
         ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':pk': orgKey(orgId).PK, ':events': 'EVENT#', ':charged': 'social_operation.charged' },
+        ExpressionAttributeValues: { ':pk': events.PK, ':events': events.skPrefix, ':charged': 'social_operation.charged' },
         ConsistentRead: true,
         Select: 'COUNT',
         ...(start ? { ExclusiveStartKey: start } : {}),

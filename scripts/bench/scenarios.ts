@@ -6,6 +6,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { MAX_ENDPOINTS, TEST_EVENT_TYPE } from '../../lib/alerts/endpoints.ts';
 import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
 import { issuingSigner } from '../../lib/auth/issuing-signer.ts';
 import { pemSigner } from '../../lib/auth/signer.ts';
@@ -38,7 +39,6 @@ import type { ProjectRecord, RecordOf } from '../../lib/resources/model.ts';
 import { type Route, routeKey, routes } from '../../lib/routes.ts';
 import { findOperation, validateOperationInput } from '../../lib/social/operations.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
-import { MAX_ENDPOINTS, TEST_EVENT_TYPE } from '../../lib/webhooks/endpoints.ts';
 import { newWebhookSecret } from '../../lib/webhooks/signature.ts';
 import { substitute } from './floor.ts';
 import { forEachIndex } from './pool.ts';

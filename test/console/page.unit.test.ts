@@ -4,9 +4,9 @@
  * builds it, held to 150 KB of JavaScript gzipped.
  */
 import { describe, expect, it } from 'vitest';
+import { buildConsole, CONSOLE_BUDGET_GZIP_BYTES } from '../../lib/console/build.ts';
 import { consolePageHtml, consolePagePolicy, escapeHtml } from '../../lib/console/page.ts';
 import { hashedName } from '../../lib/console-assets.ts';
-import { buildConsole, CONSOLE_BUDGET_GZIP_BYTES } from '../../scripts/build-console.ts';
 
 describe('the console page', () => {
   it('links its hashed files relative to itself, with no inline script or style', () => {

@@ -14,11 +14,11 @@ import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkspaceServiceStack } from '../../infra/stack.ts';
+import { buildConsole } from '../../lib/console/build.ts';
 import { CONSOLE_ASSETS, hashedName } from '../../lib/console-assets.ts';
 import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
 import { matchRoute, type Route, routeKey, routes } from '../../lib/routes.ts';
-import { buildConsole } from '../../scripts/build-console.ts';
 import { functionOf, mergeNested, resource, stackTemplates } from './template.ts';
 
 // The console's files, which its routes list, as `cdk synth` builds them first (infra/app.ts).

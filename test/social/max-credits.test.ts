@@ -158,9 +158,9 @@ describe('_meta.max_credits on MCP tools/call', () => {
     expect(answer.body.result.isError).toBe(true);
     expect(withoutRequestId(bodyOf(answer))).toEqual({
       code: 'validation_failed',
-      message: '_meta.max_credits: must be a whole number of credits, 0 to 1000000',
+      message: '_meta.max_credits: must be a whole number of credits from 0 to 1000000',
       data: {
-        issues: [{ path: ['_meta', 'max_credits'], code: 'invalid_value', message: 'must be a whole number of credits, 0 to 1000000' }],
+        issues: [{ path: ['_meta', 'max_credits'], code: 'invalid_value', message: 'must be a whole number of credits from 0 to 1000000' }],
       },
     });
     expect((await getOrganization(orgId))?.credits).toBe(10);

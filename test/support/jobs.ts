@@ -6,6 +6,7 @@
  * DynamoDB's BatchWriteItem simply never answer.
  */
 import { expect, vi } from 'vitest';
+import { handleDeliveryMessage } from '../../lib/alerts/sources.ts';
 import { db } from '../../lib/db/client.ts';
 import { listActiveJobs } from '../../lib/db/jobs.ts';
 import type { JobMessage, Outgoing } from '../../lib/jobs/queue.ts';
@@ -14,7 +15,6 @@ import { embeddedQueue } from '../../lib/local/embedded-queue.ts';
 import { startJobWorker } from '../../lib/local/job-worker.ts';
 import { startWebhookDelivery } from '../../lib/local/webhook-delivery.ts';
 import type { DeliveryMessage } from '../../lib/webhooks/delivery.ts';
-import { handleDeliveryMessage } from '../../lib/webhooks/sources.ts';
 
 /** This process's embedded queues (test/support/setup-env.ts installs them as the service's). */
 export const jobsQueue = () => embeddedQueue<JobMessage>('jobs');

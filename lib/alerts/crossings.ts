@@ -1,8 +1,8 @@
 /**
  * Alerts found from the table's change stream (docs/alerts.md), never on the request path: a
- * consumer beside usage (functions/table-stream.ts) that sees each change of a balance and of a
- * spend counter with its images before and after, so that a crossing is exact: the one change
- * whose old value is on one side of a line and whose new value is on the other.
+ * consumer beside usage (functions/table-stream.ts) that sees each change of a balance, of a
+ * spend counter and of a job with its images before and after, so that a crossing is exact: the
+ * one change whose old value is on one side of a line and whose new value is on the other.
  *
  * - `credits.balance_low`: the organization's `credits` goes from ≥ `low_balance` to below it.
  *   Re-armed by anything that lifts it back (a grant, a refund, a lower setting): the next fall
@@ -16,6 +16,8 @@
  *   to, which the charge keeps on the counter (`month_limit`, `day_limit`): exact, and no read.
  *   Its id comes from (organization, scope, id, period, threshold): once per month or day, even
  *   after a limit is raised.
+ * - `job.completed`: the change that sets a job's `completed_at`, sent as the event its own
+ *   webhook gets (lib/jobs/job-ended.ts) in the endpoints' envelope; its id comes from the job's.
  *
  * Each event is stored once under its id (lib/db/alert-events.ts) and published to the
  * subscribed endpoints, whose deliveries are written once per event too: however many records
@@ -25,25 +27,37 @@ import { createHash } from 'node:crypto';
 import { claimEvent, readItem } from '../db/alert-events.ts';
 import { type AlertSettings, getAlertSettings, getAlertSettingsOf } from '../db/alert-settings.ts';
 import { jobOf } from '../db/jobs.ts';
-import { apiKeyKey, membershipKey, orgKey, spentDayOf } from '../db/keys.ts';
-import { jobView } from '../jobs/jobs.ts';
+import {
+  apiKeyKey,
+  JOB_PARTITION_PREFIX,
+  JOB_SK,
+  membershipKey,
+  ORG_PARTITION_PREFIX,
+  ORG_SK,
+  orgIdOfPartition,
+  orgKey,
+  SPEND_SK_PREFIX,
+  spendCounterOf,
+  spentDayOf,
+} from '../db/keys.ts';
+import type { LimitScope } from '../errors.ts';
+import { jobCompleted } from '../jobs/job-ended.ts';
 import { logger } from '../log.ts';
+import { payerScope } from '../model.ts';
 import { type ChangeRecord, compareSequenceNumbers, type StreamConsumer } from '../stream/dispatch.ts';
 import type { FilterPattern } from '../stream/filter.ts';
 import { publishEvent, subscribedEndpoints, type WebhookEvent } from './endpoints.ts';
 
-/** Changes of an organization's item (its balance) and of spend counters. */
+/** Changes of an organization's item (its balance), of spend counters and of a job's item. */
 export const CROSSING_FILTERS: readonly FilterPattern[] = [
-  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['ORG'] }, PK: { S: [{ prefix: 'ORG#' }] } } } },
-  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'SPEND#' }] } } } },
-  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['JOB'] }, PK: { S: [{ prefix: 'JOB#' }] } } } },
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [ORG_SK] }, PK: { S: [{ prefix: ORG_PARTITION_PREFIX }] } } } },
+  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: SPEND_SK_PREFIX }] } } } },
+  { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [JOB_SK] }, PK: { S: [{ prefix: JOB_PARTITION_PREFIX }] } } } },
 ];
 
 const eventId = (...parts: string[]): string => `evt_${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
 const numberOr = (value: unknown, fallback: number): number =>
   typeof value === 'number' ? value : value == null ? fallback : Number(value);
-
-type Scope = 'organization' | 'member' | 'api_key';
 
 /**
  * What one batch reads, each at most once however many of its records need it: the alert
@@ -60,7 +74,7 @@ export function batchReads(records: readonly ChangeRecord[] = []): BatchReads {
   const orgIds = new Set<string>();
   for (const record of records) {
     const pk = String(record.newImage?.PK ?? '');
-    if (pk.startsWith('ORG#')) orgIds.add(pk.slice('ORG#'.length));
+    if (pk.startsWith(ORG_PARTITION_PREFIX)) orgIds.add(orgIdOfPartition(pk));
   }
   const prefetched = orgIds.size > 0 ? getAlertSettingsOf(orgIds) : undefined;
   // Failing, it fails the records that ask for it (through `settings`); none may ask.
@@ -88,24 +102,16 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
   const item = record.newImage;
   if (!item) return [];
   const sk = String(item.SK);
-  if (sk === 'JOB') {
+  if (sk === JOB_SK) {
     // A job's end: the change that sets its `completed_at` (once; the event's id is the job's).
     if (!item.completed_at || record.oldImage?.completed_at) return [];
     const job = jobOf(item);
-    const data = { ...jobView(job), webhook: undefined };
-    return [
-      {
-        id: eventId('job.completed', job.id),
-        type: 'job.completed',
-        created_at: job.completed_at ?? now.toISOString(),
-        organization_id: job.organization_id,
-        data,
-      },
-    ];
+    const { type, at, data } = jobCompleted(job);
+    return [{ id: eventId(type, job.id), type, created_at: at, organization_id: job.organization_id, data }];
   }
-  const orgId = String(item.PK).slice('ORG#'.length);
+  const orgId = orgIdOfPartition(String(item.PK));
   const base = { created_at: now.toISOString(), organization_id: orgId };
-  if (sk === 'ORG') {
+  if (sk === ORG_SK) {
     const before = numberOr(record.oldImage?.credits, Number.POSITIVE_INFINITY);
     const after = numberOr(item.credits, 0);
     if (after >= before) return [];
@@ -114,13 +120,12 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
     const id = eventId(orgId, 'credits.balance_low', record.sequenceNumber);
     return [{ ...base, id, type: 'credits.balance_low', data: { balance: after, low_balance } }];
   }
-  const match = /^SPEND#(\d{4}-\d{2})(?:#USER#(.+))?$/.exec(sk);
-  if (!match) return [];
-  const [, month = '', subject] = match;
-  const moved = counterMoves(month, record.oldImage, item);
+  const counter = spendCounterOf(sk);
+  if (!counter) return [];
+  const moved = counterMoves(counter.month, record.oldImage, item);
   if (moved.length === 0) return [];
-  const scope: Scope = subject === undefined ? 'organization' : subject.startsWith('key_') ? 'api_key' : 'member';
-  const id = subject ?? orgId;
+  const scope: LimitScope = counter.payer === null ? 'organization' : payerScope(counter.payer);
+  const id = counter.payer ?? orgId;
   // The limits the charge was held to, kept on the counter by the charge itself (lib/db/credits.ts);
   // a counter last written before charges kept them: the scope's limits as they are now.
   const kept = 'month_limit' in item;

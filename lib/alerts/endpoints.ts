@@ -15,7 +15,7 @@ import {
   createEndpoint,
   deleteEndpoint,
   type EndpointDeliveryRecord,
-  EndpointNotCreated,
+  EndpointLimitReached,
   findDelivery,
   getDelivery,
   getEndpoint,
@@ -27,13 +27,13 @@ import {
   reopenDelivery,
   type WebhookEndpointRecord,
 } from '../db/webhook-endpoints.ts';
-import { forbidden, notFound, validationFailed, webhookLimitReached } from '../errors.ts';
+import { notFound, validationFailed, webhookLimitReached } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { openCursor, sealCursor } from '../signed-cursor.ts';
-import { requireOwner } from '../workspace/organization.ts';
-import { checkWebhookUrl } from './addresses.ts';
-import { type DeliveryMessage, type DeliverySource, sendDelivery } from './delivery.ts';
-import { newWebhookSecret } from './signature.ts';
+import { checkWebhookUrl } from '../webhooks/addresses.ts';
+import { type DeliveryMessage, type DeliverySource, sendDelivery } from '../webhooks/delivery.ts';
+import { newWebhookSecret } from '../webhooks/signature.ts';
+import { asOwner, requireOwner } from '../workspace/owners.ts';
 
 /** The events an endpoint can subscribe to (`["*"]`: all of them, and those added later). */
 export const EVENT_TYPES = ['credits.balance_low', 'spending_limit.threshold_reached', 'job.completed'] as const;
@@ -88,7 +88,6 @@ export const deliveryViewOf = (delivery: EndpointDeliveryRecord): DeliveryView =
 });
 
 const newId = (prefix: string): string => `${prefix}${randomUUID().replaceAll('-', '')}`;
-const NOT_OWNER = 'only owners of the organization can change it, its members and its keys';
 
 /**
  * Owners only. The URL is checked as a job's webhook URL is (https, a public address after
@@ -116,10 +115,9 @@ export async function createWebhookEndpoint(
     created_at: now.toISOString(),
   };
   try {
-    await createEndpoint(endpoint, caller.userId, MAX_ENDPOINTS);
+    await asOwner(createEndpoint(endpoint, caller.userId, MAX_ENDPOINTS));
   } catch (error) {
-    if (error instanceof EndpointNotCreated)
-      throw error.reason === 'limit_reached' ? webhookLimitReached(MAX_ENDPOINTS) : forbidden(NOT_OWNER);
+    if (error instanceof EndpointLimitReached) throw webhookLimitReached(MAX_ENDPOINTS);
     throw error;
   }
   return { ...viewOf(endpoint), secret: endpoint.secret };
@@ -158,9 +156,7 @@ export async function listWebhookEndpoints(
 /** Owners only: the endpoint and its deliveries are gone (a delivery still queued sends nothing); an unknown one 404. */
 export async function deleteWebhookEndpoint(caller: Caller, orgId: string, webhookId: string): Promise<void> {
   await requireOwner(caller, orgId);
-  const refused = await deleteEndpoint(orgId, webhookId, caller.userId);
-  if (refused === 'not_an_owner') throw forbidden(NOT_OWNER);
-  if (refused === 'no_such_endpoint') throw notFound();
+  if (!(await asOwner(deleteEndpoint(orgId, webhookId, caller.userId)))) throw notFound();
 }
 
 /** An owner's endpoint, or 404. */

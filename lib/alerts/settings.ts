@@ -4,10 +4,10 @@
  * `spending_limit.threshold_reached` is. Members read them; owners replace them.
  */
 import { membershipOfCaller } from '../auth/access.ts';
-import { type AlertSettings, getAlertSettings, NotAnOwner, putAlertSettings } from '../db/alert-settings.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { type AlertSettings, getAlertSettings, putAlertSettings } from '../db/alert-settings.ts';
+import { notFound } from '../errors.ts';
 import type { Caller } from '../model.ts';
-import { requireOwner } from './organization.ts';
+import { asOwner, requireOwner } from '../workspace/owners.ts';
 
 /** Any member (an API key of the organization too); anyone else 404. One round trip. */
 export async function readAlertSettings(caller: Caller, orgId: string): Promise<AlertSettings> {
@@ -25,11 +25,6 @@ export async function replaceAlertSettings(
 ): Promise<AlertSettings> {
   await requireOwner(caller, orgId);
   const replaced = { low_balance: settings.low_balance, thresholds: [...settings.thresholds].sort((a, b) => a - b) };
-  try {
-    await putAlertSettings(orgId, caller.userId, replaced, now);
-  } catch (error) {
-    if (error instanceof NotAnOwner) throw forbidden('only owners of the organization can change it, its members and its keys');
-    throw error;
-  }
+  await asOwner(putAlertSettings(orgId, caller.userId, replaced, now));
   return replaced;
 }

@@ -1,11 +1,12 @@
 /**
  * What the webhooks queue's consumer runs for each message (functions/deliver-webhooks.ts
  * deployed, lib/local/webhook-delivery.ts under npm start): the delivery of its event, through
- * the source its subject names.
+ * the source its subject names. Here, above both producers (a job's end and the owners'
+ * endpoints): lib/webhooks/ delivers whatever it is handed and knows neither.
  */
-import { jobWebhookSource } from '../jobs/job-webhook.ts';
+import { jobWebhookSource } from '../jobs/job-ended.ts';
 import type { Receipt } from '../queues/queue.ts';
-import { type DeliveryMessage, type DeliverySource, deliver } from './delivery.ts';
+import { type DeliveryMessage, type DeliverySource, deliver } from '../webhooks/delivery.ts';
 import { endpointDeliverySource } from './endpoints.ts';
 
 const SOURCES: Record<DeliveryMessage['subject']['type'], DeliverySource> = {
