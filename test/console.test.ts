@@ -226,7 +226,7 @@ describe('the console, signed in as the demo owner', () => {
 
   it('offers sign-in at once, and shows the balance and every limit after the demo owner signs in', async () => {
     // The browser reports a language Intl refuses until the console's first module has run.
-    expect(await owner.page.evaluate(() => navigator.language)).toBe('en-US@posix');
+    expect(await owner.page.evaluate('navigator.language')).toBe('en-US@posix');
     await owner.page.goto(`${stack.baseUrl}/console`, { waitUntil: 'domcontentloaded' });
     await owner.page.waitForSelector('::-p-text(Sign in as owner)');
     await shot(owner.page, 'sign-in');

@@ -20,12 +20,3 @@ export const intlAccepts = (tag: string): boolean => {
     return false;
   }
 };
-
-/**
- * Where Intl refuses the reported language, the page reports the usable one instead (an own
- * property over Navigator's getter). Runs before any library module: main.tsx imports this first.
- */
-export function reportUsableLanguage(): void {
-  const language = usableLanguage(navigator.language, intlAccepts);
-  if (language !== navigator.language) Object.defineProperty(navigator, 'language', { value: language, configurable: true });
-}
