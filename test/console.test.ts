@@ -475,8 +475,9 @@ describe('the console, signed in as the demo owner', () => {
     await fill(await page.$('textarea'), tokenFor(DEMO.users.owner, { ttlSeconds: -60 }));
     await (await page.waitForSelector('::-p-text(Sign in with this token)'))?.click();
     await waitForText(page, 'That token expired at');
-    // A session whose token expires while the page is open ends then, saying so.
-    await fill(await page.$('textarea'), tokenFor(DEMO.users.owner, { ttlSeconds: 2 }));
+    // A session whose token expires while the page is open ends then, saying so. 5 s: under a
+    // load of 10, signing in took more than 2 s and the session had ended before its page showed.
+    await fill(await page.$('textarea'), tokenFor(DEMO.users.owner, { ttlSeconds: 5 }));
     await (await page.waitForSelector('::-p-text(Sign in with this token)'))?.click();
     await page.waitForSelector('nav');
     await waitForText(page, 'Your session expired at');
