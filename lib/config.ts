@@ -156,15 +156,33 @@ export function jwtConfig(): JwtConfig {
 const MIN_CURSOR_KEY_LENGTH = 32;
 
 /**
- * The HMAC key of billing-event cursors (lib/billing/cursor.ts). Deployed, the stack generates it
- * in Secrets Manager and resolves it into the environment at deploy time (no call at run time);
- * `npm start` derives one from its local signing key; tests set their own. Changing it only
- * invalidates the cursors in flight (their walks start again).
+ * The HMAC key of paging cursors and of nothing else (lib/signed-cursor.ts, lib/billing/cursor.ts):
+ * a cursor guards no data, so the key may sit in a function's configuration. Deployed, the stack
+ * generates it in Secrets Manager and resolves it into the environment at deploy time (no call at
+ * run time); `npm start` derives one from its local signing key; tests set their own. Changing it
+ * only invalidates the cursors in flight (their walks start again). What seals a credential has
+ * its own key, read at run time (oauthSealingKeySource).
  */
 export function cursorSigningKey(): string {
   const key = required('CURSOR_SIGNING_KEY');
   if (key.length < MIN_CURSOR_KEY_LENGTH) throw new Error(`CURSOR_SIGNING_KEY must be at least ${MIN_CURSOR_KEY_LENGTH} characters`);
   return key;
+}
+
+/**
+ * Where the OAuth sealing key is read from (lib/oauth/sealing-key.ts, which says what it seals):
+ * deployed, its Secrets Manager secret, by ARN (OAUTH_SEALING_KEY_SECRET_ARN, which the stack gives
+ * the authorize function alone), read at run time; locally and in tests, the same JSON in
+ * OAUTH_SEALING_KEY (`npm start` derives it from its local signing key). Both at once is refused: a
+ * value in a deployed function's environment is what the secret is there to avoid.
+ */
+export function oauthSealingKeySource(): { secretArn: string } | { value: string } {
+  const secretArn = optional('OAUTH_SEALING_KEY_SECRET_ARN');
+  const value = optional('OAUTH_SEALING_KEY');
+  if (secretArn && value) throw new Error('set OAUTH_SEALING_KEY_SECRET_ARN (deployed) or OAUTH_SEALING_KEY (local), not both');
+  if (secretArn) return { secretArn };
+  if (value) return { value };
+  throw new Error('OAUTH_SEALING_KEY_SECRET_ARN (deployed) or OAUTH_SEALING_KEY (local) is not set');
 }
 
 /** Origins allowed to call the API from a browser (CORS_ALLOWED_ORIGINS, comma-separated; none = CORS off). */

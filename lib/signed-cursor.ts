@@ -3,6 +3,11 @@
  * listing, organization and query they page through (the billing events keep their own format,
  * lib/billing/cursor.ts). `v1.<payload>.<HMAC-SHA256>`, base64url, signed with the deployment's
  * CURSOR_SIGNING_KEY; at most 512 characters. Pure.
+ *
+ * That key guards paging and nothing else: a cursor only positions a caller within a listing
+ * whose access is checked on every page, so the key may sit in a function's configuration, and
+ * rotating it only restarts the walks in flight. Nothing that grants access is sealed here (an
+ * OAuth consent ticket has its own key, read at run time: lib/oauth/sealing-key.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

@@ -13,7 +13,9 @@
  *   free port and with its own LOCAL_DIR, so it runs beside a developer's `npm start`.
  * - The suite's client sends no token: a small proxy in front of the stack adds the demo
  *   editor's (`Authorization: Bearer …`, as an MCP host configured with a token does), and
- *   passes everything else through as sent, Host and Origin included.
+ *   passes everything else through as sent, Host and Origin included, but for the proxy's own
+ *   port in them, which becomes the stack's: the local server answers only for its loopback names
+ *   on its own port (lib/local/server.ts), and the proxy stands for it on another.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -112,12 +114,18 @@ export async function stopStack(stack: Stack): Promise<void> {
   await exited;
 }
 
-/** A proxy to the stack that adds the bearer token when none is sent, and passes all else through. */
+/**
+ * A proxy to the stack that adds the bearer token when none is sent, and passes all else through,
+ * its own port in Host and Origin made the stack's (another name, a rebound one, stays as sent).
+ */
 async function authenticatingProxy(target: string, token: string): Promise<{ server: Server; port: number }> {
   const { hostname, port: targetPort } = new URL(target);
   const server = createServer((incoming, outgoing) => {
     const headers = { ...incoming.headers };
     headers.authorization ??= `Bearer ${token}`;
+    const own = `:${(server.address() as AddressInfo).port}`;
+    if (headers.host?.endsWith(own)) headers.host = `${headers.host.slice(0, -own.length)}:${targetPort}`;
+    if (headers.origin?.endsWith(own)) headers.origin = `${headers.origin.slice(0, -own.length)}:${targetPort}`;
     const forwarded = httpRequest({ hostname, port: targetPort, method: incoming.method, path: incoming.url, headers }, (answer) => {
       outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(outgoing);

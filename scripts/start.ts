@@ -126,6 +126,12 @@ async function main() {
     const key = loadOrCreateSigningKey(resolve(LOCAL_DIR, 'signing-key.json'));
     // Derived from the local signing key: stable across restarts (cursors stay valid), never shared.
     process.env.CURSOR_SIGNING_KEY ??= createHash('sha256').update(`billing-event cursors\n${key.privateKeyPem}`).digest('hex');
+    // The OAuth sealing key (deployed: a secret read at run time), derived the same way under its
+    // own label, so that it is never the cursor key: a consent page open across a restart still posts.
+    process.env.OAUTH_SEALING_KEY ??= JSON.stringify({
+      kid: 'local',
+      key: createHash('sha256').update(`oauth sealing\n${key.privateKeyPem}`).digest('hex'),
+    });
     // The dev key signs the API keys too (deployed: a KMS key); their JWKS is the route's.
     process.env.API_KEY_SIGNING_KEY_PEM ??= key.privateKeyPem;
     let handlersLoaded: (handlers: Map<string, LambdaHandler>) => void = () => undefined;

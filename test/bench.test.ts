@@ -105,14 +105,18 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // Read from the table once a minute per instance: the bench's warm-up request did.
   GetJwks: '',
   OAuthAuthorizationServer: '',
+  // A registered client's sign-in page: the client's registration.
+  OAuthAuthorize: 'GetItem',
   // The source address's counter (registration takes no token: limited per address), then the client.
-  OAuth: 'UpdateItem | PutItem',
-  // The code's single use, then the grant's refresh generation; the KMS (here PEM) signature besides.
-  'OAuth token authorization_code': 'UpdateItem | UpdateItem',
-  // The generation's one conditional write: rotation and reuse detection in one command.
-  'OAuth token refresh_token': 'UpdateItem',
-  // RFC 7009: the grant's revocation, conditioned on its client, in one write.
-  'OAuth revoke': 'UpdateItem',
+  RegisterOAuthClient: 'UpdateItem | PutItem',
+  // The code's single use, then the grant's first refresh token on its key beside the token's item;
+  // the KMS (here PEM) signature besides.
+  'OAuthToken authorization_code': 'UpdateItem | UpdateItem+PutItem',
+  // The rotation's one conditional write on the key (the token current, the grant live: one of two
+  // racing refreshes wins), then the new token's item beside the signature.
+  'OAuthToken refresh_token': 'UpdateItem | PutItem',
+  // RFC 7009: the grant's revocation, conditioned on its client and its current refresh token, in one write.
+  OAuthRevoke: 'UpdateItem',
   GetServiceIndex: '',
   GetOpenApiDocument: '',
   GetDocsPage: '',

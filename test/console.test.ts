@@ -11,6 +11,7 @@
  * Screenshots go to test-output/console/, and to docs/console/ with UPDATE_CONSOLE_SCREENSHOTS=1.
  * The first-load time is measured by `npm run bench:console`, not asserted here.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -313,8 +314,10 @@ describe('the console, signed in as the demo owner', () => {
     const client = (await registered.json()) as { client_id: string; client_name: string; redirect_uris: string[] };
     const request = { client, redirect_uri: redirect, code_challenge: 'x'.repeat(43), state: null, resource: `${stack.baseUrl}/mcp` };
     const choice = { organization_id: org, role: 'viewer' as const, spending_limit: 40, daily_limit: 4, expires_in_days: 30 };
-    await approve(request, DEMO.users.owner, choice, new Date());
-    await approve(request, DEMO.users.owner, { ...choice, role: 'editor', daily_limit: null }, new Date(Date.now() + 1000));
+    // Two approvals, two consent forms: each ticket's nonce approves once.
+    const ticket = () => ({ nonce: randomUUID(), untilMs: Date.now() + 600_000 });
+    await approve(request, DEMO.users.owner, choice, new Date(), ticket());
+    await approve(request, DEMO.users.owner, { ...choice, role: 'editor', daily_limit: null }, new Date(Date.now() + 1000), ticket());
 
     expect(await openScreen(owner, 'apps')).toBe(1);
     const { page } = owner;

@@ -14,6 +14,8 @@ import {
   membershipIndexKey,
   membershipKey,
   monthSpendPrefix,
+  oauthRefreshTokenKey,
+  oauthTicketNonceKey,
   orgDirectoryKey,
   orgIdOfDirectoryKey,
   orgIdOfPartition,
@@ -253,5 +255,27 @@ describe('route table matching', () => {
       'Mcp',
     ]);
     expect(matchRoute('POST', '/mcp/extra').route.name).toBe('RouteNotFound');
+  });
+});
+
+describe('OAuth items', () => {
+  it('keeps a refresh token by its hash and a ticket by its nonce, each in a partition of its own', () => {
+    expect(oauthRefreshTokenKey('h4sh')).toEqual({ PK: 'OAUTH_REFRESH#h4sh', SK: 'REFRESH' });
+    expect(oauthTicketNonceKey('n0nce')).toEqual({ PK: 'OAUTH_TICKET#n0nce', SK: 'NONCE' });
+  });
+
+  it('routes each OAuth endpoint to its own function: every method of /oauth/authorize, POST of the others', () => {
+    expect(['GET', 'POST', 'PUT', 'OPTIONS'].map((method) => matchRoute(method, '/oauth/authorize').route.name)).toEqual([
+      'OAuthAuthorize',
+      'OAuthAuthorize',
+      'OAuthAuthorize',
+      'OAuthAuthorize',
+    ]);
+    expect(['/oauth/token', '/oauth/register', '/oauth/revoke'].map((path) => matchRoute('POST', path).route.name)).toEqual([
+      'OAuthToken',
+      'RegisterOAuthClient',
+      'OAuthRevoke',
+    ]);
+    expect(['/oauth/token', '/oauth/other'].map((path) => matchRoute('GET', path).route.name)).toEqual(['RouteNotFound', 'RouteNotFound']);
   });
 });

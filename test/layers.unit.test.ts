@@ -28,6 +28,7 @@ const LAYERS = [
       'lib/defined.ts',
       'lib/async-scope.ts',
       'lib/signed-cursor.ts',
+      'lib/secrets-extension.ts',
       'lib/observability',
       'lib/docs-assets.ts',
       'lib/console-assets.ts',

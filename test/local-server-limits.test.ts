@@ -2,8 +2,11 @@
  * The local server at Lambda's payload limit: an invocation carries at most 6 MB (6,291,456
  * bytes) of event and returns at most as much. The server refuses what Lambda would refuse with
  * 413 `payload_too_large` in the documented error shape, measured as Lambda measures it (the
- * event, the result, as JSON), before any function runs or instead of its oversize answer.
+ * event, the result, as JSON), before any function runs or instead of its oversize answer. And
+ * it answers only for its own loopback names on its port: any other `Host` (a DNS-rebound page's)
+ * is refused before anything runs.
  */
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOrganization } from '../lib/db/organizations.ts';
@@ -12,10 +15,11 @@ import { createLocalServer, LAMBDA_PAYLOAD_LIMIT_BYTES, type LambdaHandler, load
 import { workspace } from './support/fixtures.ts';
 import { tokenFor } from './support/tokens.ts';
 
-async function serve(handlers: Map<string, LambdaHandler>) {
-  const server = createLocalServer(handlers);
+async function serve(handlers: Map<string, LambdaHandler>, options: Parameters<typeof createLocalServer>[1] = {}) {
+  const server = createLocalServer(handlers, options);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
+    port: (server.address() as AddressInfo).port,
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()),
   };
@@ -94,5 +98,60 @@ describe('the local server at Lambda’s 6 MB payload limit', () => {
     } finally {
       await probe.close();
     }
+  });
+});
+
+describe('the local server’s Host check (DNS rebinding)', () => {
+  /** A GET to the server on 127.0.0.1 that names `host` in its Host header (fetch would name the address it connects to). */
+  const getAs = (port: number, path: string, host: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const sent = httpRequest({ host: '127.0.0.1', port, path, headers: { host } }, (answer) => {
+        let body = '';
+        answer.on('data', (chunk: Buffer) => {
+          body += chunk.toString('utf8');
+        });
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body }));
+      });
+      sent.on('error', reject);
+      sent.end();
+    });
+  const demoUsers = [{ role: 'owner', user_id: 'user_demo_owner', token: 'the-owner-token' }];
+  let local: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    local = await serve(await loadHandlers(), { demoUsers: () => demoUsers });
+  });
+  afterAll(() => local.close());
+
+  it.each([
+    'evil.example',
+    'evil.example:PORT',
+    '127.0.0.1.evil.example:PORT',
+    'localhost:1',
+    '127.0.0.2:PORT',
+    '127.0.0.1',
+  ])('refuses Host %s with 403 forbidden before anything runs: not even the demo users’ tokens', async (given) => {
+    const host = given.replace('PORT', String(local.port));
+    for (const path of ['/local-idp/demo-users', '/.well-known/oauth-authorization-server']) {
+      const answer = await getAs(local.port, path, host);
+
+      expect([answer.status, answer.headers['content-type'], JSON.parse(answer.body)]).toEqual([
+        403,
+        'application/json',
+        {
+          code: 'forbidden',
+          message: `this local server answers only for 127.0.0.1:${local.port}, localhost:${local.port} and [::1]:${local.port}, not Host ${JSON.stringify(host)} (a guard against DNS rebinding)`,
+          request_id: answer.headers['x-request-id'],
+        },
+      ]);
+      expect(answer.body).not.toContain('the-owner-token');
+    }
+  });
+
+  it.each(['127.0.0.1', 'localhost', 'LOCALHOST', '[::1]'])('answers Host %s on its port', async (name) => {
+    const users = await getAs(local.port, '/local-idp/demo-users', `${name}:${local.port}`);
+    const metadata = await getAs(local.port, '/.well-known/oauth-authorization-server', `${name}:${local.port}`);
+
+    expect([users.status, JSON.parse(users.body)]).toEqual([200, { users: demoUsers }]);
+    expect(metadata.status).toBe(200);
   });
 });

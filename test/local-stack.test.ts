@@ -287,7 +287,7 @@ describe('local stack (npm start)', () => {
         'the request line and headers exceed 10240 bytes',
       ],
     ])('%s', async (_case, requestHead, status, code, message) => {
-      const answer = await rawHttp(port, `${requestHead}Host: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      const answer = await rawHttp(port, `${requestHead}Host: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
       expect(answer.status).toBe(status);
       expect(answer.headers['content-type']).toBe('application/json');
       expect(answer.body).toEqual({ code, message, request_id: answer.headers['x-request-id'] });
@@ -298,7 +298,7 @@ describe('local stack (npm start)', () => {
       const path = `/organizations/${dev.organizationId}/billing/events`;
       const twice = await rawHttp(
         port,
-        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${dev.tokens.owner}\r\nAuthorization: Bearer garbage\r\nConnection: close\r\n\r\n`,
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${dev.tokens.owner}\r\nAuthorization: Bearer garbage\r\nConnection: close\r\n\r\n`,
       );
       expect(twice.status).toBe(401);
       expect(twice.body).toEqual({
@@ -310,9 +310,20 @@ describe('local stack (npm start)', () => {
       // The same token alone, in an absolute-form target, is fine.
       const once = await rawHttp(
         port,
-        `GET http://example.test${path} HTTP/1.1\r\nHost: example.test\r\nAuthorization: Bearer ${dev.tokens.owner}\r\nConnection: close\r\n\r\n`,
+        `GET http://localhost:${port}${path} HTTP/1.1\r\nHost: localhost:${port}\r\nAuthorization: Bearer ${dev.tokens.owner}\r\nConnection: close\r\n\r\n`,
       );
       expect(once.status).toBe(200);
+    });
+
+    it('refuses a request for another Host (a DNS-rebound page) before anything runs: the demo tokens stay in', async () => {
+      const answer = await rawHttp(port, 'GET /local-idp/demo-users HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n');
+
+      expect(answer.status).toBe(403);
+      expect(answer.body).toEqual({
+        code: 'forbidden',
+        message: `this local server answers only for 127.0.0.1:${port}, localhost:${port} and [::1]:${port}, not Host "evil.example" (a guard against DNS rebinding)`,
+        request_id: answer.headers['x-request-id'],
+      });
     });
   });
 

@@ -101,7 +101,14 @@ describe('validity', () => {
 
 describe('routes', () => {
   it("leaves the console's page and files, and the OAuth endpoints (RFC 6749 bodies, not this API's), out: pages for people, no part of the API", () => {
-    expect(routes.filter((route) => route.page).map((route) => route.path)).toEqual(['/console', '/console/{asset}', '/oauth/{endpoint}']);
+    expect(routes.filter((route) => route.page).map((route) => route.path)).toEqual([
+      '/console',
+      '/console/{asset}',
+      '/oauth/authorize',
+      '/oauth/token',
+      '/oauth/register',
+      '/oauth/revoke',
+    ]);
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/oauth/'))).toEqual([]);
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/console'))).toEqual([]);
   });

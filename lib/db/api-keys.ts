@@ -90,7 +90,7 @@ export async function getApiKeyStanding(orgId: string, keyId: string): Promise<{
   return { key: key ? apiKeyOf(key) : null, orgExists: items.some((item) => item.SK === org.SK) };
 }
 
-/** A key as stored (an OAuth grant's with its client, and its refresh generation, lib/db/oauth-grants.ts). */
+/** A key as stored (an OAuth grant's with its client; its current refresh token's hash comes later, lib/db/oauth-grants.ts). */
 export const apiKeyItem = (key: ApiKeyRecord): Record<string, unknown> => ({
   ...apiKeyKey(key.organization_id, key.id),
   entity: 'api_key',
@@ -110,7 +110,6 @@ export const apiKeyItem = (key: ApiKeyRecord): Record<string, unknown> => ({
         client_id: key.oauth.client_id,
         client_name: key.oauth.client_name,
         redirect_uri: key.oauth.redirect_uri,
-        refresh_generation: 0,
       }
     : {}),
 });

@@ -352,3 +352,12 @@ export const oauthClientKey = (clientId: string): TableKey => ({ PK: `OAUTH_CLIE
 
 /** A one-time authorization code, by the SHA-256 of the code (lib/db/oauth-grants.ts). */
 export const oauthCodeKey = (codeHash: string): TableKey => ({ PK: `OAUTH_CODE#${codeHash}`, SK: 'CODE' });
+
+/**
+ * A refresh token an OAuth grant was issued, by the SHA-256 of the token: which grant and client it
+ * names, so that one presented again after its rotation is known for a reuse (lib/db/oauth-grants.ts).
+ */
+export const oauthRefreshTokenKey = (tokenHash: string): TableKey => ({ PK: `OAUTH_REFRESH#${tokenHash}`, SK: 'REFRESH' });
+
+/** The nonce of a consent ticket, once an approval spent it: a ticket approves once (lib/db/oauth-grants.ts). */
+export const oauthTicketNonceKey = (nonce: string): TableKey => ({ PK: `OAUTH_TICKET#${nonce}`, SK: 'NONCE' });

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { defined } from '../defined.ts';
-import { badRequest, headersTooLarge, payloadTooLarge, type ServiceError } from '../errors.ts';
+import { badRequest, forbidden, headersTooLarge, payloadTooLarge, type ServiceError } from '../errors.ts';
 import { errorBody } from '../http/error-mapper.ts';
 import { API_VERSION } from '../http/request-context.ts';
 import type { HttpEvent, HttpResult } from '../http/types.ts';
@@ -112,6 +112,28 @@ function answerParseError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /**
+ * The names this server answers to: its loopback addresses, on its own port. A web page whose
+ * name an attacker rebinds to 127.0.0.1 (DNS rebinding) reaches this server with that name in
+ * `Host`; refused before anything runs, it reads nothing (not the demo users' tokens, not a
+ * route's answer) and changes nothing. API Gateway plays no part in this: deployed, it answers
+ * only for the API's own domain names.
+ */
+const LOCAL_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})$/i;
+
+/**
+ * Why a request whose `Host` is not this server's own is refused, or undefined for one that is:
+ * 403 `forbidden`, as /mcp answers a foreign `Origin`, and what MCP's conformance suite asks of a
+ * local server (its `dns-rebinding-protection` scenario).
+ */
+export function foreignHost(host: string | undefined, port: number): ServiceError | undefined {
+  if (Number(LOCAL_HOST.exec(host ?? '')?.[1]) === port) return undefined;
+  const given = host === undefined ? 'no Host' : `Host ${JSON.stringify(host.slice(0, 100))}`;
+  return forbidden(
+    `this local server answers only for 127.0.0.1:${port}, localhost:${port} and [::1]:${port}, not ${given} (a guard against DNS rebinding)`,
+  );
+}
+
+/**
  * Lambda's synchronous invocation payload: 6 MB (6,291,456 bytes) for the event it is given and
  * as much for the result it returns (Lambda quotas). API Gateway accepts bodies up to 10 MB, so
  * a request between the two reaches Lambda and is refused there; the local server refuses it
@@ -174,6 +196,8 @@ export function createLocalServer(
   // not retried), and on a busy machine a test's calls can be seconds apart.
   const server = createServer({ maxHeaderSize: PARSER_HEADER_LIMIT_BYTES }, async (request: IncomingMessage, response: ServerResponse) => {
     try {
+      const misdirected = foreignHost(request.headers.host, request.socket.localPort ?? 0);
+      if (misdirected) return answerError(response, misdirected);
       const url = parseTarget(request.url ?? '');
       if (!(url instanceof URL)) return answerError(response, url);
       if (headerBytes(request) > HEADER_LIMIT_BYTES) return answerError(response, headersTooLarge(HEADER_LIMIT_BYTES));

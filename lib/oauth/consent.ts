@@ -1,20 +1,20 @@
 /**
  * The person's side of an authorization: signing in (a bearer token of the identity provider, as
  * the console's), the consent ticket that carries who signed in from the sign-in to the consent
- * (the consent form's anti-forgery token: sealed with the deployment's HMAC key, bound to this
- * request and to 10 minutes), and the approval, which mints the grant (an API key bound to the
- * client) and its one-time code in one transaction.
+ * (the consent form's anti-forgery token: sealed with the OAuth sealing key, lib/oauth/sealing-key.ts,
+ * bound to this request and to 10 minutes, and good for one approval), and the approval, which
+ * mints the grant (an API key bound to the client) and its one-time code in one transaction that
+ * spends the ticket's nonce.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { newApiKeyRecord } from '../auth/api-key-record.ts';
 import { TokenRefused } from '../auth/refusals.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
-import { cursorSigningKey } from '../config.ts';
 import { listMembershipsOfUser, type Membership } from '../db/memberships.ts';
-import { createOAuthGrant, RoleNotHeld } from '../db/oauth-grants.ts';
+import { createOAuthGrant, RoleNotHeld, TicketSpent } from '../db/oauth-grants.ts';
 import { API_KEY_ROLES, ROLES, type Role } from '../model.ts';
-import { openCursor, sealCursor } from '../signed-cursor.ts';
 import { type AuthorizationRequest, requestFingerprint } from './authorization-request.ts';
+import { open, seal } from './sealing-key.ts';
 
 export const TICKET_LIFETIME_MS = 10 * 60_000;
 export const CODE_LIFETIME_MS = 60_000;
@@ -32,7 +32,15 @@ export class ConsentError extends Error {
   }
 }
 
-const ticketScope = (request: AuthorizationRequest) => `oauth-consent:${requestFingerprint(request)}`;
+/** A ticket opens for the request it was sealed for, and as nothing else (a sign-in state is sealed for another purpose). */
+const ticketPurpose = (request: AuthorizationRequest) => `oauth-consent-ticket:${requestFingerprint(request)}`;
+
+/** What a ticket carries: who signed in, until when, and the nonce its approval spends. */
+export interface Ticket {
+  userId: string;
+  untilMs: number;
+  nonce: string;
+}
 
 /** Verifies the person's token (a person's: an API key cannot grant) and reads where they are a member. */
 export async function signIn(verifier: TokenVerifier, token: string): Promise<{ userId: string; memberships: Membership[] }> {
@@ -47,19 +55,23 @@ export async function signIn(verifier: TokenVerifier, token: string): Promise<{ 
   return { userId: verified.sub, memberships: await listMembershipsOfUser(verified.sub) };
 }
 
-export function sealTicket(request: AuthorizationRequest, userId: string, now: Date): string {
-  return sealCursor(ticketScope(request), JSON.stringify({ sub: userId, until: now.getTime() + TICKET_LIFETIME_MS }), cursorSigningKey());
+export function sealTicket(request: AuthorizationRequest, userId: string, now: Date): Promise<string> {
+  const ticket: Ticket = { userId, untilMs: now.getTime() + TICKET_LIFETIME_MS, nonce: randomBytes(16).toString('base64url') };
+  return seal(ticketPurpose(request), ticket);
 }
 
-/** The person a ticket names; a ConsentError when it is missing, forged, for another request or stale. */
-export function openTicket(request: AuthorizationRequest, ticket: string | null, now: Date): string {
-  if (!ticket) throw new ConsentError('the consent form is missing its anti-forgery token: start again from the application', 403);
-  const opened = openCursor(ticket, cursorSigningKey(), ticketScope(request));
-  if ('problem' in opened)
-    throw new ConsentError('the consent form carries an anti-forgery token this service did not issue for this request', 403);
-  const { sub, until } = JSON.parse(opened.position) as { sub: string; until: number };
-  if (until <= now.getTime()) throw new ConsentError('the consent form is older than 10 minutes: start again from the application', 403);
-  return sub;
+/**
+ * What a ticket carries; a ConsentError when it is missing, forged, sealed for another request or
+ * for something else, with a key the service no longer holds, or stale. Whether it was spent is
+ * the approval's transaction to say.
+ */
+export async function openTicket(request: AuthorizationRequest, sealed: string | null, now: Date): Promise<Ticket> {
+  if (!sealed) throw new ConsentError('the consent form is missing its anti-forgery token: start again from the application', 403);
+  const ticket = await open<Ticket>(ticketPurpose(request), sealed);
+  if (!ticket) throw new ConsentError('the consent form carries an anti-forgery token this service did not issue for this request', 403);
+  if (ticket.untilMs <= now.getTime())
+    throw new ConsentError('the consent form is older than 10 minutes: start again from the application', 403);
+  return ticket;
 }
 
 const rank = (role: Role): number => ROLES.indexOf(role);
@@ -109,9 +121,16 @@ export const codeHashOf = (code: string): string => createHash('sha256').update(
 /**
  * Mints the grant and its one-time code: the key (bound to the client, under the chosen limits and
  * expiry) and the code (60 s, bound to client, redirect URI and PKCE challenge) in one transaction
- * that holds only while the person still has a role at least the key's. Returns the code.
+ * that holds only while the person still has a role at least the key's, and spends the ticket's
+ * nonce: a form posted twice mints once, and the second post is a ConsentError. Returns the code.
  */
-export async function approve(request: AuthorizationRequest, userId: string, choice: ConsentChoice, now: Date): Promise<string> {
+export async function approve(
+  request: AuthorizationRequest,
+  userId: string,
+  choice: ConsentChoice,
+  now: Date,
+  ticket: Pick<Ticket, 'nonce' | 'untilMs'>,
+): Promise<string> {
   const personRoles = ROLES.filter((role) => rank(role) >= rank(choice.role));
   const key = newApiKeyRecord({
     orgId: choice.organization_id,
@@ -135,12 +154,19 @@ export async function approve(request: AuthorizationRequest, userId: string, cho
         redirect_uri: request.redirect_uri,
         code_challenge: request.code_challenge,
         valid_until_ms: now.getTime() + CODE_LIFETIME_MS,
+        key_expires_at: key.expires_at,
       },
       codeHashOf(code),
       personRoles,
+      ticket,
     );
   } catch (error) {
     if (error instanceof RoleNotHeld) throw new RoleAboveThePersons();
+    if (error instanceof TicketSpent)
+      throw new ConsentError(
+        'this consent form was already submitted, and one form makes one connection: start again from the application',
+        403,
+      );
     throw error;
   }
   return code;

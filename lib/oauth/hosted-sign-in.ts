@@ -4,16 +4,17 @@
  * authorization code flow with PKCE S256, the callback being `/oauth/authorize` itself.
  *
  * The authorization request must survive the round trip, and the return must be the one this
- * browser started. Both ride in one cookie, sealed with the deployment's HMAC key under its own
- * scope: the request's query, the PKCE verifier and a nonce, for 10 minutes; `HttpOnly`,
+ * browser started. Both ride in one cookie, sealed with the OAuth sealing key for this purpose
+ * alone (lib/oauth/sealing-key.ts): the request's query, the PKCE verifier and a nonce, for 10 minutes; `HttpOnly`,
  * `Secure`, `SameSite=Lax` (the return is a top-level GET from the hosted UI's site), its path
  * `/oauth/authorize` alone. The hosted UI's `state` is the nonce: a return whose state is not
  * this browser's cookie's (a code of someone else's sign-in planted in a link) is refused, and the
  * verifier never travels with the code. The code is exchanged here, server to server, and the
  * token it yields is verified as any bearer token is (the tests' issuer, or the pool's).
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type consoleHostedUi, cursorSigningKey } from '../config.ts';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { consoleHostedUi } from '../config.ts';
+import { open, seal } from './sealing-key.ts';
 
 export const SIGN_IN_COOKIE = 'ws_oauth_sign_in';
 export const SIGN_IN_LIFETIME_MS = 10 * 60_000;
@@ -36,21 +37,8 @@ interface Pending {
   until: number;
 }
 
-const mac = (payload: string): Buffer => createHmac('sha256', cursorSigningKey()).update(`oauth-sign-in|${payload}`).digest();
-
-function seal(pending: Pending): string {
-  const payload = Buffer.from(JSON.stringify(pending)).toString('base64url');
-  return `${payload}.${mac(payload).toString('base64url')}`;
-}
-
-function open(sealed: string): Pending | null {
-  const [payload = '', given = '', ...rest] = sealed.split('.');
-  if (rest.length > 0 || payload === '') return null;
-  const givenBytes = Buffer.from(given, 'base64url');
-  const wanted = mac(payload);
-  if (givenBytes.length !== wanted.length || !timingSafeEqual(givenBytes, wanted)) return null;
-  return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Pending;
-}
+/** The state opens as nothing else, and nothing else (a consent ticket) opens as the state. */
+const STATE_PURPOSE = 'oauth-sign-in-state';
 
 const cookie = (value: string, maxAgeSeconds: number): string =>
   `${SIGN_IN_COOKIE}=${value}; Max-Age=${maxAgeSeconds}; Path=/oauth/authorize; HttpOnly; Secure; SameSite=Lax`;
@@ -63,7 +51,12 @@ export const callbackUrl = (base: string): string => `${base}/oauth/authorize`;
  * sign-in link) and the cookie that carries the request and the verifier meanwhile; null when the
  * request is too long for a cookie (a long `state` with a long redirect URI): a pasted token then.
  */
-export function startSignIn(hosted: HostedUi, base: string, query: string, now: Date): { url: string; setCookie: string } | null {
+export async function startSignIn(
+  hosted: HostedUi,
+  base: string,
+  query: string,
+  now: Date,
+): Promise<{ url: string; setCookie: string } | null> {
   const pending: Pending = {
     nonce: randomBytes(32).toString('base64url'),
     verifier: randomBytes(32).toString('base64url'),
@@ -79,7 +72,7 @@ export function startSignIn(hosted: HostedUi, base: string, query: string, now: 
     code_challenge: createHash('sha256').update(pending.verifier).digest('base64url'),
     code_challenge_method: 'S256',
   });
-  const setCookie = cookie(seal(pending), SIGN_IN_LIFETIME_MS / 1000);
+  const setCookie = cookie(await seal(STATE_PURPOSE, pending), SIGN_IN_LIFETIME_MS / 1000);
   return setCookie.length > MAX_SIGN_IN_COOKIE ? null : { url: `${hosted.url}/oauth2/authorize?${params}`, setCookie };
 }
 
@@ -98,11 +91,15 @@ export function signInCookieOf(cookies: readonly string[] | undefined, header: s
 
 /**
  * The authorization request a return belongs to, once the return is known to be this browser's:
- * its query and the verifier. SignInFailed when there is no cookie, a forged or stale one, or a
- * `state` that is not its nonce.
+ * its query and the verifier. SignInFailed when there is no cookie, a forged or stale one (or one
+ * sealed with a key the service no longer holds), or a `state` that is not its nonce.
  */
-export function pendingSignIn(params: URLSearchParams, sealed: string | null, now: Date): { query: string; verifier: string } {
-  const pending = sealed ? open(sealed) : null;
+export async function pendingSignIn(
+  params: URLSearchParams,
+  sealed: string | null,
+  now: Date,
+): Promise<{ query: string; verifier: string }> {
+  const pending = sealed ? await open<Pending>(STATE_PURPOSE, sealed) : null;
   if (!pending)
     throw new SignInFailed('this sign-in was not started in this browser (or its cookie was lost): start again from the application');
   if (pending.until <= now.getTime()) throw new SignInFailed('the sign-in took longer than 10 minutes: start again from the application');

@@ -9,23 +9,43 @@
  * a token issued to another client (or an API key made by the API, which no client holds) is
  * refused with `unauthorized_client` and nothing is revoked. A token this service does not know —
  * malformed, forged, expired, already revoked, a person's token — is answered 200 (§2.2), so the
- * endpoint tells nothing about tokens it did not issue. One conditional write at most.
+ * endpoint tells nothing about tokens it did not issue.
+ *
+ * Round trips: one conditional write for an access token (after the signing keys, read once a
+ * minute) or a grant's current refresh token; for an older refresh token, its item read first
+ * (was it issued, and to whom?), then the write. That item never changes once written, so reading
+ * it first races with nothing.
  */
 import { TokenRefused } from '../auth/refusals.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
-import { revokeOAuthGrant } from '../db/oauth-grants.ts';
+import { getRefreshToken, revokeByCurrentRefreshToken, revokeOAuthGrant } from '../db/oauth-grants.ts';
 import { OAuthError } from './errors.ts';
-import { openRefreshToken, required } from './token.ts';
+import { refreshTokenOf, required } from './token.ts';
 
-/** The grant (organization and key) a token names, or null for a token that names none. */
-async function grantOf(token: string, verifier: TokenVerifier): Promise<{ org: string; key: string } | null> {
-  // The two kinds tell themselves apart (`wsr_…` or a JWT): token_type_hint is not needed (§2.1 lets it be ignored).
-  if (token.startsWith('wsr_')) return openRefreshToken(token);
+/** A refresh token's revocation: its grant's, when the grant issued it. */
+async function revokeByRefreshToken(token: string, clientId: string, now: Date): Promise<'revoked' | 'other_client' | 'none'> {
+  const presented = refreshTokenOf(token);
+  if (!presented) return 'none';
+  const outcome = await revokeByCurrentRefreshToken(presented.org, presented.key, clientId, presented.hash, now);
+  if (outcome !== 'not_current') return outcome;
+  // An older token of the grant revokes it too (RFC 7009 §2.1: the grant, not the token).
+  const issued = await getRefreshToken(presented.hash);
+  if (!issued || issued.organization_id !== presented.org || issued.key_id !== presented.key) return 'none';
+  return issued.client_id === clientId ? revokeOAuthGrant(presented.org, presented.key, clientId, now) : 'other_client';
+}
+
+/** An access token's revocation: its key's, when it is an API key's. */
+async function revokeByAccessToken(
+  token: string,
+  clientId: string,
+  verifier: TokenVerifier,
+  now: Date,
+): Promise<'revoked' | 'other_client' | 'none'> {
   try {
     const verified = await verifier.verify(token);
-    return verified.apiKey ? { org: verified.apiKey.orgId, key: verified.apiKey.id } : null;
+    return verified.apiKey ? revokeOAuthGrant(verified.apiKey.orgId, verified.apiKey.id, clientId, now) : 'none';
   } catch (error) {
-    if (error instanceof TokenRefused) return null;
+    if (error instanceof TokenRefused) return 'none';
     throw error;
   }
 }
@@ -34,8 +54,10 @@ export async function revokeToken(form: URLSearchParams, verifier: TokenVerifier
   const token = required(form, 'token');
   const clientId = required(form, 'client_id');
   if (form.getAll('token_type_hint').length > 1) throw new OAuthError('invalid_request', 'token_type_hint may be given once');
-  const grant = await grantOf(token, verifier);
-  if (!grant) return;
-  if ((await revokeOAuthGrant(grant.org, grant.key, clientId, now)) === 'other_client')
+  // The two kinds tell themselves apart (`wsr_…` or a JWT): token_type_hint is not needed (§2.1 lets it be ignored).
+  const outcome = token.startsWith('wsr_')
+    ? await revokeByRefreshToken(token, clientId, now)
+    : await revokeByAccessToken(token, clientId, verifier, now);
+  if (outcome === 'other_client')
     throw new OAuthError('unauthorized_client', 'the token was not issued to this client: nothing is revoked');
 }

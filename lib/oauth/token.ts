@@ -1,55 +1,92 @@
 /**
  * POST /oauth/token (RFC 6749 §4.1.3, §6; OAuth 2.1): a one-time code, or a refresh token,
  * exchanged for an access token (the grant's API-key JWT, 1 hour at most) and the next refresh
- * token. At most two DynamoDB round trips besides the signature: the code's single use, then the
- * grant's refresh generation (a refresh: the generation alone). A code used twice, or a refresh
- * token used after it was rotated, revokes the grant (that second round trip is then the revocation).
+ * token. DynamoDB round trips besides the signature (test/oauth/flow.test.ts and `npm run bench`
+ * count them):
+ * - a code: 2. The code's single use; then the grant's first refresh token, set on the key beside
+ *   the token's own item. A code used twice: its single use, then the revocation of the grant the
+ *   first use issued.
+ * - a refresh: 2. The rotation, one conditional write on the key (the token is its current one,
+ *   the grant the client's, not revoked, not expired); then the new token's item, beside the
+ *   signature. Refused: 1 (the rotation); for a token that is not the grant's current one, 2 (its
+ *   item read: was it ever issued?); for a reuse, 3 (the grant's revocation).
  *
- * Refresh tokens hold no secret of the table: `wsr_<payload>.<HMAC>`, the payload naming the grant
- * and its generation, sealed with the deployment's HMAC key; a token is good once, while its
- * generation is the grant's current one, so an old generation presented again is a reuse.
+ * Refresh tokens hold no secret of the service: `wsr_<grant>.<secret>`, the grant (its organization
+ * and key ids, which its access token names anyway) as base64url JSON, then 256 random bits. The
+ * table keeps only the token's SHA-256: the key holds its current one, and each token issued has an
+ * item saying which grant and client it was issued to. No key seals them, so no leaked key forges
+ * one, and no rotated key ends a connection. The grant is named in the token so that a rotation is
+ * one conditional write on the key, which checks the grant at the same time; found by hash alone it
+ * would need a read first.
+ *
+ * A token is good once. A token the grant issued, presented once it is no longer the current one,
+ * is a reuse and revokes the grant (RFC 9700 §4.14.2): that includes the loser of two refreshes
+ * sent at once with one token, since the server cannot tell a client sending twice from a thief
+ * racing the client. The winner's answer stands, and its tokens end with the grant.
+ *
+ * Every refusal of a presented refresh token is the same `invalid_grant` with the same words
+ * (REFRESH_REFUSED): telling which case it was (unknown, used before, revoked, expired, another
+ * client's) would tell whoever holds a token which one is current and which keys are OAuth grants.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { signApiKeyToken } from '../auth/api-key-token.ts';
 import type { TokenSigner } from '../auth/signer.ts';
-import { cursorSigningKey } from '../config.ts';
 import type { ApiKeyRecord } from '../db/api-keys.ts';
 import { revokeApiKey } from '../db/api-keys.ts';
-import { advanceRefreshGeneration, redeemOAuthCode } from '../db/oauth-grants.ts';
+import {
+  getRefreshToken,
+  issueFirstRefreshToken,
+  putRefreshToken,
+  redeemOAuthCode,
+  revokeOAuthGrant,
+  rotateRefreshToken,
+} from '../db/oauth-grants.ts';
+import { API_KEY_ID_PATTERN, ORGANIZATION_ID_PATTERN } from '../model.ts';
 import { publishSigningKeyOnce } from '../workspace/api-keys.ts';
-import { codeHashOf } from './consent.ts';
+import { CODE_LIFETIME_MS, codeHashOf, MAX_GRANT_DAYS } from './consent.ts';
 import { OAuthError } from './errors.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 
-interface GrantRef {
-  org: string;
-  key: string;
-  generation: number;
+/** The one answer to every refused refresh token. */
+export const REFRESH_REFUSED = 'the refresh token is not valid (unknown, used before, revoked, expired or issued to another client)';
+
+/** A refresh token's item is kept this long past its grant's end. */
+const REFRESH_RECORD_MS = 86_400_000;
+
+const hashOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
+
+/** A new refresh token of the grant `key` of `org`, and its hash. */
+function mintRefreshToken(org: string, key: string): { token: string; hash: string } {
+  const grant = Buffer.from(JSON.stringify([org, key])).toString('base64url');
+  const token = `wsr_${grant}.${randomBytes(32).toString('base64url')}`;
+  return { token, hash: hashOf(token) };
 }
 
-const mac = (payload: string): Buffer => createHmac('sha256', cursorSigningKey()).update(`oauth-refresh|${payload}`).digest();
-
-export function sealRefreshToken(ref: GrantRef): string {
-  const payload = Buffer.from(JSON.stringify([ref.org, ref.key, ref.generation])).toString('base64url');
-  return `wsr_${payload}.${mac(payload).toString('base64url')}`;
-}
-
-/** The grant a refresh token names, or null for a token this service did not seal. */
-export function openRefreshToken(token: string): GrantRef | null {
-  const match = /^wsr_([\w-]{1,400})\.([\w-]{43})$/.exec(token);
+/**
+ * The grant a refresh token names and the token's hash, when it has the shape of one of ours;
+ * null otherwise. Nothing is proved by the shape: the hash, looked up, is what decides.
+ */
+export function refreshTokenOf(token: string): { org: string; key: string; hash: string } | null {
+  const match = /^wsr_([\w-]{1,200})\.[\w-]{43}$/.exec(token);
   if (!match) return null;
-  const [, payload = '', given = ''] = match;
-  const givenBytes = Buffer.from(given, 'base64url');
-  const wanted = mac(payload);
-  if (givenBytes.length !== wanted.length || !timingSafeEqual(givenBytes, wanted)) return null;
-  const [org, key, generation] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as [string, string, number];
-  return { org, key, generation };
+  let grant: unknown;
+  try {
+    grant = JSON.parse(Buffer.from(match[1] ?? '', 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(grant) || grant.length !== 2) return null;
+  const [org, key] = grant as unknown[];
+  if (typeof org !== 'string' || !ORGANIZATION_ID_PATTERN.test(org) || typeof key !== 'string' || !API_KEY_ID_PATTERN.test(key))
+    return null;
+  return { org, key, hash: hashOf(token) };
 }
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
-async function tokenResponse(signer: TokenSigner, key: ApiKeyRecord, generation: number, now: Date) {
+/** The access token of `key`, and `refreshToken` with it; the signing key is published before the first signature. */
+async function tokenResponse(signer: TokenSigner, key: ApiKeyRecord, refreshToken: string, now: Date) {
   await publishSigningKeyOnce(signer, now);
   const issuedAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const keyExpiry = Date.parse(key.expires_at);
@@ -59,7 +96,7 @@ async function tokenResponse(signer: TokenSigner, key: ApiKeyRecord, generation:
     access_token: accessToken,
     token_type: 'Bearer',
     expires_in: Math.round((expiresAt.getTime() - issuedAt.getTime()) / 1000),
-    refresh_token: sealRefreshToken({ org: key.organization_id, key: key.id, generation }),
+    refresh_token: refreshToken,
     // Where the token works, and as whom: the organization is the one /mcp needs as its query.
     organization_id: key.organization_id,
   };
@@ -100,26 +137,58 @@ async function exchangeCode(form: URLSearchParams, signer: TokenSigner, now: Dat
   if (stored.redirect_uri !== redirectUri) throw invalidGrant('redirect_uri is not the one the code was issued for');
   if (createHash('sha256').update(verifier).digest('base64url') !== stored.code_challenge)
     throw invalidGrant('code_verifier does not match the code_challenge (PKCE)');
-  const advanced = await advanceRefreshGeneration(stored.organization_id, stored.key_id, clientId, 0, now);
-  if ('stored' in advanced) throw invalidGrant('the grant is revoked or expired');
-  return tokenResponse(signer, advanced.key, advanced.generation, now);
+  const next = mintRefreshToken(stored.organization_id, stored.key_id);
+  // A grant lives at most MAX_GRANT_DAYS from its approval, a code's minute before this (a code
+  // written before it carried the grant's expiry is bounded so).
+  const grantEnd = stored.key_expires_at
+    ? Date.parse(stored.key_expires_at)
+    : stored.valid_until_ms - CODE_LIFETIME_MS + MAX_GRANT_DAYS * 86_400_000;
+  // The token's item beside the key's write: the code has proved the request, so an item of a
+  // token the key then refuses (a grant revoked meanwhile) is one nobody ever holds.
+  const [key] = await Promise.all([
+    issueFirstRefreshToken(stored.organization_id, stored.key_id, clientId, next.hash, now),
+    putRefreshToken(
+      next.hash,
+      { organization_id: stored.organization_id, key_id: stored.key_id, client_id: clientId, issued_at: now.toISOString() },
+      new Date(grantEnd + REFRESH_RECORD_MS),
+    ),
+  ]);
+  if (key === null) throw invalidGrant('the grant is revoked or expired');
+  return tokenResponse(signer, key, next.token, now);
 }
 
 async function refresh(form: URLSearchParams, signer: TokenSigner, now: Date) {
   const token = required(form, 'refresh_token');
   const clientId = required(form, 'client_id');
-  const ref = openRefreshToken(token);
-  if (!ref) throw invalidGrant('the refresh token is not one this service issued');
-  const advanced = await advanceRefreshGeneration(ref.org, ref.key, clientId, ref.generation, now);
-  if ('key' in advanced) return tokenResponse(signer, advanced.key, advanced.generation, now);
-  const stored = advanced.stored;
-  if (stored === null) throw invalidGrant('the grant no longer exists');
-  if (stored.key.oauth?.client_id !== clientId) throw invalidGrant('the refresh token was issued to another client');
-  if (stored.key.revoked_at !== null) throw invalidGrant('the grant is revoked');
-  if (Date.parse(stored.key.expires_at) <= now.getTime()) throw invalidGrant('the grant expired');
-  if (ref.generation < stored.generation) {
-    await revokeApiKey(ref.org, ref.key, now);
-    throw invalidGrant('the refresh token was used before: the grant is revoked');
+  const presented = refreshTokenOf(token);
+  if (!presented) throw invalidGrant(REFRESH_REFUSED);
+  const next = mintRefreshToken(presented.org, presented.key);
+  const rotated = await rotateRefreshToken(presented.org, presented.key, clientId, presented.hash, next.hash, now);
+  if ('key' in rotated) {
+    const { key } = rotated;
+    // Written once the rotation proved the presented token: a forged one writes nothing.
+    const [answer] = await Promise.all([
+      tokenResponse(signer, key, next.token, now),
+      putRefreshToken(
+        next.hash,
+        { organization_id: key.organization_id, key_id: key.id, client_id: clientId, issued_at: now.toISOString() },
+        new Date(Date.parse(key.expires_at) + REFRESH_RECORD_MS),
+      ),
+    ]);
+    return answer;
   }
-  throw invalidGrant('the refresh token is not current');
+  const stored = rotated.stored;
+  // Not the current token of a live grant of this client: which of the cases it is changes only
+  // whether the grant is revoked, never the answer.
+  if (
+    stored !== null &&
+    stored.key.oauth?.client_id === clientId &&
+    stored.key.revoked_at === null &&
+    stored.refreshHash !== presented.hash
+  ) {
+    const issued = await getRefreshToken(presented.hash);
+    if (issued && issued.organization_id === presented.org && issued.key_id === presented.key && issued.client_id === clientId)
+      await revokeOAuthGrant(presented.org, presented.key, clientId, now);
+  }
+  throw invalidGrant(REFRESH_REFUSED);
 }

@@ -63,6 +63,7 @@ export async function startBenchStack(environment: Record<string, string>): Prom
       LOG_LEVEL: 'silent',
       SOCIAL_PROVIDER: 'sample',
       CURSOR_SIGNING_KEY: randomBytes(32).toString('hex'),
+      OAUTH_SEALING_KEY: JSON.stringify({ kid: 'bench', key: randomBytes(32).toString('hex') }),
       API_KEY_SIGNING_KEY_PEM: key.privateKeyPem,
       ...environment,
     });

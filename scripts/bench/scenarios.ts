@@ -756,7 +756,8 @@ async function benchGrant(context: BenchContext, client: ClientMetadata, orgId: 
     resource: 'http://127.0.0.1/mcp',
   };
   const choice = { organization_id: orgId, role: 'editor' as const, spending_limit: null, daily_limit: null, expires_in_days: 30 };
-  const code = await approve(authorization, userId, choice, new Date());
+  // The consent form's ticket, as the page would have sealed it: its nonce is spent here.
+  const code = await approve(authorization, userId, choice, new Date(), { nonce: randomUUID(), untilMs: Date.now() + 600_000 });
   const codeHash = codeHashOf(code);
   const stored = await context.floor.send(
     new UpdateCommand({
@@ -816,8 +817,7 @@ async function refreshTokenPerRequest(context: BenchContext, count: number) {
 }
 
 const tokenForm = (fields: Record<string, string>) =>
-  request(routeNamed('OAuth'), {
-    path: { endpoint: 'token' },
+  request(routeNamed('OAuthToken'), {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     rawBody: new URLSearchParams(fields).toString(),
   });
@@ -826,10 +826,10 @@ const tokenForm = (fields: Record<string, string>) =>
 const tokenIssued = (result: HttpResult): string | undefined =>
   status(200)(result) ?? (/"refresh_token":"wsr_/.test(String(result.body)) ? undefined : `no refresh token: ${String(result.body)}`);
 
-/** A code per request (and its floor's twin), exchanged as the SDK's client exchanges it: its single use, then the grant's generation. */
+/** A code per request (and its floor's twin), exchanged as the SDK's client exchanges it: its single use, then the grant's first refresh token. */
 const oauthTokenCode: Scenario = {
-  route: 'OAuth',
-  variant: 'token authorization_code',
+  route: 'OAuthToken',
+  variant: 'authorization_code',
   label: 'POST /oauth/token (authorization_code)',
   async prepare(context, count) {
     const slotOf = await workspacePerSlot(context, 'editor');
@@ -855,10 +855,10 @@ const oauthTokenCode: Scenario = {
   },
 };
 
-/** A grant per request at its first refresh token (its code exchanged), and its floor's twin: the generation's one conditional write. */
+/** A grant per request at its first refresh token (its code exchanged), and its floor's twin: the rotation's conditional write, then the new token's item. */
 const oauthTokenRefresh: Scenario = {
-  route: 'OAuth',
-  variant: 'token refresh_token',
+  route: 'OAuthToken',
+  variant: 'refresh_token',
   label: 'POST /oauth/token (refresh_token)',
   async prepare(context, count) {
     const { client, prepared } = await refreshTokenPerRequest(context, count);
@@ -872,15 +872,13 @@ const oauthTokenRefresh: Scenario = {
 
 /** A grant per request revoked by its refresh token (RFC 7009), and its floor's twin: the one conditional write. */
 const oauthRevoke: Scenario = {
-  route: 'OAuth',
-  variant: 'revoke',
+  route: 'OAuthRevoke',
   label: 'POST /oauth/revoke (a refresh token)',
   async prepare(context, count) {
     const { client, prepared } = await refreshTokenPerRequest(context, count);
     return {
       event: (i) =>
-        request(routeNamed('OAuth'), {
-          path: { endpoint: 'revoke' },
+        request(routeNamed('OAuthRevoke'), {
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           rawBody: new URLSearchParams({ token: prepared[i]!.refreshToken, client_id: client.client_id }).toString(),
         }),
@@ -1213,17 +1211,37 @@ const consoleAsset: Scenario = {
 
 /** A public client registered per request (RFC 7591): the one write of `POST /oauth/register`. */
 const oauthRegister: Scenario = {
-  route: 'OAuth',
+  route: 'RegisterOAuthClient',
   label: 'POST /oauth/register (a public client)',
   async prepare() {
-    const route = routeNamed('OAuth');
+    const route = routeNamed('RegisterOAuthClient');
     return {
       event: (i) =>
         request(route, {
-          path: { endpoint: 'register' },
           body: { client_name: `bench ${i}`, redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none' },
         }),
       check: status(201),
+    };
+  },
+};
+
+/** The sign-in page of an authorization request of a registered client: the client's one read. */
+const oauthAuthorize: Scenario = {
+  route: 'OAuthAuthorize',
+  label: 'GET /oauth/authorize (a registered client)',
+  async prepare() {
+    const client = await benchClient();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: BENCH_REDIRECT,
+      code_challenge: createHash('sha256').update('bench').digest('base64url'),
+      code_challenge_method: 'S256',
+      resource: 'http://127.0.0.1/mcp',
+    }).toString();
+    return {
+      event: () => request(routeNamed('OAuthAuthorize'), { method: 'GET', query, headers: { host: '127.0.0.1' } }),
+      check: status(200),
     };
   },
 };
@@ -1282,6 +1300,7 @@ export const SCENARIOS: readonly Scenario[] = [
   publicDocument('OAuthProtectedResource', 'GET oauth-protected-resource'),
   publicDocument('GetJwks', 'GET /.well-known/jwks.json'),
   publicDocument('OAuthAuthorizationServer', 'GET /.well-known/oauth-authorization-server'),
+  oauthAuthorize,
   oauthRegister,
   oauthTokenCode,
   oauthTokenRefresh,

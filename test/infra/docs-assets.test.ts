@@ -75,7 +75,7 @@ describe('routes with assets, bundled by cdk synth', () => {
       'GET /docs/{asset}',
       'GET /console',
       'GET /console/{asset}',
-      'ANY /oauth/{endpoint}',
+      'ANY /oauth/authorize',
     ]);
   });
 

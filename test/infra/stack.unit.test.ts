@@ -683,7 +683,6 @@ describe('the cursor signing key', () => {
       'ListWebhookDeliveries',
       'ListWebhooks',
       'Mcp',
-      'OAuth',
     ]);
     expect(holders.map(([id]) => id).sort()).toEqual(paging.map((route) => functionOf(template, route)).sort());
     for (const [, fn] of holders) {
@@ -1504,7 +1503,7 @@ describe('the user pool option (-c userPool=true)', () => {
       SupportedIdentityProviders: ['COGNITO'],
     });
     // Only the console's page and the OAuth consent screen learn the hosted UI and its client (lib/config.ts consoleHostedUi).
-    for (const name of ['GetConsolePage', 'OAuth']) {
+    for (const name of ['GetConsolePage', 'OAuthAuthorize']) {
       const fn = resource(pooled.template, functionOf(pooled.template, routes.find((route) => route.name === name)!));
       expect(fn.Properties.Environment.Variables).toMatchObject({
         CONSOLE_HOSTED_UI_URL: {
@@ -1570,7 +1569,7 @@ describe('the API-key signing key', () => {
       ),
     );
     const issuing = routes.filter((route) => route.signsApiKeys);
-    expect(issuing.map((route) => route.name)).toEqual(['CreateApiKey', 'OAuth']);
+    expect(issuing.map((route) => route.name)).toEqual(['CreateApiKey', 'OAuthToken']);
     expect(signers).toHaveLength(issuing.length);
     for (const [, signer] of signers) {
       const kmsStatements = signer.Properties.PolicyDocument.Statement.filter((statement: { Action: unknown }) =>

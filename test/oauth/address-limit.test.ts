@@ -1,18 +1,23 @@
 /**
  * The rate limit of the OAuth endpoints that take no token, per source address: client
  * registrations, and client ID metadata documents fetched at /oauth/authorize (a cached document
- * is not counted). Through the OAuth function's whole chain, on DynamoDB Local, with events from
+ * is not counted). Through each endpoint's function and its whole chain, on DynamoDB Local, with events from
  * two addresses; the documents served by a real HTTP server on 127.0.0.1.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Context } from 'aws-lambda';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ServiceContext } from '../../lib/http/types.ts';
 
 // A small limit, read at each request: three an hour per address.
 process.env.OAUTH_CLIENT_RATE_LIMIT = '3';
 
-const { handler } = await import('../../functions/oauth.ts');
+const { handler: registerHandler } = await import('../../functions/register-oauth-client.ts');
+const { handler: authorizeHandler } = await import('../../functions/oauth-authorize.ts');
 const { buildHttpEvent, localContext } = await import('../../lib/local/apigw-event.ts');
+/** What Lambda gives a function; the chain adds the service's part (its request id, the caller, …). */
+const contextOf = (functionName: string) => localContext(functionName) as Context & ServiceContext;
 const { forgetClientMetadataDocuments } = await import('../../lib/oauth/client-metadata-document.ts');
 const { db } = await import('../../lib/db/client.ts');
 const { countRoundTrips } = await import('../../lib/db/round-trips.ts');
@@ -39,26 +44,24 @@ let nextAddress = 1;
 const freshAddress = () => `198.51.100.${nextAddress++}`;
 
 const register = (sourceIp: string, body: unknown = { client_name: 'Agent', redirect_uris: ['https://agent.example/cb'] }) =>
-  handler(
+  registerHandler(
     buildHttpEvent({
       method: 'POST',
       path: '/oauth/register',
-      routeKey: 'ANY /oauth/{endpoint}',
-      pathParameters: { endpoint: 'register' },
+      routeKey: 'POST /oauth/register',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
       sourceIp,
     }),
-    localContext('oauth'),
+    contextOf('RegisterOAuthClient'),
   );
 
 const authorize = (sourceIp: string, document: string) =>
-  handler(
+  authorizeHandler(
     buildHttpEvent({
       method: 'GET',
       path: '/oauth/authorize',
-      routeKey: 'ANY /oauth/{endpoint}',
-      pathParameters: { endpoint: 'authorize' },
+      routeKey: 'ANY /oauth/authorize',
       rawQueryString: new URLSearchParams({
         response_type: 'code',
         client_id: `${documentsBase}/${document}`,
@@ -70,7 +73,7 @@ const authorize = (sourceIp: string, document: string) =>
       headers: { host: '127.0.0.1' },
       sourceIp,
     }),
-    localContext('oauth'),
+    contextOf('OAuthAuthorize'),
   );
 
 describe('POST /oauth/register, per source address', () => {

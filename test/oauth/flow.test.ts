@@ -2,11 +2,13 @@
  * The OAuth flow end to end on the local server (real handlers on 127.0.0.1, DynamoDB Local): the
  * MCP SDK's own OAuth client provider discovers, registers, is sent to /oauth/authorize, the
  * consent form is driven by fetch (as a browser would post it), then the SDK exchanges the code,
- * calls a tool with the grant, refreshes, and the grant is revoked. Then each refusal.
+ * calls a tool with the grant, refreshes, and the grant is revoked. Then each refusal, what no key
+ * but the OAuth sealing key opens (issue 45), and that key's rotation.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { auth, discoverOAuthServerInfo, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {
@@ -17,10 +19,15 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listClientGrants, revokeClientGrants } from '../../lib/admin/api-keys.ts';
-import { db } from '../../lib/db/client.ts';
+import { db, tableName } from '../../lib/db/client.ts';
+import { apiKeyKey, oauthRefreshTokenKey } from '../../lib/db/keys.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
+import { type AuthorizationRequest, requestFingerprint } from '../../lib/oauth/authorization-request.ts';
+import { seal } from '../../lib/oauth/sealing-key.ts';
+import { REFRESH_REFUSED } from '../../lib/oauth/token.ts';
+import { sealCursor } from '../../lib/signed-cursor.ts';
 import { workspace } from '../support/fixtures.ts';
 import { mcpClient } from '../support/mcp-client.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -194,11 +201,7 @@ describe('the MCP SDK OAuth client, end to end', () => {
       client_id: provider.information!.client_id,
     });
     expect(reused.status).toBe(400);
-    expect(await reused.json()).toEqual({
-      error: 'invalid_grant',
-      error_description: 'the refresh token was used before: the grant is revoked',
-      request_id: expect.any(String),
-    });
+    expect(await reused.json()).toEqual({ error: 'invalid_grant', error_description: REFRESH_REFUSED, request_id: expect.any(String) });
     const afterwards = await fetch(mcpUrl(orgId), {
       method: 'POST',
       headers: {
@@ -214,7 +217,7 @@ describe('the MCP SDK OAuth client, end to end', () => {
       refresh_token: second.refresh_token!,
       client_id: provider.information!.client_id,
     });
-    expect(await current.json()).toMatchObject({ error: 'invalid_grant', error_description: 'the grant is revoked' });
+    expect(await current.json()).toMatchObject({ error: 'invalid_grant', error_description: REFRESH_REFUSED });
   });
 
   it('ends the connection at the next call when the owner revokes the key', async () => {
@@ -249,7 +252,7 @@ describe('the MCP SDK OAuth client, disconnecting', () => {
 });
 
 describe("the token endpoint's round trips", () => {
-  it("a code: its single use, then the grant's refresh generation (2); a refresh: the generation alone (1)", async () => {
+  it("a code: its single use, then the grant's first refresh token beside its item (2); a refresh: the rotation, then the new token's item (2)", async () => {
     const { orgId, users } = await workspace();
     const client = await registered();
     // The instance publishes its signing key with its first token: not counted here.
@@ -265,8 +268,8 @@ describe("the token endpoint's round trips", () => {
       const forRefresh = { commands: counter.log.commands, sequential: counter.log.sequential };
 
       expect(refreshed.status).toBe(200);
-      expect(forCode).toEqual({ commands: ['UpdateItemCommand', 'UpdateItemCommand'], sequential: 2 });
-      expect(forRefresh).toEqual({ commands: ['UpdateItemCommand'], sequential: 1 });
+      expect(forCode).toEqual({ commands: ['UpdateItemCommand', 'UpdateItemCommand', 'PutItemCommand'], sequential: 2 });
+      expect(forRefresh).toEqual({ commands: ['UpdateItemCommand', 'PutItemCommand'], sequential: 2 });
     } finally {
       counter.stop();
     }
@@ -346,6 +349,48 @@ async function codeFor(params: Record<string, string>, person: string, orgId: st
 
 const exchangeCode = (clientId: string, code: string, verifier: string, redirect = REDIRECT) =>
   token({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: redirect, code_verifier: verifier });
+
+/** A grant of a fresh registered client in a fresh workspace (an editor key of its owner's), its code exchanged. */
+async function newGrant() {
+  const { orgId, users } = await workspace();
+  const client = await registered();
+  const exchanged = await exchangeCode(client.clientId, await codeFor(client.params, users.owner, orgId), client.verifier);
+  const tokens = (await exchanged.json()) as { access_token: string; refresh_token: string };
+  const [key] = await keysOf(orgId, users.owner);
+  return { orgId, users, client, tokens, keyId: String(key?.id) };
+}
+
+const refreshWith = (refreshToken: string, clientId: string) =>
+  token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+
+/** The one answer to a refused refresh token. */
+const refreshRefused = { error: 'invalid_grant', error_description: REFRESH_REFUSED, request_id: expect.any(String) };
+
+/** What an access token gets at the next call of the API. */
+const callWith = async (orgId: string, accessToken: string) =>
+  (await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${accessToken}` } })).status;
+
+/** A refresh token as the service sealed them before issue 45: the grant and its generation, under an HMAC of the cursor key. */
+function cursorSealedRefreshToken(orgId: string, keyId: string, generation: number): string {
+  const payload = Buffer.from(JSON.stringify([orgId, keyId, generation])).toString('base64url');
+  const mac = createHmac('sha256', process.env.CURSOR_SIGNING_KEY ?? '')
+    .update(`oauth-refresh|${payload}`)
+    .digest('base64url');
+  return `wsr_${payload}.${mac}`;
+}
+
+/** The OAuth sealing key as `value` while `work` runs, then as it was. */
+async function withSealingKey<T>(value: unknown, work: () => Promise<T>): Promise<T> {
+  const original = process.env.OAUTH_SEALING_KEY;
+  process.env.OAUTH_SEALING_KEY = JSON.stringify(value);
+  try {
+    return await work();
+  } finally {
+    process.env.OAUTH_SEALING_KEY = original;
+  }
+}
+
+const testSealingKey = () => JSON.parse(process.env.OAUTH_SEALING_KEY ?? '{}') as { kid: string; key: string };
 
 describe('refusals at /oauth/authorize', () => {
   it('shows the consent page unframeable, with the client name and its redirect host, with no script', async () => {
@@ -471,6 +516,24 @@ describe('refusals at /oauth/authorize', () => {
     });
   });
 
+  it.each([
+    ['PUT', '/oauth/authorize', 405, 'GET, POST', 'method_not_allowed', '/oauth/authorize answers GET, POST, not PUT'],
+    ['DELETE', '/oauth/authorize', 405, 'GET, POST', 'method_not_allowed', '/oauth/authorize answers GET, POST, not DELETE'],
+    // A preflight with CORS off: as the `$default` route answered it when one route served the four.
+    ['OPTIONS', '/oauth/authorize', 404, null, 'route_not_found', 'no route for OPTIONS /oauth/authorize'],
+    ['GET', '/oauth/token', 405, 'POST', 'method_not_allowed', '/oauth/token answers POST, not GET'],
+    ['GET', '/oauth/register', 405, 'POST', 'method_not_allowed', '/oauth/register answers POST, not GET'],
+    ['POST', '/oauth/elsewhere', 404, null, 'route_not_found', 'no route for POST /oauth/elsewhere'],
+  ])('answers %s %s with %i', async (method, path, status, allow, code, message) => {
+    const answer = await fetch(`${base}${path}`, { method });
+
+    expect([answer.status, answer.headers.get('allow'), await answer.json()]).toEqual([
+      status,
+      allow,
+      { code, message, request_id: answer.headers.get('x-request-id') },
+    ]);
+  });
+
   it('accepts a client ID metadata document as client_id, enforcing its redirect URIs exactly', async () => {
     const { orgId, users } = await workspace();
     const clientId = `${documentsBase}/agent.json`;
@@ -492,6 +555,185 @@ describe('refusals at /oauth/authorize', () => {
     expect(wrongRedirect.status).toBe(400);
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ token_type: 'Bearer', organization_id: orgId });
+  });
+});
+
+describe('what only the OAuth sealing key opens (issue 45)', () => {
+  /** The form of a consent for `params` (a registered client's request), with `ticket`, approving an editor key in `orgId`. */
+  const approval = (params: Record<string, string>, ticket: string, orgId: string) =>
+    fetch(
+      `${base}/oauth/authorize`,
+      form({ ...params, ticket, decision: 'approve', organization_id: orgId, role: 'editor', expires_in_days: '1' }),
+    );
+  /** The consent page's ticket for `person`, on the request `params`. */
+  const ticketFor = async (params: Record<string, string>, person: string) =>
+    ticketOf(await (await fetch(`${base}/oauth/authorize`, form({ ...params, token: tokenFor(person) }))).text());
+  const requestOf = (params: Record<string, string>) =>
+    ({
+      client: { client_id: params.client_id },
+      redirect_uri: params.redirect_uri,
+      code_challenge: params.code_challenge,
+      state: params.state,
+      resource: params.resource,
+    }) as AuthorizationRequest;
+
+  it('refuses a ticket sealed with the cursor key, with another key, as a sign-in state or under a kid it never had: nothing is issued', async () => {
+    const { orgId, users } = await workspace();
+    const { params } = await registered();
+    const purpose = `oauth-consent-ticket:${requestFingerprint(requestOf(params))}`;
+    const claims = (nonce: string) => ({ userId: users.owner, untilMs: Date.now() + 600_000, nonce });
+    // As the service sealed tickets before: the cursor key, naming the owner, for this very request.
+    const cursorSealed = sealCursor(
+      `oauth-consent:${requestFingerprint(requestOf(params))}`,
+      JSON.stringify({ sub: users.owner, until: Date.now() + 600_000 }),
+      process.env.CURSOR_SIGNING_KEY ?? '',
+    );
+    const otherKey = await withSealingKey({ kid: testSealingKey().kid, key: randomBytes(32).toString('hex') }, () =>
+      seal(purpose, claims('a')),
+    );
+    const asSignInState = await seal('oauth-sign-in-state', claims('b'));
+    const unknownKid = await withSealingKey({ kid: 'never', key: testSealingKey().key }, () => seal(purpose, claims('c')));
+
+    for (const ticket of [cursorSealed, otherKey, asSignInState, unknownKid]) {
+      const answer = await approval(params, ticket, orgId);
+      const html = await answer.text();
+      expect([answer.status, html.includes('an anti-forgery token this service did not issue for this request')]).toEqual([403, true]);
+    }
+    expect(await keysOf(orgId, users.owner)).toEqual([]);
+    // The same claims sealed with the key itself do approve: the key is all that made the difference.
+    expect((await approval(params, await seal(purpose, claims('d')), orgId)).status).toBe(302);
+  });
+
+  it('approves a consent form once: posted again, or twice at once, it mints one key and one code', async () => {
+    const { orgId, users } = await workspace();
+    const { params } = await registered();
+    const ticket = await ticketFor(params, users.owner);
+    const raced = await ticketFor(params, users.owner);
+
+    const first = await approval(params, ticket, orgId);
+    const again = await approval(params, ticket, orgId);
+    const atOnce = await Promise.all([approval(params, raced, orgId), approval(params, raced, orgId)]);
+
+    expect(first.status).toBe(302);
+    expect(new URL(first.headers.get('location') ?? '').searchParams.get('code')).toMatch(/^[\w-]{43}$/);
+    expect([again.status, again.headers.get('location')]).toEqual([403, null]);
+    expect(await again.text()).toContain(
+      'this consent form was already submitted, and one form makes one connection: start again from the application',
+    );
+    expect(atOnce.map((answer) => answer.status).sort()).toEqual([302, 403]);
+    expect(await keysOf(orgId, users.owner)).toHaveLength(2);
+  });
+
+  it("keeps connections and consent forms in flight through the key's rotation; a form of a dropped kid is refused", async () => {
+    const before = testSealingKey();
+    const grant = await newGrant();
+    const { orgId, users } = grant;
+    const { params } = await registered();
+    const approvedAfter = await ticketFor(params, users.owner);
+    const refusedAfterDrop = await ticketFor(params, users.owner);
+    const rotated = { kid: 'rotated', key: randomBytes(32).toString('hex') };
+
+    await withSealingKey({ ...rotated, previous: [before] }, async () => {
+      // Refresh tokens depend on no key: the connection carries on.
+      const refreshed = await refreshWith(grant.tokens.refresh_token, grant.client.clientId);
+      expect(refreshed.status).toBe(200);
+      // A form sealed before the rotation still approves, and a new one names the new kid.
+      expect((await approval(params, approvedAfter, orgId)).status).toBe(302);
+      expect((await ticketFor(params, users.owner)).startsWith('rotated.')).toBe(true);
+    });
+    // The old kid dropped: what it sealed is refused.
+    const dropped = await withSealingKey(rotated, () => approval(params, refusedAfterDrop, orgId));
+
+    expect(dropped.status).toBe(403);
+    expect(await dropped.text()).toContain('an anti-forgery token this service did not issue for this request');
+    expect(await keysOf(orgId, users.owner)).toHaveLength(2);
+  });
+});
+
+describe('refresh tokens (issue 45): random, kept as hashes, one answer to every refusal', () => {
+  it('keeps only the hash of a refresh token: neither the key nor the token’s item holds the token', async () => {
+    const grant = await newGrant();
+    const hash = createHash('sha256').update(grant.tokens.refresh_token).digest('base64url');
+    const read = async (key: Record<string, string>) =>
+      (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+
+    const keyItem = await read(apiKeyKey(grant.orgId, grant.keyId));
+    const tokenItem = await read(oauthRefreshTokenKey(hash));
+
+    expect(keyItem).toMatchObject({ refresh_hash: hash });
+    expect(tokenItem).toMatchObject({
+      entity: 'oauth_refresh_token',
+      organization_id: grant.orgId,
+      key_id: grant.keyId,
+      client_id: grant.client.clientId,
+    });
+    expect(JSON.stringify([keyItem, tokenItem])).not.toContain(grant.tokens.refresh_token.split('.')[1]);
+  });
+
+  it.each([
+    ['a token sealed with the cursor key, as refresh tokens were before', 'cursor-sealed', false],
+    ['a token naming the grant with a secret it never issued', 'forged', false],
+    ['the token, from another client', 'other-client', false],
+    ['a rotated token presented again (a reuse: the grant is revoked)', 'reused', true],
+    ['a token of a grant its owner revoked', 'revoked', true],
+    ['a token of an expired grant', 'expired', false],
+  ] as const)('refuses %s with the one invalid_grant', async (_case, kind, revokedAfter) => {
+    const grant = await newGrant();
+    let current = grant.tokens.refresh_token;
+    let presented = current;
+    let clientId = grant.client.clientId;
+    if (kind === 'cursor-sealed') presented = cursorSealedRefreshToken(grant.orgId, grant.keyId, 1);
+    if (kind === 'forged') presented = `${current.split('.')[0]}.${randomBytes(32).toString('base64url')}`;
+    if (kind === 'other-client') clientId = (await registered()).clientId;
+    if (kind === 'reused') current = ((await (await refreshWith(current, clientId)).json()) as { refresh_token: string }).refresh_token;
+    if (kind === 'revoked') {
+      const owner = { Authorization: `Bearer ${tokenFor(grant.users.owner)}` };
+      await fetch(`${base}/organizations/${grant.orgId}/api-keys/${grant.keyId}`, { method: 'DELETE', headers: owner });
+    }
+    if (kind === 'expired') {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: apiKeyKey(grant.orgId, grant.keyId),
+          UpdateExpression: 'SET key_expires_at = :past',
+          ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+        }),
+      );
+    }
+
+    const answer = await refreshWith(presented, clientId);
+
+    expect([answer.status, answer.headers.get('cache-control'), await answer.json()]).toEqual([400, 'no-store', refreshRefused]);
+    const [key] = await keysOf(grant.orgId, grant.users.owner);
+    expect(key?.revoked_at !== null).toBe(revokedAfter);
+    // The grant's own current token: still good, unless the grant ended (a reuse's new token included).
+    const next = await refreshWith(current, grant.client.clientId);
+    if (kind === 'reused' || kind === 'revoked' || kind === 'expired')
+      expect([next.status, await next.json()]).toEqual([400, refreshRefused]);
+    else expect(next.status).toBe(200);
+  });
+
+  it('answers two refreshes sent at once with one token: one gets tokens, the other the one refusal, and the grant is revoked', async () => {
+    const grants = await Promise.all([newGrant(), newGrant(), newGrant()]);
+
+    const answers = await Promise.all(
+      grants.map(async (grant) => {
+        const raced = await Promise.all([1, 2].map(() => refreshWith(grant.tokens.refresh_token, grant.client.clientId)));
+        return Promise.all(raced.map(async (answer) => ({ status: answer.status, body: (await answer.json()) as Record<string, string> })));
+      }),
+    );
+
+    for (const [i, raced] of answers.entries()) {
+      const grant = grants[i]!;
+      expect(raced.map((answer) => answer.status).sort()).toEqual([200, 400]);
+      const won = raced.find((answer) => answer.status === 200)!.body;
+      expect(raced.find((answer) => answer.status === 400)!.body).toEqual(refreshRefused);
+      // The loser counted as a reuse: the winner's tokens end with the grant.
+      expect([
+        (await refreshWith(String(won.refresh_token), grant.client.clientId)).status,
+        await callWith(grant.orgId, String(won.access_token)),
+      ]).toEqual([400, 401]);
+    }
   });
 });
 
@@ -526,7 +768,7 @@ describe('refusals at /oauth/token', () => {
       request_id: expect.any(String),
     });
     const refresh = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId });
-    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant', error_description: 'the grant is revoked' });
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant', error_description: REFRESH_REFUSED });
     const call = await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${first.access_token}` } });
     expect(call.status).toBe(401);
   });
@@ -553,11 +795,7 @@ describe('refusals at /oauth/token', () => {
 
   it.each([
     [{ grant_type: 'password' }, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token'],
-    [
-      { grant_type: 'refresh_token', refresh_token: 'wsr_x.y', client_id: 'c' },
-      'invalid_grant',
-      'the refresh token is not one this service issued',
-    ],
+    [{ grant_type: 'refresh_token', refresh_token: 'wsr_x.y', client_id: 'c' }, 'invalid_grant', REFRESH_REFUSED],
     [
       { grant_type: 'authorization_code', code: 'nope', client_id: 'c', redirect_uri: REDIRECT, code_verifier: 'a'.repeat(43) },
       'invalid_grant',

@@ -5,7 +5,7 @@
  * tokens of the tests' issuer (signed by the key its JWKS serves). The browser is played by fetch,
  * carrying the cookie by hand.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,7 @@ process.env.CONSOLE_HOSTED_UI_URL = hostedBase;
 process.env.CONSOLE_CLIENT_ID = TEST_AUDIENCE;
 
 const { createLocalServer, loadHandlers } = await import('../../lib/local/server.ts');
+const { seal } = await import('../../lib/oauth/sealing-key.ts');
 const api = createLocalServer(await loadHandlers());
 const base = await listen(api);
 afterAll(async () => {
@@ -184,7 +185,7 @@ describe('the consent screen with the hosted UI', () => {
     expect((await fetch(`${base}/organizations/${orgId}`, { headers: { Authorization: `Bearer ${accessToken}` } })).status).toBe(200);
   });
 
-  it('refuses a return without the cookie, with a forged one, or with another sign-in’s: a page, nothing issued', async () => {
+  it('refuses a return without the cookie, with a forged one, one sealed with another key or for another use, or another sign-in’s: a page, nothing issued', async () => {
     const { users } = await workspace();
     const { url } = await authorizationRequest();
     const mine = await startSignIn(url);
@@ -192,11 +193,29 @@ describe('the consent screen with the hosted UI', () => {
     const back = await signInAt(mine.link, users.owner);
     const [name, value] = mine.cookie.split('=') as [string, string];
     const forged = `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}`;
+    // What the cookie carried, for this very return (its nonce is the state the hosted UI sent back).
+    const pending = {
+      nonce: new URL(back).searchParams.get('state'),
+      verifier: randomBytes(32).toString('base64url'),
+      query: new URL(url).searchParams.toString(),
+      until: Date.now() + 600_000,
+    };
+    // As the service sealed it before issue 45: the cursor key, under its own label.
+    const payload = Buffer.from(JSON.stringify(pending)).toString('base64url');
+    const cursorMac = createHmac('sha256', process.env.CURSOR_SIGNING_KEY ?? '')
+      .update(`oauth-sign-in|${payload}`)
+      .digest('base64url');
+    // The OAuth sealing key itself, for a consent ticket's use.
+    const asTicket = await seal('oauth-consent-ticket:any', pending);
 
     const cases = [
       [undefined, 'this sign-in was not started in this browser'],
       [forged, 'this sign-in was not started in this browser'],
+      [`${name}=${payload}.${cursorMac}`, 'this sign-in was not started in this browser'],
+      [`${name}=${asTicket}`, 'this sign-in was not started in this browser'],
       [other.cookie, 'this sign-in does not belong to the one this browser started'],
+      // The same state sealed with the key for its use is taken (its made-up verifier then fails PKCE at the hosted UI).
+      [`${name}=${await seal('oauth-sign-in-state', pending)}`, 'the sign-in could not be completed (invalid_grant)'],
     ] as const;
     for (const [cookie, message] of cases) {
       const answer = await fetch(back, cookie ? { headers: { cookie } } : {});

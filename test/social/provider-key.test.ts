@@ -66,7 +66,7 @@ const { workspace } = await import('../support/fixtures.ts');
 const { call, withoutRequestId } = await import('../support/http.ts');
 const { tokenFor } = await import('../support/tokens.ts');
 const { eventsOf, runUrl } = await import('../support/social.ts');
-const { secretString } = await import('../../lib/social/providers/secret.ts');
+const { secretString } = await import('../../lib/secrets-extension.ts');
 
 let extension: ExtensionStub | undefined;
 afterAll(async () => {
@@ -141,7 +141,7 @@ describe('the provider key through the Parameters and Secrets extension', () => 
   });
 });
 
-describe('secretString (lib/social/providers/secret.ts)', () => {
+describe('secretString (lib/secrets-extension.ts)', () => {
   it('returns the secret as stored: the plain key or its JSON', async () => {
     const ext = extension as ExtensionStub;
     ext.answer = { status: 200, body: secretValue('plain-key') };

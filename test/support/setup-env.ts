@@ -25,6 +25,8 @@ Object.assign(process.env, {
   JWT_CLIENT_IDS: TEST_CLIENT_ID,
   JWT_JWKS_URI: inject('jwksUri'),
   CURSOR_SIGNING_KEY: randomUUID() + randomUUID(),
+  // Its own key, never the cursor key (lib/oauth/sealing-key.ts); a file that rotates it sets its own.
+  OAUTH_SEALING_KEY: JSON.stringify({ kid: 'test', key: randomUUID() + randomUUID() }),
   // The test key signs API keys too, as the dev key does for `npm start`.
   API_KEY_SIGNING_KEY_PEM: inject('signingKey').privateKeyPem,
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

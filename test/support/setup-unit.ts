@@ -17,6 +17,8 @@ Object.assign(process.env, {
   JWT_AUDIENCE: 'workspace-service-unit',
   JWT_JWKS_URI: 'http://127.0.0.1:9/.well-known/jwks.json',
   CURSOR_SIGNING_KEY: randomUUID() + randomUUID(),
+  // Its own key, never the cursor key (lib/oauth/sealing-key.ts); a file that rotates it sets its own.
+  OAUTH_SEALING_KEY: JSON.stringify({ kid: 'test', key: randomUUID() + randomUUID() }),
   LOG_LEVEL: 'silent',
   SOCIAL_PROVIDER: 'sample',
 });

@@ -51,7 +51,9 @@ function keyReader({ apiKey: plain, apiKeySecretArn }: HttpProviderSettings): ()
   const fetchKey = async (): Promise<string> => {
     if (plain) return plain;
     // settings() refuses neither.
-    const secret = await (await import('./secret.ts')).secretString(defined(apiKeySecretArn, 'SCRAPECREATORS_API_KEY_SECRET_ARN'));
+    const secret = await (await import('../../secrets-extension.ts')).secretString(
+      defined(apiKeySecretArn, 'SCRAPECREATORS_API_KEY_SECRET_ARN'),
+    );
     if (!secret) throw new Error('the ScrapeCreators API key secret is empty');
     if (secret.trim().startsWith('{')) {
       const parsed = JSON.parse(secret) as { api_key?: string; apiKey?: string };

@@ -1,11 +1,12 @@
 /**
  * A secret's value through the AWS Parameters and Secrets Lambda Extension: the stack adds its
- * layer to the functions that read the provider key, and the extension, a process beside the
+ * layer to the functions that read a secret at run time, and the extension, a process beside the
  * function, reads Secrets Manager with the function's role and keeps the value (5 minutes by
  * default). One HTTP GET on localhost, authenticated by the function's session token, in place of
- * the Secrets Manager client, which the functions that read the key no longer bundle
- * (docs/performance.md#bundles-size-and-cold-start). Imported with `await import()` by its one caller
- * (providers/http.ts), so that only a run with the http provider evaluates it.
+ * the Secrets Manager client, which the functions that read a secret no longer bundle
+ * (docs/performance.md#bundles-size-and-cold-start). Imported with `await import()` by its callers
+ * (the provider key, lib/social/providers/http.ts; the OAuth sealing key, lib/oauth/sealing-key.ts),
+ * so that only a deployed read evaluates it. A leaf: each feature that holds a secret reads it here.
  */
 
 /** The extension's port: its default, or PARAMETERS_SECRETS_EXTENSION_HTTP_PORT (the extension reads the same variable). */
