@@ -328,18 +328,7 @@ const EXTRA_ROUTE: Route = {
   secrets: ['providerApiKey'],
   ...TEST_ONLY,
 };
-/** Until the OAuth routes declare it, the one route that reads the OAuth sealing key. */
-const SEALING_ROUTE: Route = {
-  name: 'SealsOAuthTickets',
-  method: 'POST',
-  path: '/test-only/sealed',
-  entry: 'functions/route-not-found.ts',
-  tableActions: [],
-  public: true,
-  secrets: ['oauthSealingKey'],
-  ...TEST_ONLY,
-};
-const EXTRA_ROUTES = [EXTRA_ROUTE, SEALING_ROUTE];
+const EXTRA_ROUTES = [EXTRA_ROUTE];
 const withOptions = synth([...routes, ...EXTRA_ROUTES], { secretsExtensionArn: EXTENSION_ARN, userPool: {} });
 
 /**
@@ -655,11 +644,8 @@ describe('the OAuth sealing key', () => {
     }
   });
 
-  it('is declared by the variant only, until the OAuth routes declare it', () => {
-    expect(routes.filter((route) => route.secrets?.includes('oauthSealingKey'))).toEqual([]);
-    expect(EXTRA_ROUTES.filter((route) => route.secrets?.includes('oauthSealingKey')).map((route) => route.name)).toEqual([
-      'SealsOAuthTickets',
-    ]);
+  it('is declared by the authorize route alone: the one function that seals or opens a ticket', () => {
+    expect(routes.filter((route) => route.secrets?.includes('oauthSealingKey')).map((route) => route.name)).toEqual(['OAuthAuthorize']);
   });
 });
 
