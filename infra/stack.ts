@@ -15,6 +15,7 @@ import { CORS_POLICY } from '../lib/http/cors.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routes } from '../lib/routes.ts';
 import { Alarms, type FunctionGroup } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
+import { GrantExpiry } from './grant-expiry.ts';
 import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './identity.ts';
 import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
@@ -278,6 +279,19 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.sweeper = sweeper.fn;
 
+    // Not a route either: the grant expiry, every minute, with the sweeper's settings.
+    const grantExpiry = new GrantExpiry(this, 'GrantExpiry', {
+      table: this.table,
+      environment: Object.fromEntries(
+        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
+          name,
+          environment[name]!,
+        ]),
+      ),
+      retention,
+      tracer: props.tracer ?? false,
+    });
+
     // Not a route: the table stream's event source mapping invokes it. The table, telemetry, and
     // the webhooks queue (the alerts consumer queues the deliveries of the crossings it finds).
     this.tableStream = new TableStream(this, 'TableStream', {
@@ -294,7 +308,7 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.webhooks.addSender(this.tableStream.fn);
 
-    const background = [sweeper.fn, this.jobs.worker, this.jobs.recovery, this.webhooks.delivery, this.tableStream.fn];
+    const background = [sweeper.fn, grantExpiry.fn, this.jobs.worker, this.jobs.recovery, this.webhooks.delivery, this.tableStream.fn];
     const functions = [...this.functions.values(), ...background];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,

@@ -60,7 +60,28 @@ export const DEFAULTS = {
    * back whoever fills the table with clients, or has the service fetch URLs for them.
    */
   oauthClientsPerAddressHour: 30,
+  /** The grant expiry's period under `npm start` (GRANT_EXPIRY_INTERVAL_SECONDS); deployed, passes every 15 s of a minute's invocation. */
+  grantExpiryIntervalSeconds: 10,
 } as const;
+
+/** The range of PURCHASED_CREDITS_EXPIRE_DAYS: a month to three years. */
+export const PURCHASED_CREDITS_EXPIRE_DAYS_RANGE = { min: 30, max: 1095 } as const;
+
+/**
+ * How many days purchased credits last (PURCHASED_CREDITS_EXPIRE_DAYS, 30–1,095), or null: by
+ * default they never expire (paid value should not lapse). Read by the purchases' settle when it
+ * builds the grant (lib/billing/grants.ts `purchasedCreditsExpiry`).
+ */
+export function purchasedCreditsExpireDays(): number | null {
+  const raw = process.env.PURCHASED_CREDITS_EXPIRE_DAYS;
+  if (raw === undefined || raw === '') return null;
+  const days = Number(raw);
+  const { min, max } = PURCHASED_CREDITS_EXPIRE_DAYS_RANGE;
+  if (!Number.isInteger(days) || days < min || days > max) {
+    throw new Error(`PURCHASED_CREDITS_EXPIRE_DAYS must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return days;
+}
 
 /** The limit on OAuth client registrations and document fetches per source address, and its window. */
 export const oauthClientRateLimit = (): { requests: number; windowSeconds: number } => ({

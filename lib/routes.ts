@@ -147,6 +147,22 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
+    // One round trip: rate-limit counter (UpdateItem), the membership and the grants' ledger
+    // (GetItem each) and the page's Query together.
+    name: 'ListCreditGrants',
+    method: 'GET',
+    path: '/organizations/{organization_id}/credit-grants',
+    entry: 'functions/list-credit-grants.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    secrets: ['cursorSigningKey'],
+    summary: "List the organization's credit grants: where its credits came from, what is left of each and when it lapses",
+    description:
+      "Owners, with a user's token. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404; never 402. Every addition of credits is a grant (`source`: `purchase`, `auto_recharge`, `operator`, `promotional`), newest first, optionally of one `status` (`active`, `depleted`, `expired`). Charges and deductions draw the grant expiring soonest (no expiry last; ties: the oldest), a refund returns to the grants its charge drew, and a new grant pays `debt` first; `remaining` reflects a charge within 5 s. At rest, the balance is the sum of `remaining` less `debt`. Paged by `cursor`.",
+    tag: 'Credit grants',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
     // One round trip: rate-limit counter (UpdateItem), the membership (GetItem) and the window's
     // usage counters (Query) together.
     name: 'GetUsage',

@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
+import { GRANT_EXPIRY_ENTRY } from '../infra/grant-expiry.ts';
 import { JOB_WORKER_ENTRY, RECOVER_JOBS_ENTRY } from '../infra/jobs.ts';
 import { SWEEPER_ENTRY } from '../infra/sweeper.ts';
 import { TABLE_STREAM_ENTRY } from '../infra/table-stream.ts';
@@ -97,6 +98,7 @@ try {
     { name: 'bare, env credentials', entry: 'scripts/bundle-baseline.ts' },
     ...routes.map((route) => ({ name: route.name, entry: route.entry })),
     { name: 'SweepCharges', entry: SWEEPER_ENTRY },
+    { name: 'ExpireGrants', entry: GRANT_EXPIRY_ENTRY },
     { name: 'JobWorker', entry: JOB_WORKER_ENTRY },
     { name: 'RecoverJobs', entry: RECOVER_JOBS_ENTRY },
     { name: 'DeliverWebhooks', entry: DELIVER_WEBHOOKS_ENTRY },

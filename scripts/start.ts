@@ -216,6 +216,9 @@ async function main() {
     // invocation of its own.
     const { startChargeSweeper } = await import('../lib/local/charge-sweeper.ts');
     startChargeSweeper(undefined, undefined, (sweep) => invoke(sweep));
+    // The deployed grant expiry's schedule, on an interval (lib/billing/expiry.ts).
+    const { startGrantExpiry } = await import('../lib/local/grant-expiry.ts');
+    startGrantExpiry(undefined, undefined, (pass) => invoke(pass));
     // The deployed jobs queue and worker function, in this process: the embedded queue the job
     // routes send to, and the worker's own code receiving from it. Beside them, as deployed, the
     // webhooks queue and its delivery consumer: a slow receiver never holds a job worker.

@@ -28,6 +28,7 @@ const { ITERATIONS, CONCURRENCIES } = atDepth({ ITERATIONS: 1, CONCURRENCIES: [1
 /** What each route (and variant) sends, wave by wave (| = one more sequential round trip): its floor. */
 const EXPECTED_COMMANDS: Record<string, string> = {
   ListBillingEvents: 'UpdateItem+GetItem+Query',
+  ListCreditGrants: 'UpdateItem+GetItem+Query+GetItem',
   // The membership and the window's counters (one page: 93 × 6 or 168 × 3 counters) with the counter.
   GetUsage: 'UpdateItem+GetItem+Query',
   'GetUsage hours': 'UpdateItem+GetItem+Query',

@@ -19,6 +19,12 @@
  * - `job.completed`: the change that sets a job's `completed_at`, sent as the event its own
  *   webhook gets (lib/jobs/job-ended.ts) in the endpoints' envelope; its id comes from the job's.
  *
+ * - `credits.expiring`: the change that sets a grant's `warned_at` (the expiry's warning, once per
+ *   grant, lib/billing/expiry.ts); its id comes from the grant's.
+ * - `credits.expired`: the change of the organization's item that records a new `last_expiry` (the
+ *   expiry's transaction, or a refund's returned to an expired grant): the balance after it is that
+ *   record's; its id comes from the `credits.expired` billing event's.
+ *
  * Each event is stored once under its id (lib/db/alert-events.ts) and published to the
  * subscribed endpoints, whose deliveries are written once per event too: however many records
  * and consumers produce it, one event, one delivery per endpoint.
@@ -26,9 +32,12 @@
 import { createHash } from 'node:crypto';
 import { claimEvent, readItem } from '../db/alert-events.ts';
 import { type AlertSettings, getAlertSettings, getAlertSettingsOf } from '../db/alert-settings.ts';
+import { grantOf } from '../db/grants.ts';
 import { jobOf } from '../db/jobs.ts';
 import {
   apiKeyKey,
+  GRANT_SK_PREFIX,
+  GRANTS_PARTITION_PREFIX,
   JOB_PARTITION_PREFIX,
   JOB_SK,
   membershipKey,
@@ -53,6 +62,10 @@ export const CROSSING_FILTERS: readonly FilterPattern[] = [
   { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [ORG_SK] }, PK: { S: [{ prefix: ORG_PARTITION_PREFIX }] } } } },
   { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: SPEND_SK_PREFIX }] } } } },
   { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [JOB_SK] }, PK: { S: [{ prefix: JOB_PARTITION_PREFIX }] } } } },
+  {
+    eventName: ['MODIFY'],
+    dynamodb: { NewImage: { SK: { S: [{ prefix: GRANT_SK_PREFIX }] }, PK: { S: [{ prefix: GRANTS_PARTITION_PREFIX }] } } },
+  },
 ];
 
 const eventId = (...parts: string[]): string => `evt_${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32)}`;
@@ -109,16 +122,41 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
     const { type, at, data } = jobCompleted(job);
     return [{ id: eventId(type, job.id), type, created_at: at, organization_id: job.organization_id, data }];
   }
+  if (sk.startsWith(GRANT_SK_PREFIX)) {
+    // A grant's warning: the change that sets its `warned_at` (once; the event's id is the grant's).
+    if (!item.warned_at || record.oldImage?.warned_at) return [];
+    const grant = grantOf(item);
+    return [
+      {
+        id: eventId('credits.expiring', grant.id),
+        type: 'credits.expiring',
+        created_at: now.toISOString(),
+        organization_id: grant.orgId,
+        data: { grant_id: grant.id, source: grant.source, remaining: grant.remaining, expires_at: grant.expires_at },
+      },
+    ];
+  }
   const orgId = orgIdOfPartition(String(item.PK));
   const base = { created_at: now.toISOString(), organization_id: orgId };
   if (sk === ORG_SK) {
     const before = numberOr(record.oldImage?.credits, Number.POSITIVE_INFINITY);
     const after = numberOr(item.credits, 0);
-    if (after >= before) return [];
+    const events: WebhookEvent[] = [];
+    const expiry = item.last_expiry as { event_id?: string; grant_id?: string; source?: string; credits?: number } | undefined;
+    const previous = record.oldImage?.last_expiry as { event_id?: string } | undefined;
+    if (expiry?.event_id && expiry.event_id !== previous?.event_id) {
+      events.push({
+        ...base,
+        id: eventId('credits.expired', expiry.event_id),
+        type: 'credits.expired',
+        data: { grant_id: expiry.grant_id, source: expiry.source, credits: numberOr(expiry.credits, 0), balance: after },
+      });
+    }
+    if (after >= before) return events;
     const { low_balance } = await reads.settings(orgId);
-    if (low_balance === null || !(before >= low_balance && after < low_balance)) return [];
+    if (low_balance === null || !(before >= low_balance && after < low_balance)) return events;
     const id = eventId(orgId, 'credits.balance_low', record.sequenceNumber);
-    return [{ ...base, id, type: 'credits.balance_low', data: { balance: after, low_balance } }];
+    return [...events, { ...base, id, type: 'credits.balance_low', data: { balance: after, low_balance } }];
   }
   const counter = spendCounterOf(sk);
   if (!counter) return [];

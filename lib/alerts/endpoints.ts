@@ -36,7 +36,13 @@ import { newWebhookSecret } from '../webhooks/signature.ts';
 import { asOwner, requireOwner } from '../workspace/owners.ts';
 
 /** The events an endpoint can subscribe to (`["*"]`: all of them, and those added later). */
-export const EVENT_TYPES = ['credits.balance_low', 'spending_limit.threshold_reached', 'job.completed'] as const;
+export const EVENT_TYPES = [
+  'credits.balance_low',
+  'spending_limit.threshold_reached',
+  'job.completed',
+  'credits.expiring',
+  'credits.expired',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** What `POST …/{webhook_id}/test` sends, whatever the endpoint subscribes to. */
 export const TEST_EVENT_TYPE = 'webhook.test';

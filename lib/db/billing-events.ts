@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { db, tableName } from './client.ts';
-import { billingEventAt, billingEventKey, billingEventPosition, billingEventRange } from './keys.ts';
+import { db, queryAll, tableName } from './client.ts';
+import { billingEventAt, billingEventKey, billingEventPosition, billingEventRange, billingEventsPrefix } from './keys.ts';
 
 export const BILLING_EVENT_TYPES = [
   'credits.granted',
   'credits.deducted',
   'social_operation.charged',
   'social_operation.refunded',
+  'credits.expired',
 ] as const;
 export type BillingEventType = (typeof BILLING_EVENT_TYPES)[number];
 
@@ -25,8 +26,8 @@ export const billingEventSchema = z.object({
   currency: z.literal('credits'),
   /**
    * Facts a program can follow: for charges and refunds `operation`, `charge_id` (the charge
-   * event's id), `user_id` and `request_id`; for grants and deductions `reason`. Empty on events
-   * written before metadata was kept.
+   * event's id), `user_id` and `request_id`; for grants and deductions `reason`, and a grant's
+   * `grant_id`; for an expiry `grant_id`. Empty on events written before metadata was kept.
    */
   metadata: z.record(z.string(), z.string()),
 });
@@ -121,3 +122,16 @@ const toBillingEvent = (item: Record<string, unknown>): BillingEvent => ({
   currency: 'credits',
   metadata: (item.metadata as Record<string, string> | undefined) ?? {},
 });
+
+/** Every billing event of an organization, oldest first, consistent (the grants ledger's first look at an organization from before grants). */
+export async function listAllBillingEvents(orgId: string): Promise<BillingEvent[]> {
+  const prefix = billingEventsPrefix(orgId);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.skPrefix },
+    ProjectionExpression: FIELDS.map((_, i) => `#f${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(FIELDS.map((field, i) => [`#f${i}`, field])),
+    ConsistentRead: true,
+  });
+  return items.map(toBillingEvent);
+}

@@ -29,6 +29,10 @@
  *   WEBHOOK#<webhook id> DELIVERY#<created_at>#<event id>  one event's delivery to one endpoint, newest last (TTL 30 days)
  *   OAUTH_CLIENT#<client id> CLIENT             an OAuth client of dynamic registration
  *   OAUTH_CODE#<h>    CODE                      a one-time authorization code; h = sha256(code) (TTL a day past its use)
+ *   GRANTS#<org>      GRANT#<created_at>#<id>   a credit grant (source, credits, remaining, status, expiry); while an expiry
+ *                                               or its warning is ahead, GSI1 = GRANTS_DUE / <due at>#<id>
+ *   GRANTS#<org>      LEDGER                    the grants' ledger of an organization: its debt, and (legacy) its cutoff
+ *   GRANTS#<org>      APPLIED#<event id>        the marker that a billing event was applied to the grants, with what it drew (TTL 400 days)
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -361,3 +365,46 @@ export const oauthRefreshTokenKey = (tokenHash: string): TableKey => ({ PK: `OAU
 
 /** The nonce of a consent ticket, once an approval spent it: a ticket approves once (lib/db/oauth-grants.ts). */
 export const oauthTicketNonceKey = (nonce: string): TableKey => ({ PK: `OAUTH_TICKET#${nonce}`, SK: 'NONCE' });
+
+/**
+ * An organization's credit grants, their ledger and its markers, in a partition of their own: the
+ * ledger's writes (a draw per charge, off the request path) never add to the organization's
+ * partition, which every charge already writes.
+ */
+export const grantsPartition = (orgId: string): string => `GRANTS#${orgId}`;
+/** How every grants partition starts: a stream filter's prefix (lib/alerts/crossings.ts). */
+export const GRANTS_PARTITION_PREFIX = 'GRANTS#';
+/** How every grant's sort key starts: a stream filter's prefix. */
+export const GRANT_SK_PREFIX = 'GRANT#';
+
+/** A grant sorts by its creation time: the listing is newest first, the draw's ties oldest first. */
+export const grantKey = (orgId: string, createdAt: string, grantId: string): TableKey => ({
+  PK: grantsPartition(orgId),
+  SK: `${GRANT_SK_PREFIX}${createdAt}#${grantId}`,
+});
+
+/** Every grant of an organization: one Query on its partition. */
+export const grantsPrefix = (orgId: string) => ({ PK: grantsPartition(orgId), skPrefix: GRANT_SK_PREFIX });
+
+/** The organization id of a grants partition key. */
+export const orgIdOfGrantsPartition = (pk: string): string => pk.slice(GRANTS_PARTITION_PREFIX.length);
+
+/** The key of the grant at a page cursor's position (its sort key without the prefix: `<created_at>#<id>`). */
+export const grantAt = (orgId: string, position: string): TableKey => ({ PK: grantsPartition(orgId), SK: `${GRANT_SK_PREFIX}${position}` });
+
+/** A grant's page position (its sort key without the prefix). */
+export const grantPosition = (sk: string): string => sk.slice(GRANT_SK_PREFIX.length);
+
+/** The ledger of an organization's grants (its debt, its version). */
+export const grantLedgerKey = (orgId: string): TableKey => ({ PK: grantsPartition(orgId), SK: 'LEDGER' });
+
+/** The marker that a billing event was applied to the grants (and, for a charge, what it drew). */
+export const ledgerMarkerKey = (orgId: string, eventId: string): TableKey => ({ PK: grantsPartition(orgId), SK: `APPLIED#${eventId}` });
+
+/**
+ * Grants with an expiry or a warning ahead, in one index partition sorted by when the next is due
+ * (sparse: a grant leaves it once expired). Few writes (a grant's creation, its warning, its
+ * expiry), so one partition takes them.
+ */
+export const GRANTS_DUE_PK = 'GRANTS_DUE';
+export const grantDueIndexKey = (dueAt: string, grantId: string) => ({ GSI1PK: GRANTS_DUE_PK, GSI1SK: `${dueAt}#${grantId}` });

@@ -6,6 +6,7 @@ import { AlreadyExistsError, InsufficientBalanceError, NoSuchOrganizationError }
 import { NETWORKS, type Network, type Role } from '../model.ts';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
 import { batchGetAll, cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
+import { type Grant, grantPut, ledgerPut, newGrantId } from './grants.ts';
 import { ORG_DIRECTORY_PK, orgDirectoryKey, orgIdOfDirectoryKey, orgKey } from './keys.ts';
 import { membershipItem } from './memberships.ts';
 import type { TableKey } from './table.ts';
@@ -51,7 +52,7 @@ export interface NewOrganization {
 /**
  * The items of a new organization, each a conditional put: the organization (its owner count
  * starting at its owners), its directory entry (what `org list` reads), its opening balance as a
- * `credits.granted` event, and its first members. `createOrganization` writes them.
+ * `credits.granted` event and operator grant, its grants' ledger, and its first members. `createOrganization` writes them.
  */
 export function newOrganizationItems(input: NewOrganization): { org: Organization; items: TransactItem[] } {
   const now = input.now ?? new Date();
@@ -84,16 +85,31 @@ export function newOrganizationItems(input: NewOrganization): { org: Organizatio
       },
     },
   ];
+  // Its grants' ledger from the start: the ledger never takes it for one from before grants.
+  items.push(ledgerPut(org.id, { debt: 0, version: 0, cutoff: null }));
   if (org.credits > 0) {
+    // The opening balance is an operator's grant, without expiry (lib/billing/grants.ts builds the
+    // others; an organization's first items are this module's).
+    const grant: Grant = {
+      id: newGrantId(),
+      source: 'operator',
+      credits: org.credits,
+      remaining: org.credits,
+      status: 'active',
+      expires_at: null,
+      expired_credits: 0,
+      purchase_id: null,
+      created_at: org.created_at,
+    };
     const event = newBillingEvent({
       type: 'credits.granted',
       title: 'Credits granted',
       description: `Opening balance of ${org.credits} credits`,
       amount: org.credits,
       now,
-      metadata: { reason: 'opening balance' },
+      metadata: { reason: 'opening balance', grant_id: grant.id },
     });
-    items.push(billingEventPut(org.id, event));
+    items.push(billingEventPut(org.id, event), grantPut(org.id, grant, null));
   }
   for (const { userId, role, spendingLimit = null, dailyLimit = null } of members) {
     const membership = {
@@ -172,23 +188,20 @@ export async function applyBillingEvent(orgId: string, event: BillingEvent): Pro
   return defined(await getOrganization(orgId), `organization ${orgId} after its update`);
 }
 
-/** Adds credits and records a `credits.granted` event with its reason. */
-export async function grantCredits(
-  orgId: string,
-  amount: number,
-  now = new Date(),
-  reason = 'credits granted by an operator',
-): Promise<{ organization: Organization; event: BillingEvent }> {
-  const event = newBillingEvent({
-    type: 'credits.granted',
-    title: 'Credits granted',
-    description: `${amount} credits added to the balance`,
-    amount,
-    now,
-    metadata: { reason },
-  });
-  return { organization: await applyBillingEvent(orgId, event), event };
-}
+/**
+ * An expiry's part of the balance: `credits` off, only while the balance holds them (no expiry
+ * takes it below zero), with what expired kept on the item (`last_expiry`) so that the owners'
+ * `credits.expired` notification reads it, with the balance after, from the item's stream record.
+ */
+export const expiryOrgItem = (orgId: string, credits: number, notice: Record<string, unknown>): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: orgKey(orgId),
+    UpdateExpression: 'SET credits = credits - :credits, last_expiry = :notice',
+    ConditionExpression: 'attribute_exists(PK) AND credits >= :credits',
+    ExpressionAttributeValues: { ':credits': credits, ':notice': notice },
+  },
+});
 
 /**
  * An operator's adjustment: takes credits off the balance with a `credits.deducted` event whose

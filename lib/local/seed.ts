@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { grantCredits } from '../billing/grants.ts';
 import { chargeRun, refundRun, settleRun } from '../billing/paid-run.ts';
 import { getMembership } from '../db/memberships.ts';
-import { createOrganization, getOrganization, grantCredits } from '../db/organizations.ts';
+import { createOrganization, getOrganization } from '../db/organizations.ts';
 import { createResource, getResource, softDeleteResource } from '../db/resources.ts';
 import type { ResourceKind } from '../model.ts';
 import { buildResource, type NewResource } from '../resources/factory.ts';

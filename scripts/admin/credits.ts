@@ -4,11 +4,34 @@ const ORG = { type: 'string', value: 'ID', required: true, description: 'the org
 /** Long enough for a ticket reference and a sentence; a billing event is not a document. */
 const REASON_MAX = 500;
 
+/** How far ahead an operator's grant may expire: ten years. */
+const MAX_AHEAD_MS = 10 * 366 * 86_400_000;
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `--expires-at` as a UTC ISO string, or null when absent; an exit 2 naming what is wrong otherwise. */
+function expiresAt(raw: string | undefined, nowMs: number): string | null {
+  if (raw === undefined) return null;
+  const ms = Date.parse(raw);
+  if (!ISO_WITH_ZONE.test(raw) || Number.isNaN(ms)) {
+    throw new UsageError(`--expires-at must be an ISO 8601 date and time with Z or an offset (2030-01-31T00:00:00Z), got "${raw}"`);
+  }
+  if (ms <= nowMs) throw new UsageError(`--expires-at must be in the future, got ${raw}`);
+  if (ms > nowMs + MAX_AHEAD_MS) throw new UsageError(`--expires-at must be at most 10 years ahead, got ${raw}`);
+  return new Date(ms).toISOString();
+}
+
 const grant = command({
   name: 'grant',
-  summary: 'add credits, with a credits.granted event',
+  summary: 'add credits as a grant, with a credits.granted event: prints { organization, event, grant }',
   options: {
     org: ORG,
+    'expires-at': {
+      type: 'string',
+      value: 'ISO-8601',
+      required: false,
+      description: 'when what is left of the grant expires (with Z or an offset; in the future, at most 10 years ahead); default: never',
+    },
+    source: { type: 'string', value: 'operator|promotional', required: false, description: "the grant's source (default operator)" },
     amount: { type: 'string', value: 'N', required: true, description: 'credits to add (a positive whole number)' },
     reason: {
       type: 'string',
@@ -22,9 +45,19 @@ const grant = command({
     if (reason !== undefined && (reason.length === 0 || reason.length > REASON_MAX)) {
       throw new UsageError(`--reason must be 1 to ${REASON_MAX} characters`);
     }
-    return { orgId: orgId(args), amount: args.amount('amount'), reason };
+    const source = args.optional('source') ?? 'operator';
+    if (source !== 'operator' && source !== 'promotional')
+      throw new UsageError(`--source must be operator or promotional, got "${source}"`);
+    return {
+      orgId: orgId(args),
+      amount: args.amount('amount'),
+      reason,
+      source,
+      expiresAt: expiresAt(args.optional('expires-at'), Date.now()),
+    } as const;
   },
-  run: async ({ orgId, amount, reason }) => (await import('../../lib/db/organizations.ts')).grantCredits(orgId, amount, new Date(), reason),
+  run: async ({ orgId, amount, reason, source, expiresAt }) =>
+    (await import('../../lib/billing/grants.ts')).grantCredits(orgId, amount, new Date(), reason, { source, expiresAt }),
 });
 
 const deduct = command({

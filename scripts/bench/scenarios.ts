@@ -200,6 +200,20 @@ const listBillingEvents: Scenario = {
   },
 };
 
+/** 25 grants of an operator's, every other one expiring: a full page. */
+const listCreditGrants: Scenario = {
+  route: 'ListCreditGrants',
+  label: 'GET organizations/{id}/credit-grants (25 of 25)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const { grantCredits } = await import('../../lib/billing/grants.ts');
+    const inAYear = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    await forEachIndex(25, 4, (i) => grantCredits(orgId, 1, new Date(), 'bench', { expiresAt: i % 2 === 0 ? inAYear : null }));
+    const route = routeNamed('ListCreditGrants');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
 const getCredits: Scenario = {
   route: 'GetCredits',
   label: 'GET organizations/{id}/credits',
@@ -1257,6 +1271,7 @@ const routeNotFound: Scenario = {
 
 export const SCENARIOS: readonly Scenario[] = [
   listBillingEvents,
+  listCreditGrants,
   usage('day'),
   usage('hour'),
   getCredits,

@@ -11,7 +11,7 @@ import { handler as putMember } from '../../functions/put-member.ts';
 import { handler as runOperation } from '../../functions/run-social-operation.ts';
 import { handler as tableStream } from '../../functions/table-stream.ts';
 import { handler as updateOrganization } from '../../functions/update-organization.ts';
-import { grantCredits } from '../../lib/db/organizations.ts';
+import { grantCredits } from '../../lib/billing/grants.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { drainJobs } from '../support/jobs.ts';

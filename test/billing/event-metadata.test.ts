@@ -1,13 +1,14 @@
 /**
  * Charges a program can follow: a run's `Charge-Id` is its charge event's id; charge and refund
  * events carry `metadata` naming the operation, the charge, the user and the request (whoever
- * refunds); grants and deductions carry their reason.
+ * refunds); grants and deductions carry their reason, grants their grant's id.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { handler as eventsHandler } from '../../functions/list-billing-events.ts';
 import { handler as runHandler } from '../../functions/run-social-operation.ts';
+import { grantCredits } from '../../lib/billing/grants.ts';
 import { sweepPendingRuns } from '../../lib/billing/sweeper.ts';
-import { deductCredits, grantCredits } from '../../lib/db/organizations.ts';
+import { deductCredits } from '../../lib/db/organizations.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
 import { UpstreamError } from '../../lib/social/providers/types.ts';
 import { chargeDirectly } from '../support/charges.ts';
@@ -78,9 +79,9 @@ describe('billing event metadata', () => {
 
     const reasons = (await events(orgId, users.owner)).map((event) => [event.type, event.metadata]);
     expect(reasons).toEqual([
-      ['credits.granted', { reason: 'opening balance' }],
-      ['credits.granted', { reason: 'monthly top-up, invoice 77' }],
-      ['credits.granted', { reason: 'credits granted by an operator' }],
+      ['credits.granted', { reason: 'opening balance', grant_id: expect.stringMatching(/^grt_/) }],
+      ['credits.granted', { reason: 'monthly top-up, invoice 77', grant_id: expect.stringMatching(/^grt_/) }],
+      ['credits.granted', { reason: 'credits granted by an operator', grant_id: expect.stringMatching(/^grt_/) }],
       ['credits.deducted', { reason: 'chargeback' }],
     ]);
   });

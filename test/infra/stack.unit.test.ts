@@ -94,6 +94,9 @@ const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
 const sweeperId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/sweep-charges.ts)'),
 )![0];
+const expiryId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/expire-grants.ts)'),
+)![0];
 const workerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/job-worker.ts)'),
 )![0];
@@ -124,8 +127,8 @@ const functionGroups = [
   {
     id: 'BackgroundFunctions',
     title: 'background functions',
-    names: ['SweepCharges', 'JobWorker', 'RecoverJobs', 'DeliverWebhooks', 'TableStreamFunction'],
-    functionIds: [sweeperId, workerId, recoveryId, deliveryId, streamFunctionId],
+    names: ['SweepCharges', 'ExpireGrants', 'JobWorker', 'RecoverJobs', 'DeliverWebhooks', 'TableStreamFunction'],
+    functionIds: [sweeperId, expiryId, workerId, recoveryId, deliveryId, streamFunctionId],
   },
 ];
 const onTheTable = (statement: Statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:'));
@@ -207,7 +210,7 @@ describe('routes and functions', () => {
     expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(
       expect.arrayContaining([...invoked, sweeperId, workerId, recoveryId, deliveryId, streamFunctionId]),
     );
-    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 5);
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 6);
     expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
   });
 
@@ -663,6 +666,7 @@ describe('the cursor signing key', () => {
     expect(paging.map((route) => route.name).sort()).toEqual([
       'ListApiKeys',
       'ListBillingEvents',
+      'ListCreditGrants',
       'ListMembers',
       'ListSocialJobItems',
       'ListTrash',
@@ -821,7 +825,7 @@ describe('the API', () => {
     const groups = ofType(template, 'AWS::Logs::LogGroup');
 
     // One per function (the routes', the sweeper's, the job worker's, the job recovery's, the delivery's and the table stream's) and the API's access log.
-    expect(groups).toHaveLength(routes.length + 6);
+    expect(groups).toHaveLength(routes.length + 7);
     for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
@@ -1089,7 +1093,7 @@ describe('the charge sweeper', () => {
   it('is invoked by an EventBridge rule every minute, and a failed sweep is not retried on top of the next one', () => {
     const rules = ofType(template, 'AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(sweeperId));
 
-    expect(ofType(template, 'AWS::Events::Rule')).toHaveLength(2);
+    expect(ofType(template, 'AWS::Events::Rule')).toHaveLength(3);
     expect(rules).toHaveLength(1);
     expect(rules[0]![1].Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
@@ -1294,6 +1298,25 @@ describe('the table stream: its function, event source mapping and on-failure qu
       { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['ORG'] }, PK: { S: [{ prefix: 'ORG#' }] } } } },
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'SPEND#' }] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['JOB'] }, PK: { S: [{ prefix: 'JOB#' }] } } } },
+      { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'GRANT#' }] }, PK: { S: [{ prefix: 'GRANTS#' }] } } } },
+      {
+        eventName: ['INSERT'],
+        dynamodb: {
+          NewImage: {
+            entity: { S: ['billing_event'] },
+            type: {
+              S: [
+                'social_operation.charged',
+                'social_operation.refunded',
+                'credits.granted',
+                'credits.deducted',
+                'credits.purchased',
+                'credits.reversed',
+              ],
+            },
+          },
+        },
+      },
     ]);
   });
 

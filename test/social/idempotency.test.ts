@@ -140,7 +140,7 @@ describe('Idempotency-Key on POST /social/{operation}', () => {
     const { orgId, users } = await workspace({ credits: 0 });
     const key = uniqueId('key-');
     expect((await run(orgId, users.editor, key)).status).toBe(402);
-    await (await import('../../lib/db/organizations.ts')).grantCredits(orgId, 1);
+    await (await import('../../lib/billing/grants.ts')).grantCredits(orgId, 1);
     expect((await run(orgId, users.editor, key)).status).toBe(200);
   });
 

@@ -4,8 +4,8 @@
  * answered with the route's rules in the CLI's words.
  */
 import { describe, expect, it } from 'vitest';
+import { grantCredits } from '../../lib/billing/grants.ts';
 import { refundRun, settleRun } from '../../lib/billing/paid-run.ts';
-import { grantCredits } from '../../lib/db/organizations.ts';
 import { countUsage } from '../../lib/db/usage.ts';
 import { main } from '../../scripts/admin/main.ts';
 import { chargeDirectly } from '../support/charges.ts';

@@ -1,0 +1,65 @@
+/**
+ * The grant expiry deployed (docs/funding.md, "Grants and expiry"): a function that EventBridge
+ * invokes every minute and that runs a pass every 15 s of it (functions/expire-grants.ts), with its
+ * own role (exactly what an expiry does to the table) and log group. Its errors and throttles are
+ * watched with the other background functions'.
+ */
+import { Duration, type Stack } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { SWEEP_INDEX } from '../lib/db/table.ts';
+import { bundledFunction, functionRole } from './function.ts';
+
+export const GRANT_EXPIRY_ENTRY = 'functions/expire-grants.ts';
+
+/** Passes for 45 s of each minute's invocation (the last one starting by then), with room to finish. */
+export const GRANT_EXPIRY_TIMEOUT = Duration.seconds(60);
+
+/**
+ * What an expiry does to the table: GetItem (the grant, the balance); UpdateItem (the grant's
+ * warning; in one transaction the grant and the balance) and PutItem (the `credits.expired`
+ * event); Query of the due index. No Scan, no DeleteItem.
+ */
+export const GRANT_EXPIRY_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'] as const;
+
+export interface GrantExpiryProps {
+  table: Table;
+  environment: Record<string, string>;
+  retention: RetentionDays;
+  tracer: boolean;
+}
+
+export class GrantExpiry extends Construct {
+  readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: GrantExpiryProps) {
+    super(scope, id);
+    const stack = scope as Stack;
+    const { role, logGroup } = functionRole(stack, 'ExpireGrants', props.retention);
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: [...GRANT_EXPIRY_TABLE_ACTIONS], resources: [props.table.tableArn] }));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/${SWEEP_INDEX}`] }),
+    );
+    this.fn = bundledFunction(stack, 'ExpireGrants', {
+      description: `Expires what credit grants have left, and warns of it (${GRANT_EXPIRY_ENTRY})`,
+      entry: GRANT_EXPIRY_ENTRY,
+      timeout: GRANT_EXPIRY_TIMEOUT,
+      role,
+      logGroup,
+      environment: props.environment,
+      tracer: props.tracer,
+      // The next minute's invocation is the retry.
+      retryAttempts: 0,
+    });
+    new Rule(this, 'Schedule', {
+      description: 'Runs the grant expiry',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(this.fn)],
+    });
+  }
+}

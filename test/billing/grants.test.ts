@@ -1,0 +1,343 @@
+/**
+ * Credit grants (docs/funding.md, "Grants and expiry"): the listing through its whole chain, the
+ * ledger fed by the table's stream as `npm start` runs it (draw order, refunds, debt, redelivery,
+ * a refund before its charge), the expiry and its warning, the operator CLI's flags, and the
+ * invariant after a concurrent burst: balance = Σ remaining − debt = Σ billing-event amounts.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { handler as createKey } from '../../functions/create-api-key.ts';
+import { handler as listGrantsHandler } from '../../functions/list-credit-grants.ts';
+import { expireDueGrants } from '../../lib/billing/expiry.ts';
+import { EXPIRY_MARGIN_MS, grantCredits } from '../../lib/billing/grants.ts';
+import { applyLedgerRecords } from '../../lib/billing/ledger.ts';
+import { refundRun, settleRun } from '../../lib/billing/paid-run.ts';
+import { listAllBillingEvents } from '../../lib/db/billing-events.ts';
+import { db, tableName } from '../../lib/db/client.ts';
+import { readGrantState } from '../../lib/db/grants.ts';
+import { orgKey } from '../../lib/db/keys.ts';
+import { getOrganization } from '../../lib/db/organizations.ts';
+import type { ChangeRecord } from '../../lib/stream/dispatch.ts';
+import { main } from '../../scripts/admin/main.ts';
+import { chargeDirectly } from '../support/charges.ts';
+import { atDepth } from '../support/depth.ts';
+import { uniqueId, workspace } from '../support/fixtures.ts';
+import { call, withoutRequestId } from '../support/http.ts';
+import { startTableStream } from '../support/table-stream.ts';
+import { tokenFor } from '../support/tokens.ts';
+
+const stream = await startTableStream();
+afterAll(() => stream.stop());
+
+const DAY_MS = 86_400_000;
+const inDays = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString();
+const settleNow = () => ({ untilMs: Date.now() + 5_000, nowMs: Date.now() });
+const grantsUrl = (orgId: string, query = '') => `/organizations/${orgId}/credit-grants${query}`;
+
+/** The grants as stored, by id: what remains of each. */
+async function remainingById(orgId: string): Promise<Record<string, number>> {
+  const { grants } = await readGrantState(orgId);
+  return Object.fromEntries(grants.map((grant) => [grant.id, grant.remaining]));
+}
+
+/** The invariant at rest: the balance, Σ remaining − debt and Σ events, which must be one figure. */
+async function figures(orgId: string) {
+  const [org, state, events] = await Promise.all([getOrganization(orgId), readGrantState(orgId), listAllBillingEvents(orgId)]);
+  return {
+    balance: org?.credits,
+    grants: state.grants.reduce((sum, grant) => sum + grant.remaining, 0) - (state.ledger?.debt ?? 0),
+    events: events.reduce((sum, event) => sum + event.amount, 0),
+  };
+}
+
+/** A billing event's stream record as the ledger receives it. */
+const recordOf = (orgId: string, sequenceNumber: string, event: Record<string, unknown>): ChangeRecord => ({
+  sequenceNumber,
+  eventName: 'INSERT',
+  newImage: { PK: orgKey(orgId).PK, entity: 'billing_event', currency: 'credits', ...event },
+  oldImage: undefined,
+});
+
+describe('GET /organizations/{organization_id}/credit-grants', () => {
+  it('lists the grants newest first with what remains and the debt, paged by a signed cursor', async () => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 10 });
+    const expiring = await grantCredits(orgId, 5, new Date(), 'promo', { source: 'promotional', expiresAt: inDays(30) });
+    const later = await grantCredits(orgId, 7);
+    const token = tokenFor(users.owner);
+
+    // Act
+    const first = await call(listGrantsHandler, { url: grantsUrl(orgId, '?limit=2'), token });
+    const rest = await call(listGrantsHandler, { url: grantsUrl(orgId, `?limit=2&cursor=${first.body.next_cursor}`), token });
+    const expired = await call(listGrantsHandler, { url: grantsUrl(orgId, '?status=expired'), token });
+
+    // Assess
+    expect(first.status).toBe(200);
+    expect(first.body.grants).toEqual([
+      {
+        id: later.grant.id,
+        source: 'operator',
+        credits: 7,
+        remaining: 7,
+        status: 'active',
+        expires_at: null,
+        expired_credits: 0,
+        purchase_id: null,
+        created_at: later.grant.created_at,
+      },
+      expect.objectContaining({ id: expiring.grant.id, source: 'promotional', expires_at: expiring.grant.expires_at, remaining: 5 }),
+    ]);
+    expect([first.body.debt, first.body.has_more]).toEqual([0, true]);
+    expect(rest.body).toEqual({
+      grants: [expect.objectContaining({ source: 'operator', credits: 10, remaining: 10, expires_at: null })],
+      debt: 0,
+      next_cursor: null,
+      has_more: false,
+    });
+    expect(expired.body).toEqual({ grants: [], debt: 0, next_cursor: null, has_more: false });
+    expect(later.event.metadata).toEqual({ reason: 'credits granted by an operator', grant_id: later.grant.id });
+  });
+
+  it('answers owners only: editors and viewers 403, API keys 403 api_key_not_allowed, strangers and unknown organizations one 404', async () => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 1 });
+    const key = await call(createKey, {
+      method: 'POST',
+      url: `/organizations/${orgId}/api-keys`,
+      token: tokenFor(users.owner),
+      body: { name: 'k', role: 'editor' },
+    });
+
+    // Act
+    const [editor, viewer, apiKey, stranger, unknown] = await Promise.all([
+      call(listGrantsHandler, { url: grantsUrl(orgId), token: tokenFor(users.editor) }),
+      call(listGrantsHandler, { url: grantsUrl(orgId), token: tokenFor(users.viewer) }),
+      call(listGrantsHandler, { url: grantsUrl(orgId), token: key.body.token }),
+      call(listGrantsHandler, { url: grantsUrl(orgId), token: tokenFor(uniqueId('stranger_')) }),
+      call(listGrantsHandler, { url: grantsUrl(uniqueId('org_')), token: tokenFor(users.owner) }),
+    ]);
+
+    // Assess
+    const forbidden = { code: 'forbidden', message: 'only owners of the organization can change it, its members and its keys' };
+    expect([editor.status, withoutRequestId(editor.body)]).toEqual([403, forbidden]);
+    expect([viewer.status, withoutRequestId(viewer.body)]).toEqual([403, forbidden]);
+    expect([apiKey.status, apiKey.body.code]).toEqual([403, 'api_key_not_allowed']);
+    expect(stranger.status).toBe(404);
+    expect([unknown.status, withoutRequestId(unknown.body)]).toEqual([404, withoutRequestId(stranger.body)]);
+  });
+
+  it.each([
+    ['status=spent', 'status'],
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['cursor=v1.forged.cursor', 'cursor'],
+  ])('answers 400 naming the parameter for %s', async (query, name) => {
+    const { orgId, users } = await workspace();
+    const answer = await call(listGrantsHandler, { url: grantsUrl(orgId, `?${query}`), token: tokenFor(users.owner) });
+    expect([answer.status, answer.body.code, answer.body.data?.issues?.[0]?.path]).toEqual([400, 'validation_failed', ['query', name]]);
+  });
+
+  it('refuses a cursor issued for another status', async () => {
+    const { orgId, users } = await workspace({ credits: 1 });
+    await grantCredits(orgId, 1);
+    const token = tokenFor(users.owner);
+    const page = await call(listGrantsHandler, { url: grantsUrl(orgId, '?limit=1'), token });
+    const other = await call(listGrantsHandler, { url: grantsUrl(orgId, `?status=active&cursor=${page.body.next_cursor}`), token });
+    expect([other.status, other.body.data?.issues?.[0]?.path]).toEqual([400, ['query', 'cursor']]);
+  });
+});
+
+describe('the draw, from the change stream', () => {
+  it('draws the grant expiring soonest first, ties the oldest, no expiry last; a refund returns to what its charge drew', async () => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 10 });
+    const far = await grantCredits(orgId, 5, new Date(), undefined, { expiresAt: inDays(30) });
+    const soonOld = await grantCredits(orgId, 5, new Date(), undefined, { expiresAt: inDays(10) });
+    const soonNew = await grantCredits(orgId, 5, new Date(Date.now() + 1), undefined, { expiresAt: soonOld.grant.expires_at });
+    const opening = Object.keys(await remainingById(orgId)).find((id) => ![far, soonOld, soonNew].some((g) => g.grant.id === id));
+
+    // Act
+    const run = await chargeDirectly({ orgId, userId: users.owner, cost: 7 });
+    await stream.catchUp();
+    const drawn = await remainingById(orgId);
+    expect(await refundRun(run, 'test')).toBe('refunded');
+    const second = await chargeDirectly({ orgId, userId: users.owner, cost: 16 });
+    await settleRun(second, undefined, settleNow());
+    await stream.catchUp();
+
+    // Assess
+    expect(drawn).toEqual({ [opening as string]: 10, [far.grant.id]: 5, [soonOld.grant.id]: 0, [soonNew.grant.id]: 3 });
+    expect(await remainingById(orgId)).toEqual({ [opening as string]: 9, [far.grant.id]: 0, [soonOld.grant.id]: 0, [soonNew.grant.id]: 0 });
+    const listed = await call(listGrantsHandler, { url: grantsUrl(orgId, '?status=depleted'), token: tokenFor(users.owner) });
+    expect(listed.body.grants.map((grant: { id: string }) => grant.id).sort()).toEqual(
+      [far, soonOld, soonNew].map((g) => g.grant.id).sort(),
+    );
+    expect(await figures(orgId)).toEqual({ balance: 9, grants: 9, events: 9 });
+  });
+
+  it('makes debt of a charge no grant covers, has a new grant pay it first, and applies a redelivered record once', async () => {
+    // Prepare: a charge whose record reaches the ledger before any grant's (another shard's, say).
+    const { orgId } = await workspace();
+    const charge = recordOf(orgId, '1', {
+      id: `evt_${uniqueId('')}`,
+      type: 'social_operation.charged',
+      created_at: new Date().toISOString(),
+      amount: -3,
+      metadata: { operation: 'x_profile', user_id: 'u', charge_id: 'c' },
+    });
+
+    // Act
+    const first = await applyLedgerRecords([charge]);
+    const again = await applyLedgerRecords([charge, charge]);
+    const inDebt = (await readGrantState(orgId)).ledger?.debt;
+    const granted = await grantCredits(orgId, 5);
+    await stream.catchUp();
+
+    // Assess
+    expect([first, again, inDebt]).toEqual([undefined, undefined, 3]);
+    const state = await readGrantState(orgId);
+    expect([state.ledger?.debt, state.grants.map((grant) => [grant.id, grant.remaining])]).toEqual([0, [[granted.grant.id, 2]]]);
+  });
+
+  it('fails a refund whose charge is not drawn yet, so that its batch comes again, and applies it after the charge', async () => {
+    // Prepare
+    const { orgId } = await workspace({ credits: 10 });
+    const chargeId = `evt_${uniqueId('')}`;
+    const now = new Date().toISOString();
+    const charge = recordOf(orgId, '10', { id: chargeId, type: 'social_operation.charged', created_at: now, amount: -4, metadata: {} });
+    const refund = recordOf(orgId, '11', {
+      id: `evt_${uniqueId('')}`,
+      type: 'social_operation.refunded',
+      created_at: now,
+      amount: 4,
+      metadata: { charge_id: chargeId },
+    });
+
+    // Act
+    const early = await applyLedgerRecords([refund]);
+    const inOrder = await applyLedgerRecords([charge, refund]);
+
+    // Assess
+    expect([early, inOrder]).toEqual(['11', undefined]);
+    expect(Object.values(await remainingById(orgId))).toEqual([10]);
+  });
+});
+
+describe('expiry', () => {
+  it('takes what a grant has left off the balance once, with a credits.expired event; nothing for 0', async () => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 4 });
+    const lapsing = await grantCredits(orgId, 6, new Date(), undefined, { expiresAt: inDays(1) });
+    const spent = await grantCredits(orgId, 2, new Date(), undefined, { expiresAt: inDays(0.5) });
+    await settleRun(await chargeDirectly({ orgId, userId: users.owner, cost: 3 }), undefined, settleNow());
+    await stream.catchUp();
+    const after = new Date(Date.now() + DAY_MS + EXPIRY_MARGIN_MS + 1_000);
+
+    // Act
+    const pass = await expireDueGrants(after);
+    const again = await expireDueGrants(after);
+
+    // Assess
+    expect([pass.expired, pass.credits, again.expired]).toEqual([1, 5, 0]);
+    const { grants } = await readGrantState(orgId);
+    expect(grants.find((grant) => grant.id === lapsing.grant.id)).toMatchObject({ remaining: 0, expired_credits: 5, status: 'expired' });
+    expect(grants.find((grant) => grant.id === spent.grant.id)).toMatchObject({ remaining: 0, expired_credits: 0, status: 'expired' });
+    const expired = (await listAllBillingEvents(orgId)).filter((event) => event.type === 'credits.expired');
+    expect(expired.map((event) => [event.amount, event.metadata])).toEqual([[-5, { grant_id: lapsing.grant.id }]]);
+    await stream.catchUp();
+    expect(await figures(orgId)).toEqual({ balance: 4, grants: 4, events: 4 });
+  });
+
+  it('never takes the balance below zero: the balance is authoritative', async () => {
+    // Prepare: a balance lower than what the grant is thought to hold.
+    const { orgId } = await workspace();
+    const lapsing = await grantCredits(orgId, 6, new Date(), undefined, { expiresAt: inDays(1) });
+    await stream.catchUp();
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: orgKey(orgId),
+        UpdateExpression: 'SET credits = :two',
+        ExpressionAttributeValues: { ':two': 2 },
+      }),
+    );
+
+    // Act
+    const pass = await expireDueGrants(new Date(Date.now() + DAY_MS + EXPIRY_MARGIN_MS + 1_000));
+
+    // Assess
+    expect([pass.credits, (await getOrganization(orgId))?.credits]).toEqual([2, 0]);
+    const { grants } = await readGrantState(orgId);
+    expect(grants.find((grant) => grant.id === lapsing.grant.id)).toMatchObject({ remaining: 4, expired_credits: 2, status: 'expired' });
+  });
+
+  it('warns once per grant with credits left, within a pass of a creation less than 7 days ahead', async () => {
+    const { orgId } = await workspace();
+    const soon = await grantCredits(orgId, 3, new Date(), undefined, { expiresAt: inDays(3) });
+    const first = await expireDueGrants();
+    const second = await expireDueGrants();
+    const { grants } = await readGrantState(orgId);
+    expect(first.warned).toBeGreaterThanOrEqual(1);
+    expect(second.warned).toBe(0);
+    expect(grants.find((grant) => grant.id === soon.grant.id)?.warned_at).not.toBeNull();
+  });
+});
+
+describe('npm run admin -- credits grant', () => {
+  const table = ['--table', String(process.env.TABLE_NAME), '--endpoint', String(process.env.DYNAMODB_ENDPOINT), '--region', 'us-east-1'];
+  async function admin(...args: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await main([...args, ...table], { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+    return { code, stdout, stderr };
+  }
+
+  it('prints { organization, event, grant } with the expiry and source given', async () => {
+    const { orgId } = await workspace({ credits: 1 });
+    const expiresAt = inDays(90);
+    const out = await admin('credits', 'grant', '--org', orgId, '--amount', '4', '--source', 'promotional', '--expires-at', expiresAt);
+    expect(out.code).toBe(0);
+    const printed = JSON.parse(out.stdout);
+    expect(printed.organization.credits).toBe(5);
+    expect(printed.grant).toMatchObject({ source: 'promotional', credits: 4, remaining: 4, expires_at: expiresAt, status: 'active' });
+    expect(printed.event.metadata.grant_id).toBe(printed.grant.id);
+  });
+
+  it.each([
+    ['2030-01-01T00:00:00', 'Z or an offset'],
+    ['not a date', 'Z or an offset'],
+    ['2020-01-01T00:00:00Z', 'in the future'],
+    [new Date(Date.now() + 11 * 366 * DAY_MS).toISOString(), 'at most 10 years'],
+  ])('exits 2 for --expires-at %s', async (value, says) => {
+    const out = await admin('credits', 'grant', '--org', 'org_x', '--amount', '1', '--expires-at', value);
+    expect([out.code, out.stderr]).toEqual([2, expect.stringContaining(says)]);
+  });
+
+  it('exits 2 for a --source other than operator or promotional', async () => {
+    const out = await admin('credits', 'grant', '--org', 'org_x', '--amount', '1', '--source', 'purchase');
+    expect([out.code, out.stderr]).toEqual([2, expect.stringContaining('operator or promotional')]);
+  });
+});
+
+describe('the invariant after a concurrent burst', () => {
+  it('balance = Σ remaining − debt = Σ billing-event amounts, once the stream is read', async () => {
+    // Prepare
+    const { orgId, users } = await workspace({ credits: 40 });
+    const runs = atDepth(12, 60);
+
+    // Act: charges (half refunded), and grants (some expiring), all at once.
+    await Promise.all([
+      ...Array.from({ length: runs }, async (_, i) => {
+        const run = await chargeDirectly({ orgId, userId: users.owner, cost: 1 + (i % 3) });
+        if (i % 2 === 0) await refundRun(run, 'burst');
+        else await settleRun(run, undefined, settleNow());
+      }),
+      ...Array.from({ length: 3 }, (_, i) => grantCredits(orgId, 5, new Date(), undefined, { expiresAt: i === 0 ? null : inDays(5 + i) })),
+    ]);
+    await stream.catchUp();
+
+    // Assess
+    const { balance, grants, events } = await figures(orgId);
+    expect([grants, events]).toEqual([balance, balance]);
+  });
+});
