@@ -191,6 +191,30 @@ function plan(
     grant.next += credits;
     touched.add(grant.id);
   };
+  /** An `operator` grant the ledger makes for credits that came without one. */
+  const opened = (id: string, credits: number, createdAt: string): Working => {
+    const grant: Working = {
+      id,
+      source: 'operator',
+      credits,
+      remaining: credits,
+      status: 'active',
+      expires_at: null,
+      expired_credits: 0,
+      purchase_id: null,
+      created_at: createdAt,
+      orgId,
+      key: grantKey(orgId, createdAt, id),
+      version: 0,
+      warned_at: null,
+      next: credits,
+      expiredNow: 0,
+      isNew: true,
+    };
+    working.set(id, grant);
+    touched.add(id);
+    return grant;
+  };
   const newest = (): Working | undefined => [...working.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0];
 
   for (const event of events) {
@@ -210,9 +234,13 @@ function plan(
       const paid = Math.min(debt, owed);
       debt -= paid;
       owed -= paid;
-      const rest = newest();
-      if (owed > 0 && rest) returns.push({ grant: rest, credits: owed });
-      else if (owed > 0) debt -= owed;
+      if (owed > 0) {
+        // Only a legacy charge's refund finds no grant (its history summed to zero or less): the
+        // credits come back as a grant of their own, never as a debt below zero.
+        const rest = newest();
+        if (rest) returns.push({ grant: rest, credits: owed });
+        else opened(fallbackGrantId(event.id), owed, event.createdAt);
+      }
       for (const part of returns) if (part.grant) add(part.grant, part.credits, event.id);
       markerItems.push(markerPut(orgId, event.id, undefined, now.getTime()));
     } else if (event.amount < 0) {
@@ -220,29 +248,9 @@ function plan(
       drawn.set(event.id, draw);
       markerItems.push(markerPut(orgId, event.id, draw, now.getTime()));
     } else {
-      let grant = working.get(event.metadata.grant_id ?? '');
-      if (!grant) {
-        const id = event.metadata.grant_id ?? fallbackGrantId(event.id);
-        grant = {
-          id,
-          source: 'operator',
-          credits: event.amount,
-          remaining: event.amount,
-          status: 'active',
-          expires_at: null,
-          expired_credits: 0,
-          purchase_id: null,
-          created_at: event.createdAt,
-          orgId,
-          key: grantKey(orgId, event.createdAt, id),
-          version: 0,
-          warned_at: null,
-          next: event.amount,
-          expiredNow: 0,
-          isNew: true,
-        };
-        working.set(id, grant);
-      }
+      const grant =
+        working.get(event.metadata.grant_id ?? '') ??
+        opened(event.metadata.grant_id ?? fallbackGrantId(event.id), event.amount, event.createdAt);
       // A new grant pays the debt first.
       const paid = Math.min(debt, grant.next);
       grant.next -= paid;

@@ -4,30 +4,88 @@
  * a refund before its charge), the expiry and its warning, the operator CLI's flags, and the
  * invariant after a concurrent burst: balance = Σ remaining − debt = Σ billing-event amounts.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handler as createKey } from '../../functions/create-api-key.ts';
+import { handler as createWebhook } from '../../functions/create-webhook.ts';
 import { handler as listGrantsHandler } from '../../functions/list-credit-grants.ts';
+import { handler as tableStream } from '../../functions/table-stream.ts';
 import { expireDueGrants } from '../../lib/billing/expiry.ts';
 import { EXPIRY_MARGIN_MS, grantCredits } from '../../lib/billing/grants.ts';
-import { applyLedgerRecords } from '../../lib/billing/ledger.ts';
+import { applyLedgerRecords, LEGACY_CUTOFF_MS } from '../../lib/billing/ledger.ts';
 import { refundRun, settleRun } from '../../lib/billing/paid-run.ts';
-import { listAllBillingEvents } from '../../lib/db/billing-events.ts';
+import { listAllBillingEvents, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { db, tableName } from '../../lib/db/client.ts';
-import { readGrantState } from '../../lib/db/grants.ts';
-import { orgKey } from '../../lib/db/keys.ts';
-import { getOrganization } from '../../lib/db/organizations.ts';
+import { grantView, readGrantState } from '../../lib/db/grants.ts';
+import { grantLedgerKey, orgKey } from '../../lib/db/keys.ts';
+import { applyBillingEvent, deductCredits, getOrganization } from '../../lib/db/organizations.ts';
+import type { PendingRun } from '../../lib/db/pending-runs.ts';
+import { defined } from '../../lib/defined.ts';
 import type { ChangeRecord } from '../../lib/stream/dispatch.ts';
 import { main } from '../../scripts/admin/main.ts';
+import { receiver } from '../alerts/receivers.ts';
 import { chargeDirectly } from '../support/charges.ts';
 import { atDepth } from '../support/depth.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
+import { drainJobs } from '../support/jobs.ts';
 import { startTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
 
-const stream = await startTableStream();
+/**
+ * The stream as `npm start` reads it, with two powers a test needs: every batch is kept (to hand
+ * an organization's records to the function again: a redelivery), and an organization's records
+ * can be held back (the stream lagging, or the grants consumer not yet deployed) until released.
+ */
+const seen: DynamoDBRecord[] = [];
+const held = new Set<string>();
+const heldRecords: DynamoDBRecord[] = [];
+const ofOrg = (orgId: string) => (record: DynamoDBRecord) => JSON.stringify(record.dynamodb?.Keys ?? {}).includes(`#${orgId}"`);
+const isHeld = (record: DynamoDBRecord) => [...held].some((orgId) => ofOrg(orgId)(record));
+const stream = await startTableStream({
+  handler: (event) => {
+    seen.push(...event.Records);
+    heldRecords.push(...event.Records.filter(isHeld));
+    return tableStream({ Records: event.Records.filter((record) => !isHeld(record)) });
+  },
+});
 afterAll(() => stream.stop());
+
+/** Hands `records` to the stream's function as the mapping would, again from the first it reports failed. */
+async function deliver(records: readonly DynamoDBRecord[]): Promise<void> {
+  let batch = [...records];
+  for (let attempt = 0; batch.length > 0; attempt++) {
+    if (attempt === 5) throw new Error(`the stream's function kept failing ${batch.length} records`);
+    const failed = (await tableStream({ Records: batch })).batchItemFailures.map((failure) => failure.itemIdentifier);
+    const from = batch.findIndex((record) => failed.includes(String(record.dynamodb?.SequenceNumber)));
+    batch = from < 0 ? [] : batch.slice(from);
+  }
+}
+
+/** What the stream holds of the organization from now on waits for release (or releaseOnly). */
+async function hold(orgId: string): Promise<void> {
+  await stream.catchUp();
+  held.add(orgId);
+}
+
+/** The organization's held records matching `which`, in stream order, taken out of the hold. */
+async function takeHeld(orgId: string, which: (record: DynamoDBRecord) => boolean = () => true): Promise<DynamoDBRecord[]> {
+  await stream.catchUp();
+  const taken = heldRecords.filter((record) => ofOrg(orgId)(record) && which(record));
+  for (const record of taken) heldRecords.splice(heldRecords.indexOf(record), 1);
+  return taken;
+}
+
+/** Ends the hold and delivers what it kept. */
+async function release(orgId: string): Promise<void> {
+  const records = await takeHeld(orgId);
+  held.delete(orgId);
+  await deliver(records);
+}
+
+/** Every record of the organization the stream delivered, delivered again (a redelivery). */
+const redeliver = (orgId: string) => deliver(seen.filter(ofOrg(orgId)));
 
 const DAY_MS = 86_400_000;
 const inDays = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString();
@@ -339,5 +397,284 @@ describe('the invariant after a concurrent burst', () => {
     // Assess
     const { balance, grants, events } = await figures(orgId);
     expect([grants, events]).toEqual([balance, balance]);
+  });
+});
+
+describe('an organization from before grants', () => {
+  const MINUTE_MS = 60_000;
+  const ago = (ms: number) => new Date(Date.now() - ms);
+
+  /**
+   * An organization as the code before grants left it: no ledger, no grant, and a balance moved
+   * with each billing event (a grant's event naming no grant). Its records are held: the grants
+   * consumer meets it only when released.
+   */
+  async function legacyOrganization(openingCredits: number, openedAt: Date) {
+    const { orgId, users } = await workspace();
+    await hold(orgId);
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: grantLedgerKey(orgId) }));
+    const opening = newBillingEvent({
+      type: 'credits.granted',
+      title: 'Credits granted',
+      description: 'opening',
+      amount: openingCredits,
+      now: openedAt,
+    });
+    await applyBillingEvent(orgId, { ...opening, metadata: { reason: 'credits granted by an operator' } });
+    return { orgId, users };
+  }
+  const settled = async (run: PendingRun) => settleRun(run, undefined, settleNow());
+
+  it('sums the history before the cutoff into one operator grant, applies the rest once, and converts once under two consumers', async () => {
+    // Prepare: settled history (a grant, charges, a refund), a charge before the cutoff refunded
+    // after it, and recent charges, a refund and a deduction; 66 credits in all, 83 before the cutoff.
+    const { orgId, users } = await legacyOrganization(100, ago(180 * MINUTE_MS));
+    const charge = (cost: number, now: Date) => chargeDirectly({ orgId, userId: users.owner, cost, now });
+    await settled(await charge(10, ago(120 * MINUTE_MS)));
+    expect(await refundRun(await charge(5, ago(120 * MINUTE_MS)), 'old', { now: ago(119 * MINUTE_MS) })).toBe('refunded');
+    const beforeCutoff = await charge(7, ago(16 * MINUTE_MS));
+    await settled(await charge(20, ago(5 * MINUTE_MS)));
+    expect(await refundRun(beforeCutoff, 'late')).toBe('refunded');
+    expect(await refundRun(await charge(3, ago(MINUTE_MS)), 'recent')).toBe('refunded');
+    await deductCredits(orgId, 4, 'recent deduction');
+    const records = await takeHeld(orgId);
+    held.delete(orgId);
+
+    // Act: two consumers meet the organization at once, then the stream delivers it all again.
+    const started = Date.now();
+    await Promise.all([deliver(records), deliver(records)]);
+    const converted = await readGrantState(orgId);
+    await redeliver(orgId);
+    await stream.catchUp();
+
+    // Assess
+    const cutoff = converted.ledger?.cutoff ?? '';
+    expect(Date.parse(cutoff)).toBeGreaterThanOrEqual(started - LEGACY_CUTOFF_MS);
+    expect(Date.parse(cutoff)).toBeLessThanOrEqual(Date.now() - LEGACY_CUTOFF_MS);
+    expect(converted.ledger?.debt).toBe(0);
+    expect(converted.grants.map(grantView)).toEqual([
+      {
+        id: expect.stringMatching(/^grt_[0-9a-f]{32}$/),
+        source: 'operator',
+        credits: 83,
+        remaining: 66,
+        status: 'active',
+        expires_at: null,
+        expired_credits: 0,
+        purchase_id: null,
+        created_at: cutoff,
+      },
+    ]);
+    expect(await readGrantState(orgId)).toEqual(converted);
+    expect(await figures(orgId)).toEqual({ balance: 66, grants: 66, events: 66 });
+  });
+
+  it('gives a refund after the cutoff of a charge before it a grant when the history left none (never a debt below zero)', async () => {
+    // Prepare: history summing to 0, the charge's refund after the cutoff.
+    const { orgId, users } = await legacyOrganization(10, ago(60 * MINUTE_MS));
+    const run = await chargeDirectly({ orgId, userId: users.owner, cost: 10, now: ago(16 * MINUTE_MS) });
+    expect(await refundRun(run, 'late')).toBe('refunded');
+    const refund = (await listAllBillingEvents(orgId)).find((event) => event.type === 'social_operation.refunded');
+
+    // Act
+    await release(orgId);
+    await redeliver(orgId);
+
+    // Assess
+    const state = await readGrantState(orgId);
+    expect(state.ledger?.debt).toBe(0);
+    expect(state.grants.map(grantView)).toEqual([
+      {
+        id: expect.stringMatching(/^grt_[0-9a-f]{32}$/),
+        source: 'operator',
+        credits: 10,
+        remaining: 10,
+        status: 'active',
+        expires_at: null,
+        expired_credits: 0,
+        purchase_id: null,
+        created_at: refund?.created_at,
+      },
+    ]);
+    expect(await figures(orgId)).toEqual({ balance: 10, grants: 10, events: 10 });
+  });
+});
+
+const byText = (a: unknown, b: unknown) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
+
+describe('a refund to an expired grant', () => {
+  /** A promotional grant of 5 expiring in a day, 3 of it drawn by a charge, then expired (2 credits). */
+  async function expiredAfterACharge() {
+    const { orgId, users } = await workspace();
+    const owner = tokenFor(users.owner);
+    const hook = await receiver();
+    await call(createWebhook, {
+      method: 'POST',
+      url: `/organizations/${orgId}/webhooks`,
+      token: owner,
+      body: { url: hook.url, events: ['credits.expired'] },
+    });
+    const promo = await grantCredits(orgId, 5, new Date(), 'promo', { source: 'promotional', expiresAt: inDays(1) });
+    const run = await chargeDirectly({ orgId, userId: users.owner, cost: 3 });
+    await stream.catchUp();
+    await expireDueGrants(new Date(Date.now() + DAY_MS + EXPIRY_MARGIN_MS + 1_000));
+    await stream.catchUp();
+    expect(await getOrganization(orgId)).toMatchObject({ credits: 0 });
+    return { orgId, run, grantId: promo.grant.id, hook };
+  }
+  /** The billing events as [type, amount, grant], in no order: a pass a day ahead dates its expiry a day ahead. */
+  const ledgerEvents = async (orgId: string) =>
+    (await listAllBillingEvents(orgId)).map((event) => [event.type, event.amount, event.metadata.grant_id]).sort(byText);
+  const grantOf = async (orgId: string, id: string) =>
+    grantView(
+      defined(
+        (await readGrantState(orgId)).grants.find((grant) => grant.id === id),
+        id,
+      ),
+    );
+
+  it("expires what comes back at once, in the ledger's transaction, with a credits.expired event and notice", async () => {
+    // Prepare
+    const { orgId, run, grantId, hook } = await expiredAfterACharge();
+
+    // Act
+    expect(await refundRun(run, 'failed')).toBe('refunded');
+    await stream.catchUp();
+    await redeliver(orgId);
+    await drainJobs({ webhookBackoffMs: 20 });
+
+    // Assess
+    expect(await grantOf(orgId, grantId)).toMatchObject({ credits: 5, remaining: 0, status: 'expired', expired_credits: 5 });
+    expect(await ledgerEvents(orgId)).toEqual(
+      [
+        ['credits.granted', 5, grantId],
+        ['social_operation.charged', -3, undefined],
+        ['credits.expired', -2, grantId],
+        ['social_operation.refunded', 3, undefined],
+        ['credits.expired', -3, grantId],
+      ].sort(byText),
+    );
+    expect(await figures(orgId)).toEqual({ balance: 0, grants: 0, events: 0 });
+    // One notice per expiry, in whatever order the deliveries land.
+    expect(
+      hook
+        .events()
+        .map((event) => event.data)
+        .sort((a, b) => a.credits - b.credits),
+    ).toEqual([
+      { grant_id: grantId, source: 'promotional', credits: 2, balance: 0 },
+      { grant_id: grantId, source: 'promotional', credits: 3, balance: 0 },
+    ]);
+  });
+
+  it('leaves them to the next expiry pass, which takes no more than the balance, when the balance no longer holds them', async () => {
+    // Prepare: the refund reaches the ledger after a deduction took 2 of its 3 credits off the
+    // balance, and before that deduction is drawn.
+    const { orgId, run, grantId } = await expiredAfterACharge();
+    await hold(orgId);
+    expect(await refundRun(run, 'failed')).toBe('refunded');
+    const refundRecords = await takeHeld(orgId);
+    await deductCredits(orgId, 2, 'adjustment');
+
+    // Act
+    await deliver(refundRecords);
+    const afterRefund = await grantOf(orgId, grantId);
+    const pass = await expireDueGrants(new Date(Date.now() + 2 * DAY_MS));
+    const afterPass = await grantOf(orgId, grantId);
+    await release(orgId);
+    await redeliver(orgId);
+
+    // Assess
+    expect(afterRefund).toMatchObject({ remaining: 3, status: 'expired', expired_credits: 2 });
+    expect(pass.credits).toBeGreaterThanOrEqual(1);
+    expect(afterPass).toMatchObject({ remaining: 2, status: 'expired', expired_credits: 3 });
+    expect(await grantOf(orgId, grantId)).toMatchObject({ remaining: 0, status: 'expired', expired_credits: 3 });
+    expect(await ledgerEvents(orgId)).toEqual(
+      [
+        ['credits.granted', 5, grantId],
+        ['social_operation.charged', -3, undefined],
+        ['credits.expired', -2, grantId],
+        ['social_operation.refunded', 3, undefined],
+        ['credits.deducted', -2, undefined],
+        ['credits.expired', -1, grantId],
+      ].sort(byText),
+    );
+    expect(await figures(orgId)).toEqual({ balance: 0, grants: 0, events: 0 });
+  });
+});
+
+describe("credits.expiring and credits.expired, to the owners' endpoints", () => {
+  async function subscribed() {
+    const { orgId, users } = await workspace({ credits: 4 });
+    const hook = await receiver();
+    await call(createWebhook, {
+      method: 'POST',
+      url: `/organizations/${orgId}/webhooks`,
+      token: tokenFor(users.owner),
+      body: { url: hook.url, events: ['credits.expiring', 'credits.expired'] },
+    });
+    return { orgId, users, hook };
+  }
+  const envelope = (orgId: string, type: string, data: Record<string, unknown>) => ({
+    id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+    type,
+    created_at: expect.any(String),
+    organization_id: orgId,
+    data,
+  });
+
+  it('sends the warning within a pass of a creation less than 7 days ahead and the expiry once each, however often the records come', async () => {
+    // Prepare
+    const { orgId, users, hook } = await subscribed();
+    const lapsing = await grantCredits(orgId, 6, new Date(), undefined, { expiresAt: inDays(1) });
+    await settleRun(await chargeDirectly({ orgId, userId: users.owner, cost: 3 }), undefined, settleNow());
+    await stream.catchUp();
+
+    // Act
+    await expireDueGrants();
+    await expireDueGrants();
+    await expireDueGrants(new Date(Date.now() + DAY_MS + EXPIRY_MARGIN_MS + 1_000));
+    await stream.catchUp();
+    await redeliver(orgId);
+    await drainJobs({ webhookBackoffMs: 20 });
+
+    // Assess: one of each, in whatever order the deliveries land.
+    expect(hook.events().sort((a, b) => (a.type < b.type ? 1 : -1))).toEqual([
+      envelope(orgId, 'credits.expiring', {
+        grant_id: lapsing.grant.id,
+        source: 'operator',
+        remaining: 3,
+        expires_at: lapsing.grant.expires_at,
+      }),
+      envelope(orgId, 'credits.expired', { grant_id: lapsing.grant.id, source: 'operator', credits: 3, balance: 4 }),
+    ]);
+  });
+
+  it('warns of a grant further ahead 7 days before its expiry, once', async () => {
+    // Prepare
+    const { orgId, hook } = await subscribed();
+    const later = await grantCredits(orgId, 5, new Date(), 'promo', { source: 'promotional', expiresAt: inDays(30) });
+    const warnAt = Date.parse(defined(later.grant.expires_at, 'expires_at')) - 7 * DAY_MS;
+
+    // Act
+    await expireDueGrants();
+    await stream.catchUp();
+    const early = (await readGrantState(orgId)).grants.find((grant) => grant.id === later.grant.id)?.warned_at;
+    await expireDueGrants(new Date(warnAt + 1_000));
+    await expireDueGrants(new Date(warnAt + 2_000));
+    await stream.catchUp();
+    await redeliver(orgId);
+    await drainJobs({ webhookBackoffMs: 20 });
+
+    // Assess
+    expect(early).toBeNull();
+    expect(hook.events()).toEqual([
+      envelope(orgId, 'credits.expiring', {
+        grant_id: later.grant.id,
+        source: 'promotional',
+        remaining: 5,
+        expires_at: later.grant.expires_at,
+      }),
+    ]);
   });
 });
