@@ -162,7 +162,19 @@ export class WorkspaceServiceStack extends Stack {
       reason:
         'It seals the OAuth consent ticket and the hosted sign-in state, i.e. who signed in. It is rotated by hand: putting {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps the tickets in flight valid for their 10 minutes. No Lambda rotation, because the previous key must be kept for those 10 minutes, and a rotation function would replace it.',
     });
-    const secrets: Record<RouteSecret, Secret> = { providerApiKey, cursorSigningKey, oauthSealingKey };
+    // Stripe's secret API key: it makes checkouts and refunds. Created with a random placeholder, like
+    // the provider key: until an operator puts an `sk_…` key in it, buying credits answers 403
+    // `operation_not_enabled` (docs/funding.md, "Deployed").
+    const stripeSecretKey = new Secret(this, 'StripeSecretKey', {
+      description: "Stripe's secret API key, which makes checkouts and refunds (set the value after the first deploy; docs/funding.md)",
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(stripeSecretKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "A payment provider's API key: no Lambda can rotate it; it is rolled in Stripe's dashboard and put by hand (docs/deployment.md).",
+    });
+    const secrets: Record<RouteSecret, Secret> = { providerApiKey, cursorSigningKey, oauthSealingKey, stripeSecretKey };
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,

@@ -26,8 +26,13 @@ import { DELIVER_WEBHOOKS_ENTRY } from '../infra/webhooks.ts';
 import { lambdaNodeBinary } from '../lib/local/lambda-node.ts';
 import { routes } from '../lib/routes.ts';
 
-/** The aim in size and load, × the bare bundle (docs/performance.md): 1.3, the MCP function 1.5 (it runs the run path and the job tools). */
-const aimOf = (name: string): number => (name === 'Mcp' ? 1.5 : 1.3);
+/**
+ * The aim in size and load, × the bare bundle (docs/performance.md): 1.3, the MCP function 1.5 (it
+ * runs the run path and the job tools), the checkout 1.8: it carries the `stripe` SDK (about 240 KB
+ * minified), whose client registers every resource of Stripe's API, so no import of ours can trim it.
+ */
+const AIMS: Readonly<Record<string, number>> = { Mcp: 1.5, CreateCreditPurchase: 1.8 };
+const aimOf = (name: string): number => AIMS[name] ?? 1.3;
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '9' },

@@ -361,3 +361,17 @@ export const oauthRefreshTokenKey = (tokenHash: string): TableKey => ({ PK: `OAU
 
 /** The nonce of a consent ticket, once an approval spent it: a ticket approves once (lib/db/oauth-grants.ts). */
 export const oauthTicketNonceKey = (nonce: string): TableKey => ({ PK: `OAUTH_TICKET#${nonce}`, SK: 'NONCE' });
+
+/** A credit purchase (docs/funding.md): its id sorts by creation, so the partition lists newest first. */
+export const purchaseKey = (orgId: string, purchaseId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: `PURCHASE#${purchaseId}` });
+
+export const purchasesPrefix = (orgId: string) => ({ PK: `ORG#${orgId}`, skPrefix: 'PURCHASE#' });
+
+/** The organization's open checkouts (bounded) and its one Stripe Customer. */
+export const purchaseSlotsKey = (orgId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: 'PURCHASES' });
+
+/** A purchase's Idempotency-Key, scoped per organization and caller, in a key space of its own. */
+export const purchaseIdempotencyKey = (orgId: string, userId: string, keyHash: string): TableKey => ({
+  PK: `PURCHASEKEY#${orgId}#${userId}#${keyHash}`,
+  SK: 'PURCHASEKEY',
+});

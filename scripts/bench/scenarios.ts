@@ -10,6 +10,7 @@ import { MAX_ENDPOINTS, TEST_EVENT_TYPE } from '../../lib/alerts/endpoints.ts';
 import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
 import { issuingSigner } from '../../lib/auth/issuing-signer.ts';
 import { pemSigner } from '../../lib/auth/signer.ts';
+import { createCheckoutPurchase } from '../../lib/billing/checkout.ts';
 import { config } from '../../lib/config.ts';
 import { putAlertSettings } from '../../lib/db/alert-settings.ts';
 import { type ApiKeyRecord, createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
@@ -195,6 +196,69 @@ const listBillingEvents: Scenario = {
     const route = routeNamed('ListBillingEvents');
     return {
       event: (i) => request(route, { path: { organization_id: orgId }, query: 'days=30&limit=100', token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
+  },
+};
+
+/** One checkout per request, each in an organization of its own (10 open checkouts are an organization's most). */
+const createCreditPurchase: Scenario = {
+  route: 'CreateCreditPurchase',
+  label: 'POST organizations/{id}/credit-purchases (Stripe: the local payments server)',
+  async prepare(context, count) {
+    const owners = await organizationPerRequest(context, count, 'owner');
+    const floorOrgs = owners.map(() => `org_bench_${hex()}`);
+    const route = routeNamed('CreateCreditPurchase');
+    return {
+      event: (i) =>
+        request(route, { path: { organization_id: owners[i]!.orgId }, token: context.tokenFor(owners[i]!.userId), body: { credits: 500 } }),
+      // The floor's transaction on an organization of its own: the route's first checkout created its slots item.
+      floorReplacements: (i) => ({ [owners[i]!.orgId]: floorOrgs[i]! }),
+      check: status(201),
+    };
+  },
+};
+
+/** The shared organization with 10 open checkouts, made as an owner makes them. */
+const purchasesOf = new WeakMap<BenchContext, Promise<{ orgId: string; userOf: (i: number) => string; ids: string[] }>>();
+function withPurchases(context: BenchContext) {
+  let made = purchasesOf.get(context);
+  if (!made) {
+    made = (async () => {
+      const { orgId, userOf } = await workspace(context);
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        ids.push(
+          (await createCheckoutPurchase({ caller: { userId: userOf(0) }, orgId, credits: 500 + i, baseUrl: 'http://127.0.0.1' })).purchase
+            .id,
+        );
+      }
+      return { orgId, userOf, ids };
+    })();
+    purchasesOf.set(context, made);
+  }
+  return made;
+}
+
+const listCreditPurchases: Scenario = {
+  route: 'ListCreditPurchases',
+  label: 'GET organizations/{id}/credit-purchases (10 of 10)',
+  async prepare(context) {
+    const { orgId, userOf } = await withPurchases(context);
+    const route = routeNamed('ListCreditPurchases');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+const getCreditPurchase: Scenario = {
+  route: 'GetCreditPurchase',
+  label: 'GET organizations/{id}/credit-purchases/{id}',
+  async prepare(context) {
+    const { orgId, userOf, ids } = await withPurchases(context);
+    const route = routeNamed('GetCreditPurchase');
+    return {
+      event: (i) =>
+        request(route, { path: { organization_id: orgId, purchase_id: ids[i % ids.length]! }, token: context.tokenFor(userOf(i)) }),
       check: status(200),
     };
   },
@@ -1260,6 +1324,9 @@ export const SCENARIOS: readonly Scenario[] = [
   usage('day'),
   usage('hour'),
   getCredits,
+  createCreditPurchase,
+  listCreditPurchases,
+  getCreditPurchase,
   listSocialOperations,
   runSocialOperation,
   runFromCache,

@@ -1,0 +1,242 @@
+/**
+ * Credit purchases (docs/funding.md): the purchase items, the organization's open checkouts with
+ * its Stripe Customer (one slots item, so that the limit holds under any concurrency), and a
+ * purchase's Idempotency-Key record. Builds and sends items; decides nothing (lib/billing/).
+ */
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionFailed, db, type TransactItem, tableName, transact } from './client.ts';
+import { purchaseIdempotencyKey, purchaseKey, purchaseSlotsKey, purchasesPrefix } from './keys.ts';
+
+export type PurchaseStatus = 'open' | 'paid' | 'expired' | 'processing' | 'failed';
+
+export interface PurchaseFailure {
+  code: string;
+  decline_code: string | null;
+  message: string;
+}
+
+export interface PurchaseRecord {
+  id: string;
+  organization_id: string;
+  source: 'checkout';
+  /** As stored: an `open` checkout past `expires_at` reads as expired (lib/billing/purchases.ts). */
+  status: PurchaseStatus;
+  credits: number;
+  amount: number;
+  currency: string;
+  checkout_session_id: string;
+  checkout_url: string | null;
+  payment_intent_id: string | null;
+  failure: PurchaseFailure | null;
+  reversed_credits: number;
+  created_at: string;
+  created_by_id: string;
+  expires_at: string;
+  paid_at: string | null;
+}
+
+export interface PurchaseSlots {
+  /** Open checkouts: purchase id → its expiry (epoch seconds). */
+  open: Record<string, number>;
+  customerId: string | null;
+  /** Every write of the item adds one: the condition of the next. */
+  version: number;
+}
+
+export interface PurchaseKeyRecord {
+  requestHash: string;
+  purchaseId: string;
+  createdAt: string;
+  state: 'in_progress' | 'completed';
+  owner: string;
+  leaseUntilMs: number;
+  expiresAt: number;
+}
+
+/** The organization's open checkouts are as many as it may have. */
+export class PurchaseSlotsChanged extends Error {}
+
+const purchaseOf = (item: Record<string, unknown>): PurchaseRecord => ({
+  id: String(item.id),
+  organization_id: String(item.organization_id),
+  source: 'checkout',
+  status: item.status as PurchaseStatus,
+  credits: Number(item.credits),
+  amount: Number(item.amount),
+  currency: String(item.currency),
+  checkout_session_id: String(item.checkout_session_id),
+  checkout_url: typeof item.checkout_url === 'string' ? item.checkout_url : null,
+  payment_intent_id: typeof item.payment_intent_id === 'string' ? item.payment_intent_id : null,
+  failure: (item.failure as PurchaseFailure | undefined) ?? null,
+  reversed_credits: Number(item.reversed_credits ?? 0),
+  created_at: String(item.created_at),
+  created_by_id: String(item.created_by_id),
+  expires_at: String(item.expires_at),
+  paid_at: typeof item.paid_at === 'string' ? item.paid_at : null,
+});
+
+export async function getPurchase(orgId: string, purchaseId: string): Promise<PurchaseRecord | null> {
+  const { Item: item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: purchaseKey(orgId, purchaseId), ConsistentRead: true }),
+  );
+  return item ? purchaseOf(item) : null;
+}
+
+/** Purchases newest first, from after `afterId`, `limit` of them at most read (a filter may keep fewer). */
+export async function queryPurchases(
+  orgId: string,
+  limit: number,
+  afterId?: string,
+): Promise<{ purchases: PurchaseRecord[]; lastId: string | undefined; more: boolean }> {
+  const prefix = purchasesPrefix(orgId);
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.skPrefix },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      Limit: limit,
+      ...(afterId === undefined ? {} : { ExclusiveStartKey: purchaseKey(orgId, afterId) }),
+    }),
+  );
+  const purchases = (result.Items ?? []).map(purchaseOf);
+  return { purchases, lastId: purchases.at(-1)?.id, more: result.LastEvaluatedKey !== undefined };
+}
+
+export async function getPurchaseSlots(orgId: string): Promise<PurchaseSlots> {
+  const { Item: item } = await db().send(new GetCommand({ TableName: tableName(), Key: purchaseSlotsKey(orgId), ConsistentRead: true }));
+  return {
+    open: (item?.open as Record<string, number> | undefined) ?? {},
+    customerId: typeof item?.stripe_customer_id === 'string' ? item.stripe_customer_id : null,
+    version: Number(item?.version ?? 0),
+  };
+}
+
+/**
+ * A new checkout, in one transaction: the purchase, the slots item as read (`open` the new map,
+ * the customer kept), and with an Idempotency-Key its record completed. The slots' version is the
+ * condition, so two purchases at once cannot both take the last slot.
+ */
+export async function writeNewPurchase(
+  purchase: PurchaseRecord,
+  slots: { read: PurchaseSlots; open: Record<string, number>; customerId: string },
+  key: { orgId: string; userId: string; keyHash: string; owner: string } | undefined,
+): Promise<void> {
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: purchaseSlotsKey(purchase.organization_id),
+        UpdateExpression:
+          'SET #open = :open, version = :next, entity = :entity, stripe_customer_id = if_not_exists(stripe_customer_id, :customer)',
+        ConditionExpression: slots.read.version === 0 ? 'attribute_not_exists(PK)' : 'version = :version',
+        ExpressionAttributeNames: { '#open': 'open' },
+        ExpressionAttributeValues: {
+          ':open': slots.open,
+          ':next': slots.read.version + 1,
+          ':entity': 'purchase_slots',
+          ':customer': slots.customerId,
+          ...(slots.read.version === 0 ? {} : { ':version': slots.read.version }),
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...purchaseKey(purchase.organization_id, purchase.id), entity: 'purchase', ...purchase },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+  if (key) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: purchaseIdempotencyKey(key.orgId, key.userId, key.keyHash),
+        UpdateExpression: 'SET #state = :completed',
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+        ExpressionAttributeValues: { ':completed': 'completed', ':owner': key.owner },
+      },
+    });
+  }
+  await transact(items, (reasons) => (conditionFailed(reasons, 0) ? new PurchaseSlotsChanged() : null));
+}
+
+export async function getPurchaseKeyRecord(
+  orgId: string,
+  userId: string,
+  keyHash: string,
+  nowMs = Date.now(),
+): Promise<PurchaseKeyRecord | null> {
+  const { Item: item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: purchaseIdempotencyKey(orgId, userId, keyHash), ConsistentRead: true }),
+  );
+  if (!item || Number(item.expires_at) <= Math.floor(nowMs / 1000)) return null;
+  return {
+    requestHash: String(item.request_hash),
+    purchaseId: String(item.purchase_id),
+    createdAt: String(item.created_at),
+    state: item.state === 'completed' ? 'completed' : 'in_progress',
+    owner: String(item.owner),
+    leaseUntilMs: Number(item.lease_until_ms),
+    expiresAt: Number(item.expires_at),
+  };
+}
+
+/**
+ * Claims a purchase's Idempotency-Key for `owner`: when none is held, or the one held is an
+ * attempt's whose lease ran out (it died: the retry takes its purchase id over, so that Stripe's
+ * own idempotency key answers the same session). False when another attempt holds it.
+ */
+export async function claimPurchaseKey(
+  orgId: string,
+  userId: string,
+  keyHash: string,
+  record: Omit<PurchaseKeyRecord, 'state'>,
+  nowMs = Date.now(),
+): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...purchaseIdempotencyKey(orgId, userId, keyHash),
+          entity: 'purchase_key',
+          request_hash: record.requestHash,
+          purchase_id: record.purchaseId,
+          created_at: record.createdAt,
+          state: 'in_progress',
+          owner: record.owner,
+          lease_until_ms: record.leaseUntilMs,
+          expires_at: record.expiresAt,
+        },
+        ConditionExpression: 'attribute_not_exists(PK) OR expires_at <= :now OR (#state = :in_progress AND lease_until_ms < :nowMs)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000), ':in_progress': 'in_progress', ':nowMs': nowMs },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Lets a key go after its purchase could not be made (nothing was written under it). */
+export async function releasePurchaseKey(orgId: string, userId: string, keyHash: string, owner: string): Promise<void> {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: purchaseIdempotencyKey(orgId, userId, keyHash),
+        ConditionExpression: '#owner = :owner AND #state = :in_progress',
+        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+        ExpressionAttributeValues: { ':owner': owner, ':in_progress': 'in_progress' },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
