@@ -17,6 +17,7 @@ import {
   getPurchase,
   getPurchaseKeyRecord,
   getPurchaseSlots,
+  type PurchaseKeyRecord,
   type PurchaseRecord,
   type PurchaseSlots,
   PurchaseSlotsChanged,
@@ -74,28 +75,39 @@ export async function createCheckoutPurchase(request: NewPurchase): Promise<{ pu
   let createdAt = now.toISOString();
 
   if (keyHash !== undefined) {
-    const claimed = await claimPurchaseKey(orgId, caller.userId, keyHash, {
-      requestHash,
-      purchaseId,
-      createdAt,
-      owner,
-      leaseUntilMs: now.getTime() + KEY_LEASE_MS,
-      expiresAt: Math.floor(now.getTime() / 1000) + KEY_TTL_SECONDS,
-    });
-    const record = await getPurchaseKeyRecord(orgId, caller.userId, keyHash);
-    if (!record) throw idempotencyKeyInProgress();
-    if (record.requestHash !== requestHash) {
-      if (claimed) await releasePurchaseKey(orgId, caller.userId, keyHash, owner);
-      throw idempotencyKeyReused();
-    }
-    if (!claimed || record.owner !== owner) {
+    const read = () => getPurchaseKeyRecord(orgId, caller.userId, keyHash, now.getTime());
+    const answered = async (record: PurchaseKeyRecord) => {
+      if (record.requestHash !== requestHash) throw idempotencyKeyReused();
       if (record.state !== 'completed') throw idempotencyKeyInProgress();
       const purchase = defined(await getPurchase(orgId, record.purchaseId), 'the purchase its Idempotency-Key names');
       return { purchase: purchaseView(purchase, now), replayed: true };
+    };
+    const held = await read();
+    const dead = held?.state === 'in_progress' && held.requestHash === requestHash && held.leaseUntilMs < now.getTime();
+    if (held && !dead) return answered(held);
+    // A claim taken over from a dead attempt keeps its purchase id and creation time, so that the
+    // session it may have made is the one Stripe answers to `purchase:<id>` (the same parameters).
+    if (held && dead) {
+      purchaseId = held.purchaseId;
+      createdAt = held.createdAt;
     }
-    // A claim taken over from a dead attempt keeps its purchase: the same Stripe session.
-    purchaseId = record.purchaseId;
-    createdAt = record.createdAt;
+    const claim = { requestHash, purchaseId, createdAt, owner, leaseUntilMs: now.getTime() + KEY_LEASE_MS };
+    const claimed = await claimPurchaseKey(
+      orgId,
+      caller.userId,
+      keyHash,
+      { ...claim, expiresAt: Math.floor(now.getTime() / 1000) + KEY_TTL_SECONDS },
+      {
+        nowMs: now.getTime(),
+        deadOwner: dead ? held?.owner : undefined,
+      },
+    );
+    if (!claimed) {
+      // Another request with this key claimed it first: its answer, or 409 while it is made.
+      const winner = await read();
+      if (!winner) throw idempotencyKeyInProgress();
+      return answered(winner);
+    }
   }
 
   try {
@@ -116,7 +128,9 @@ async function makePurchase(
   const { orgId, caller } = request;
   let slots = await getPurchaseSlots(orgId);
   if (openOf(slots, at.now).length >= MAX_OPEN_CHECKOUTS) throw purchaseLimitReached(MAX_OPEN_CHECKOUTS);
-  const expiresAt = Math.floor(at.now.getTime() / 1000) + config.checkoutMinutes * 60;
+  // From the purchase's creation, not the clock: a retry that takes a dead attempt's purchase over
+  // sends Stripe the very parameters of its `purchase:<id>` request.
+  const expiresAt = Math.floor(Date.parse(at.createdAt) / 1000) + config.checkoutMinutes * 60;
   const amount = request.credits * config.unitAmount;
   const returnUrl = `${request.baseUrl}/console?organization_id=${encodeURIComponent(orgId)}#billing`;
   const metadata = { organization_id: orgId, purchase_id: at.purchaseId };

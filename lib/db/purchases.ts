@@ -186,17 +186,18 @@ export async function getPurchaseKeyRecord(
 }
 
 /**
- * Claims a purchase's Idempotency-Key for `owner`: when none is held, or the one held is an
- * attempt's whose lease ran out (it died: the retry takes its purchase id over, so that Stripe's
- * own idempotency key answers the same session). False when another attempt holds it.
+ * Claims a purchase's Idempotency-Key for `record.owner`: when none is held (or only an expired
+ * one), or, with `deadOwner`, when that attempt still holds it with its lease run out (it died).
+ * False when another request claimed it first.
  */
 export async function claimPurchaseKey(
   orgId: string,
   userId: string,
   keyHash: string,
   record: Omit<PurchaseKeyRecord, 'state'>,
-  nowMs = Date.now(),
+  at: { nowMs: number; deadOwner?: string | undefined },
 ): Promise<boolean> {
+  const takeover = at.deadOwner !== undefined;
   try {
     await db().send(
       new PutCommand({
@@ -212,9 +213,15 @@ export async function claimPurchaseKey(
           lease_until_ms: record.leaseUntilMs,
           expires_at: record.expiresAt,
         },
-        ConditionExpression: 'attribute_not_exists(PK) OR expires_at <= :now OR (#state = :in_progress AND lease_until_ms < :nowMs)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':now': Math.floor(nowMs / 1000), ':in_progress': 'in_progress', ':nowMs': nowMs },
+        ConditionExpression: takeover
+          ? '#owner = :dead AND #state = :in_progress AND lease_until_ms < :nowMs'
+          : 'attribute_not_exists(PK) OR expires_at <= :now',
+        ...(takeover
+          ? {
+              ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+              ExpressionAttributeValues: { ':dead': at.deadOwner, ':in_progress': 'in_progress', ':nowMs': at.nowMs },
+            }
+          : { ExpressionAttributeValues: { ':now': Math.floor(at.nowMs / 1000) } }),
       }),
     );
     return true;

@@ -4,12 +4,15 @@
  * Who may buy, what a body may hold, the Idempotency-Key under concurrency, the open-checkout
  * limit, and Stripe failing: nothing written.
  */
+import { createHash } from 'node:crypto';
+import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createKey } from '../../functions/create-api-key.ts';
 import { handler as createPurchase } from '../../functions/create-credit-purchase.ts';
 import { handler as getPurchase } from '../../functions/get-credit-purchase.ts';
 import { handler as listPurchases } from '../../functions/list-credit-purchases.ts';
-import { getPurchaseSlots } from '../../lib/db/purchases.ts';
+import { canonicalHash } from '../../lib/db/idempotency.ts';
+import { claimPurchaseKey, getPurchaseSlots } from '../../lib/db/purchases.ts';
 import { type PaymentsServer, startPaymentsServer } from '../../lib/local/payments-server.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
@@ -161,6 +164,55 @@ describe('POST …/credit-purchases', () => {
       expect([answer.status, answer.body.code]).toEqual([409, 'idempotency_key_reused']);
     expect((await list(orgId, token)).body.purchases.map((p: { credits: number }) => p.credits)).toEqual([900, 700]);
     expect(sessionsOf(orgId)).toHaveLength(2);
+  });
+
+  it('Idempotency-Key: a retry after the first attempt died (its lease over) takes its purchase over: the same id and Stripe session', async () => {
+    const { orgId, users } = await workspace();
+    const token = tokenFor(users.owner);
+    const keyHash = createHash('sha256').update('died').digest('hex');
+    const deadId = `pur_${Date.now().toString(36).padStart(10, '0')}${'a'.repeat(16)}`;
+    const createdAt = new Date(Date.now() - 120_000).toISOString();
+    // The dead attempt claimed the key and made its session, then was killed before writing.
+    const claimed = await claimPurchaseKey(
+      orgId,
+      users.owner,
+      keyHash,
+      {
+        requestHash: canonicalHash({ credits: 600 }),
+        purchaseId: deadId,
+        createdAt,
+        owner: 'dead',
+        leaseUntilMs: Date.now() - 1,
+        expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      },
+      { nowMs: Date.now() - 120_000 },
+    );
+    const stripe = new Stripe(payments.secretKey, { host: payments.host, port: payments.port, protocol: 'http', maxNetworkRetries: 0 });
+    const customer = await stripe.customers.create({ metadata: { organization_id: orgId } }, { idempotencyKey: `customer:${orgId}` });
+    const metadata = { organization_id: orgId, purchase_id: deadId };
+    const back = `http://127.0.0.1/console?organization_id=${orgId}#billing`;
+    const made = await stripe.checkout.sessions.create(
+      {
+        mode: 'payment',
+        customer: customer.id,
+        client_reference_id: deadId,
+        line_items: [{ quantity: 600, price_data: { currency: 'usd', unit_amount: 1, product_data: { name: 'Credits' } } }],
+        metadata,
+        payment_intent_data: { metadata },
+        success_url: back,
+        cancel_url: back,
+        expires_at: Math.floor(Date.parse(createdAt) / 1000) + 1_440 * 60,
+      },
+      { idempotencyKey: `purchase:${deadId}` },
+    );
+
+    const alive = await buy(orgId, token, { credits: 600 }, { 'idempotency-key': 'died' });
+
+    expect(claimed).toBe(true);
+    expect([alive.status, alive.body.id, alive.body.created_at, alive.body.checkout_url]).toEqual([201, deadId, createdAt, made.url]);
+    expect(sessionsOf(orgId).map((s) => s.id)).toEqual([made.id]);
+    const replay = await buy(orgId, token, { credits: 600 }, { 'idempotency-key': 'died' });
+    expect([replay.status, replay.headers['idempotent-replayed'], replay.body.id]).toEqual([201, 'true', deadId]);
   });
 
   it('at most 10 open checkouts, exactly, however many are asked at once: 409 purchase_limit_reached', async () => {
