@@ -174,7 +174,26 @@ export class WorkspaceServiceStack extends Stack {
       reason:
         "A payment provider's API key: no Lambda can rotate it; it is rolled in Stripe's dashboard and put by hand (docs/deployment.md).",
     });
-    const secrets: Record<RouteSecret, Secret> = { providerApiKey, cursorSigningKey, oauthSealingKey, stripeSecretKey };
+    // The webhook's signing secrets: apart from the API key (habit 19), since they only tell Stripe's
+    // events from forgeries. Created with a random placeholder holding no `whsec_…`: until an
+    // operator puts the endpoint's signing secret in it, the webhook answers 404.
+    const stripeWebhookSecret = new Secret(this, 'StripeWebhookSecret', {
+      description:
+        'The Stripe webhook endpoint\'s signing secret(s): "whsec_…", or ["whsec_new","whsec_old"] during a rotation (set after the first deploy; docs/deployment.md)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(stripeWebhookSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "A payment provider's webhook signing secret: no Lambda can rotate it; it is rolled in Stripe's dashboard, both secrets kept in it for the rotation's overlap (docs/deployment.md).",
+    });
+    const secrets: Record<RouteSecret, Secret> = {
+      providerApiKey,
+      cursorSigningKey,
+      oauthSealingKey,
+      stripeSecretKey,
+      stripeWebhookSecret,
+    };
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,

@@ -199,6 +199,20 @@ export function stripeSecretKeySource(): { secretArn: string } | { value: string
   return undefined;
 }
 
+/**
+ * Where the webhook's signing secrets are read from (lib/billing/webhook-secrets.ts): deployed, their
+ * own Secrets Manager secret by ARN (STRIPE_WEBHOOK_SECRET_SECRET_ARN), read at run time; locally
+ * and in tests, STRIPE_WEBHOOK_SECRET. Neither: the webhook answers 404.
+ */
+export function stripeWebhookSecretSource(): { secretArn: string } | { value: string } | undefined {
+  const secretArn = optional('STRIPE_WEBHOOK_SECRET_SECRET_ARN');
+  const value = optional('STRIPE_WEBHOOK_SECRET');
+  if (secretArn && value) throw new Error('set STRIPE_WEBHOOK_SECRET_SECRET_ARN (deployed) or STRIPE_WEBHOOK_SECRET (local), not both');
+  if (secretArn) return { secretArn };
+  if (value) return { value };
+  return undefined;
+}
+
 /** The payments API's base URL when it is not Stripe's own (STRIPE_API_BASE: `npm start`'s and the tests' local payments server). */
 export const stripeApiBase = (): URL | undefined => {
   const base = optional('STRIPE_API_BASE');

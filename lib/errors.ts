@@ -400,6 +400,14 @@ export const upstreamFailed = (): ServiceError => new ServiceError('upstream_fai
 export const paymentsUpstreamFailed = (): ServiceError =>
   new ServiceError('upstream_failed', 'the payments provider failed; no purchase was made, retry with backoff');
 
+/** A verified payments event could not be recorded (Stripe or the table failed): a 5xx, so that Stripe sends it again. */
+export const paymentsEventNotRecorded = (): ServiceError =>
+  new ServiceError('upstream_failed', 'the payments provider failed while the event was handled; it was not recorded, send it again');
+
+/** A webhook body larger than any event Stripe sends. */
+export const webhookBodyTooLarge = (limitBytes: number): ServiceError =>
+  new ServiceError('payload_too_large', `the body is over the ${limitBytes} bytes a payments event may be`);
+
 /** The refund write failed too (logged as REFUND FAILED for an operator): say so rather than claim it. */
 export const upstreamFailedRefundPending = (): ServiceError =>
   new ServiceError(

@@ -93,10 +93,12 @@ export interface Route {
  * the function's configuration.
  * `stripeSecretKey`: Stripe's secret API key, which makes checkouts and refunds, i.e. moves money:
  * read at run time like the provider key (its ARN in STRIPE_SECRET_KEY_SECRET_ARN), kept at most 5
- * minutes (lib/billing/stripe-client.ts). The webhook's signing secret is another secret: it only
- * tells Stripe's events from forgeries.
+ * minutes (lib/billing/stripe-client.ts).
+ * `stripeWebhookSecret`: the webhook's signing secrets, which only tell Stripe's events from
+ * forgeries (one, or two during a rotation; lib/billing/webhook-secrets.ts): read at run time like
+ * the others (its ARN in STRIPE_WEBHOOK_SECRET_SECRET_ARN), kept at most 5 minutes.
  */
-export type RouteSecret = 'providerApiKey' | 'cursorSigningKey' | 'oauthSealingKey' | 'stripeSecretKey';
+export type RouteSecret = 'providerApiKey' | 'cursorSigningKey' | 'oauthSealingKey' | 'stripeSecretKey' | 'stripeWebhookSecret';
 
 /** The why of a status the specification lists and this deployment never answers. */
 const NEVER_402 =
@@ -233,6 +235,23 @@ export const routes: readonly Route[] = [
     tag: 'Credit purchases',
     errors: ['api_key_not_allowed', 'forbidden', 'not_found'],
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
+    // The purchase (GetItem); the settle transaction: the payment's marker and the billing event
+    // (PutItem), the balance, the purchase and its open-checkout slot (UpdateItem); a reversal's
+    // transaction and a failure's or expiry's update (UpdateItem). No rate-limit counter: public.
+    name: 'ReceiveStripeWebhook',
+    method: 'POST',
+    path: '/payments/stripe/webhook',
+    entry: 'functions/stripe-webhook.ts',
+    tableActions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    secrets: ['stripeSecretKey', 'stripeWebhookSecret'],
+    public: true,
+    summary: "Stripe's events about this service's payments (the webhook)",
+    description:
+      'For Stripe, not for clients: no token, not rate limited. The raw body (at most 1 MiB, else 413) must carry a valid `Stripe-Signature` (`t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with the endpoint\'s signing secret, `t` within 300 s): else 400 `validation_failed` naming the header, and nothing changes. Then not JSON: 400 `invalid_json`; not an event (`id` "evt_…", string `type`, object `data.object`): 400 naming the field. Else 200 `{ "received": true }`, also for events of other types or naming nothing here. An event is trusted for ids only: the payment is read back from Stripe and a purchase is credited once, whatever events come and in whatever order (see docs/funding.md). 500 only when a verified event could not be recorded (Stripe sends it again). A deployment without Stripe\'s keys: 404.',
+    tag: 'Credit purchases',
+    errors: ['validation_failed', 'invalid_json', 'not_found', 'payload_too_large', 'upstream_failed'],
   },
   restoreRoute('Asset', 'assets', 'asset', {
     description: '',

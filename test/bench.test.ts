@@ -19,6 +19,7 @@ const { startPaymentsServer } = await import('../lib/local/payments-server.ts');
 const payments = await startPaymentsServer();
 process.env.STRIPE_SECRET_KEY = payments.secretKey;
 process.env.STRIPE_API_BASE = payments.url;
+process.env.STRIPE_WEBHOOK_SECRET = payments.webhookSecret;
 afterAll(() => payments.close());
 
 const { runBench } = await import('../scripts/bench/run.ts');
@@ -44,6 +45,9 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   CreateCreditPurchase: 'UpdateItem+GetItem | GetItem | TransactWriteItems',
   ListCreditPurchases: 'UpdateItem+GetItem+Query',
   GetCreditPurchase: 'UpdateItem+GetItem+GetItem',
+  // No rate-limit counter (public): the purchase the PaymentIntent names (Stripe's session and
+  // PaymentIntent read between), then the one settle transaction.
+  ReceiveStripeWebhook: 'GetItem | TransactWriteItems',
   ListSocialOperations: 'UpdateItem+GetItem+GetItem',
   // Counter and reads, the charge (with its pending record), then (after the provider) the balance
   // for Credits-Remaining beside the pending record's removal.

@@ -26,6 +26,8 @@ function clientFor(key: string): Stripe {
   const client = new Stripe(key, {
     maxNetworkRetries: 1,
     timeout: STRIPE_TIMEOUT_MS,
+    // Request-latency telemetry rides on later requests' headers: nothing this service needs.
+    telemetry: false,
     ...(base
       ? {
           host: base.hostname,

@@ -9,6 +9,8 @@ export const BILLING_EVENT_TYPES = [
   'credits.deducted',
   'social_operation.charged',
   'social_operation.refunded',
+  'credits.purchased',
+  'credits.reversed',
 ] as const;
 export type BillingEventType = (typeof BILLING_EVENT_TYPES)[number];
 
@@ -25,7 +27,9 @@ export const billingEventSchema = z.object({
   currency: z.literal('credits'),
   /**
    * Facts a program can follow: for charges and refunds `operation`, `charge_id` (the charge
-   * event's id), `user_id` and `request_id`; for grants and deductions `reason`. Empty on events
+   * event's id), `user_id` and `request_id`; for grants and deductions `reason`; for purchases
+   * `purchase_id`, `payment_intent_id` and `source`; for reversals `purchase_id`, `reason`
+   * (`refund` or `dispute`) and `payment_intent_id`. Empty on events
    * written before metadata was kept.
    */
   metadata: z.record(z.string(), z.string()),

@@ -29,6 +29,11 @@
  *   WEBHOOK#<webhook id> DELIVERY#<created_at>#<event id>  one event's delivery to one endpoint, newest last (TTL 30 days)
  *   OAUTH_CLIENT#<client id> CLIENT             an OAuth client of dynamic registration
  *   OAUTH_CODE#<h>    CODE                      a one-time authorization code; h = sha256(code) (TTL a day past its use)
+ *   ORG#<org>         PURCHASE#<purchase id>    a credit purchase (checkout), newest id last
+ *   ORG#<org>         PURCHASES                 the organization's open checkouts (bounded) and its Stripe Customer
+ *   PURCHASEKEY#<org>#<u>#<h> PURCHASEKEY       Idempotency-Key of a purchase's creation (TTL 24 h)
+ *   PAYMENT#<payment intent id> SETTLED         the marker that a PaymentIntent's credits were added: put once, by the settle transaction
+ *   PAYMENTS_RECONCILER CHECKPOINT             where the payments reconciler's last pass reached (Stripe event time)
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -375,3 +380,13 @@ export const purchaseIdempotencyKey = (orgId: string, userId: string, keyHash: s
   PK: `PURCHASEKEY#${orgId}#${userId}#${keyHash}`,
   SK: 'PURCHASEKEY',
 });
+
+/**
+ * The marker that a PaymentIntent was credited, put `attribute_not_exists` by the transaction
+ * that credits it: keyed by the payment, not the purchase or the event, so any number of events
+ * and reconciler passes naming one payment credit it once (lib/billing/settle.ts).
+ */
+export const paymentMarkerKey = (paymentIntentId: string): TableKey => ({ PK: `PAYMENT#${paymentIntentId}`, SK: 'SETTLED' });
+
+/** The payments reconciler's checkpoint: one item, written by each pass (lib/billing/reconciler.ts). */
+export const reconcilerCheckpointKey = (): TableKey => ({ PK: 'PAYMENTS_RECONCILER', SK: 'CHECKPOINT' });

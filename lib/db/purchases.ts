@@ -4,8 +4,8 @@
  * purchase's Idempotency-Key record. Builds and sends items; decides nothing (lib/billing/).
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed, db, type TransactItem, tableName, transact } from './client.ts';
-import { purchaseIdempotencyKey, purchaseKey, purchaseSlotsKey, purchasesPrefix } from './keys.ts';
+import { conditionFailed, db, type TransactItem, tableName, transact, updateIf } from './client.ts';
+import { paymentMarkerKey, purchaseIdempotencyKey, purchaseKey, purchaseSlotsKey, purchasesPrefix } from './keys.ts';
 
 export type PurchaseStatus = 'open' | 'paid' | 'expired' | 'processing' | 'failed';
 
@@ -245,5 +245,141 @@ export async function releasePurchaseKey(orgId: string, userId: string, keyHash:
     );
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+// ---------------------------------------------------------------- settling and reversing (lib/billing/settle.ts decides)
+
+/** The PaymentIntent was credited already: its marker is there. */
+export class PaymentAlreadySettled extends Error {}
+/** The organization or the purchase is gone, or the purchase is paid by another payment: nothing was written. */
+export class PurchaseNotSettleable extends Error {}
+/** Another reversal of this purchase was written since it was read: read again. */
+export class ReversalChanged extends Error {}
+
+/** The marker that `paymentIntentId` was credited (lib/db/keys.ts `paymentMarkerKey`): fails if it is there. */
+export function paymentMarkerPut(paymentIntentId: string, purchase: PurchaseRecord, at: string): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...paymentMarkerKey(paymentIntentId),
+        entity: 'payment_marker',
+        organization_id: purchase.organization_id,
+        purchase_id: purchase.id,
+        credits: purchase.credits,
+        settled_at: at,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** The purchase paid by `paymentIntentId`: its checkout URL dropped, unless it is paid already. */
+export function purchasePaidUpdate(purchase: PurchaseRecord, paymentIntentId: string, paidAt: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: purchaseKey(purchase.organization_id, purchase.id),
+      UpdateExpression: 'SET #status = :paid, paid_at = :at, payment_intent_id = :pi, checkout_url = :null',
+      ConditionExpression: 'attribute_exists(PK) AND #status <> :paid',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':paid': 'paid', ':at': paidAt, ':pi': paymentIntentId, ':null': null },
+    },
+  };
+}
+
+/**
+ * The purchase's open-checkout slot freed. The version moves too: a new checkout writes the whole
+ * map as it read it, so one read before this must not put the slot back.
+ */
+export function slotFreedUpdate(orgId: string, purchaseId: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: purchaseSlotsKey(orgId),
+      UpdateExpression: 'REMOVE #open.#purchase SET version = if_not_exists(version, :zero) + :one',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#open': 'open', '#purchase': purchaseId },
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+    },
+  };
+}
+
+/**
+ * Sends a settle transaction whose first item is the payment's marker: PaymentAlreadySettled when
+ * the marker was there, PurchaseNotSettleable when another item's condition failed.
+ */
+export async function sendSettle(items: TransactItem[]): Promise<void> {
+  await transact(items, (reasons) =>
+    conditionFailed(reasons, 0)
+      ? new PaymentAlreadySettled()
+      : reasons.some((reason) => reason.Code === 'ConditionalCheckFailed')
+        ? new PurchaseNotSettleable()
+        : null,
+  );
+}
+
+/** `reversed_credits` set to `total`, if still `seen` (as read) and the purchase is paid. */
+export function purchaseReversedUpdate(purchase: PurchaseRecord, total: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: purchaseKey(purchase.organization_id, purchase.id),
+      UpdateExpression: 'SET reversed_credits = :total',
+      ConditionExpression: '#status = :paid AND (reversed_credits = :seen OR (attribute_not_exists(reversed_credits) AND :seen = :zero))',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':total': total, ':seen': purchase.reversed_credits, ':paid': 'paid', ':zero': 0 },
+    },
+  };
+}
+
+/** Sends a reversal whose first item is the purchase's update: ReversalChanged when it was changed since read. */
+export async function sendReversal(items: TransactItem[]): Promise<void> {
+  await transact(items, (reasons) =>
+    conditionFailed(reasons, 0)
+      ? new ReversalChanged()
+      : reasons.some((r) => r.Code === 'ConditionalCheckFailed')
+        ? new PurchaseNotSettleable()
+        : null,
+  );
+}
+
+/** The last failed attempt of an open checkout (a declined card leaves it open). False when it is no longer open. */
+export async function recordPurchaseFailure(orgId: string, purchaseId: string, failure: PurchaseFailure): Promise<boolean> {
+  const updated = await updateIf({
+    TableName: tableName(),
+    Key: purchaseKey(orgId, purchaseId),
+    UpdateExpression: 'SET failure = :failure',
+    ConditionExpression: '#status = :open',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':failure': failure, ':open': 'open' },
+  });
+  return updated !== null;
+}
+
+/** An open checkout expired, its slot freed, in one transaction. False when it was no longer open. */
+export async function expirePurchase(orgId: string, purchaseId: string): Promise<boolean> {
+  try {
+    await transact(
+      [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: purchaseKey(orgId, purchaseId),
+            UpdateExpression: 'SET #status = :expired, checkout_url = :null',
+            ConditionExpression: '#status = :open',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':expired': 'expired', ':open': 'open', ':null': null },
+          },
+        },
+        slotFreedUpdate(orgId, purchaseId),
+      ],
+      (reasons) => (conditionFailed(reasons, 0) ? new PurchaseNotSettleable() : null),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof PurchaseNotSettleable) return false;
+    throw error;
   }
 }

@@ -260,6 +260,12 @@ export class PaymentsLedger {
     return intent;
   }
 
+  charge(id: string): Charge {
+    const charge = this.charges.get(id);
+    if (!charge) throw new StripeApiError(404, 'invalid_request_error', `No such charge: '${id}'`, 'resource_missing', 'id');
+    return charge;
+  }
+
   expireSession(id: string): CheckoutSession {
     const session = this.session(id);
     if (session.status !== 'open')

@@ -154,6 +154,7 @@ export async function startPaymentsServer(options: PaymentsServerOptions = {}): 
       if (method === 'POST' && segments[3] === 'expire' && segments.length === 4) return ledger.expireSession(sessionId);
     }
     if (method === 'GET' && resource === 'payment_intents' && id !== undefined && action === undefined) return ledger.intent(id);
+    if (method === 'GET' && resource === 'charges' && id !== undefined && action === undefined) return ledger.charge(id);
     if (method === 'POST' && path === '/v1/refunds') {
       const paymentIntent = text(params.payment_intent);
       if (paymentIntent === undefined) throw missing('payment_intent');

@@ -70,6 +70,7 @@ export async function startBenchStack(environment: Record<string, string>): Prom
       OAUTH_SEALING_KEY: JSON.stringify({ kid: 'bench', key: randomBytes(32).toString('hex') }),
       STRIPE_SECRET_KEY: payments.secretKey,
       STRIPE_API_BASE: payments.url,
+      STRIPE_WEBHOOK_SECRET: payments.webhookSecret,
       API_KEY_SIGNING_KEY_PEM: key.privateKeyPem,
       ...environment,
     });

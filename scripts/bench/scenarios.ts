@@ -11,6 +11,7 @@ import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
 import { issuingSigner } from '../../lib/auth/issuing-signer.ts';
 import { pemSigner } from '../../lib/auth/signer.ts';
 import { createCheckoutPurchase } from '../../lib/billing/checkout.ts';
+import { stripeClient } from '../../lib/billing/stripe-client.ts';
 import { config } from '../../lib/config.ts';
 import { putAlertSettings } from '../../lib/db/alert-settings.ts';
 import { type ApiKeyRecord, createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
@@ -18,9 +19,10 @@ import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
 import { type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
-import { apiKeyKey, jobKey, oauthCodeKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
+import { apiKeyKey, jobKey, oauthCodeKey, purchaseKey, purchaseSlotsKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
+import { getPurchase } from '../../lib/db/purchases.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import { putCachedResult } from '../../lib/db/result-cache.ts';
 import { countUsage, type UsageDelta } from '../../lib/db/usage.ts';
@@ -30,6 +32,7 @@ import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { createJob, newJob } from '../../lib/jobs/lifecycle.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
+import { stripeSignature } from '../../lib/local/payments-server.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
 import type { AuthorizationRequest } from '../../lib/oauth/authorization-request.ts';
 import { type ClientMetadata, registerClient } from '../../lib/oauth/clients.ts';
@@ -215,6 +218,69 @@ const createCreditPurchase: Scenario = {
       // The floor's transaction on an organization of its own: the route's first checkout created its slots item.
       floorReplacements: (i) => ({ [owners[i]!.orgId]: floorOrgs[i]! }),
       check: status(201),
+    };
+  },
+};
+
+/**
+ * Stripe's webhook crediting a paid checkout: per request, an organization with a purchase paid on
+ * the local payments server (its events held), and the event that names its session, signed as
+ * Stripe signs. The floor's transaction needs its own state: a copy of the organization's
+ * purchase and open checkouts under another organization, and another PaymentIntent's marker.
+ */
+const receiveStripeWebhook: Scenario = {
+  route: 'ReceiveStripeWebhook',
+  label: 'POST payments/stripe/webhook (a paid checkout credited)',
+  async prepare(context, count) {
+    const secret = defined(process.env.STRIPE_WEBHOOK_SECRET, 'STRIPE_WEBHOOK_SECRET (the local payments server)');
+    const stripe = defined(await stripeClient(), "the payments server's SDK");
+    const owners = await organizationPerRequest(context, count, 'owner');
+    const paid: { sessionId: string; intentId: string; floorOrg: string }[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      const { orgId, userId } = defined(owners[i], 'an owner');
+      const { purchase } = await createCheckoutPurchase({ caller: { userId }, orgId, credits: 500, baseUrl: 'http://127.0.0.1' });
+      const form = { card_number: '4242424242424242', exp_month: '12', exp_year: '2099', cvc: '123', webhooks: 'hold' };
+      await (
+        await fetch(defined(purchase.checkout_url, 'a checkout URL'), {
+          method: 'POST',
+          redirect: 'manual',
+          body: new URLSearchParams(form),
+        })
+      ).arrayBuffer();
+      const stored = defined(await getPurchase(orgId, purchase.id), 'the purchase');
+      const session = await stripe.checkout.sessions.retrieve(stored.checkout_session_id);
+      const floorOrg = `org_bench_${hex()}`;
+      await createOrganization({ id: floorOrg, members: [{ userId, role: 'owner' }] });
+      for (const key of [purchaseKey(orgId, purchase.id), purchaseSlotsKey(orgId)]) {
+        const { Item } = await context.floor.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+        await context.floor.send(new PutCommand({ TableName: tableName(), Item: { ...Item, PK: `ORG#${floorOrg}` } }));
+      }
+      paid[i] = { sessionId: session.id, intentId: String(session.payment_intent), floorOrg };
+    });
+    const route = routeNamed('ReceiveStripeWebhook');
+    return {
+      event: (i) => {
+        const { sessionId } = defined(paid[i], 'a paid checkout');
+        const rawBody = JSON.stringify(
+          {
+            id: `evt_bench${hex()}`,
+            object: 'event',
+            type: 'checkout.session.completed',
+            data: { object: { id: sessionId, object: 'checkout.session' } },
+          },
+          null,
+          2,
+        );
+        return request(route, {
+          rawBody,
+          headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature(secret, rawBody) },
+        });
+      },
+      floorReplacements: (i) => {
+        const { intentId, floorOrg } = defined(paid[i], 'a paid checkout');
+        return { [defined(owners[i], 'an owner').orgId]: floorOrg, [intentId]: `pi_floor${hex()}` };
+      },
+      check: status(200),
     };
   },
 };
@@ -1325,6 +1391,7 @@ export const SCENARIOS: readonly Scenario[] = [
   usage('hour'),
   getCredits,
   createCreditPurchase,
+  receiveStripeWebhook,
   listCreditPurchases,
   getCreditPurchase,
   listSocialOperations,

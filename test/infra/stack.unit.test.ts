@@ -249,6 +249,7 @@ describe('routes and functions', () => {
           ...((route.secrets ?? []).includes('providerApiKey') ? ['SCRAPECREATORS_API_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('oauthSealingKey') ? ['OAUTH_SEALING_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('stripeSecretKey') ? ['STRIPE_SECRET_KEY_SECRET_ARN'] : []),
+          ...((route.secrets ?? []).includes('stripeWebhookSecret') ? ['STRIPE_WEBHOOK_SECRET_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('cursorSigningKey') ? ['CURSOR_SIGNING_KEY'] : []),
           ...(route.signsApiKeys ? ['API_KEY_KMS_KEY_ID'] : []),
           ...(route.sendsJobs ? ['JOBS_QUEUE_URL'] : []),
@@ -471,7 +472,13 @@ describe('nested stacks: one per domain of the route table', () => {
       table: ['TableCD117FA1'],
       key: ['ApiKeySigningKey3FF962E0'],
       // The OAuth sealing key is new.
-      secrets: ['ProviderApiKey671227A8', 'CursorSigningKey255C5A33', 'OAuthSealingKey1BB7AC03', 'StripeSecretKeyA7F6217B'],
+      secrets: [
+        'ProviderApiKey671227A8',
+        'CursorSigningKey255C5A33',
+        'OAuthSealingKey1BB7AC03',
+        'StripeSecretKeyA7F6217B',
+        'StripeWebhookSecretFCDDBC6A',
+      ],
       queues: [
         'JobsDeadLetterQueue8CC426EE',
         'JobsQueue24944186',
@@ -569,6 +576,7 @@ describe('the provider API key', () => {
       secretNamed(template, 'CursorSigningKey')[0],
       secretNamed(template, 'OAuthSealingKey')[0],
       secretNamed(template, 'StripeSecretKey')[0],
+      secretNamed(template, 'StripeWebhookSecret')[0],
     ]);
     expect(secret.Properties).not.toHaveProperty('SecretString');
     expect(secret.Properties).toHaveProperty('GenerateSecretString');
@@ -581,6 +589,7 @@ describe('the provider API key', () => {
         SCRAPECREATORS_API_KEY_SECRET_ARN: { Ref: secretNamed(t, 'ProviderApiKey')[0] },
         OAUTH_SEALING_KEY_SECRET_ARN: { Ref: secretNamed(t, 'OAuthSealingKey')[0] },
         STRIPE_SECRET_KEY_SECRET_ARN: { Ref: secretNamed(t, 'StripeSecretKey')[0] },
+        STRIPE_WEBHOOK_SECRET_SECRET_ARN: { Ref: secretNamed(t, 'StripeWebhookSecret')[0] },
       };
       for (const [, fn] of ofType(t, 'AWS::Lambda::Function')) {
         const variables: Record<string, unknown> = fn.Properties.Environment.Variables;
@@ -652,19 +661,18 @@ describe('the OAuth sealing key', () => {
   });
 });
 
-describe("Stripe's secret key", () => {
-  it('is a placeholder Secrets Manager generates (never a value in the template), kept on deletion, read at run time by the checkout route alone', () => {
-    const [secretId, secret] = secretNamed(template, 'StripeSecretKey');
+describe("Stripe's secret key and the webhook's signing secrets", () => {
+  it.each([
+    ['StripeSecretKey', 'stripeSecretKey', 'STRIPE_SECRET_KEY_SECRET_ARN', ['CreateCreditPurchase', 'ReceiveStripeWebhook']],
+    ['StripeWebhookSecret', 'stripeWebhookSecret', 'STRIPE_WEBHOOK_SECRET_SECRET_ARN', ['ReceiveStripeWebhook']],
+  ] as const)('%s: a placeholder (never a value in the template), kept on deletion, read at run time by %s’s routes alone', (name, routeSecret, variable, readers) => {
+    const [secretId, secret] = secretNamed(template, name);
     expect(secret.Properties).not.toHaveProperty('SecretString');
     expect(secret).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    expect(routes.filter((route) => route.secrets?.includes('stripeSecretKey')).map((route) => route.name)).toEqual([
-      'CreateCreditPurchase',
-    ]);
-    const readers = ofType(template, 'AWS::Lambda::Function').filter(
-      ([, fn]) => 'STRIPE_SECRET_KEY_SECRET_ARN' in fn.Properties.Environment.Variables,
-    );
-    expect(readers).toHaveLength(1);
-    expect(readers[0]?.[1].Properties.Environment.Variables.STRIPE_SECRET_KEY_SECRET_ARN).toEqual({ Ref: secretId });
+    expect(routes.filter((route) => route.secrets?.includes(routeSecret)).map((route) => route.name)).toEqual(readers);
+    const functions = ofType(template, 'AWS::Lambda::Function').filter(([, fn]) => variable in fn.Properties.Environment.Variables);
+    expect(functions).toHaveLength(readers.length);
+    for (const [, fn] of functions) expect(fn.Properties.Environment.Variables[variable]).toEqual({ Ref: secretId });
   });
 });
 
