@@ -18,6 +18,7 @@ import { ServiceDashboard } from './dashboard.ts';
 import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './identity.ts';
 import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { PaymentsReconciler } from './reconciler.ts';
 import { apiRoute, RouteStack, routesByStack } from './route-stack.ts';
 import { ChargeSweeper } from './sweeper.ts';
 import { TableStream } from './table-stream.ts';
@@ -309,6 +310,21 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.sweeper = sweeper.fn;
 
+    // Not a route: EventBridge invokes it every minute. The table, telemetry and Stripe's key.
+    const reconciler = new PaymentsReconciler(this, 'PaymentsReconciler', {
+      table: this.table,
+      environment: Object.fromEntries(
+        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
+          name,
+          environment[name]!,
+        ]),
+      ),
+      retention,
+      tracer: props.tracer ?? false,
+      stripeSecretKey,
+      extension: deps.extension,
+    });
+
     // Not a route: the table stream's event source mapping invokes it. The table, telemetry, and
     // the webhooks queue (the alerts consumer queues the deliveries of the crossings it finds).
     this.tableStream = new TableStream(this, 'TableStream', {
@@ -325,7 +341,7 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.webhooks.addSender(this.tableStream.fn);
 
-    const background = [sweeper.fn, this.jobs.worker, this.jobs.recovery, this.webhooks.delivery, this.tableStream.fn];
+    const background = [sweeper.fn, reconciler.fn, this.jobs.worker, this.jobs.recovery, this.webhooks.delivery, this.tableStream.fn];
     const functions = [...this.functions.values(), ...background];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,

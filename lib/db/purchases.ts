@@ -5,7 +5,14 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed, db, type TransactItem, tableName, transact, updateIf } from './client.ts';
-import { paymentMarkerKey, purchaseIdempotencyKey, purchaseKey, purchaseSlotsKey, purchasesPrefix } from './keys.ts';
+import {
+  paymentMarkerKey,
+  purchaseIdempotencyKey,
+  purchaseKey,
+  purchaseSlotsKey,
+  purchasesPrefix,
+  reconcilerCheckpointKey,
+} from './keys.ts';
 
 export type PurchaseStatus = 'open' | 'paid' | 'expired' | 'processing' | 'failed';
 
@@ -382,4 +389,21 @@ export async function expirePurchase(orgId: string, purchaseId: string): Promise
     if (error instanceof PurchaseNotSettleable) return false;
     throw error;
   }
+}
+
+/** Where the payments reconciler's last pass reached (epoch seconds of Stripe's event times), or null before the first. */
+export async function getReconcilerCheckpoint(): Promise<number | null> {
+  const { Item: item } = await db().send(new GetCommand({ TableName: tableName(), Key: reconcilerCheckpointKey(), ConsistentRead: true }));
+  return item ? Number(item.reached) : null;
+}
+
+/** Moves the checkpoint forward only: two passes at once never take it back. */
+export async function putReconcilerCheckpoint(reached: number): Promise<void> {
+  await updateIf({
+    TableName: tableName(),
+    Key: reconcilerCheckpointKey(),
+    UpdateExpression: 'SET reached = :reached, entity = :entity',
+    ConditionExpression: 'attribute_not_exists(reached) OR reached < :reached',
+    ExpressionAttributeValues: { ':reached': reached, ':entity': 'payments_reconciler' },
+  });
 }

@@ -251,9 +251,13 @@ const receiveStripeWebhook: Scenario = {
       const session = await stripe.checkout.sessions.retrieve(stored.checkout_session_id);
       const floorOrg = `org_bench_${hex()}`;
       await createOrganization({ id: floorOrg, members: [{ userId, role: 'owner' }] });
-      for (const key of [purchaseKey(orgId, purchase.id), purchaseSlotsKey(orgId)]) {
-        const { Item } = await context.floor.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-        await context.floor.send(new PutCommand({ TableName: tableName(), Item: { ...Item, PK: `ORG#${floorOrg}` } }));
+      const copies = [
+        [purchaseKey(orgId, purchase.id), purchaseKey(floorOrg, purchase.id)],
+        [purchaseSlotsKey(orgId), purchaseSlotsKey(floorOrg)],
+      ] as const;
+      for (const [from, to] of copies) {
+        const { Item } = await context.floor.send(new GetCommand({ TableName: tableName(), Key: from, ConsistentRead: true }));
+        await context.floor.send(new PutCommand({ TableName: tableName(), Item: { ...Item, ...to } }));
       }
       paid[i] = { sessionId: session.id, intentId: String(session.payment_intent), floorOrg };
     });

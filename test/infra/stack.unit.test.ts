@@ -97,6 +97,9 @@ const sweeperId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
 const workerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/job-worker.ts)'),
 )![0];
+const reconcilerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/reconcile-payments.ts)'),
+)![0];
 const recoveryId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/recover-jobs.ts)'),
 )![0];
@@ -124,8 +127,8 @@ const functionGroups = [
   {
     id: 'BackgroundFunctions',
     title: 'background functions',
-    names: ['SweepCharges', 'JobWorker', 'RecoverJobs', 'DeliverWebhooks', 'TableStreamFunction'],
-    functionIds: [sweeperId, workerId, recoveryId, deliveryId, streamFunctionId],
+    names: ['SweepCharges', 'ReconcilePayments', 'JobWorker', 'RecoverJobs', 'DeliverWebhooks', 'TableStreamFunction'],
+    functionIds: [sweeperId, reconcilerId, workerId, recoveryId, deliveryId, streamFunctionId],
   },
 ];
 const onTheTable = (statement: Statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:'));
@@ -207,7 +210,7 @@ describe('routes and functions', () => {
     expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(
       expect.arrayContaining([...invoked, sweeperId, workerId, recoveryId, deliveryId, streamFunctionId]),
     );
-    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 5);
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 6);
     expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
   });
 
@@ -671,7 +674,21 @@ describe("Stripe's secret key and the webhook's signing secrets", () => {
     expect(secret).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     expect(routes.filter((route) => route.secrets?.includes(routeSecret)).map((route) => route.name)).toEqual(readers);
     const functions = ofType(template, 'AWS::Lambda::Function').filter(([, fn]) => variable in fn.Properties.Environment.Variables);
-    expect(functions).toHaveLength(readers.length);
+    // The payments reconciler (scheduled, not a route) reads Stripe's key too.
+    expect(functions.map(([id]) => id).sort()).toEqual(
+      [
+        ...readers.map((name) =>
+          functionOf(
+            template,
+            defined(
+              routes.find((route) => route.name === name),
+              name,
+            ),
+          ),
+        ),
+        ...(name === 'StripeSecretKey' ? [reconcilerId] : []),
+      ].sort(),
+    );
     for (const [, fn] of functions) expect(fn.Properties.Environment.Variables[variable]).toEqual({ Ref: secretId });
   });
 });
@@ -848,8 +865,8 @@ describe('the API', () => {
   it('keeps every log group for the retention the operator chose', () => {
     const groups = ofType(template, 'AWS::Logs::LogGroup');
 
-    // One per function (the routes', the sweeper's, the job worker's, the job recovery's, the delivery's and the table stream's) and the API's access log.
-    expect(groups).toHaveLength(routes.length + 6);
+    // One per function (the routes', the sweeper's, the reconciler's, the job worker's, the job recovery's, the delivery's and the table stream's) and the API's access log.
+    expect(groups).toHaveLength(routes.length + 7);
     for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
@@ -1110,6 +1127,25 @@ describe('the dashboard', () => {
   });
 });
 
+describe('the payments reconciler', () => {
+  it('is invoked every minute, not retried on top of the next pass, and may read and write the table as a settle does, and read Stripe’s key', () => {
+    const rules = ofType(template, 'AWS::Events::Rule').filter(([, rule]) =>
+      JSON.stringify(rule.Properties.Targets).includes(reconcilerId),
+    );
+    expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: reconcilerId }, MaximumRetryAttempts: 0 });
+    expect(dynamoStatements(reconcilerId).flatMap(actionsOf).sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    const secretReads = otherStatements(reconcilerId).filter((statement) =>
+      actionsOf(statement).some((a) => a.startsWith('secretsmanager:')),
+    );
+    expect(secretReads.map((statement) => statement.Resource)).toEqual([{ Ref: secretNamed(template, 'StripeSecretKey')[0] }]);
+  });
+});
+
 describe('the charge sweeper', () => {
   const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
   const sweeperAlarm = (metricName: string) => alarms.filter((alarm) => alarm.MetricName === metricName);
@@ -1117,7 +1153,7 @@ describe('the charge sweeper', () => {
   it('is invoked by an EventBridge rule every minute, and a failed sweep is not retried on top of the next one', () => {
     const rules = ofType(template, 'AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(sweeperId));
 
-    expect(ofType(template, 'AWS::Events::Rule')).toHaveLength(2);
+    expect(ofType(template, 'AWS::Events::Rule')).toHaveLength(3);
     expect(rules).toHaveLength(1);
     expect(rules[0]![1].Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
