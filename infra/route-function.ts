@@ -28,6 +28,8 @@ import type { Webhooks } from './webhooks.ts';
 export const RUN_TIME_SECRETS: Record<Exclude<RouteSecret, 'cursorSigningKey'>, string> = {
   providerApiKey: 'SCRAPECREATORS_API_KEY_SECRET_ARN',
   oauthSealingKey: 'OAUTH_SEALING_KEY_SECRET_ARN',
+  stripeSecretKey: 'STRIPE_SECRET_KEY_SECRET_ARN',
+  stripeWebhookSecret: 'STRIPE_WEBHOOK_SECRET_SECRET_ARN',
 };
 
 /** What every route's function may be given, all of it owned by the parent stack. */

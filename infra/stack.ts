@@ -19,6 +19,7 @@ import { GrantExpiry } from './grant-expiry.ts';
 import { type IdentityOptions, type JwtSettings, ServiceUserPool } from './identity.ts';
 import { Jobs } from './jobs.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { PaymentsReconciler } from './reconciler.ts';
 import { apiRoute, RouteStack, routesByStack } from './route-stack.ts';
 import { ChargeSweeper } from './sweeper.ts';
 import { TableStream } from './table-stream.ts';
@@ -163,7 +164,38 @@ export class WorkspaceServiceStack extends Stack {
       reason:
         'It seals the OAuth consent ticket and the hosted sign-in state, i.e. who signed in. It is rotated by hand: putting {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps the tickets in flight valid for their 10 minutes. No Lambda rotation, because the previous key must be kept for those 10 minutes, and a rotation function would replace it.',
     });
-    const secrets: Record<RouteSecret, Secret> = { providerApiKey, cursorSigningKey, oauthSealingKey };
+    // Stripe's secret API key: it makes checkouts and refunds. Created with a random placeholder, like
+    // the provider key: until an operator puts an `sk_…` key in it, buying credits answers 403
+    // `operation_not_enabled` (docs/funding.md, "Deployed").
+    const stripeSecretKey = new Secret(this, 'StripeSecretKey', {
+      description: "Stripe's secret API key, which makes checkouts and refunds (set the value after the first deploy; docs/funding.md)",
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(stripeSecretKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "A payment provider's API key: no Lambda can rotate it; it is rolled in Stripe's dashboard and put by hand (docs/deployment.md).",
+    });
+    // The webhook's signing secrets: apart from the API key (habit 19), since they only tell Stripe's
+    // events from forgeries. Created with a random placeholder holding no `whsec_…`: until an
+    // operator puts the endpoint's signing secret in it, the webhook answers 404.
+    const stripeWebhookSecret = new Secret(this, 'StripeWebhookSecret', {
+      description:
+        'The Stripe webhook endpoint\'s signing secret(s): "whsec_…", or ["whsec_new","whsec_old"] during a rotation (set after the first deploy; docs/deployment.md)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(stripeWebhookSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "A payment provider's webhook signing secret: no Lambda can rotate it; it is rolled in Stripe's dashboard, both secrets kept in it for the rotation's overlap (docs/deployment.md).",
+    });
+    const secrets: Record<RouteSecret, Secret> = {
+      providerApiKey,
+      cursorSigningKey,
+      oauthSealingKey,
+      stripeSecretKey,
+      stripeWebhookSecret,
+    };
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
@@ -292,6 +324,21 @@ export class WorkspaceServiceStack extends Stack {
       tracer: props.tracer ?? false,
     });
 
+    // Not a route: EventBridge invokes it every minute. The table, telemetry and Stripe's key.
+    const reconciler = new PaymentsReconciler(this, 'PaymentsReconciler', {
+      table: this.table,
+      environment: Object.fromEntries(
+        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
+          name,
+          environment[name]!,
+        ]),
+      ),
+      retention,
+      tracer: props.tracer ?? false,
+      stripeSecretKey,
+      extension: deps.extension,
+    });
+
     // Not a route: the table stream's event source mapping invokes it. The table, telemetry, and
     // the webhooks queue (the alerts consumer queues the deliveries of the crossings it finds).
     this.tableStream = new TableStream(this, 'TableStream', {
@@ -308,7 +355,15 @@ export class WorkspaceServiceStack extends Stack {
     });
     this.webhooks.addSender(this.tableStream.fn);
 
-    const background = [sweeper.fn, grantExpiry.fn, this.jobs.worker, this.jobs.recovery, this.webhooks.delivery, this.tableStream.fn];
+    const background = [
+      sweeper.fn,
+      grantExpiry.fn,
+      reconciler.fn,
+      this.jobs.worker,
+      this.jobs.recovery,
+      this.webhooks.delivery,
+      this.tableStream.fn,
+    ];
     const functions = [...this.functions.values(), ...background];
     const metrics = new ServiceMetrics(this, 'Metrics', {
       api: this.api,

@@ -206,6 +206,61 @@ export function oauthSealingKeySource(): { secretArn: string } | { value: string
   throw new Error('OAUTH_SEALING_KEY_SECRET_ARN (deployed) or OAUTH_SEALING_KEY (local) is not set');
 }
 
+/**
+ * Where Stripe's secret API key is read from (lib/billing/stripe-client.ts): deployed, its Secrets
+ * Manager secret by ARN (STRIPE_SECRET_KEY_SECRET_ARN), read at run time; locally and in tests,
+ * STRIPE_SECRET_KEY. Neither: this deployment sells no credits (403 `operation_not_enabled`).
+ */
+export function stripeSecretKeySource(): { secretArn: string } | { value: string } | undefined {
+  const secretArn = optional('STRIPE_SECRET_KEY_SECRET_ARN');
+  const value = optional('STRIPE_SECRET_KEY');
+  if (secretArn && value) throw new Error('set STRIPE_SECRET_KEY_SECRET_ARN (deployed) or STRIPE_SECRET_KEY (local), not both');
+  if (secretArn) return { secretArn };
+  if (value) return { value };
+  return undefined;
+}
+
+/**
+ * Where the webhook's signing secrets are read from (lib/billing/webhook-secrets.ts): deployed, their
+ * own Secrets Manager secret by ARN (STRIPE_WEBHOOK_SECRET_SECRET_ARN), read at run time; locally
+ * and in tests, STRIPE_WEBHOOK_SECRET. Neither: the webhook answers 404.
+ */
+export function stripeWebhookSecretSource(): { secretArn: string } | { value: string } | undefined {
+  const secretArn = optional('STRIPE_WEBHOOK_SECRET_SECRET_ARN');
+  const value = optional('STRIPE_WEBHOOK_SECRET');
+  if (secretArn && value) throw new Error('set STRIPE_WEBHOOK_SECRET_SECRET_ARN (deployed) or STRIPE_WEBHOOK_SECRET (local), not both');
+  if (secretArn) return { secretArn };
+  if (value) return { value };
+  return undefined;
+}
+
+/** The payments API's base URL when it is not Stripe's own (STRIPE_API_BASE: `npm start`'s and the tests' local payments server). */
+export const stripeApiBase = (): URL | undefined => {
+  const base = optional('STRIPE_API_BASE');
+  return base === undefined ? undefined : new URL(base);
+};
+
+export interface PurchaseConfig {
+  minCredits: number;
+  maxCredits: number;
+  /** Minor units of `currency` per credit. */
+  unitAmount: number;
+  currency: string;
+  /** How long a checkout stays open (Stripe's Checkout Sessions live 30 minutes to 24 hours). */
+  checkoutMinutes: number;
+}
+
+/** What a credit costs and how many may be bought at once (docs/configuration.md). */
+export function purchaseConfig(): PurchaseConfig {
+  const minCredits = integer('PURCHASE_MIN_CREDITS', 500);
+  const maxCredits = integer('PURCHASE_MAX_CREDITS', 100_000, minCredits);
+  const checkoutMinutes = integer('PURCHASE_CHECKOUT_MINUTES', 1_440, 30);
+  if (checkoutMinutes > 1_440) throw new Error(`PURCHASE_CHECKOUT_MINUTES must be at most 1440, got ${checkoutMinutes}`);
+  const currency = optional('PURCHASE_CURRENCY') ?? 'usd';
+  if (!/^[a-z]{3}$/.test(currency)) throw new Error(`PURCHASE_CURRENCY must be a lowercase ISO 4217 code, got "${currency}"`);
+  return { minCredits, maxCredits, unitAmount: integer('PURCHASE_UNIT_AMOUNT', 1), currency, checkoutMinutes };
+}
+
 /** Origins allowed to call the API from a browser (CORS_ALLOWED_ORIGINS, comma-separated; none = CORS off). */
 export const corsAllowedOrigins = (): string[] => list('CORS_ALLOWED_ORIGINS');
 

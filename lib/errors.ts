@@ -37,6 +37,10 @@ export const ERROR_CATALOG = {
     status: 409,
     message: 'the organization has as many jobs queued or running as it may: wait for one to end, or cancel one',
   },
+  purchase_limit_reached: {
+    status: 409,
+    message: 'the organization has as many open checkouts as it may: pay or let one expire first',
+  },
   webhook_limit_reached: {
     status: 409,
     message: 'the organization has as many notification endpoints as it may: delete one first',
@@ -296,6 +300,10 @@ export const operationNotOffered = (operation: string, provider: string): Servic
     `operation ${operation} is not served by ${provider}, this deployment's social data provider; GET /social/operations?include=unavailable marks each operation's availability (available: false)`,
   );
 
+/** This deployment has no payments provider configured (docs/funding.md, "Deployed"). */
+export const paymentsNotEnabled = (): ServiceError =>
+  new ServiceError('operation_not_enabled', 'buying credits is not enabled on this deployment: it has no payments provider configured');
+
 // ---------------------------------------------------------------- 404
 
 /** Same body whatever the reason, so an id cannot be probed. */
@@ -341,6 +349,16 @@ export const idempotencyKeyReused = (): ServiceError => new ServiceError('idempo
 export const lastOwner = (userId: string): ServiceError =>
   new ServiceError('last_owner', `${userId} is the organization's last owner: add or promote another owner first`);
 
+/** The organization has `max` open checkouts: one must be paid or expire first. */
+export const purchaseLimitReached = (max: number): ServiceError =>
+  new ServiceError(
+    'purchase_limit_reached',
+    `the organization has ${plural(max, 'open checkout')}, the most it may: pay or let one expire first`,
+    {
+      data: { max_open: max },
+    },
+  );
+
 /** The organization has `max` jobs queued or running: one must end (or be cancelled) first. */
 export const jobLimitReached = (max: number): ServiceError =>
   new ServiceError(
@@ -377,6 +395,18 @@ export const internalError = (message: string = ERROR_CATALOG.internal_error.mes
   new ServiceError('internal_error', message);
 
 export const upstreamFailed = (): ServiceError => new ServiceError('upstream_failed');
+
+/** The payments provider (Stripe) failed while a checkout was being made: nothing was created. */
+export const paymentsUpstreamFailed = (): ServiceError =>
+  new ServiceError('upstream_failed', 'the payments provider failed; no purchase was made, retry with backoff');
+
+/** A verified payments event could not be recorded (Stripe or the table failed): a 5xx, so that Stripe sends it again. */
+export const paymentsEventNotRecorded = (): ServiceError =>
+  new ServiceError('upstream_failed', 'the payments provider failed while the event was handled; it was not recorded, send it again');
+
+/** A webhook body larger than any event Stripe sends. */
+export const webhookBodyTooLarge = (limitBytes: number): ServiceError =>
+  new ServiceError('payload_too_large', `the body is over the ${limitBytes} bytes a payments event may be`);
 
 /** The refund write failed too (logged as REFUND FAILED for an operator): say so rather than claim it. */
 export const upstreamFailedRefundPending = (): ServiceError =>

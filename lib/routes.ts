@@ -91,8 +91,14 @@ export interface Route {
  * (lib/oauth/sealing-key.ts), which can approve a grant in anyone's name: `{"kid","key","previous"}`
  * JSON read at run time like the provider key (its ARN in OAUTH_SEALING_KEY_SECRET_ARN), never in
  * the function's configuration.
+ * `stripeSecretKey`: Stripe's secret API key, which makes checkouts and refunds, i.e. moves money:
+ * read at run time like the provider key (its ARN in STRIPE_SECRET_KEY_SECRET_ARN), kept at most 5
+ * minutes (lib/billing/stripe-client.ts).
+ * `stripeWebhookSecret`: the webhook's signing secrets, which only tell Stripe's events from
+ * forgeries (one, or two during a rotation; lib/billing/webhook-secrets.ts): read at run time like
+ * the others (its ARN in STRIPE_WEBHOOK_SECRET_SECRET_ARN), kept at most 5 minutes.
  */
-export type RouteSecret = 'providerApiKey' | 'cursorSigningKey' | 'oauthSealingKey';
+export type RouteSecret = 'providerApiKey' | 'cursorSigningKey' | 'oauthSealingKey' | 'stripeSecretKey' | 'stripeWebhookSecret';
 
 /** The why of a status the specification lists and this deployment never answers. */
 const NEVER_402 =
@@ -190,6 +196,78 @@ export const routes: readonly Route[] = [
       "Any member. The balance, the current UTC month, and the organization's and the caller's monthly and daily limits with their spend this UTC month (`spent`) and this UTC day (`spent_today`); limits null when unset. A caller with an API key also gets `api_key`: the key's id, limits and spend. Never 402, so a workspace out of credits can see why. A caller who is not a member gets 404.",
     tag: 'Billing',
     errors: ['not_found'],
+  },
+  {
+    // The owner's membership (GetItem), the Idempotency-Key's claim (PutItem, GetItem; DeleteItem to
+    // release it when no purchase is made) and the open checkouts (GetItem); then Stripe; then one
+    // transaction: the open checkouts (UpdateItem), the purchase (PutItem), the key (UpdateItem).
+    name: 'CreateCreditPurchase',
+    method: 'POST',
+    path: '/organizations/{organization_id}/credit-purchases',
+    entry: 'functions/create-credit-purchase.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    secrets: ['stripeSecretKey'],
+    summary: 'Buy credits: a checkout to pay by card',
+    description:
+      "Owners, with a user's token. `credits` (a whole number within the pricing `GET …/credit-purchases` shows, by default 500 to 100,000) → 201 with the purchase, `Location`, and its `checkout_url`, Stripe's hosted page where the buyer pays; once paid, the credits are added exactly once (see docs/funding.md). At most 10 open checkouts per organization: 409 `purchase_limit_reached` (`data.max_open`). With an `Idempotency-Key`, the same request within 24 hours answers the first purchase (`Idempotent-Replayed: true`), another body 409 `idempotency_key_reused`. Stripe failing: 500 `upstream_failed`, no purchase. A deployment without a payments provider: 403 `operation_not_enabled`. API keys 403 `api_key_not_allowed` (a checkout needs a person); other members 403; anyone else 404. Never 402.",
+    tag: 'Credit purchases',
+    errors: [
+      'api_key_not_allowed',
+      'forbidden',
+      'not_found',
+      'operation_not_enabled',
+      'purchase_limit_reached',
+      'idempotency_key_reused',
+      'upstream_failed',
+    ],
+    notProduced: { 402: NEVER_402 },
+  },
+  {
+    // One round trip: rate-limit counter, membership and the page's Query together (more Queries
+    // only while a `status` filter skips purchases).
+    name: 'ListCreditPurchases',
+    method: 'GET',
+    path: '/organizations/{organization_id}/credit-purchases',
+    entry: 'functions/list-credit-purchases.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    secrets: ['cursorSigningKey'],
+    summary: "List the organization's credit purchases, with the pricing",
+    description:
+      "Owners, with a user's token. Purchases newest first, `status` keeping one status, paged by `cursor`; `pricing` says what a credit costs and how many one purchase may buy. Never calls Stripe: a checkout past `expires_at` reads `expired`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'Credit purchases',
+    errors: ['api_key_not_allowed', 'forbidden', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
+    // One round trip: rate-limit counter, membership and the purchase (GetItem each).
+    name: 'GetCreditPurchase',
+    method: 'GET',
+    path: '/organizations/{organization_id}/credit-purchases/{purchase_id}',
+    entry: 'functions/get-credit-purchase.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: 'Read one credit purchase',
+    description:
+      "Owners, with a user's token. The purchase as it stands (never asking Stripe). API keys 403 `api_key_not_allowed`; other members 403; anyone else, and an unknown purchase, 404.",
+    tag: 'Credit purchases',
+    errors: ['api_key_not_allowed', 'forbidden', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
+    // The purchase (GetItem); the settle transaction: the payment's marker and the billing event
+    // (PutItem), the balance, the purchase and its open-checkout slot (UpdateItem); a reversal's
+    // transaction and a failure's or expiry's update (UpdateItem). No rate-limit counter: public.
+    name: 'ReceiveStripeWebhook',
+    method: 'POST',
+    path: '/payments/stripe/webhook',
+    entry: 'functions/stripe-webhook.ts',
+    tableActions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    secrets: ['stripeSecretKey', 'stripeWebhookSecret'],
+    public: true,
+    summary: "Stripe's events about this service's payments (the webhook)",
+    description:
+      'For Stripe, not for clients: no token, not rate limited. The raw body (at most 1 MiB, else 413) must carry a valid `Stripe-Signature` (`t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with the endpoint\'s signing secret, `t` within 300 s): else 400 `validation_failed` naming the header, and nothing changes. Then not JSON: 400 `invalid_json`; not an event (`id` "evt_…", string `type`, object `data.object`): 400 naming the field. Else 200 `{ "received": true }`, also for events of other types or naming nothing here. An event is trusted for ids only: the payment is read back from Stripe and a purchase is credited once, whatever events come and in whatever order (see docs/funding.md). 500 only when a verified event could not be recorded (Stripe sends it again). A deployment without Stripe\'s keys: 404.',
+    tag: 'Credit purchases',
+    errors: ['validation_failed', 'invalid_json', 'not_found', 'payload_too_large', 'upstream_failed'],
   },
   restoreRoute('Asset', 'assets', 'asset', {
     description: '',

@@ -21,14 +21,20 @@ import { parseArgs } from 'node:util';
 import { type Bundle, bundle, ownerOf } from '../infra/bundle.ts';
 import { GRANT_EXPIRY_ENTRY } from '../infra/grant-expiry.ts';
 import { JOB_WORKER_ENTRY, RECOVER_JOBS_ENTRY } from '../infra/jobs.ts';
+import { RECONCILER_ENTRY } from '../infra/reconciler.ts';
 import { SWEEPER_ENTRY } from '../infra/sweeper.ts';
 import { TABLE_STREAM_ENTRY } from '../infra/table-stream.ts';
 import { DELIVER_WEBHOOKS_ENTRY } from '../infra/webhooks.ts';
 import { lambdaNodeBinary } from '../lib/local/lambda-node.ts';
 import { routes } from '../lib/routes.ts';
 
-/** The aim in size and load, × the bare bundle (docs/performance.md): 1.3, the MCP function 1.5 (it runs the run path and the job tools). */
-const aimOf = (name: string): number => (name === 'Mcp' ? 1.5 : 1.3);
+/**
+ * The aim in size and load, × the bare bundle (docs/performance.md): 1.3, the MCP function 1.5 (it
+ * runs the run path and the job tools), the checkout 1.8: it carries the `stripe` SDK (about 240 KB
+ * minified), whose client registers every resource of Stripe's API, so no import of ours can trim it.
+ */
+const AIMS: Readonly<Record<string, number>> = { Mcp: 1.5, CreateCreditPurchase: 1.8, ReceiveStripeWebhook: 1.8, ReconcilePayments: 1.8 };
+const aimOf = (name: string): number => AIMS[name] ?? 1.3;
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '9' },
@@ -99,6 +105,7 @@ try {
     ...routes.map((route) => ({ name: route.name, entry: route.entry })),
     { name: 'SweepCharges', entry: SWEEPER_ENTRY },
     { name: 'ExpireGrants', entry: GRANT_EXPIRY_ENTRY },
+    { name: 'ReconcilePayments', entry: RECONCILER_ENTRY },
     { name: 'JobWorker', entry: JOB_WORKER_ENTRY },
     { name: 'RecoverJobs', entry: RECOVER_JOBS_ENTRY },
     { name: 'DeliverWebhooks', entry: DELIVER_WEBHOOKS_ENTRY },

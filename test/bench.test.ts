@@ -6,13 +6,21 @@
  * concurrency 1 and again 16 at once, where a route that sends different commands from one
  * request to the next shows (test/support/depth.ts).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atDepth } from './support/depth.ts';
 import { tokenFor } from './support/tokens.ts';
 
 // Every request of the run counts against its user's window; the sample provider serves runs.
 process.env.RATE_LIMIT_REQUESTS = '100000';
 process.env.OAUTH_CLIENT_RATE_LIMIT = '100000';
+
+// Checkouts are made on the local payments server, as under `npm run bench` (scripts/bench/local.ts).
+const { startPaymentsServer } = await import('../lib/local/payments-server.ts');
+const payments = await startPaymentsServer();
+process.env.STRIPE_SECRET_KEY = payments.secretKey;
+process.env.STRIPE_API_BASE = payments.url;
+process.env.STRIPE_WEBHOOK_SECRET = payments.webhookSecret;
+afterAll(() => payments.close());
 
 const { runBench } = await import('../scripts/bench/run.ts');
 const { SCENARIOS, missingScenarios } = await import('../scripts/bench/scenarios.ts');
@@ -33,6 +41,14 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   GetUsage: 'UpdateItem+GetItem+Query',
   'GetUsage hours': 'UpdateItem+GetItem+Query',
   GetCredits: 'UpdateItem+GetItem+GetItem+GetItem+GetItem',
+  // Counter and membership, then the open checkouts (Stripe's customer and session between), then
+  // the purchase with the open checkouts in one transaction.
+  CreateCreditPurchase: 'UpdateItem+GetItem | GetItem | TransactWriteItems',
+  ListCreditPurchases: 'UpdateItem+GetItem+Query',
+  GetCreditPurchase: 'UpdateItem+GetItem+GetItem',
+  // No rate-limit counter (public): the purchase the PaymentIntent names (Stripe's session and
+  // PaymentIntent read between), then the one settle transaction.
+  ReceiveStripeWebhook: 'GetItem | TransactWriteItems',
   ListSocialOperations: 'UpdateItem+GetItem+GetItem',
   // Counter and reads, the charge (with its pending record), then (after the provider) the balance
   // for Credits-Remaining beside the pending record's removal.

@@ -22,6 +22,11 @@ const DESIGN_CODES: Record<number, string[]> = {
   500: ['internal_error', 'upstream_failed'],
 };
 
+/** DESIGN.md, part 4 ("Beyond the spec, part 4"): the codes of its features built so far, by status. */
+const PART_4_CODES: Record<number, string[]> = {
+  409: ['purchase_limit_reached'],
+};
+
 /** Codes beyond DESIGN.md, each for an answer DESIGN.md does not cover (see docs/api-conventions.md). */
 const ADDED_CODES: Record<string, number> = {
   // The local server's edges, where API Gateway answers on its own when deployed.
@@ -36,13 +41,17 @@ const ADDED_CODES: Record<string, number> = {
 
 describe('the error catalog', () => {
   it.each(
-    Object.entries(DESIGN_CODES).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)] as const)),
+    [...Object.entries(DESIGN_CODES), ...Object.entries(PART_4_CODES)].flatMap(([status, codes]) =>
+      codes.map((code) => [code, Number(status)] as const),
+    ),
   )('holds %s with status %i', (code, status) => {
     expect(ERROR_CATALOG[code as errors.ErrorCode]?.status).toBe(status);
   });
 
   it('holds no code but those DESIGN.md lists and the documented additions', () => {
-    expect(Object.keys(ERROR_CATALOG).sort()).toEqual([...Object.values(DESIGN_CODES).flat(), ...Object.keys(ADDED_CODES)].sort());
+    expect(Object.keys(ERROR_CATALOG).sort()).toEqual(
+      [...Object.values(DESIGN_CODES).flat(), ...Object.values(PART_4_CODES).flat(), ...Object.keys(ADDED_CODES)].sort(),
+    );
     for (const [code, status] of Object.entries(ADDED_CODES)) expect(ERROR_CATALOG[code as errors.ErrorCode].status).toBe(status);
   });
 

@@ -10,6 +10,8 @@ export const BILLING_EVENT_TYPES = [
   'social_operation.charged',
   'social_operation.refunded',
   'credits.expired',
+  'credits.purchased',
+  'credits.reversed',
 ] as const;
 export type BillingEventType = (typeof BILLING_EVENT_TYPES)[number];
 
@@ -27,7 +29,9 @@ export const billingEventSchema = z.object({
   /**
    * Facts a program can follow: for charges and refunds `operation`, `charge_id` (the charge
    * event's id), `user_id` and `request_id`; for grants and deductions `reason`, and a grant's
-   * `grant_id`; for an expiry `grant_id`. Empty on events written before metadata was kept.
+   * `grant_id`; for an expiry `grant_id`; for purchases `purchase_id`, `payment_intent_id` and
+   * `source`; for reversals `purchase_id`, `reason` (`refund` or `dispute`) and
+   * `payment_intent_id`. Empty on events written before metadata was kept.
    */
   metadata: z.record(z.string(), z.string()),
 });

@@ -33,6 +33,11 @@
  *                                               or its warning is ahead, GSI1 = GRANTS_DUE / <due at>#<id>
  *   GRANTS#<org>      LEDGER                    the grants' ledger of an organization: its debt, and (legacy) its cutoff
  *   GRANTS#<org>      APPLIED#<event id>        the marker that a billing event was applied to the grants, with what it drew (TTL 400 days)
+ *   ORG#<org>         PURCHASE#<purchase id>    a credit purchase (checkout), newest id last
+ *   ORG#<org>         PURCHASES                 the organization's open checkouts (bounded) and its Stripe Customer
+ *   PURCHASEKEY#<org>#<u>#<h> PURCHASEKEY       Idempotency-Key of a purchase's creation (TTL 24 h)
+ *   PAYMENT#<payment intent id> SETTLED         the marker that a PaymentIntent's credits were added: put once, by the settle transaction
+ *   PAYMENTS_RECONCILER CHECKPOINT             where the payments reconciler's last pass reached (Stripe event time)
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -408,3 +413,26 @@ export const ledgerMarkerKey = (orgId: string, eventId: string): TableKey => ({ 
  */
 export const GRANTS_DUE_PK = 'GRANTS_DUE';
 export const grantDueIndexKey = (dueAt: string, grantId: string) => ({ GSI1PK: GRANTS_DUE_PK, GSI1SK: `${dueAt}#${grantId}` });
+/** A credit purchase (docs/funding.md): its id sorts by creation, so the partition lists newest first. */
+export const purchaseKey = (orgId: string, purchaseId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: `PURCHASE#${purchaseId}` });
+
+export const purchasesPrefix = (orgId: string) => ({ PK: `ORG#${orgId}`, skPrefix: 'PURCHASE#' });
+
+/** The organization's open checkouts (bounded) and its one Stripe Customer. */
+export const purchaseSlotsKey = (orgId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: 'PURCHASES' });
+
+/** A purchase's Idempotency-Key, scoped per organization and caller, in a key space of its own. */
+export const purchaseIdempotencyKey = (orgId: string, userId: string, keyHash: string): TableKey => ({
+  PK: `PURCHASEKEY#${orgId}#${userId}#${keyHash}`,
+  SK: 'PURCHASEKEY',
+});
+
+/**
+ * The marker that a PaymentIntent was credited, put `attribute_not_exists` by the transaction
+ * that credits it: keyed by the payment, not the purchase or the event, so any number of events
+ * and reconciler passes naming one payment credit it once (lib/billing/settle.ts).
+ */
+export const paymentMarkerKey = (paymentIntentId: string): TableKey => ({ PK: `PAYMENT#${paymentIntentId}`, SK: 'SETTLED' });
+
+/** The payments reconciler's checkpoint: one item, written by each pass (lib/billing/reconciler.ts). */
+export const reconcilerCheckpointKey = (): TableKey => ({ PK: 'PAYMENTS_RECONCILER', SK: 'CHECKPOINT' });

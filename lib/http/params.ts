@@ -129,3 +129,11 @@ export const webhookIdParam = z
   .string()
   .check(atMost(36, WEBHOOK_ID_RULE), z.regex(WEBHOOK_ID_PATTERN, WEBHOOK_ID_RULE))
   .register(z.globalRegistry, { description: 'the notification endpoint id', examples: ['whk_0123456789abcdef0123456789abcdef'] });
+
+const PURCHASE_ID_RULE = 'must be a purchase id: "pur_" followed by 26 lowercase letters and digits';
+
+/** A credit purchase's id in a path. */
+export const purchaseIdParam = z
+  .string()
+  .check(atMost(30, PURCHASE_ID_RULE), z.regex(/^pur_[0-9a-z]{26}$/, PURCHASE_ID_RULE))
+  .register(z.globalRegistry, { description: 'the purchase id', examples: ['pur_0mhx5k2a9b0123456789abcdef'] });

@@ -39,6 +39,8 @@ export interface DevInfo {
   /** The demo tokens' `aud`; absent when the local stack accepts access tokens only. */
   audience?: string;
   clientId?: string;
+  /** The local payments server, when `npm start` runs one (docs/funding.md, "Locally"). */
+  payments?: { api_base: string; secret_key: string; webhook_secret: string; webhook_url: string; pricing: unknown };
 }
 
 export interface Command<Input = unknown> {

@@ -12,6 +12,7 @@ export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
   events: async () => (await import('./events.ts')).group,
   usage: async () => (await import('./usage.ts')).group,
   charges: async () => (await import('./charges.ts')).group,
+  payments: async () => (await import('./payments.ts')).group,
   jobs: async () => (await import('./jobs.ts')).group,
   webhooks: async () => (await import('./webhooks.ts')).group,
   token: async () => (await import('./token.ts')).group,

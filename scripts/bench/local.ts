@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
+import { startPaymentsServer } from '../../lib/local/payments-server.ts';
 import { generateSigningKey, jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, signToken } from '../../lib/local/signing-key.ts';
 import { useLocalTable } from '../local-env.ts';
 
@@ -45,6 +46,8 @@ export const UNDER_LOAD: Readonly<Record<string, string>> = {
 
 export async function startBenchStack(environment: Record<string, string>): Promise<BenchStack> {
   const dynamo = await startDynamoDbLocal();
+  // Checkouts are made on the local payments server, as `npm start` makes them (docs/funding.md).
+  const payments = await startPaymentsServer();
   const key = generateSigningKey();
   const jwks = JSON.stringify(jwksOf(key));
   const jwksServer = createServer((_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end(jwks));
@@ -52,6 +55,7 @@ export async function startBenchStack(environment: Record<string, string>): Prom
   const address = jwksServer.address();
   const stop = async () => {
     jwksServer.close();
+    await payments.close();
     await dynamo.stop();
   };
   try {
@@ -64,6 +68,9 @@ export async function startBenchStack(environment: Record<string, string>): Prom
       SOCIAL_PROVIDER: 'sample',
       CURSOR_SIGNING_KEY: randomBytes(32).toString('hex'),
       OAUTH_SEALING_KEY: JSON.stringify({ kid: 'bench', key: randomBytes(32).toString('hex') }),
+      STRIPE_SECRET_KEY: payments.secretKey,
+      STRIPE_API_BASE: payments.url,
+      STRIPE_WEBHOOK_SECRET: payments.webhookSecret,
       API_KEY_SIGNING_KEY_PEM: key.privateKeyPem,
       ...environment,
     });

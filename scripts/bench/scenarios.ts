@@ -10,6 +10,8 @@ import { MAX_ENDPOINTS, TEST_EVENT_TYPE } from '../../lib/alerts/endpoints.ts';
 import { signApiKeyToken } from '../../lib/auth/api-key-token.ts';
 import { issuingSigner } from '../../lib/auth/issuing-signer.ts';
 import { pemSigner } from '../../lib/auth/signer.ts';
+import { createCheckoutPurchase } from '../../lib/billing/checkout.ts';
+import { stripeClient } from '../../lib/billing/stripe-client.ts';
 import { config } from '../../lib/config.ts';
 import { putAlertSettings } from '../../lib/db/alert-settings.ts';
 import { type ApiKeyRecord, createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
@@ -17,9 +19,10 @@ import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
 import { type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
-import { apiKeyKey, jobKey, oauthCodeKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
+import { apiKeyKey, jobKey, oauthCodeKey, purchaseKey, purchaseSlotsKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
+import { getPurchase } from '../../lib/db/purchases.ts';
 import { createResource, softDeleteResource } from '../../lib/db/resources.ts';
 import { putCachedResult } from '../../lib/db/result-cache.ts';
 import { countUsage, type UsageDelta } from '../../lib/db/usage.ts';
@@ -29,6 +32,7 @@ import { DOCS_ASSETS } from '../../lib/docs-assets.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { createJob, newJob } from '../../lib/jobs/lifecycle.ts';
 import { buildHttpEvent } from '../../lib/local/apigw-event.ts';
+import { stripeSignature } from '../../lib/local/payments-server.ts';
 import type { ResourceKind, Role } from '../../lib/model.ts';
 import type { AuthorizationRequest } from '../../lib/oauth/authorization-request.ts';
 import { type ClientMetadata, registerClient } from '../../lib/oauth/clients.ts';
@@ -211,6 +215,136 @@ const listCreditGrants: Scenario = {
     await forEachIndex(25, 4, (i) => grantCredits(orgId, 1, new Date(), 'bench', { expiresAt: i % 2 === 0 ? inAYear : null }));
     const route = routeNamed('ListCreditGrants');
     return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** One checkout per request, each in an organization of its own (10 open checkouts are an organization's most). */
+const createCreditPurchase: Scenario = {
+  route: 'CreateCreditPurchase',
+  label: 'POST organizations/{id}/credit-purchases (Stripe: the local payments server)',
+  async prepare(context, count) {
+    const owners = await organizationPerRequest(context, count, 'owner');
+    const floorOrgs = owners.map(() => `org_bench_${hex()}`);
+    const route = routeNamed('CreateCreditPurchase');
+    return {
+      event: (i) =>
+        request(route, { path: { organization_id: owners[i]!.orgId }, token: context.tokenFor(owners[i]!.userId), body: { credits: 500 } }),
+      // The floor's transaction on an organization of its own: the route's first checkout created its slots item.
+      floorReplacements: (i) => ({ [owners[i]!.orgId]: floorOrgs[i]! }),
+      check: status(201),
+    };
+  },
+};
+
+/**
+ * Stripe's webhook crediting a paid checkout: per request, an organization with a purchase paid on
+ * the local payments server (its events held), and the event that names its session, signed as
+ * Stripe signs. The floor's transaction needs its own state: a copy of the organization's
+ * purchase and open checkouts under another organization, and another PaymentIntent's marker.
+ */
+const receiveStripeWebhook: Scenario = {
+  route: 'ReceiveStripeWebhook',
+  label: 'POST payments/stripe/webhook (a paid checkout credited)',
+  async prepare(context, count) {
+    const secret = defined(process.env.STRIPE_WEBHOOK_SECRET, 'STRIPE_WEBHOOK_SECRET (the local payments server)');
+    const stripe = defined(await stripeClient(), "the payments server's SDK");
+    const owners = await organizationPerRequest(context, count, 'owner');
+    const paid: { sessionId: string; intentId: string; floorOrg: string }[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      const { orgId, userId } = defined(owners[i], 'an owner');
+      const { purchase } = await createCheckoutPurchase({ caller: { userId }, orgId, credits: 500, baseUrl: 'http://127.0.0.1' });
+      const form = { card_number: '4242424242424242', exp_month: '12', exp_year: '2099', cvc: '123', webhooks: 'hold' };
+      await (
+        await fetch(defined(purchase.checkout_url, 'a checkout URL'), {
+          method: 'POST',
+          redirect: 'manual',
+          body: new URLSearchParams(form),
+        })
+      ).arrayBuffer();
+      const stored = defined(await getPurchase(orgId, purchase.id), 'the purchase');
+      const session = await stripe.checkout.sessions.retrieve(stored.checkout_session_id);
+      const floorOrg = `org_bench_${hex()}`;
+      await createOrganization({ id: floorOrg, members: [{ userId, role: 'owner' }] });
+      const copies = [
+        [purchaseKey(orgId, purchase.id), purchaseKey(floorOrg, purchase.id)],
+        [purchaseSlotsKey(orgId), purchaseSlotsKey(floorOrg)],
+      ] as const;
+      for (const [from, to] of copies) {
+        const { Item } = await context.floor.send(new GetCommand({ TableName: tableName(), Key: from, ConsistentRead: true }));
+        await context.floor.send(new PutCommand({ TableName: tableName(), Item: { ...Item, ...to } }));
+      }
+      paid[i] = { sessionId: session.id, intentId: String(session.payment_intent), floorOrg };
+    });
+    const route = routeNamed('ReceiveStripeWebhook');
+    return {
+      event: (i) => {
+        const { sessionId } = defined(paid[i], 'a paid checkout');
+        const rawBody = JSON.stringify(
+          {
+            id: `evt_bench${hex()}`,
+            object: 'event',
+            type: 'checkout.session.completed',
+            data: { object: { id: sessionId, object: 'checkout.session' } },
+          },
+          null,
+          2,
+        );
+        return request(route, {
+          rawBody,
+          headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature(secret, rawBody) },
+        });
+      },
+      floorReplacements: (i) => {
+        const { intentId, floorOrg } = defined(paid[i], 'a paid checkout');
+        return { [defined(owners[i], 'an owner').orgId]: floorOrg, [intentId]: `pi_floor${hex()}` };
+      },
+      check: status(200),
+    };
+  },
+};
+
+/** The shared organization with 10 open checkouts, made as an owner makes them. */
+const purchasesOf = new WeakMap<BenchContext, Promise<{ orgId: string; userOf: (i: number) => string; ids: string[] }>>();
+function withPurchases(context: BenchContext) {
+  let made = purchasesOf.get(context);
+  if (!made) {
+    made = (async () => {
+      const { orgId, userOf } = await workspace(context);
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        ids.push(
+          (await createCheckoutPurchase({ caller: { userId: userOf(0) }, orgId, credits: 500 + i, baseUrl: 'http://127.0.0.1' })).purchase
+            .id,
+        );
+      }
+      return { orgId, userOf, ids };
+    })();
+    purchasesOf.set(context, made);
+  }
+  return made;
+}
+
+const listCreditPurchases: Scenario = {
+  route: 'ListCreditPurchases',
+  label: 'GET organizations/{id}/credit-purchases (10 of 10)',
+  async prepare(context) {
+    const { orgId, userOf } = await withPurchases(context);
+    const route = routeNamed('ListCreditPurchases');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+const getCreditPurchase: Scenario = {
+  route: 'GetCreditPurchase',
+  label: 'GET organizations/{id}/credit-purchases/{id}',
+  async prepare(context) {
+    const { orgId, userOf, ids } = await withPurchases(context);
+    const route = routeNamed('GetCreditPurchase');
+    return {
+      event: (i) =>
+        request(route, { path: { organization_id: orgId, purchase_id: ids[i % ids.length]! }, token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
   },
 };
 
@@ -1275,6 +1409,10 @@ export const SCENARIOS: readonly Scenario[] = [
   usage('day'),
   usage('hour'),
   getCredits,
+  createCreditPurchase,
+  receiveStripeWebhook,
+  listCreditPurchases,
+  getCreditPurchase,
   listSocialOperations,
   runSocialOperation,
   runFromCache,

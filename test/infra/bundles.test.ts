@@ -18,6 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type Bundle, bundle, bundleEach } from '../../infra/bundle.ts';
 import { GRANT_EXPIRY_ENTRY } from '../../infra/grant-expiry.ts';
 import { JOB_RECOVERY_TABLE_ACTIONS, JOB_WORKER_ENTRY, JOB_WORKER_TABLE_ACTIONS, RECOVER_JOBS_ENTRY } from '../../infra/jobs.ts';
+import { RECONCILER_ENTRY, RECONCILER_TABLE_ACTIONS } from '../../infra/reconciler.ts';
 import { SWEEPER_ENTRY } from '../../infra/sweeper.ts';
 import { TABLE_STREAM_ENTRY, TABLE_STREAM_TABLE_ACTIONS } from '../../infra/table-stream.ts';
 import { DELIVER_WEBHOOKS_ENTRY, DELIVER_WEBHOOKS_TABLE_ACTIONS } from '../../infra/webhooks.ts';
@@ -33,6 +34,7 @@ const functions: { name: string; path: string; entry: string; tableActions: read
   // Its table actions are the sweeper role's (infra/sweeper.ts): it bundles the AWS SDK.
   { name: 'SweepCharges', path: '(schedule)', entry: SWEEPER_ENTRY, tableActions: ['dynamodb:Query'] },
   { name: 'ExpireGrants', path: '(schedule)', entry: GRANT_EXPIRY_ENTRY, tableActions: ['dynamodb:Query'] },
+  { name: 'ReconcilePayments', path: '(schedule)', entry: RECONCILER_ENTRY, tableActions: RECONCILER_TABLE_ACTIONS },
   { name: 'JobWorker', path: '(queue)', entry: JOB_WORKER_ENTRY, tableActions: JOB_WORKER_TABLE_ACTIONS },
   { name: 'RecoverJobs', path: '(schedule)', entry: RECOVER_JOBS_ENTRY, tableActions: JOB_RECOVERY_TABLE_ACTIONS },
   { name: 'DeliverWebhooks', path: '(webhooks queue)', entry: DELIVER_WEBHOOKS_ENTRY, tableActions: DELIVER_WEBHOOKS_TABLE_ACTIONS },

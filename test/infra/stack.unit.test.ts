@@ -100,6 +100,9 @@ const expiryId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
 const workerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/job-worker.ts)'),
 )![0];
+const reconcilerId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+  String(fn.Properties.Description).includes('(functions/reconcile-payments.ts)'),
+)![0];
 const recoveryId = ofType(template, 'AWS::Lambda::Function').find(([, fn]) =>
   String(fn.Properties.Description).includes('(functions/recover-jobs.ts)'),
 )![0];
@@ -127,8 +130,8 @@ const functionGroups = [
   {
     id: 'BackgroundFunctions',
     title: 'background functions',
-    names: ['SweepCharges', 'ExpireGrants', 'JobWorker', 'RecoverJobs', 'DeliverWebhooks', 'TableStreamFunction'],
-    functionIds: [sweeperId, expiryId, workerId, recoveryId, deliveryId, streamFunctionId],
+    names: ['SweepCharges', 'ExpireGrants', 'ReconcilePayments', 'JobWorker', 'RecoverJobs', 'DeliverWebhooks', 'TableStreamFunction'],
+    functionIds: [sweeperId, expiryId, reconcilerId, workerId, recoveryId, deliveryId, streamFunctionId],
   },
 ];
 const onTheTable = (statement: Statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:'));
@@ -202,15 +205,14 @@ describe('routes and functions', () => {
     expect(ofType(template, 'AWS::Lambda::CapacityProvider')).toEqual([]);
   });
 
-  it('has one function and one API route per route of the table, and no others but the charge sweeper, the job worker, the job recovery, the webhook delivery and the table stream', () => {
+  it('has one function and one API route per route of the table, and no others but the background functions (sweeper, grant expiry, reconciler, job worker and recovery, webhook delivery, table stream)', () => {
     const invoked = new Set(routes.map((route) => functionOf(template, route)));
+    const background = [sweeperId, expiryId, reconcilerId, workerId, recoveryId, deliveryId, streamFunctionId];
 
     expect(invoked.size).toBe(routes.length);
-    expect(new Set([sweeperId, workerId, recoveryId, deliveryId, streamFunctionId]).size).toBe(5);
-    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(
-      expect.arrayContaining([...invoked, sweeperId, workerId, recoveryId, deliveryId, streamFunctionId]),
-    );
-    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 6);
+    expect(new Set(background).size).toBe(7);
+    expect(ofType(template, 'AWS::Lambda::Function').map(([id]) => id)).toEqual(expect.arrayContaining([...invoked, ...background]));
+    expect(ofType(template, 'AWS::Lambda::Function')).toHaveLength(routes.length + 7);
     expect(ofType(template, 'AWS::ApiGatewayV2::Route')).toHaveLength(routes.length);
   });
 
@@ -251,6 +253,8 @@ describe('routes and functions', () => {
           ...(readsAtRunTime(route) ? EXTENSION_SETTINGS : []),
           ...((route.secrets ?? []).includes('providerApiKey') ? ['SCRAPECREATORS_API_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('oauthSealingKey') ? ['OAUTH_SEALING_KEY_SECRET_ARN'] : []),
+          ...((route.secrets ?? []).includes('stripeSecretKey') ? ['STRIPE_SECRET_KEY_SECRET_ARN'] : []),
+          ...((route.secrets ?? []).includes('stripeWebhookSecret') ? ['STRIPE_WEBHOOK_SECRET_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('cursorSigningKey') ? ['CURSOR_SIGNING_KEY'] : []),
           ...(route.signsApiKeys ? ['API_KEY_KMS_KEY_ID'] : []),
           ...(route.sendsJobs ? ['JOBS_QUEUE_URL'] : []),
@@ -473,7 +477,13 @@ describe('nested stacks: one per domain of the route table', () => {
       table: ['TableCD117FA1'],
       key: ['ApiKeySigningKey3FF962E0'],
       // The OAuth sealing key is new.
-      secrets: ['ProviderApiKey671227A8', 'CursorSigningKey255C5A33', 'OAuthSealingKey1BB7AC03'],
+      secrets: [
+        'ProviderApiKey671227A8',
+        'CursorSigningKey255C5A33',
+        'OAuthSealingKey1BB7AC03',
+        'StripeSecretKeyA7F6217B',
+        'StripeWebhookSecretFCDDBC6A',
+      ],
       queues: [
         'JobsDeadLetterQueue8CC426EE',
         'JobsQueue24944186',
@@ -570,6 +580,8 @@ describe('the provider API key', () => {
       secretId,
       secretNamed(template, 'CursorSigningKey')[0],
       secretNamed(template, 'OAuthSealingKey')[0],
+      secretNamed(template, 'StripeSecretKey')[0],
+      secretNamed(template, 'StripeWebhookSecret')[0],
     ]);
     expect(secret.Properties).not.toHaveProperty('SecretString');
     expect(secret.Properties).toHaveProperty('GenerateSecretString');
@@ -581,6 +593,8 @@ describe('the provider API key', () => {
         API_KEY_KMS_KEY_ID: { 'Fn::GetAtt': [ofType(t, 'AWS::KMS::Key')[0]![0], 'Arn'] },
         SCRAPECREATORS_API_KEY_SECRET_ARN: { Ref: secretNamed(t, 'ProviderApiKey')[0] },
         OAUTH_SEALING_KEY_SECRET_ARN: { Ref: secretNamed(t, 'OAuthSealingKey')[0] },
+        STRIPE_SECRET_KEY_SECRET_ARN: { Ref: secretNamed(t, 'StripeSecretKey')[0] },
+        STRIPE_WEBHOOK_SECRET_SECRET_ARN: { Ref: secretNamed(t, 'StripeWebhookSecret')[0] },
       };
       for (const [, fn] of ofType(t, 'AWS::Lambda::Function')) {
         const variables: Record<string, unknown> = fn.Properties.Environment.Variables;
@@ -652,6 +666,35 @@ describe('the OAuth sealing key', () => {
   });
 });
 
+describe("Stripe's secret key and the webhook's signing secrets", () => {
+  it.each([
+    ['StripeSecretKey', 'stripeSecretKey', 'STRIPE_SECRET_KEY_SECRET_ARN', ['CreateCreditPurchase', 'ReceiveStripeWebhook']],
+    ['StripeWebhookSecret', 'stripeWebhookSecret', 'STRIPE_WEBHOOK_SECRET_SECRET_ARN', ['ReceiveStripeWebhook']],
+  ] as const)('%s: a placeholder (never a value in the template), kept on deletion, read at run time by %s’s routes alone', (name, routeSecret, variable, readers) => {
+    const [secretId, secret] = secretNamed(template, name);
+    expect(secret.Properties).not.toHaveProperty('SecretString');
+    expect(secret).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(routes.filter((route) => route.secrets?.includes(routeSecret)).map((route) => route.name)).toEqual(readers);
+    const functions = ofType(template, 'AWS::Lambda::Function').filter(([, fn]) => variable in fn.Properties.Environment.Variables);
+    // The payments reconciler (scheduled, not a route) reads Stripe's key too.
+    expect(functions.map(([id]) => id).sort()).toEqual(
+      [
+        ...readers.map((name) =>
+          functionOf(
+            template,
+            defined(
+              routes.find((route) => route.name === name),
+              name,
+            ),
+          ),
+        ),
+        ...(name === 'StripeSecretKey' ? [reconcilerId] : []),
+      ].sort(),
+    );
+    for (const [, fn] of functions) expect(fn.Properties.Environment.Variables[variable]).toEqual({ Ref: secretId });
+  });
+});
+
 describe('the cursor signing key', () => {
   it('is generated by Secrets Manager and reaches only the functions that page with signed cursors, as a deploy-time reference', () => {
     const [secretId, secret] = secretNamed(template, 'CursorSigningKey');
@@ -667,6 +710,7 @@ describe('the cursor signing key', () => {
       'ListApiKeys',
       'ListBillingEvents',
       'ListCreditGrants',
+      'ListCreditPurchases',
       'ListMembers',
       'ListSocialJobItems',
       'ListTrash',
@@ -824,8 +868,8 @@ describe('the API', () => {
   it('keeps every log group for the retention the operator chose', () => {
     const groups = ofType(template, 'AWS::Logs::LogGroup');
 
-    // One per function (the routes', the sweeper's, the job worker's, the job recovery's, the delivery's and the table stream's) and the API's access log.
-    expect(groups).toHaveLength(routes.length + 7);
+    // One per function (the routes', the sweeper's, the grant expiry's, the reconciler's, the job worker's, the job recovery's, the delivery's and the table stream's) and the API's access log.
+    expect(groups).toHaveLength(routes.length + 8);
     for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual({ Ref: 'LogRetentionDays' });
   });
 
@@ -1086,6 +1130,25 @@ describe('the dashboard', () => {
   });
 });
 
+describe('the payments reconciler', () => {
+  it('is invoked every minute, not retried on top of the next pass, and may read and write the table as a settle does, and read Stripe’s key', () => {
+    const rules = ofType(template, 'AWS::Events::Rule').filter(([, rule]) =>
+      JSON.stringify(rule.Properties.Targets).includes(reconcilerId),
+    );
+    expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: reconcilerId }, MaximumRetryAttempts: 0 });
+    expect(dynamoStatements(reconcilerId).flatMap(actionsOf).sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    const secretReads = otherStatements(reconcilerId).filter((statement) =>
+      actionsOf(statement).some((a) => a.startsWith('secretsmanager:')),
+    );
+    expect(secretReads.map((statement) => statement.Resource)).toEqual([{ Ref: secretNamed(template, 'StripeSecretKey')[0] }]);
+  });
+});
+
 describe('the charge sweeper', () => {
   const alarms = ofType(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
   const sweeperAlarm = (metricName: string) => alarms.filter((alarm) => alarm.MetricName === metricName);
@@ -1093,7 +1156,8 @@ describe('the charge sweeper', () => {
   it('is invoked by an EventBridge rule every minute, and a failed sweep is not retried on top of the next one', () => {
     const rules = ofType(template, 'AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(sweeperId));
 
-    expect(ofType(template, 'AWS::Events::Rule')).toHaveLength(3);
+    // Four schedules: this one, the job recovery, the grant expiry and the payments reconciler.
+    expect(ofType(template, 'AWS::Events::Rule')).toHaveLength(4);
     expect(rules).toHaveLength(1);
     expect(rules[0]![1].Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',

@@ -6,7 +6,7 @@ import type { Call, Handler } from './http.ts';
 export const tokenRoutes = (): (readonly [string, Route])[] =>
   routes.filter((route) => !route.public).map((route) => [route.name, route] as const);
 
-/** A request URL for `route` with every path parameter filled in: an organization, an operation, a key id, or a fresh UUID. */
+/** A request URL for `route` with every path parameter filled in: an organization, an operation, a key, job, webhook or purchase id, or a fresh UUID. */
 export function sampleUrl(route: Route, orgId: string): string {
   const filled = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
     name === 'organization_id'
@@ -19,7 +19,9 @@ export function sampleUrl(route: Route, orgId: string): string {
             ? `job_${randomUUID().replaceAll('-', '')}`
             : name === 'webhook_id'
               ? `whk_${randomUUID().replaceAll('-', '')}`
-              : randomUUID(),
+              : name === 'purchase_id'
+                ? `pur_${randomUUID().replaceAll('-', '').slice(0, 26)}`
+                : randomUUID(),
   );
   // Usage needs its window: yesterday and today, by day.
   const day = 86_400_000;
@@ -43,6 +45,7 @@ export const sampleBody = (route: Route): unknown => {
   if (route.name === 'CreateWebhook') return { url: 'http://127.0.0.1:9/hooks', events: ['*'] };
   if (route.name === 'PutAlertSettings') return { low_balance: null, thresholds: [80, 100] };
   if (route.name === 'UpdateApiKey') return { daily_limit: 10 };
+  if (route.name === 'CreateCreditPurchase') return { credits: 500 };
   return {};
 };
 

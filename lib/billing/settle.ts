@@ -1,0 +1,134 @@
+/**
+ * The one owner of what a paid purchase and its reversals write (habit 15): which items go into
+ * the transaction that credits a payment, and into the one that takes credits back after a refund
+ * or a dispute. Every entry point (the webhook, the reconciler, the CLI) comes here through
+ * lib/billing/stripe-events.ts; lib/db/purchases.ts only builds and sends the items.
+ *
+ * Exactly once: the settle transaction's first item is a marker keyed by the PaymentIntent id,
+ * put `attribute_not_exists`, so any number, order and concurrency of events credit one payment
+ * once. The balance and its billing event are in the same transaction, so at every instant the
+ * balance equals the sum of the billing events.
+ */
+import { billingEventPut, newBillingEvent } from '../db/billing-events.ts';
+import type { TransactItem } from '../db/client.ts';
+import { creditItem } from '../db/credits.ts';
+import {
+  getPurchase,
+  PaymentAlreadySettled,
+  type PurchaseRecord,
+  paymentMarkerPut,
+  purchasePaidUpdate,
+  purchaseReversedUpdate,
+  ReversalChanged,
+  sendReversal,
+  sendSettle,
+  slotFreedUpdate,
+} from '../db/purchases.ts';
+
+export type ReversalReason = 'refund' | 'dispute';
+
+/**
+ * The items that credit `purchase` for `paymentIntentId`, in one transaction: the payment's
+ * marker first (its condition is what makes this once), the balance, the `credits.purchased`
+ * billing event, the purchase made `paid`, its open-checkout slot freed.
+ *
+ * The seam of grants (docs/funding.md, "Grants"): once credit grants land, the grant this payment
+ * adds joins these items here, and nowhere else.
+ */
+export function settleItems(purchase: PurchaseRecord, paymentIntentId: string, now: Date): TransactItem[] {
+  const at = now.toISOString();
+  const event = newBillingEvent({
+    type: 'credits.purchased',
+    title: 'Credits purchased',
+    description: `${purchase.credits} credits bought by card`,
+    amount: purchase.credits,
+    now,
+    metadata: { purchase_id: purchase.id, payment_intent_id: paymentIntentId, source: purchase.source },
+  });
+  return [
+    paymentMarkerPut(paymentIntentId, purchase, at),
+    creditItem(purchase.organization_id, purchase.credits),
+    billingEventPut(purchase.organization_id, event),
+    purchasePaidUpdate(purchase, paymentIntentId, at),
+    slotFreedUpdate(purchase.organization_id, purchase.id),
+  ];
+}
+
+/** Credits `purchase` for its succeeded PaymentIntent: true when this call did, false when it was credited already. */
+export async function settlePurchase(purchase: PurchaseRecord, paymentIntentId: string, now: Date): Promise<boolean> {
+  try {
+    await sendSettle(settleItems(purchase, paymentIntentId, now));
+    return true;
+  } catch (error) {
+    if (error instanceof PaymentAlreadySettled) return false;
+    throw error;
+  }
+}
+
+/**
+ * How many of a purchase's credits a refund or dispute takes back in all: a refund its share of the
+ * amount refunded so far (rounded up, at most every credit), a dispute every credit. Cumulative, so
+ * an event seen late or twice asks for what was already taken and takes nothing more.
+ */
+export function reversalTarget(
+  purchase: Pick<PurchaseRecord, 'credits' | 'amount'>,
+  reason: ReversalReason,
+  amountRefunded: number,
+): number {
+  if (reason === 'dispute') return purchase.credits;
+  if (purchase.amount <= 0) return 0;
+  return Math.min(purchase.credits, Math.ceil((purchase.credits * amountRefunded) / purchase.amount));
+}
+
+/**
+ * The items of one reversal: the purchase's `reversed_credits` (first: its condition, the total
+ * as read, is what keeps concurrent reversals from taking twice), the balance (which may go below
+ * zero: the money went back), and the negative `credits.reversed` billing event.
+ */
+export function reversalItems(
+  purchase: PurchaseRecord,
+  take: number,
+  reason: ReversalReason,
+  paymentIntentId: string,
+  now: Date,
+): TransactItem[] {
+  const event = newBillingEvent({
+    type: 'credits.reversed',
+    title: reason === 'refund' ? 'Credits reversed: refund' : 'Credits reversed: dispute',
+    description: `${take} purchased credits taken back after a ${reason}`,
+    amount: -take,
+    now,
+    metadata: { purchase_id: purchase.id, reason, payment_intent_id: paymentIntentId },
+  });
+  return [
+    purchaseReversedUpdate(purchase, purchase.reversed_credits + take),
+    creditItem(purchase.organization_id, -take),
+    billingEventPut(purchase.organization_id, event),
+  ];
+}
+
+/** Reversals that met another one and read again: each loss is a reversal written, and a purchase has few. */
+const REVERSAL_ATTEMPTS = 8;
+
+/** Takes back what `reason` and `amountRefunded` call for and was not taken yet: the credits taken by this call (0 for none). */
+export async function reversePurchase(
+  purchase: PurchaseRecord,
+  reason: ReversalReason,
+  amountRefunded: number,
+  paymentIntentId: string,
+  now: Date,
+): Promise<number> {
+  let current: PurchaseRecord | null = purchase;
+  for (let attempt = 1; current && current.status === 'paid'; attempt++) {
+    const take = reversalTarget(current, reason, amountRefunded) - current.reversed_credits;
+    if (take <= 0) return 0;
+    try {
+      await sendReversal(reversalItems(current, take, reason, paymentIntentId, now));
+      return take;
+    } catch (error) {
+      if (!(error instanceof ReversalChanged) || attempt === REVERSAL_ATTEMPTS) throw error;
+      current = await getPurchase(purchase.organization_id, purchase.id);
+    }
+  }
+  return 0;
+}
