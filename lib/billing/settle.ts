@@ -24,31 +24,41 @@ import {
   sendSettle,
   slotFreedUpdate,
 } from '../db/purchases.ts';
+import { grantItems, purchasedCreditsExpiry } from './grants.ts';
 
 export type ReversalReason = 'refund' | 'dispute';
 
 /**
+ * The grant a purchase's payment adds: its id follows from the purchase's (`pur_x` → `grt_x`), so
+ * a reversal names it without a read, and the grants ledger draws a reversal from it first.
+ */
+export const grantIdOfPurchase = (purchaseId: string): string => `grt_${purchaseId.replace(/^pur_/, '')}`;
+
+/**
  * The items that credit `purchase` for `paymentIntentId`, in one transaction: the payment's
- * marker first (its condition is what makes this once), the balance, the `credits.purchased`
- * billing event, the purchase made `paid`, its open-checkout slot freed.
- *
- * The seam of grants (docs/funding.md, "Grants"): once credit grants land, the grant this payment
- * adds joins these items here, and nowhere else.
+ * marker first (its condition is what makes this once), the grant the payment adds with the
+ * balance and the `credits.purchased` billing event (`grantItems`: the event names the grant; the
+ * credits expire only where PURCHASED_CREDITS_EXPIRE_DAYS says), the purchase made `paid`, its
+ * open-checkout slot freed.
  */
 export function settleItems(purchase: PurchaseRecord, paymentIntentId: string, now: Date): TransactItem[] {
   const at = now.toISOString();
-  const event = newBillingEvent({
-    type: 'credits.purchased',
+  const { items } = grantItems({
+    orgId: purchase.organization_id,
+    source: 'purchase',
+    credits: purchase.credits,
+    expiresAt: purchasedCreditsExpiry(now),
+    purchaseId: purchase.id,
+    grantId: grantIdOfPurchase(purchase.id),
+    now,
+    eventType: 'credits.purchased',
     title: 'Credits purchased',
     description: `${purchase.credits} credits bought by card`,
-    amount: purchase.credits,
-    now,
     metadata: { purchase_id: purchase.id, payment_intent_id: paymentIntentId, source: purchase.source },
   });
   return [
     paymentMarkerPut(paymentIntentId, purchase, at),
-    creditItem(purchase.organization_id, purchase.credits),
-    billingEventPut(purchase.organization_id, event),
+    ...items,
     purchasePaidUpdate(purchase, paymentIntentId, at),
     slotFreedUpdate(purchase.organization_id, purchase.id),
   ];
@@ -83,7 +93,10 @@ export function reversalTarget(
 /**
  * The items of one reversal: the purchase's `reversed_credits` (first: its condition, the total
  * as read, is what keeps concurrent reversals from taking twice), the balance (which may go below
- * zero: the money went back), and the negative `credits.reversed` billing event.
+ * zero: the money went back), and the negative `credits.reversed` billing event. The event names
+ * the purchase's grant, and the grants ledger draws it from that grant first, then the one
+ * expiring soonest, the rest as debt (lib/billing/ledger.ts): the reversal itself touches no grant,
+ * or the draw would count twice.
  */
 export function reversalItems(
   purchase: PurchaseRecord,
@@ -98,7 +111,7 @@ export function reversalItems(
     description: `${take} purchased credits taken back after a ${reason}`,
     amount: -take,
     now,
-    metadata: { purchase_id: purchase.id, reason, payment_intent_id: paymentIntentId },
+    metadata: { purchase_id: purchase.id, reason, payment_intent_id: paymentIntentId, grant_id: grantIdOfPurchase(purchase.id) },
   });
   return [
     purchaseReversedUpdate(purchase, purchase.reversed_credits + take),

@@ -29,9 +29,9 @@ export const billingEventSchema = z.object({
   /**
    * Facts a program can follow: for charges and refunds `operation`, `charge_id` (the charge
    * event's id), `user_id` and `request_id`; for grants and deductions `reason`, and a grant's
-   * `grant_id`; for an expiry `grant_id`; for purchases `purchase_id`, `payment_intent_id` and
-   * `source`; for reversals `purchase_id`, `reason` (`refund` or `dispute`) and
-   * `payment_intent_id`. Empty on events written before metadata was kept.
+   * `grant_id`; for an expiry `grant_id`; for purchases `purchase_id`, `payment_intent_id`,
+   * `source` and `grant_id`; for reversals `purchase_id`, `reason` (`refund` or `dispute`),
+   * `payment_intent_id` and `grant_id`. Empty on events written before metadata was kept.
    */
   metadata: z.record(z.string(), z.string()),
 });

@@ -233,6 +233,31 @@ describe('the draw, from the change stream', () => {
     expect(await figures(orgId)).toEqual({ balance: 9, grants: 9, events: 9 });
   });
 
+  it("draws a purchase's reversal from the grant it names first, then the one expiring soonest", async () => {
+    // Prepare: a grant expiring soon, and one that never expires standing for the purchase's.
+    const { orgId } = await workspace();
+    const soon = await grantCredits(orgId, 5, new Date(), undefined, { expiresAt: inDays(10) });
+    const bought = await grantCredits(orgId, 20);
+    await stream.catchUp();
+    const reversal = (sequenceNumber: string, amount: number) =>
+      recordOf(orgId, sequenceNumber, {
+        id: `evt_${uniqueId('')}`,
+        type: 'credits.reversed',
+        created_at: new Date().toISOString(),
+        amount,
+        metadata: { purchase_id: 'pur_x', reason: 'refund', payment_intent_id: 'pi_x', grant_id: bought.grant.id },
+      });
+
+    // Act
+    await applyLedgerRecords([reversal('1', -8)]);
+    const afterFirst = await remainingById(orgId);
+    await applyLedgerRecords([reversal('2', -15)]);
+
+    // Assess: the named grant first, though another expires sooner; then the soonest.
+    expect(afterFirst).toMatchObject({ [bought.grant.id]: 12, [soon.grant.id]: 5 });
+    expect(await remainingById(orgId)).toMatchObject({ [bought.grant.id]: 0, [soon.grant.id]: 2 });
+  });
+
   it('makes debt of a charge no grant covers, has a new grant pay it first, and applies a redelivered record once', async () => {
     // Prepare: a charge whose record reaches the ledger before any grant's (another shard's, say).
     const { orgId } = await workspace();

@@ -11,6 +11,7 @@ import { handler as createPurchase } from '../../functions/create-credit-purchas
 import { handler as getPurchase } from '../../functions/get-credit-purchase.ts';
 import { handler as getCredits } from '../../functions/get-credits.ts';
 import { handler as listEvents } from '../../functions/list-billing-events.ts';
+import { handler as listGrants } from '../../functions/list-credit-grants.ts';
 import { getPurchaseSlots } from '../../lib/db/purchases.ts';
 import { defined } from '../../lib/defined.ts';
 import { stripeSignature } from '../../lib/local/payments-server.ts';
@@ -229,11 +230,26 @@ describe('credited exactly once', () => {
     expect(read).toMatchObject({ status: 'paid', payment_intent_id: intentId, checkout_url: null, failure: null, reversed_credits: 0 });
     expect(Date.parse(read.paid_at)).toBeGreaterThanOrEqual(paidAt - 1_000);
     const events = await call(listEvents, { url: `/organizations/${orgId}/billing/events`, token: tokenFor(users.owner) });
+    const grantId = purchase.id.replace(/^pur_/, 'grt_');
     expect(events.body.events[0]).toMatchObject({
       type: 'credits.purchased',
       amount: 2_500,
       currency: 'credits',
-      metadata: { purchase_id: purchase.id, payment_intent_id: intentId, source: 'checkout' },
+      metadata: { purchase_id: purchase.id, payment_intent_id: intentId, source: 'checkout', grant_id: grantId },
+    });
+    // The payment's grant, written in the same transaction: purchased credits never expire by default.
+    const grants = await call(listGrants, { url: `/organizations/${orgId}/credit-grants`, token: tokenFor(users.owner) });
+    expect(grants.status).toBe(200);
+    expect(grants.body.grants.find((grant: { id: string }) => grant.id === grantId)).toEqual({
+      id: grantId,
+      source: 'purchase',
+      credits: 2_500,
+      remaining: 2_500,
+      status: 'active',
+      expires_at: null,
+      expired_credits: 0,
+      purchase_id: purchase.id,
+      created_at: read.paid_at,
     });
     expect(await sumOfEvents(orgId)).toBe(2_600);
     expect((await getPurchaseSlots(orgId)).open).toEqual({});
