@@ -360,21 +360,33 @@ export async function applyEvents(orgId: string, events: readonly LedgerEvent[],
 }
 
 /**
+ * What opening a legacy organization's ledger did: nothing (`opened: false`, another consumer or
+ * the operator's `credits migrate-grants` opened it first), or the ledger it opened at `cutoff`
+ * with its debt and its one `operator` grant as written (null when the history summed to zero or
+ * less). The events after the cutoff were applied since: the grant's `remaining` may be lower now.
+ */
+export type LegacyOpening = { opened: false } | { opened: true; cutoff: string; debt: number; grant: Grant | null };
+
+/**
  * The first look at an organization from before grants: its events up to the cutoff become one
  * `operator` grant (or, if they sum below zero, the debt), in the transaction that opens its
- * ledger (only if none is open: two shards meeting it at once open it once); the events after the
- * cutoff are then applied as if delivered, under their markers.
+ * ledger (only if none is open: two shards, or a shard and the operator's migration, meeting it at
+ * once open it once); the events after the cutoff are then applied as if delivered, under their
+ * markers. The stream's lazy conversion and `credits migrate-grants` both come here, so an
+ * organization converts the same way whichever meets it first.
  */
-export async function openLegacyLedger(orgId: string, now: Date): Promise<void> {
+export async function openLegacyLedger(orgId: string, now: Date): Promise<LegacyOpening> {
   const cutoff = new Date(now.getTime() - LEGACY_CUTOFF_MS).toISOString();
   const events = await listAllBillingEvents(orgId);
   // An event naming a grant moved that grant's own `remaining` (or made it): it is not legacy.
   const settled = events.filter((event) => event.created_at <= cutoff && event.metadata.grant_id === undefined);
   const sum = settled.reduce((total, event) => total + event.amount, 0);
   const id = fallbackGrantId(`legacy:${orgId}`);
-  const items: TransactItem[] = [ledgerPut(orgId, { debt: Math.max(0, -sum), version: 0, cutoff })];
+  const debt = Math.max(0, -sum);
+  const items: TransactItem[] = [ledgerPut(orgId, { debt, version: 0, cutoff })];
+  let grant: Grant | null = null;
   if (sum > 0) {
-    const grant: Grant = {
+    grant = {
       id,
       source: 'operator',
       credits: sum,
@@ -390,7 +402,7 @@ export async function openLegacyLedger(orgId: string, now: Date): Promise<void> 
   try {
     await transact(items, (reasons) => (reasons[0]?.Code === 'ConditionalCheckFailed' ? new Stale(false) : null));
   } catch (error) {
-    if (error instanceof Stale) return;
+    if (error instanceof Stale) return { opened: false };
     throw error;
   }
   logger.info('grants ledger opened for an organization from before grants', { organization_id: orgId, legacy_credits: sum, cutoff });
@@ -407,6 +419,7 @@ export async function openLegacyLedger(orgId: string, now: Date): Promise<void> 
     }));
   const waiting = await applyEvents(orgId, recent, now);
   if (waiting !== undefined) throw new Error(`the grants ledger of ${orgId}: a refund before its charge in its own history`);
+  return { opened: true, cutoff, debt, grant };
 }
 
 /** Applies the records' events, by organization; the earliest record to come again, or undefined. */

@@ -81,4 +81,20 @@ const deduct = command({
   run: async ({ orgId, amount, reason }) => (await import('../../lib/db/organizations.ts')).deductCredits(orgId, amount, reason),
 });
 
-export const group: CommandGroup = { name: 'credits', commands: [grant, deduct] };
+const migrateGrants = command({
+  name: 'migrate-grants',
+  summary:
+    'give organizations from before grants their ledger, as their next event would: prints { organizations, converted, already, grants }',
+  options: {
+    org: {
+      type: 'string',
+      value: 'ID',
+      required: false,
+      description: 'only this organization (default: every organization, a page at a time)',
+    },
+  },
+  parse: (args) => (args.flags.org === undefined ? {} : { orgId: orgId(args) }),
+  run: async (input) => (await import('../../lib/admin/grants-migration.ts')).migrateGrants(input),
+});
+
+export const group: CommandGroup = { name: 'credits', commands: [grant, deduct, migrateGrants] };

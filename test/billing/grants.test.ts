@@ -11,6 +11,7 @@ import { handler as createKey } from '../../functions/create-api-key.ts';
 import { handler as createWebhook } from '../../functions/create-webhook.ts';
 import { handler as listGrantsHandler } from '../../functions/list-credit-grants.ts';
 import { handler as tableStream } from '../../functions/table-stream.ts';
+import { migrateGrants } from '../../lib/admin/grants-migration.ts';
 import { expireDueGrants } from '../../lib/billing/expiry.ts';
 import { EXPIRY_MARGIN_MS, grantCredits } from '../../lib/billing/grants.ts';
 import { applyLedgerRecords, LEGACY_CUTOFF_MS } from '../../lib/billing/ledger.ts';
@@ -366,15 +367,23 @@ describe('expiry', () => {
   });
 });
 
-describe('npm run admin -- credits grant', () => {
-  const table = ['--table', String(process.env.TABLE_NAME), '--endpoint', String(process.env.DYNAMODB_ENDPOINT), '--region', 'us-east-1'];
-  async function admin(...args: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await main([...args, ...table], { out: (text) => (stdout += text), err: (text) => (stderr += text) });
-    return { code, stdout, stderr };
-  }
+const adminTable = [
+  '--table',
+  String(process.env.TABLE_NAME),
+  '--endpoint',
+  String(process.env.DYNAMODB_ENDPOINT),
+  '--region',
+  'us-east-1',
+];
+/** One CLI call through its own `main`, on this file's table. */
+async function admin(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main([...args, ...adminTable], { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+  return { code, stdout, stderr };
+}
 
+describe('npm run admin -- credits grant', () => {
   it('prints { organization, event, grant } with the expiry and source given', async () => {
     const { orgId } = await workspace({ credits: 1 });
     const expiresAt = inDays(90);
@@ -522,6 +531,117 @@ describe('an organization from before grants', () => {
       },
     ]);
     expect(await figures(orgId)).toEqual({ balance: 10, grants: 10, events: 10 });
+  });
+
+  describe('npm run admin -- credits migrate-grants', () => {
+    const LEGACY_GRANT_ID = /^grt_[0-9a-f]{32}$/;
+    /** A legacy organization of 50 credits an hour ago, a charge of 8 before the cutoff and one of 5 after it: a grant of 42 holding 37. */
+    async function legacyWithHistory() {
+      const legacy = await legacyOrganization(50, ago(60 * MINUTE_MS));
+      const charge = (cost: number, now: Date) => chargeDirectly({ orgId: legacy.orgId, userId: legacy.users.owner, cost, now });
+      await settled(await charge(8, ago(30 * MINUTE_MS)));
+      await settled(await charge(5, ago(MINUTE_MS)));
+      return legacy;
+    }
+    const migrate = async (...args: string[]) => {
+      const out = await admin('credits', 'migrate-grants', ...args);
+      return { ...out, json: out.code === 0 ? JSON.parse(out.stdout) : undefined };
+    };
+
+    it('converts every organization without a ledger as its next event would, leaves the others alone, and nothing the second time', async () => {
+      // Prepare: a legacy organization no event has brought to the ledger, and one with its ledger.
+      const { orgId } = await legacyWithHistory();
+      const current = await workspace({ credits: 7 });
+      await stream.catchUp();
+      const untouched = await readGrantState(current.orgId);
+
+      // Act
+      const first = await migrate();
+      const second = await migrate();
+      const paged = await migrateGrants({ pageSize: 2 });
+      await release(orgId);
+
+      // Assess: the grant as the lazy conversion makes it; its records, released, change nothing.
+      expect(first.code).toBe(0);
+      const { organizations } = first.json;
+      expect(first.json.converted + first.json.already).toBe(organizations);
+      expect(first.json.converted).toBeGreaterThanOrEqual(1);
+      expect(first.json.grants).toContainEqual({
+        organization: orgId,
+        grant_id: expect.stringMatching(LEGACY_GRANT_ID),
+        credits: 42,
+        remaining: 37,
+      });
+      expect(first.json.grants.map((grant: { organization: string }) => grant.organization)).not.toContain(current.orgId);
+      const converted = await readGrantState(orgId);
+      expect(converted.grants.map(grantView)).toEqual([
+        expect.objectContaining({ source: 'operator', credits: 42, remaining: 37, status: 'active', created_at: converted.ledger?.cutoff }),
+      ]);
+      expect(converted.ledger?.debt).toBe(0);
+      expect(await figures(orgId)).toEqual({ balance: 37, grants: 37, events: 37 });
+      expect(await readGrantState(current.orgId)).toEqual(untouched);
+      expect(second).toMatchObject({ code: 0, json: { organizations, converted: 0, already: organizations, grants: [] } });
+      // Page after page, the directory's every organization: the same count as one page of 100.
+      expect(paged).toEqual({ organizations, converted: 0, already: organizations, grants: [] });
+    });
+
+    it('--org converts that organization only, then finds it converted', async () => {
+      // Prepare
+      const named = await legacyWithHistory();
+      const other = await legacyOrganization(20, ago(60 * MINUTE_MS));
+
+      // Act
+      const first = await migrate('--org', named.orgId);
+      const again = await migrate('--org', named.orgId);
+
+      // Assess
+      expect(first).toMatchObject({
+        code: 0,
+        json: {
+          organizations: 1,
+          converted: 1,
+          already: 0,
+          grants: [{ organization: named.orgId, grant_id: expect.stringMatching(LEGACY_GRANT_ID), credits: 42, remaining: 37 }],
+        },
+      });
+      expect(again).toMatchObject({ code: 0, json: { organizations: 1, converted: 0, already: 1, grants: [] } });
+      expect((await readGrantState(other.orgId)).ledger).toBeNull();
+      await release(named.orgId);
+      await release(other.orgId);
+      expect(await figures(named.orgId)).toEqual({ balance: 37, grants: 37, events: 37 });
+      expect(await figures(other.orgId)).toEqual({ balance: 20, grants: 20, events: 20 });
+    });
+
+    it("racing the stream's lazy conversion, converts the organization once", async () => {
+      // Prepare
+      const { orgId } = await legacyWithHistory();
+      const records = await takeHeld(orgId);
+      held.delete(orgId);
+
+      // Act
+      const [out] = await Promise.all([migrate('--org', orgId), deliver(records)]);
+      await redeliver(orgId);
+
+      // Assess: whichever opened the ledger, one grant, every event applied once.
+      expect(out.code).toBe(0);
+      expect(out.json.converted + out.json.already).toBe(1);
+      const { grants } = await readGrantState(orgId);
+      expect(grants.map(grantView)).toEqual([
+        expect.objectContaining({ id: expect.stringMatching(LEGACY_GRANT_ID), credits: 42, remaining: 37 }),
+      ]);
+      expect(await figures(orgId)).toEqual({ balance: 37, grants: 37, events: 37 });
+    });
+
+    it.each([
+      [['--org', 'acme'], 2, 'credits migrate-grants: --org must look like org_'],
+      [['--org'], 2, 'credits migrate-grants: --org needs a value'],
+      [['--all'], 2, 'credits migrate-grants: unknown option --all'],
+      [['org_x'], 2, 'credits migrate-grants: unexpected argument "org_x"'],
+      [['--org', 'org_missing_migrate'], 1, 'organization org_missing_migrate does not exist'],
+    ])('%j exits %i, naming what is wrong, before converting anything', async (args, code, says) => {
+      const out = await migrate(...args);
+      expect(out).toMatchObject({ code, stdout: '', stderr: expect.stringContaining(says) });
+    });
   });
 });
 
