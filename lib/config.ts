@@ -62,6 +62,8 @@ export const DEFAULTS = {
   oauthClientsPerAddressHour: 30,
   /** The grant expiry's period under `npm start` (GRANT_EXPIRY_INTERVAL_SECONDS); deployed, passes every 15 s of a minute's invocation. */
   grantExpiryIntervalSeconds: 10,
+  /** The payments reconciler's period: the deployed schedule (every minute), and `npm start`'s (PAYMENTS_RECONCILE_INTERVAL_SECONDS). */
+  paymentsReconcileIntervalSeconds: 60,
 } as const;
 
 /** The range of PURCHASED_CREDITS_EXPIRE_DAYS: a month to three years. */

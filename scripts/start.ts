@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole service on this machine. DynamoDB Local (in memory, or on disk under
  * DATA_DIR), the table, a dev signing key, the demo workspace, and the real handlers behind a
- * small API Gateway stand-in on http://127.0.0.1:${PORT:-3000}. Ctrl-C stops all of it.
+ * small API Gateway stand-in on http://127.0.0.1:${PORT:-3000}, and the local payments server
+ * (Stripe's API, lib/local/payments.ts) its purchases pay through. Ctrl-C stops all of it.
  * `WORKSPACE_BUNDLED=1 npm start` (or `npm start -- --bundled`) serves the bundles the stack
  * deploys instead of the sources, each function in processes of its own on the Lambda runtime's
  * Node.js major (lib/local/lambda.ts).
@@ -20,6 +21,7 @@ import { ensureTable } from '../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, type RunningDynamo, startDynamoDbLocal } from '../lib/local/dynamodb-local.ts';
 import { installEmbeddedQueues } from '../lib/local/embedded-queue.ts';
 import { invoke } from '../lib/local/invocations.ts';
+import type { LocalPayments } from '../lib/local/payments.ts';
 import {
   type AnswerLine,
   createLocalServer,
@@ -84,12 +86,14 @@ async function main() {
   let server: Server | undefined;
   let functions: { stop: () => Promise<void> } | undefined;
   let stopStream: (() => Promise<void>) | undefined;
+  let payments: LocalPayments | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     server?.close();
     await stopStream?.();
+    await payments?.stop();
     await functions?.stop();
     await dynamo?.stop();
     state?.release();
@@ -149,6 +153,10 @@ async function main() {
     });
     await listen(listening, port);
     server = listening;
+    // Stripe's API on this machine, its webhooks to this server: set before any function loads,
+    // since bundled mode hands each function a copy of the environment.
+    const { startLocalPayments } = await import('../lib/local/payments.ts');
+    payments = await startLocalPayments(baseUrl);
 
     try {
       dynamo = await startDynamoDbLocal(dataDir ? { dataDir } : {});
@@ -171,6 +179,7 @@ async function main() {
     // An editor API key of the demo owner's, for agents and scripts (the README's MCP setup): a new
     // one each start, as an owner would make it (with DATA_DIR, earlier ones stay listed).
     const { createWorkspaceApiKey } = await import('../lib/workspace/api-keys.ts');
+    const { pricingOf } = await import('../lib/billing/purchases.ts');
     const { pemSigner } = await import('../lib/auth/signer.ts');
     const demoKey = await invoke(() =>
       createWorkspaceApiKey(
@@ -234,6 +243,9 @@ async function main() {
     // was cut short while this server runs is queued again (or cancelled) past the threshold.
     const { startJobRecovery } = await import('../lib/local/job-recovery.ts');
     startJobRecovery(undefined, undefined, (recovery) => invoke(recovery));
+    // The deployed payments reconciler's schedule: settles a payment whose webhook never came.
+    const { startPaymentsReconciler } = await import('../lib/local/payments.ts');
+    startPaymentsReconciler(undefined, undefined, (pass) => invoke(pass));
 
     // The deployed table stream's event source mapping (infra/table-stream.ts), in this process:
     // DynamoDB Local's stream read into the same function (functions/table-stream.ts), which
@@ -297,6 +309,8 @@ async function main() {
       },
       deleted: demo.deleted,
       live: demo.live,
+      // The admin CLI's `payments reconcile` reads the key and address; a buyer's form, the pricing.
+      payments: { ...payments.described, pricing: pricingOf() },
     });
 
     console.log(`Workspace Service running at ${baseUrl}`);
@@ -314,13 +328,16 @@ async function main() {
     const origins = process.env.CORS_ALLOWED_ORIGINS;
     console.log(origins ? `CORS allowed origins: ${origins}` : 'CORS off (set CORS_ALLOWED_ORIGINS to allow browser origins)');
     console.log(`Demo API key (editor, 100 credits a month, 30 days; apiKey in .local/dev.json): ${demoKey.token}`);
+    console.log(
+      `Payments server (Stripe's API; test card 4242 4242 4242 4242) at ${payments.server.url}, its webhooks to ${payments.described.webhook_url} (payments in .local/dev.json)`,
+    );
     console.log(`MCP server for AI agents, with that key (README, "For clients and agents"): ${baseUrl}/mcp?organization_id=${DEMO.orgId}`);
     console.log(
       jsonLogs
         ? 'Logging the JSON lines of the service (LOG_FORMAT=json).'
         : 'One line per request below (LOG_FORMAT=json for the JSON lines of the service, as deployed).',
     );
-    console.log('Ctrl-C stops the server and DynamoDB Local.');
+    console.log('Ctrl-C stops the server, the payments server and DynamoDB Local.');
   } catch (error) {
     console.error(error instanceof StartError ? error.message : error);
     await stop(1);

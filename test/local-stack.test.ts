@@ -17,6 +17,7 @@ interface DevInfo {
   apiKey: { id: string; role: string; token: string };
   deleted: Record<string, string[]>;
   live: Record<string, string[]>;
+  payments: { api_base: string; secret_key: string; webhook_secret: string; webhook_url: string; pricing: unknown };
 }
 
 // The parent's test settings (its table, a silent log) are not the local stack's.
@@ -249,6 +250,61 @@ describe('local stack (npm start)', () => {
     const listening = listenAddresses(Number(new URL(dev.dynamodbEndpoint).port));
     expect(listening.length).toBeGreaterThan(0);
     for (const address of listening) expect(LOOPBACK).toContain(address);
+  });
+
+  it('pays locally: its payments server on 127.0.0.1, named in dev.json, whose checkout credits the balance once through the webhook', async () => {
+    // Prepare
+    const { payments } = dev;
+    expect(payments).toEqual({
+      api_base: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      secret_key: expect.stringMatching(/^sk_test_/),
+      webhook_secret: expect.stringMatching(/^whsec_/),
+      webhook_url: `${dev.baseUrl}/payments/stripe/webhook`,
+      pricing: { unit_amount: 1, currency: 'usd', min_credits: 500, max_credits: 100_000 },
+    });
+    expect(stack.output()).toContain(`Payments server (Stripe's API; test card 4242 4242 4242 4242) at ${payments.api_base}`);
+    for (const address of listenAddresses(Number(new URL(payments.api_base).port))) expect(LOOPBACK).toContain(address);
+    const owner = { Authorization: `Bearer ${dev.tokens.owner}` };
+    const balance = async () => {
+      const credits = await fetch(`${dev.baseUrl}/organizations/${dev.organizationId}/credits`, { headers: owner });
+      return ((await credits.json()) as { balance: number }).balance;
+    };
+    const before = await balance();
+
+    // Act
+    const created = await fetch(`${dev.baseUrl}/organizations/${dev.organizationId}/credit-purchases`, {
+      method: 'POST',
+      headers: { ...owner, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ credits: 500 }),
+    });
+    const purchase = (await created.json()) as { id: string; checkout_url: string };
+    const paid = await fetch(purchase.checkout_url, {
+      method: 'POST',
+      body: new URLSearchParams({ card_number: '4242 4242 4242 4242', exp_month: '12', exp_year: '2040', cvc: '123' }),
+      redirect: 'manual',
+    });
+    // The webhook settles it within seconds (docs/funding.md): read until it has.
+    let status = 'open';
+    for (const deadline = Date.now() + 10_000; status !== 'paid' && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const read = await fetch(`${dev.baseUrl}/organizations/${dev.organizationId}/credit-purchases/${purchase.id}`, { headers: owner });
+      status = ((await read.json()) as { status: string }).status;
+    }
+    // The CLI's pass over the same events, with the key dev.json gives it, credits nothing again.
+    const reconciled = await runAdmin(['payments', 'reconcile'], { cwd });
+
+    // Assess
+    expect(created.status).toBe(201);
+    expect(purchase.checkout_url.startsWith(`${payments.api_base}/c/pay/cs_test_`)).toBe(true);
+    expect(paid.status).toBe(303);
+    expect(status).toBe('paid');
+    expect(await balance()).toBe(before + 500);
+    expect({ code: reconciled.code, stdout: JSON.parse(reconciled.stdout), stderr: reconciled.stderr }).toEqual({
+      code: 0,
+      stdout: { events: expect.any(Number), settled: 0, reversed: 0 },
+      stderr: '',
+    });
+    expect(await balance()).toBe(before + 500);
   });
 
   describe('edges, answered like API Gateway in the documented error shape', () => {

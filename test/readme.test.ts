@@ -2,8 +2,8 @@
  * The README's copy-paste commands, run as a newcomer runs them: every `sh` block that talks to
  * the local stack (it reads `.local/dev.json` or `$BASE`), in order, pasted into one bash, in a
  * folder whose `.local/dev.json` describes a local stack as `npm start` writes it. Each block's
- * output is checked: the quote and the run, the job created, polled and its items read, and the
- * MCP call. (`npm start` itself, and the dev.json it writes: test/local-stack.test.ts.)
+ * output is checked: the quote and the run, the job created, polled and its items read, the
+ * MCP call, and credits bought through the local payments server's checkout page. (`npm start` itself, and the dev.json it writes: test/local-stack.test.ts.)
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ const blocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)]
 
 const MARK = '::readme-block::';
 
-const stack = await startLocalStack();
+const stack = await startLocalStack({ payments: true });
 afterAll(() => stack.stop());
 
 /** .local/dev.json as `npm start` writes it, with the fields the README reads: the base URL, the demo tokens, the demo API key. */
@@ -80,11 +80,12 @@ function jsonIn(output: string): any[] {
 }
 
 describe("the README's commands", () => {
-  it('are the quote and run, the job, and the MCP call', () => {
-    expect(blocks).toHaveLength(3);
+  it('are the quote and run, the job, the MCP call and a purchase', () => {
+    expect(blocks).toHaveLength(4);
     expect(blocks[0]).toContain('/social/instagram_profile/quote');
     expect(blocks[1]).toContain('/jobs?organization_id=org_demo');
     expect(blocks[2]).toContain('/mcp?organization_id=org_demo');
+    expect(blocks[3]).toContain('/credit-purchases');
   });
 
   it('run as pasted into one shell against the local stack, each answering as the README says', async () => {
@@ -93,8 +94,8 @@ describe("the README's commands", () => {
 
     const { code, outputs, stderr } = await runInOneShell(cwd, blocks);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(outputs).toHaveLength(3);
-    const [quoteAndRun = '', job = '', mcp = ''] = outputs;
+    expect(outputs).toHaveLength(4);
+    const [quoteAndRun = '', job = '', mcp = '', purchase = ''] = outputs;
 
     // The quote (never charged), then the run with its headers (curl -i).
     const [quote] = jsonIn(quoteAndRun);
@@ -122,5 +123,17 @@ describe("the README's commands", () => {
       result: { structuredContent: { network: 'instagram', username: 'nasa' }, _meta: { credits_charged: 1, sample_data: true } },
     });
     expect(answer.result.isError).toBeUndefined();
+
+    // The checkout's form answered 303 (paid), then the balance and the purchase's billing event.
+    expect(purchase.split('\n')[0]).toBe('303');
+    const [credits, events] = jsonIn(purchase);
+    expect(credits).toMatchObject({ organization_id: DEMO.orgId, balance: expect.any(Number) });
+    expect(events.events).toEqual([
+      expect.objectContaining({
+        type: 'credits.purchased',
+        amount: 500,
+        metadata: expect.objectContaining({ purchase_id: expect.stringMatching(/^pur_/), source: 'checkout' }),
+      }),
+    ]);
   }, 90_000);
 });

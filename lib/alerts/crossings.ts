@@ -24,6 +24,11 @@
  * - `credits.expired`: the change of the organization's item that records a new `last_expiry` (the
  *   expiry's transaction, or a refund's returned to an expired grant): the balance after it is that
  *   record's; its id comes from the `credits.expired` billing event's.
+ * - `credits.purchased` and `credits.reversed`: the change of the organization's item that records
+ *   a new `last_purchase` (a checkout's settle) or `last_reversal` (a refund's or dispute's
+ *   reversal), in the transaction that moves the balance, so the balance after it is that
+ *   record's; each id comes from its billing event's, so a redelivered record or a second
+ *   consumer makes the same event.
  *
  * Each event is stored once under its id (lib/db/alert-events.ts) and published to the
  * subscribed endpoints, whose deliveries are written once per event too: however many records
@@ -152,6 +157,30 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
         data: { grant_id: expiry.grant_id, source: expiry.source, credits: numberOr(expiry.credits, 0), balance: after },
       });
     }
+    const purchase = noticeOf(item, record.oldImage, 'last_purchase');
+    if (purchase) {
+      events.push({
+        ...base,
+        id: eventId('credits.purchased', purchase.event_id),
+        type: 'credits.purchased',
+        data: {
+          purchase_id: purchase.purchase_id,
+          credits: numberOr(purchase.credits, 0),
+          amount: numberOr(purchase.amount, 0),
+          currency: purchase.currency,
+          balance: after,
+        },
+      });
+    }
+    const reversal = noticeOf(item, record.oldImage, 'last_reversal');
+    if (reversal) {
+      events.push({
+        ...base,
+        id: eventId('credits.reversed', reversal.event_id),
+        type: 'credits.reversed',
+        data: { purchase_id: reversal.purchase_id, credits: numberOr(reversal.credits, 0), reason: reversal.reason, balance: after },
+      });
+    }
     if (after >= before) return events;
     const { low_balance } = await reads.settings(orgId);
     if (low_balance === null || !(before >= low_balance && after < low_balance)) return events;
@@ -186,6 +215,19 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
         data: { scope, id, period, threshold, spending_limit: limit, spent: after },
       }));
   });
+}
+
+/** The notice a change of the organization's item records anew under `attribute` (lib/db/credits.ts `BalanceNotice`), if any. */
+function noticeOf(
+  item: Record<string, unknown>,
+  oldImage: Record<string, unknown> | undefined,
+  attribute: 'last_purchase' | 'last_reversal',
+): ({ event_id: string } & Record<string, unknown>) | undefined {
+  const notice = item[attribute];
+  if (notice === null || typeof notice !== 'object') return undefined;
+  const { event_id } = notice as { event_id?: unknown };
+  const previous = oldImage?.[attribute] as { event_id?: unknown } | undefined;
+  return typeof event_id === 'string' && event_id !== previous?.event_id ? { ...(notice as Record<string, unknown>), event_id } : undefined;
 }
 
 interface CounterMove {

@@ -42,6 +42,8 @@ export const EVENT_TYPES = [
   'job.completed',
   'credits.expiring',
   'credits.expired',
+  'credits.purchased',
+  'credits.reversed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** What `POST …/{webhook_id}/test` sends, whatever the endpoint subscribes to. */

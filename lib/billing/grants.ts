@@ -9,7 +9,7 @@
 import { cursorSigningKey, purchasedCreditsExpireDays } from '../config.ts';
 import { type BillingEvent, type BillingEventType, billingEventPut, newBillingEvent } from '../db/billing-events.ts';
 import { type TransactItem, transact } from '../db/client.ts';
-import { creditItem } from '../db/credits.ts';
+import { type BalanceNotice, creditItem } from '../db/credits.ts';
 import {
   firstDueAt,
   type Grant,
@@ -58,6 +58,8 @@ export interface NewGrant {
   /** The event's metadata; `grant_id` is added. */
   metadata?: Record<string, string>;
   grantId?: string;
+  /** Recorded on the organization's item with the balance (its `event_id` added): a purchase's notification. */
+  notice?: { attribute: BalanceNotice['attribute']; value: Record<string, unknown> };
 }
 
 /**
@@ -90,7 +92,15 @@ export function grantItems(input: NewGrant): { grant: Grant; event: BillingEvent
   return {
     grant,
     event,
-    items: [creditItem(input.orgId, input.credits), billingEventPut(input.orgId, event), grantPut(input.orgId, grant, dueAt)],
+    items: [
+      creditItem(
+        input.orgId,
+        input.credits,
+        input.notice && { attribute: input.notice.attribute, value: { ...input.notice.value, event_id: event.id } },
+      ),
+      billingEventPut(input.orgId, event),
+      grantPut(input.orgId, grant, dueAt),
+    ],
   };
 }
 

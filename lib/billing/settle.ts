@@ -39,7 +39,8 @@ export const grantIdOfPurchase = (purchaseId: string): string => `grt_${purchase
  * marker first (its condition is what makes this once), the grant the payment adds with the
  * balance and the `credits.purchased` billing event (`grantItems`: the event names the grant; the
  * credits expire only where PURCHASED_CREDITS_EXPIRE_DAYS says), the purchase made `paid`, its
- * open-checkout slot freed.
+ * open-checkout slot freed. A checkout's balance update records it (`last_purchase`) for the
+ * owners' `credits.purchased` notification.
  */
 export function settleItems(purchase: PurchaseRecord, paymentIntentId: string, now: Date): TransactItem[] {
   const at = now.toISOString();
@@ -55,6 +56,15 @@ export function settleItems(purchase: PurchaseRecord, paymentIntentId: string, n
     title: 'Credits purchased',
     description: `${purchase.credits} credits bought by card`,
     metadata: { purchase_id: purchase.id, payment_intent_id: paymentIntentId, source: purchase.source },
+    // A checkout's owners hear of it (`credits.purchased`); an auto-recharge has events of its own.
+    ...(purchase.source === 'checkout'
+      ? {
+          notice: {
+            attribute: 'last_purchase' as const,
+            value: { purchase_id: purchase.id, credits: purchase.credits, amount: purchase.amount, currency: purchase.currency },
+          },
+        }
+      : {}),
   });
   return [
     paymentMarkerPut(paymentIntentId, purchase, at),
@@ -93,7 +103,8 @@ export function reversalTarget(
 /**
  * The items of one reversal: the purchase's `reversed_credits` (first: its condition, the total
  * as read, is what keeps concurrent reversals from taking twice), the balance (which may go below
- * zero: the money went back), and the negative `credits.reversed` billing event. The event names
+ * zero: the money went back, and recording the reversal, `last_reversal`, for the owners'
+ * `credits.reversed` notification), and the negative `credits.reversed` billing event. The event names
  * the purchase's grant, and the grants ledger draws it from that grant first, then the one
  * expiring soonest, the rest as debt (lib/billing/ledger.ts): the reversal itself touches no grant,
  * or the draw would count twice.
@@ -115,7 +126,10 @@ export function reversalItems(
   });
   return [
     purchaseReversedUpdate(purchase, purchase.reversed_credits + take),
-    creditItem(purchase.organization_id, -take),
+    creditItem(purchase.organization_id, -take, {
+      attribute: 'last_reversal',
+      value: { event_id: event.id, purchase_id: purchase.id, credits: take, reason },
+    }),
     billingEventPut(purchase.organization_id, event),
   ];
 }

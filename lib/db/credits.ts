@@ -73,15 +73,27 @@ export function debitItem(orgId: string, cost: number, limits: Limits, network: 
   };
 }
 
-/** Gives `amount` back to the balance (a refund), if the organization still exists. */
-export function creditItem(orgId: string, amount: number): TransactItem {
+/**
+ * What a change of the balance records on the organization's item for the owners' notifications
+ * (lib/alerts/crossings.ts): the stream record of that one write then holds both what happened and
+ * the balance after it, which no other item of the transaction knows. Each names its billing
+ * event (`event_id`), so a new notice is told from the one before it.
+ */
+export interface BalanceNotice {
+  attribute: 'last_purchase' | 'last_reversal';
+  value: { event_id: string } & Record<string, unknown>;
+}
+
+/** Gives `amount` back to the balance (a refund), if the organization still exists; with `notice`, recorded beside it. */
+export function creditItem(orgId: string, amount: number, notice?: BalanceNotice): TransactItem {
   return {
     Update: {
       TableName: tableName(),
       Key: orgKey(orgId),
-      UpdateExpression: 'SET credits = credits + :amount',
+      UpdateExpression: notice ? 'SET credits = credits + :amount, #notice = :notice' : 'SET credits = credits + :amount',
       ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':amount': amount },
+      ExpressionAttributeValues: { ':amount': amount, ...(notice ? { ':notice': notice.value } : {}) },
+      ...(notice ? { ExpressionAttributeNames: { '#notice': notice.attribute } } : {}),
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { startJobWorker } from '../../lib/local/job-worker.ts';
+import { startLocalPayments } from '../../lib/local/payments.ts';
 import { DEMO, seedDemoWorkspace } from '../../lib/local/seed.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { startWebhookDelivery } from '../../lib/local/webhook-delivery.ts';
@@ -21,9 +22,10 @@ export interface LocalStack {
  * 127.0.0.1 (a free port), the demo workspace seeded in this file's table (and its demo users
  * offered to the console), the sample provider,
  * the job worker and the webhook delivery on the embedded queues, and the table's stream read into its
- * function (usage).
+ * function (usage). With `payments`, the payments server `npm start` runs, its webhooks to this
+ * server (the service's Stripe settings restored at `stop`: test files share a worker).
  */
-export async function startLocalStack(): Promise<LocalStack> {
+export async function startLocalStack(options: { payments?: boolean } = {}): Promise<LocalStack> {
   process.env.SOCIAL_PROVIDER = 'sample';
   // The table's stream on before the seed, as `npm start` has it: the seed's runs are in usage.
   await turnOnTableStream();
@@ -33,16 +35,26 @@ export async function startLocalStack(): Promise<LocalStack> {
   const server = createLocalServer(await loadHandlers(), { demoUsers });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stripeSettings = ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_API_BASE'].map(
+    (name) => [name, process.env[name]] as const,
+  );
+  const payments = options.payments ? await startLocalPayments(baseUrl) : undefined;
   const stopWorkers = [startJobWorker(), startWebhookDelivery()];
   const stream = await startTableStream();
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     organizationId: DEMO.orgId,
     ownerToken: tokenFor(DEMO.users.owner),
     catchUp: () => stream.catchUp(),
     stop: async () => {
       await Promise.all(stopWorkers.map((stop) => stop()));
       await stream.stop();
+      await payments?.stop();
+      for (const [name, value] of stripeSettings) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
