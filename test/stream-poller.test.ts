@@ -83,7 +83,11 @@ it('takes a fresh iterator when DynamoDB Local refuses its own as reading trimme
     await catchUpOrSay(otherPoller, otherSaid);
 
     expect(otherHanded).toEqual(['POLLER#other']);
-    expect(otherSaid.filter((line) => line.includes('reads trimmed records'))).toHaveLength(1);
+    // Refused once, and replaced rather than retried (retried, it was refused round after round and
+    // the catch-up above never came). Alone on DynamoDB Local the refusal always comes; beside other
+    // files whose streams move the shared counter, an empty GetRecords may hand the poller a newer
+    // iterator first, and then none comes (a fresh clone's npm test, 2026-11-29).
+    expect(otherSaid.filter((line) => line.includes('reads trimmed records')).length).toBeLessThanOrEqual(1);
   } finally {
     await otherPoller.stop();
     client.destroy();
