@@ -4,16 +4,13 @@
  * own role (exactly what an expiry does to the table) and log group. Its errors and throttles are
  * watched with the other background functions'.
  */
-import { Duration, type Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { SWEEP_INDEX } from '../lib/db/table.ts';
-import { bundledFunction, functionRole } from './function.ts';
+import { scheduledFunction } from './scheduled-function.ts';
 
 export const GRANT_EXPIRY_ENTRY = 'functions/expire-grants.ts';
 
@@ -39,27 +36,19 @@ export class GrantExpiry extends Construct {
 
   constructor(scope: Construct, id: string, props: GrantExpiryProps) {
     super(scope, id);
-    const stack = scope as Stack;
-    const { role, logGroup } = functionRole(stack, 'ExpireGrants', props.retention);
-    role.addToPrincipalPolicy(new PolicyStatement({ actions: [...GRANT_EXPIRY_TABLE_ACTIONS], resources: [props.table.tableArn] }));
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/${SWEEP_INDEX}`] }),
-    );
-    this.fn = bundledFunction(stack, 'ExpireGrants', {
-      description: `Expires what credit grants have left, and warns of it (${GRANT_EXPIRY_ENTRY})`,
+    this.fn = scheduledFunction(this, {
+      name: 'ExpireGrants',
       entry: GRANT_EXPIRY_ENTRY,
+      does: 'Expires what credit grants have left, and warns of it',
+      runs: 'Runs the grant expiry',
+      rate: Duration.minutes(1),
       timeout: GRANT_EXPIRY_TIMEOUT,
-      role,
-      logGroup,
+      table: props.table,
+      tableActions: GRANT_EXPIRY_TABLE_ACTIONS,
+      queriesIndex: SWEEP_INDEX,
       environment: props.environment,
+      retention: props.retention,
       tracer: props.tracer,
-      // The next minute's invocation is the retry.
-      retryAttempts: 0,
-    });
-    new Rule(this, 'Schedule', {
-      description: 'Runs the grant expiry',
-      schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(this.fn)],
     });
   }
 }

@@ -5,18 +5,15 @@
  * verifies no signature) and its own log group. Its errors and throttles are watched with the
  * other background functions'.
  */
-import { Duration, type Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ParamsAndSecretsLayerVersion } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { bundledFunction, functionRole } from './function.ts';
 import { RUN_TIME_SECRETS } from './route-function.ts';
+import { scheduledFunction } from './scheduled-function.ts';
 
 export const RECONCILER_ENTRY = 'functions/reconcile-payments.ts';
 /** Every minute: events are handled once 2 minutes old, so a lost webhook is settled within 4. */
@@ -43,26 +40,20 @@ export class PaymentsReconciler extends Construct {
 
   constructor(scope: Construct, id: string, props: PaymentsReconcilerProps) {
     super(scope, id);
-    const stack = scope as Stack;
-    const { role, logGroup } = functionRole(stack, 'ReconcilePayments', props.retention);
-    role.addToPrincipalPolicy(new PolicyStatement({ actions: [...RECONCILER_TABLE_ACTIONS], resources: [props.table.tableArn] }));
-    props.stripeSecretKey.grantRead(role);
-    this.fn = bundledFunction(stack, 'ReconcilePayments', {
-      description: `Settles payments whose webhook never came (${RECONCILER_ENTRY})`,
+    this.fn = scheduledFunction(this, {
+      name: 'ReconcilePayments',
       entry: RECONCILER_ENTRY,
+      does: 'Settles payments whose webhook never came',
+      runs: 'Runs the payments reconciler',
+      rate: RECONCILE_INTERVAL,
       timeout: RECONCILER_TIMEOUT,
-      role,
-      logGroup,
+      table: props.table,
+      tableActions: RECONCILER_TABLE_ACTIONS,
       environment: { ...props.environment, [RUN_TIME_SECRETS.stripeSecretKey]: props.stripeSecretKey.secretArn },
+      retention: props.retention,
       tracer: props.tracer,
+      grant: (role) => props.stripeSecretKey.grantRead(role),
       paramsAndSecrets: props.extension,
-      // The next minute's pass is the retry (its checkpoint did not move).
-      retryAttempts: 0,
-    });
-    new Rule(this, 'Schedule', {
-      description: 'Runs the payments reconciler',
-      schedule: Schedule.rate(RECONCILE_INTERVAL),
-      targets: [new LambdaFunction(this.fn)],
     });
   }
 }

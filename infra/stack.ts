@@ -11,6 +11,7 @@ import type { Construct } from 'constructs';
 import { STREAM_CONSUMERS } from '../functions/table-stream.ts';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { table as tableDefinition } from '../lib/db/table.ts';
+import { defined } from '../lib/defined.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routes } from '../lib/routes.ts';
 import { Alarms, type FunctionGroup } from './alarms.ts';
@@ -44,6 +45,10 @@ function providerKeyExtension(layerArn: string | undefined): ParamsAndSecretsLay
     ? ParamsAndSecretsLayerVersion.fromVersionArn(layerArn, options)
     : ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, options);
 }
+
+/** The named settings of the functions' environment, each one there. */
+const settingsOf = (environment: Record<string, string>, names: readonly string[]): Record<string, string> =>
+  Object.fromEntries(names.map((name) => [name, defined(environment[name], `the setting ${name}`)]));
 
 /** CloudWatch Logs' accepted retention periods, offered as the parameter's allowed values. */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
@@ -239,23 +244,30 @@ export class WorkspaceServiceStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // What a function that only works on the table needs (the sweeper, the grant expiry, the
+    // reconciler, the stream's function): nothing of the API's (no JWT, no provider).
+    const tableAndTelemetry = settingsOf(environment, [
+      'TABLE_NAME',
+      'POWERTOOLS_SERVICE_NAME',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'POWERTOOLS_LOG_LEVEL',
+    ]);
+
     // Not routes: the jobs queue's event source invokes the worker, which runs items as a run does;
     // EventBridge invokes the recovery of stalled jobs every minute.
     this.jobs = new Jobs(this, 'Jobs', {
       table: this.table,
       // What a run reads: the table, the provider, the 402's advice, telemetry; no JWT (no token comes with a message).
-      environment: Object.fromEntries(
-        [
-          'TABLE_NAME',
-          'SOCIAL_PROVIDER',
-          'SCRAPECREATORS_BASE_URL',
-          'PROVIDER_TIMEOUT_MS',
-          'CREDITS_HELP',
-          'POWERTOOLS_SERVICE_NAME',
-          'POWERTOOLS_METRICS_NAMESPACE',
-          'POWERTOOLS_LOG_LEVEL',
-        ].map((name) => [name, environment[name]!]),
-      ),
+      environment: settingsOf(environment, [
+        'TABLE_NAME',
+        'SOCIAL_PROVIDER',
+        'SCRAPECREATORS_BASE_URL',
+        'PROVIDER_TIMEOUT_MS',
+        'CREDITS_HELP',
+        'POWERTOOLS_SERVICE_NAME',
+        'POWERTOOLS_METRICS_NAMESPACE',
+        'POWERTOOLS_LOG_LEVEL',
+      ]),
       providerApiKey,
       retention,
       tracer: props.tracer ?? false,
@@ -300,12 +312,7 @@ export class WorkspaceServiceStack extends Stack {
     // settings, nothing of the API's (no JWT, no provider).
     const sweeper = new ChargeSweeper(this, 'ChargeSweeper', {
       table: this.table,
-      environment: Object.fromEntries(
-        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
-          name,
-          environment[name]!,
-        ]),
-      ),
+      environment: tableAndTelemetry,
       retention,
       tracer: props.tracer ?? false,
     });
@@ -314,12 +321,7 @@ export class WorkspaceServiceStack extends Stack {
     // Not a route either: the grant expiry, every minute, with the sweeper's settings.
     const grantExpiry = new GrantExpiry(this, 'GrantExpiry', {
       table: this.table,
-      environment: Object.fromEntries(
-        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
-          name,
-          environment[name]!,
-        ]),
-      ),
+      environment: tableAndTelemetry,
       retention,
       tracer: props.tracer ?? false,
     });
@@ -327,12 +329,7 @@ export class WorkspaceServiceStack extends Stack {
     // Not a route: EventBridge invokes it every minute. The table, telemetry and Stripe's key.
     const reconciler = new PaymentsReconciler(this, 'PaymentsReconciler', {
       table: this.table,
-      environment: Object.fromEntries(
-        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
-          name,
-          environment[name]!,
-        ]),
-      ),
+      environment: tableAndTelemetry,
       retention,
       tracer: props.tracer ?? false,
       stripeSecretKey,
@@ -344,12 +341,7 @@ export class WorkspaceServiceStack extends Stack {
     this.tableStream = new TableStream(this, 'TableStream', {
       table: this.table,
       filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
-      environment: Object.fromEntries(
-        ['TABLE_NAME', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL'].map((name) => [
-          name,
-          environment[name]!,
-        ]),
-      ),
+      environment: tableAndTelemetry,
       retention,
       tracer: props.tracer ?? false,
     });

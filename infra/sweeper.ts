@@ -3,19 +3,16 @@
  * minute to refund the charges of runs that can no longer finish (lib/billing/sweeper.ts), with
  * its own role (exactly what a sweep does to the table), its own log group, and its alarms.
  */
-import { Duration, type Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DEFAULTS, SERVICE_NAME } from '../lib/config.ts';
 import { SWEEP_INDEX } from '../lib/db/table.ts';
 import { type Alarms, PERIOD } from './alarms.ts';
-import { bundledFunction, functionRole } from './function.ts';
+import { scheduledFunction } from './scheduled-function.ts';
 
 /** The sweeper function's module (bundled like the routes'; the bundle tests and report build it too). */
 export const SWEEPER_ENTRY = 'functions/sweep-charges.ts';
@@ -44,28 +41,19 @@ export class ChargeSweeper extends Construct {
 
   constructor(scope: Construct, id: string, props: ChargeSweeperProps) {
     super(scope, id);
-    const stack = scope as Stack;
-    // In the stack's scope, so that its ids read like the route functions' (SweepCharges, SweepChargesRole).
-    const { role, logGroup } = functionRole(stack, 'SweepCharges', props.retention);
-    role.addToPrincipalPolicy(new PolicyStatement({ actions: [...SWEEPER_TABLE_ACTIONS], resources: [props.table.tableArn] }));
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/${SWEEP_INDEX}`] }),
-    );
-    this.fn = bundledFunction(stack, 'SweepCharges', {
-      description: `Refunds the charges of runs that can no longer finish (${SWEEPER_ENTRY})`,
+    this.fn = scheduledFunction(this, {
+      name: 'SweepCharges',
       entry: SWEEPER_ENTRY,
+      does: 'Refunds the charges of runs that can no longer finish',
+      runs: 'Runs the charge sweeper',
+      rate: SWEEP_INTERVAL,
       timeout: SWEEPER_TIMEOUT,
-      role,
-      logGroup,
+      table: props.table,
+      tableActions: SWEEPER_TABLE_ACTIONS,
+      queriesIndex: SWEEP_INDEX,
       environment: props.environment,
+      retention: props.retention,
       tracer: props.tracer,
-      // The next scheduled run is the retry: a failed sweep is not run again on top of it.
-      retryAttempts: 0,
-    });
-    new Rule(this, 'Schedule', {
-      description: 'Runs the charge sweeper',
-      schedule: Schedule.rate(SWEEP_INTERVAL),
-      targets: [new LambdaFunction(this.fn)],
     });
   }
 
