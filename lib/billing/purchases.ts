@@ -14,23 +14,11 @@ import { requireOwner } from '../workspace/owners.ts';
 /** Open checkouts an organization may have at once. */
 export const MAX_OPEN_CHECKOUTS = 10;
 
-export interface PurchaseView {
-  id: string;
-  organization_id: string;
-  source: 'checkout';
-  status: PurchaseStatus;
-  credits: number;
-  amount: number;
-  currency: string;
-  checkout_url: string | null;
-  payment_intent_id: string | null;
-  failure: PurchaseRecord['failure'];
-  reversed_credits: number;
-  created_at: string;
-  created_by_id: string | null;
-  expires_at: string;
-  paid_at: string | null;
-}
+/**
+ * A purchase as the API answers it: the record without Stripe's session id (the `checkout_url`
+ * is what a client follows), and `created_by_id` null for a purchase no person made (auto-recharge).
+ */
+export type PurchaseView = Omit<PurchaseRecord, 'checkout_session_id' | 'created_by_id'> & { created_by_id: string | null };
 
 export interface Pricing {
   unit_amount: number;
