@@ -5,7 +5,6 @@
  * limit, and Stripe failing: nothing written.
  */
 import { createHash } from 'node:crypto';
-import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createKey } from '../../functions/create-api-key.ts';
 import { handler as createPurchase } from '../../functions/create-credit-purchase.ts';
@@ -16,6 +15,7 @@ import { claimPurchaseKey, getPurchaseSlots } from '../../lib/db/purchases.ts';
 import { type PaymentsServer, startPaymentsServer } from '../../lib/local/payments-server.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
+import { stripeOf } from '../support/payments.ts';
 import { tokenFor } from '../support/tokens.ts';
 
 let payments: PaymentsServer;
@@ -187,7 +187,7 @@ describe('POST …/credit-purchases', () => {
       },
       { nowMs: Date.now() - 120_000 },
     );
-    const stripe = new Stripe(payments.secretKey, { host: payments.host, port: payments.port, protocol: 'http', maxNetworkRetries: 0 });
+    const stripe = stripeOf(payments);
     const customer = await stripe.customers.create({ metadata: { organization_id: orgId } }, { idempotencyKey: `customer:${orgId}` });
     const metadata = { organization_id: orgId, purchase_id: deadId };
     const back = `http://127.0.0.1/console?organization_id=${orgId}#billing`;

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PaymentsServer, startPaymentsServer } from '../../lib/local/payments-server.ts';
+import { stripeOf } from '../support/payments.ts';
 
 interface Received {
   event: Stripe.Event;
@@ -42,7 +43,7 @@ beforeAll(async () => {
     webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
     retryDelaysMs: [50, 100, 150],
   });
-  stripe = new Stripe(payments.secretKey, { host: payments.host, port: payments.port, protocol: 'http', maxNetworkRetries: 0 });
+  stripe = stripeOf(payments);
 });
 
 afterAll(async () => {

@@ -7,7 +7,7 @@
  * organization handed to the stream's function again make no second event.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createPurchase } from '../../functions/create-credit-purchase.ts';
 import { handler as createWebhook } from '../../functions/create-webhook.ts';
@@ -16,7 +16,7 @@ import { receiver } from '../alerts/receivers.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { startLocalWorkers, webhooksQueue } from '../support/jobs.ts';
-import { deliver, eventsAbout, type PaymentsHarness, pay, signed, startPayments, until } from '../support/payments.ts';
+import { deliver, eventsAbout, type PaymentsHarness, pay, signed, startPayments, stripeOf, until } from '../support/payments.ts';
 import { startTableStream } from '../support/table-stream.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -34,7 +34,7 @@ let stopWorkers: () => Promise<void>;
 beforeAll(async () => {
   harness = await startPayments();
   const { payments } = harness;
-  stripe = new Stripe(payments.secretKey, { host: payments.host, port: payments.port, protocol: 'http', telemetry: false });
+  stripe = stripeOf(payments);
   stopWorkers = startLocalWorkers();
 });
 

@@ -6,12 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createPurchase } from '../../functions/create-credit-purchase.ts';
-import { handler as getCredits } from '../../functions/get-credits.ts';
 import { reconcilePayments } from '../../lib/billing/reconciler.ts';
 import { group } from '../../scripts/admin/payments.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
-import { type PaymentsHarness, pay, startPayments, until } from '../support/payments.ts';
+import { balanceOf, type PaymentsHarness, pay, startPayments, until } from '../support/payments.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -22,9 +21,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => harness.close());
-
-const balanceOf = async (orgId: string, owner: string): Promise<number> =>
-  (await call(getCredits, { url: `/organizations/${orgId}/credits`, token: tokenFor(owner) })).body.balance;
 
 async function bought(orgId: string, owner: string, credits: number, webhooks: 'send' | 'hold') {
   const answer = await call(createPurchase, {

@@ -5,10 +5,9 @@
  * yet taken; the balance may go below zero, and then a run answers 402 with the negative balance
  * while reads answer as ever.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createPurchase } from '../../functions/create-credit-purchase.ts';
-import { handler as getPurchase } from '../../functions/get-credit-purchase.ts';
 import { handler as getCredits } from '../../functions/get-credits.ts';
 import { handler as run } from '../../functions/run-social-operation.ts';
 import { reversalTarget } from '../../lib/billing/settle.ts';
@@ -16,7 +15,18 @@ import { deductCredits } from '../../lib/db/organizations.ts';
 import type { StripeEvent } from '../../lib/local/payments-ledger.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
-import { deliver, eventsAbout, type PaymentsHarness, pay, signed, startPayments, until } from '../support/payments.ts';
+import {
+  balanceOf,
+  deliver,
+  eventsAbout,
+  type PaymentsHarness,
+  pay,
+  purchaseOf,
+  signed,
+  startPayments,
+  stripeOf,
+  until,
+} from '../support/payments.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -26,21 +36,10 @@ let stripe: Stripe;
 beforeAll(async () => {
   harness = await startPayments();
   const { payments } = harness;
-  stripe = new Stripe(payments.secretKey, {
-    host: payments.host,
-    port: payments.port,
-    protocol: 'http',
-    maxNetworkRetries: 0,
-    telemetry: false,
-  });
+  stripe = stripeOf(payments);
 });
 
 afterAll(() => harness.close());
-
-const balanceOf = async (orgId: string, owner: string): Promise<number> =>
-  (await call(getCredits, { url: `/organizations/${orgId}/credits`, token: tokenFor(owner) })).body.balance;
-const purchaseOf = async (orgId: string, owner: string, id: string) =>
-  (await call(getPurchase, { url: `/organizations/${orgId}/credit-purchases/${id}`, token: tokenFor(owner) })).body;
 
 /** A purchase of `credits`, paid (with `card`) and credited: its PaymentIntent id. */
 async function paid(orgId: string, owner: string, credits: number, card = '4242424242424242') {

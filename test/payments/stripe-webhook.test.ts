@@ -5,11 +5,9 @@
  * here acknowledged, a paid checkout credited once whatever events come in whatever order, a
  * PaymentIntent that does not match credits nothing, declines and expiries recorded.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createPurchase } from '../../functions/create-credit-purchase.ts';
-import { handler as getPurchase } from '../../functions/get-credit-purchase.ts';
-import { handler as getCredits } from '../../functions/get-credits.ts';
 import { handler as listEvents } from '../../functions/list-billing-events.ts';
 import { handler as listGrants } from '../../functions/list-credit-grants.ts';
 import { getPurchaseSlots } from '../../lib/db/purchases.ts';
@@ -18,7 +16,18 @@ import { stripeSignature } from '../../lib/local/payments-server.ts';
 import { atDepth } from '../support/depth.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
-import { deliver, eventsAbout, type PaymentsHarness, pay, signed, startPayments, until } from '../support/payments.ts';
+import {
+  balanceOf,
+  deliver,
+  eventsAbout,
+  type PaymentsHarness,
+  pay,
+  purchaseOf,
+  signed,
+  startPayments,
+  stripeOf,
+  until,
+} from '../support/payments.ts';
 import { eventsOf } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -28,13 +37,7 @@ let stripe: Stripe;
 beforeAll(async () => {
   harness = await startPayments();
   const { payments } = harness;
-  stripe = new Stripe(payments.secretKey, {
-    host: payments.host,
-    port: payments.port,
-    protocol: 'http',
-    maxNetworkRetries: 0,
-    telemetry: false,
-  });
+  stripe = stripeOf(payments);
 });
 
 afterAll(() => harness.close());
@@ -52,10 +55,6 @@ async function buy(orgId: string, owner: string, credits = 500) {
   return answer.body as { id: string; checkout_url: string; credits: number; amount: number };
 }
 
-const balanceOf = async (orgId: string, owner: string): Promise<number> =>
-  (await call(getCredits, { url: `/organizations/${orgId}/credits`, token: tokenFor(owner) })).body.balance;
-const purchaseOf = async (orgId: string, owner: string, id: string) =>
-  (await call(getPurchase, { url: `/organizations/${orgId}/credit-purchases/${id}`, token: tokenFor(owner) })).body;
 const sumOfEvents = async (orgId: string) => (await eventsOf(orgId)).reduce((sum, event) => sum + event.amount, 0);
 const sessionOf = (purchaseId: string) =>
   [...harness.payments.ledger.sessions.values()].find((session) => session.client_reference_id === purchaseId);

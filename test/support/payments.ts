@@ -5,10 +5,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import { handler as getPurchase } from '../../functions/get-credit-purchase.ts';
+import { handler as getCredits } from '../../functions/get-credits.ts';
 import { handler as webhook } from '../../functions/stripe-webhook.ts';
 import type { StripeEvent } from '../../lib/local/payments-ledger.ts';
 import { type PaymentsServer, startPaymentsServer, stripeSignature } from '../../lib/local/payments-server.ts';
 import { type Answer, call } from './http.ts';
+import { tokenFor } from './tokens.ts';
 
 export const WEBHOOK_PATH = '/payments/stripe/webhook';
 
@@ -21,6 +25,18 @@ export function signed(event: unknown, secret: string, timestamp?: number): { bo
   const body = JSON.stringify(event, null, 2);
   return { body, headers: { 'stripe-signature': stripeSignature(secret, body, timestamp) } };
 }
+
+/** The real `stripe` SDK, pointed at the local payments server (with its key, or `secretKey`). */
+export const stripeOf = (payments: PaymentsServer, secretKey = payments.secretKey): Stripe =>
+  new Stripe(secretKey, { host: payments.host, port: payments.port, protocol: 'http', maxNetworkRetries: 0, telemetry: false });
+
+/** The organization's balance, as its owner reads it through the credits route. */
+export const balanceOf = async (orgId: string, owner: string): Promise<number> =>
+  (await call(getCredits, { url: `/organizations/${orgId}/credits`, token: tokenFor(owner) })).body.balance;
+
+/** A purchase, as its owner reads it through its route. */
+export const purchaseOf = async (orgId: string, owner: string, id: string) =>
+  (await call(getPurchase, { url: `/organizations/${orgId}/credit-purchases/${id}`, token: tokenFor(owner) })).body;
 
 export interface PaymentsHarness {
   payments: PaymentsServer;
