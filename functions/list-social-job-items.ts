@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { baseUrl } from '../lib/http/base-url.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { integerParam, jobIdParam, pageCursor } from '../lib/http/params.ts';
 import { JOB_ITEM_STATUSES, listSocialJobItems } from '../lib/jobs/jobs.ts';
@@ -37,5 +38,5 @@ export const handler = endpoint(
       }),
     },
   },
-  async ({ path, query }, context) => listSocialJobItems(context.caller, path.job_id, query),
+  async ({ path, query }, context, event) => listSocialJobItems(context.caller, path.job_id, query, baseUrl(event)),
 );

@@ -22,6 +22,7 @@ const post = endpoint(
       orgId: query.organization_id,
       deadlineMs: context.deadlineMs,
       requestId: context.requestId,
+      baseUrl: baseUrl(event),
     });
     // A notification or a client's response: 202, no body and so no Content-Type (a proxy that
     // trusted an application/json on an empty body answered 500).

@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { fieldsWithBillingUrl } from '../lib/billing/billing-url.ts';
+import { baseUrl } from '../lib/http/base-url.ts';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { fieldsParam } from '../lib/http/fields-param.ts';
@@ -33,8 +35,8 @@ export const handler = endpoint(
     },
     jsonBody,
   },
-  async ({ path, query, headers, body }, context) =>
-    quoteSocialOperation({
+  async ({ path, query, headers, body }, context, event) => {
+    const quote = await quoteSocialOperation({
       caller: context.caller,
       orgId: query.organization_id,
       operationName: path.operation,
@@ -42,7 +44,10 @@ export const handler = endpoint(
       maxAgeSeconds: headers['cache-control'] === undefined ? undefined : maxAgeOf(headers['cache-control']),
       fields: query.fields === undefined ? undefined : { text: query.fields, at: ['query', 'fields'] },
       maxCredits: headers['max-credits'],
-    }),
+    });
+    // The refusal is the run's error body: out of credits, it names where to buy them, as the run's does.
+    return quote.refusal ? { ...quote, refusal: fieldsWithBillingUrl(quote.refusal, baseUrl(event), query.organization_id) } : quote;
+  },
 );
 
 /** The 200 body, for the API description. */

@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { withBillingUrl } from '../lib/billing/billing-url.ts';
+import { baseUrl } from '../lib/http/base-url.ts';
 import { cacheControl, maxAgeOf } from '../lib/http/cache-control.ts';
 import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { FIELDS_RULE, fieldsParam } from '../lib/http/fields-param.ts';
@@ -37,7 +39,7 @@ export const handler = endpoint(
     },
     jsonBody,
   },
-  async ({ path, query, headers, body }, context) => {
+  async ({ path, query, headers, body }, context, event) => {
     const result = await runSocialOperation({
       caller: context.caller,
       orgId: query.organization_id,
@@ -49,6 +51,9 @@ export const handler = endpoint(
       maxCredits: headers['max-credits'],
       requestId: context.requestId,
       deadlineMs: context.deadlineMs,
+    }).catch((error: unknown) => {
+      // Out of credits: where an owner buys them (data.billing_url).
+      throw withBillingUrl(error, baseUrl(event), query.organization_id);
     });
     return new Reply(result.output, {
       'Credits-Charged': String(result.charged),

@@ -316,7 +316,7 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey'],
     summary: 'Run a social operation',
     description:
-      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event. With `Max-Credits: N`, a call that would be charged more than N answers 402 `max_credits_exceeded` and charges nothing. Daily and monthly limits (the organization's, the member's or API key's) answer 402 `spending_limit_exceeded` saying which (`data.period`); the first of `max_credits_exceeded`, the limits, `insufficient_credits` answers.",
+      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event. With `Max-Credits: N`, a call that would be charged more than N answers 402 `max_credits_exceeded` and charges nothing. Daily and monthly limits (the organization's, the member's or API key's) answer 402 `spending_limit_exceeded` saying which (`data.period`); the first of `max_credits_exceeded`, the limits, `insufficient_credits` answers. Out of credits (`insufficient_credits`, `data: { balance, cost, how_to_add_credits, billing_url }`), `billing_url` is the console's Billing screen for the organization, where an owner buys credits: `<base>/console?organization_id=<id>#billing`.",
     tag: 'Social operations',
     errors: [
       'insufficient_credits',
@@ -367,7 +367,7 @@ export const routes: readonly Route[] = [
     secrets: ['cursorSigningKey'],
     summary: "List a job's items: inputs, outputs, errors",
     description:
-      "Members of the job's organization. Its items by index, each with its input, status, output (once succeeded), error (once failed: the body a single run would have answered) and charge; `status` keeps one status. Paged by `cursor`. Anyone else 404.",
+      "Members of the job's organization. Its items by index, each with its input, status, output (once succeeded), error (once failed: the body a single run would have answered, `insufficient_credits` with its `data.billing_url` under the base this request reached) and charge; `status` keeps one status. Paged by `cursor`. Anyone else 404.",
     tag: 'Jobs',
     errors: ['not_found'],
   },
@@ -395,7 +395,7 @@ export const routes: readonly Route[] = [
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     summary: 'Quote a social operation: its cost now, and whether it would run',
     description:
-      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 `max_credits_exceeded` when `Max-Credits` is sent and the cost is above it, 402 a daily or monthly limit or credits, with its `data`). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
+      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 `max_credits_exceeded` when `Max-Credits` is sent and the cost is above it, 402 a daily or monthly limit or credits, with its `data`; out of credits, `data.billing_url` as the run's). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
     tag: 'Social operations',
     errors: ['forbidden', 'not_found'],
   },

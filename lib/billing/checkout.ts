@@ -35,6 +35,7 @@ import {
 import { logger } from '../log.ts';
 import type { Caller } from '../model.ts';
 import { requireOwner } from '../workspace/owners.ts';
+import { billingUrl } from './billing-url.ts';
 import { isOpen, MAX_OPEN_CHECKOUTS, newPurchaseId, type PurchaseView, purchaseView } from './purchases.ts';
 import { stripeClient } from './stripe-client.ts';
 
@@ -132,7 +133,7 @@ async function makePurchase(
   // sends Stripe the very parameters of its `purchase:<id>` request.
   const expiresAt = Math.floor(Date.parse(at.createdAt) / 1000) + config.checkoutMinutes * 60;
   const amount = request.credits * config.unitAmount;
-  const returnUrl = `${request.baseUrl}/console?organization_id=${encodeURIComponent(orgId)}#billing`;
+  const returnUrl = billingUrl(request.baseUrl, orgId);
   const metadata = { organization_id: orgId, purchase_id: at.purchaseId };
   let session: Awaited<ReturnType<Stripe['checkout']['sessions']['create']>>;
   let customerId: string;

@@ -1,4 +1,5 @@
 import { membershipOfCaller } from '../auth/access.ts';
+import { fieldsWithBillingUrl } from '../billing/billing-url.ts';
 import { cursorSigningKey } from '../config.ts';
 import { getJob, type JobItemRecord, type JobRecord, listJobItemsPage, type StoredItemStatus } from '../db/jobs.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
@@ -28,12 +29,14 @@ const shownStatus = (item: JobItemRecord, job: JobRecord): JobItemStatus => {
   return item.status;
 };
 
-const itemView = (item: JobItemRecord, job: JobRecord): JobItemView => ({
+const itemView = (item: JobItemRecord, job: JobRecord, base: string | undefined): JobItemView => ({
   index: item.index,
   input: item.input,
   status: shownStatus(item, job),
   output: item.output,
-  error: item.error,
+  // Out of credits: where an owner buys them, under the base the reader reached (not stored: the
+  // worker that refused the item knows no base).
+  error: item.error && base !== undefined ? fieldsWithBillingUrl(item.error, base, job.organization_id) : item.error,
   charged: item.charged,
   finished_at: item.finished_at,
 });
@@ -74,11 +77,16 @@ function storedStatuses(status: JobItemStatus | undefined, job: JobRecord): Stor
 
 const itemsCursorScope = (jobId: string, status: string | undefined) => `job-items:${jobId}:${status ?? ''}`;
 
-/** A job's items by index, `status` keeping one status; paged by `cursor`. Members of its organization. */
+/**
+ * A job's items by index, `status` keeping one status; paged by `cursor`. Members of its
+ * organization. `base`: the API's base URL as the reader reached it, for an item refused
+ * `insufficient_credits` (`data.billing_url`).
+ */
 export async function listSocialJobItems(
   caller: Caller,
   jobId: string,
   query: { limit: number; status?: JobItemStatus | undefined; cursor?: string | undefined },
+  base?: string,
 ): Promise<JobItemsPage> {
   const signingKey = cursorSigningKey();
   const scope = itemsCursorScope(jobId, query.status);
@@ -93,7 +101,7 @@ export async function listSocialJobItems(
   if (!page) throw notFound();
   const last = page.items.at(-1);
   return {
-    items: page.items.map((item) => itemView(item, job)),
+    items: page.items.map((item) => itemView(item, job, base)),
     next_cursor: page.hasMore && last ? sealCursor(scope, String(last.index), signingKey) : null,
     has_more: page.hasMore,
   };

@@ -16,7 +16,8 @@ export const INSTRUCTIONS = [
   'Every call spends workspace credits (the cost is in each description) and is refunded if the data provider fails;',
   'get_budget tells what may still be spent today and this month, and _meta.max_credits caps what one call may cost.',
   'A refused call returns isError with a JSON body {code, message, data}: validation_failed names the argument to fix;',
-  'insufficient_credits, spending_limit_exceeded (data.resets_at says when it resets), max_credits_exceeded, forbidden',
+  'insufficient_credits (data.billing_url: a page where the workspace owner buys credits; give it to your user),',
+  'spending_limit_exceeded (data.resets_at says when it resets), max_credits_exceeded, forbidden',
   'and operation_not_enabled will not change by retrying;',
   'upstream_failed and internal_error may succeed if retried later; not_found means the account or item does not exist.',
 ].join(' ');

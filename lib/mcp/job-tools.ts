@@ -150,7 +150,7 @@ export async function callJobTool(
   // A job of another workspace is not found here, as on GET /social/jobs/{job_id} for a non-member.
   const job = await getSocialJob(scope.caller, job_id);
   if (job.organization_id !== scope.orgId) throw notFound();
-  const page = await listSocialJobItems(scope.caller, job_id, { limit: limit ?? 25, status, cursor });
+  const page = await listSocialJobItems(scope.caller, job_id, { limit: limit ?? 25, status, cursor }, scope.baseUrl);
   const { truncation, ...sized } = sizedResult({ job: { ...job }, ...page }, maxChars, { rest: jobPageAdvice(job_id) });
   return { ...sized, ...(truncation ? { _meta: truncation } : {}) };
 }

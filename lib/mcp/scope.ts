@@ -8,4 +8,6 @@ export interface McpScope {
   deadlineMs: number;
   /** The HTTP request's id: in refusals' text, as in every error body. */
   requestId: string;
+  /** The API's base URL as the client reached it: a refusal for credits names the console's Billing screen under it. */
+  baseUrl: string;
 }

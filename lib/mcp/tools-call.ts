@@ -2,6 +2,7 @@
  * tools/call: the run path of POST /social/{operation} as an MCP tool, and its JSON-RPC response.
  */
 
+import { withBillingUrl } from '../billing/billing-url.ts';
 import { MAX_CREDITS_RULE, maxCreditsNumber } from '../billing/max-credits.ts';
 import { mcpMaxResultChars } from '../config.ts';
 import { type Issue, validationFailed } from '../errors.ts';
@@ -109,7 +110,8 @@ export async function callTool(
       maxChars,
     });
   } catch (error) {
-    const refusal = asServiceError(error, scope);
+    // Out of credits: where an owner buys them, in the text's `data` and in `_meta` (refusalResult).
+    const refusal = asServiceError(withBillingUrl(error, scope.baseUrl, scope.orgId), scope);
     logger.appendKeys({ tool_error: refusal.code });
     return refusalResult(refusal, scope.requestId);
   }

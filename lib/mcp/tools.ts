@@ -171,8 +171,16 @@ function inToolTerms(error: ServiceError): ServiceError {
 /**
  * A refused or failed run (validation, credits, role, network, upstream): a tool result with
  * `isError`, so that the agent reads why and can adapt, rather than a protocol error. The text is
- * the error body POST /social/{operation} would have answered with.
+ * the error body POST /social/{operation} would have answered with; out of credits, `_meta.billing_url`
+ * repeats `data.billing_url`.
  */
 export function refusalResult(error: ServiceError, requestId: string): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(errorBody(inToolTerms(error), requestId)) }], isError: true };
+  const text = JSON.stringify(errorBody(inToolTerms(error), requestId));
+  // Out of credits: the link also in `_meta`, where a host shows it without parsing the text.
+  const billingUrl = error.details.data?.billing_url;
+  return {
+    ...(typeof billingUrl === 'string' ? { _meta: { billing_url: billingUrl } } : {}),
+    content: [{ type: 'text', text }],
+    isError: true,
+  };
 }

@@ -195,6 +195,17 @@ function errorExample(code: ErrorCode): Json {
   }
   if (code === 'invalid_json') body.data = { issues: [{ path: ['body'], code: 'invalid_json', message: 'must be a JSON document' }] };
   if (code === 'rate_limited') body.message = 'rate limit exceeded, retry in 12 s';
+  if (code === 'insufficient_credits') {
+    const help = 'ask an owner of this workspace to have credits added';
+    body.message = `the organization has 0 credits and this operation costs 1 credit; ${help}`;
+    // `billing_url`: the console's Billing screen, where an owner buys credits (lib/billing/billing-url.ts).
+    body.data = {
+      balance: 0,
+      cost: 1,
+      how_to_add_credits: help,
+      billing_url: 'https://api.example.com/console?organization_id=org_demo#billing',
+    };
+  }
   body.request_id = 'Lq3Z1gHqoAMEbXw=';
   return body;
 }

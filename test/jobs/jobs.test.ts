@@ -282,7 +282,11 @@ describe('running a job', () => {
     for (const item of failed) {
       expect(item.charged).toBe(0);
       expect(item.error.code).toBe('insufficient_credits');
-      expect(item.error.data).toMatchObject({ balance: 0, cost: COST });
+      expect(item.error.data).toMatchObject({
+        balance: 0,
+        cost: COST,
+        billing_url: `http://127.0.0.1/console?organization_id=${orgId}#billing`,
+      });
     }
     expect((await getOrganization(orgId))?.credits).toBe(0);
     await expectLedgerHolds(orgId, 2);

@@ -127,8 +127,15 @@ describe('POST /mcp with the MCP SDK client', () => {
       isError: true,
       code: 'insufficient_credits',
       message: 'the organization has 0 credits and this operation costs 1 credit; ask an owner of this workspace to have credits added',
-      data: { balance: 0, cost: 1, how_to_add_credits: 'ask an owner of this workspace to have credits added' },
+      data: {
+        balance: 0,
+        cost: 1,
+        how_to_add_credits: 'ask an owner of this workspace to have credits added',
+        billing_url: `${base}/console?organization_id=${orgId}#billing`,
+      },
     });
+    // Where an owner buys credits, also in `_meta`: a host can show it without parsing the text.
+    expect(result._meta).toEqual({ billing_url: `${base}/console?organization_id=${orgId}#billing` });
     expect(await charges(orgId)).toEqual([]);
     await client.close();
   });

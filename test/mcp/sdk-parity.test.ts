@@ -17,10 +17,16 @@ import { serveWithSdk } from '../support/mcp-sdk-oracle.ts';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-let scope: { caller: { userId: string }; orgId: string; deadlineMs: number; requestId: string };
+let scope: { caller: { userId: string }; orgId: string; deadlineMs: number; requestId: string; baseUrl: string };
 beforeAll(async () => {
   const { orgId, users } = await workspace({ roles: ['viewer'], networks: ['x', 'reddit'] });
-  scope = { caller: { userId: users.viewer }, orgId, deadlineMs: Date.now() + 600_000, requestId: 'req-sdk-parity' };
+  scope = {
+    caller: { userId: users.viewer },
+    orgId,
+    deadlineMs: Date.now() + 600_000,
+    requestId: 'req-sdk-parity',
+    baseUrl: 'https://api.test',
+  };
 });
 
 /** What a client reads of an answer: status, Content-Type (or none), the body as JSON (or none). */

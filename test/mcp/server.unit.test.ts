@@ -9,7 +9,13 @@ import { SERVICE_NAME } from '../../lib/config.ts';
 import { serveMcp } from '../../lib/mcp/server.ts';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const scope = { caller: { userId: 'user_unit' }, orgId: 'org_unit', deadlineMs: Date.now() + 60_000, requestId: 'req-unit' };
+const scope = {
+  caller: { userId: 'user_unit' },
+  orgId: 'org_unit',
+  deadlineMs: Date.now() + 60_000,
+  requestId: 'req-unit',
+  baseUrl: 'https://api.test',
+};
 
 /** Our answer to a POST of `body` (a string as it is, anything else as JSON; headers undefined are left out), its body parsed. */
 async function post(body: unknown, headers: Record<string, string | undefined> = {}) {

@@ -30,6 +30,7 @@ const scopeOf = (orgId: string, userId: string) => ({
   orgId,
   deadlineMs: Date.now() + 30_000,
   requestId: 'req-parity',
+  baseUrl: 'https://api.test',
 });
 
 /**
@@ -62,7 +63,9 @@ async function bothCallAnswers(options: Parameters<typeof workspace>[0], role: '
     },
   );
   const credits = await Promise.all([ours.orgId, twin.orgId].map(async (orgId) => (await getOrganization(orgId))!.credits));
-  return { ...answers, credits };
+  // An answer may name its organization (a refusal's billing_url): the twin's read as ours.
+  const sdk = { ...answers.sdk, text: answers.sdk.text.replaceAll(twin.orgId, ours.orgId) };
+  return { ...answers, sdk, credits, orgId: ours.orgId };
 }
 
 /** One workspace with a viewer, for the cases that need no network set of their own. */
@@ -204,11 +207,15 @@ describe('tools/call', () => {
       'operation_not_enabled',
     ],
   ])('answers a refused run (%s) with the bytes the SDK writes, charging nothing', async (_case, options, role, params, code) => {
-    const { served, sdk, credits } = await bothCallAnswers(options, role, params);
+    const { served, sdk, credits, orgId } = await bothCallAnswers(options, role, params);
 
     expect(served).toEqual(sdk);
     const { result } = JSON.parse(served.text);
     expect({ isError: result.isError, code: JSON.parse(result.content[0].text).code }).toEqual({ isError: true, code });
+    // Out of credits, and only then: where an owner buys them, in the text and in `_meta`.
+    const billingUrl = code === 'insufficient_credits' ? `https://api.test/console?organization_id=${orgId}#billing` : undefined;
+    expect(JSON.parse(result.content[0].text).data?.billing_url).toBe(billingUrl);
+    expect(result._meta?.billing_url).toBe(billingUrl);
     expect(credits).toEqual([options.credits, options.credits]);
   });
 

@@ -161,7 +161,10 @@ describe('charge.refunded and charge.dispute.created', () => {
     const credits = await call(getCredits, { url: `/organizations/${orgId}/credits`, token: tokenFor(users.viewer) });
 
     expect(ran.status).toBe(402);
-    expect(withoutRequestId(ran.body)).toMatchObject({ code: 'insufficient_credits', data: { balance: -450 } });
+    expect(withoutRequestId(ran.body)).toMatchObject({
+      code: 'insufficient_credits',
+      data: { balance: -450, billing_url: `http://127.0.0.1/console?organization_id=${orgId}#billing` },
+    });
     expect([credits.status, credits.body.balance]).toEqual([200, -450]);
     expect((await eventsOf(orgId)).reduce((sum, e) => sum + e.amount, 0)).toBe(-450);
   });

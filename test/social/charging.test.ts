@@ -51,7 +51,12 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect(withoutRequestId(refused.body)).toEqual({
       code: 'insufficient_credits',
       message: 'the organization has 0 credits and this operation costs 1 credit; ask an owner of this workspace to have credits added',
-      data: { balance: 0, cost: 1, how_to_add_credits: 'ask an owner of this workspace to have credits added' },
+      data: {
+        balance: 0,
+        cost: 1,
+        how_to_add_credits: 'ask an owner of this workspace to have credits added',
+        billing_url: `http://127.0.0.1/console?organization_id=${orgId}#billing`,
+      },
     });
   });
 
@@ -148,7 +153,12 @@ describe('charging under concurrency (DynamoDB Local)', () => {
     expect(withoutRequestId(answer.body)).toEqual({
       code: 'insufficient_credits',
       message: 'the organization has 3 credits and this operation costs 5 credits; ask an owner of this workspace to have credits added',
-      data: { balance: 3, cost: 5, how_to_add_credits: 'ask an owner of this workspace to have credits added' },
+      data: {
+        balance: 3,
+        cost: 5,
+        how_to_add_credits: 'ask an owner of this workspace to have credits added',
+        billing_url: `http://127.0.0.1/console?organization_id=${orgId}#billing`,
+      },
     });
   });
 
@@ -204,7 +214,12 @@ describe('a 402 for exhausted credits says how this deployment adds them (CREDIT
       expect(withoutRequestId(answer.body)).toEqual({
         code: 'insufficient_credits',
         message: 'the organization has 0 credits and this operation costs 1 credit; buy credits at https://billing.example.com/workspace',
-        data: { balance: 0, cost: 1, how_to_add_credits: 'buy credits at https://billing.example.com/workspace' },
+        data: {
+          balance: 0,
+          cost: 1,
+          how_to_add_credits: 'buy credits at https://billing.example.com/workspace',
+          billing_url: `http://127.0.0.1/console?organization_id=${orgId}#billing`,
+        },
       });
     } finally {
       delete process.env.CREDITS_HELP;

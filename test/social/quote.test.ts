@@ -98,6 +98,8 @@ describe('POST /social/{operation}/quote', () => {
     const fresh = await quote(orgId, users.editor);
     expect(cached.body).toEqual({ operation: 'tiktok_profile', cost: 0, balance: 0, allowed: true, refusal: null, cached: true });
     expect(fresh.body).toMatchObject({ cost: 1, allowed: false, refusal: { code: 'insufficient_credits' }, cached: false });
+    // The refusal is the run's body: it names where an owner buys credits, as the run's does.
+    expect(fresh.body.refusal.data.billing_url).toBe(`http://127.0.0.1/console?organization_id=${orgId}#billing`);
   });
 
   it('refuses what a run refuses before reading: invalid input (400, same issues), an unknown operation (404), a non-member (403)', async () => {
