@@ -8,6 +8,7 @@ import { finishHostedSignIn, hostedSignOutUrl, hostedUiOfPage } from './hosted-u
 import { type Access, formatTime, permissionsOf, SCREENS, type Screen, screenOf, screensFor } from './model.ts';
 import { AlertsScreen } from './screens/alerts.tsx';
 import { BillingScreen } from './screens/billing.tsx';
+import { BillingEventsScreen } from './screens/billing-events.tsx';
 import { ConnectedAppsScreen } from './screens/connected-apps.tsx';
 import { JobsScreen } from './screens/jobs.tsx';
 import { KeysScreen } from './screens/keys.tsx';
@@ -85,6 +86,7 @@ const SCREEN_VIEWS: Record<Screen, () => preact.JSX.Element> = {
   overview: OverviewScreen,
   usage: UsageScreen,
   billing: BillingScreen,
+  events: BillingEventsScreen,
   keys: KeysScreen,
   apps: ConnectedAppsScreen,
   members: MembersScreen,
@@ -104,7 +106,12 @@ function Console({ session, onSignOut }: { session: Session; onSignOut: (why?: s
   );
   const [me, setMe] = useState<Awaited<ReturnType<typeof loadMe>> | undefined>(undefined);
   const [failure, setFailure] = useState<unknown>(undefined);
-  const [orgId, setOrgId] = useState<string | null>(() => sessionStorage.getItem(CHOSEN));
+  // A link that names the workspace (a 402's billing_url, a checkout's return) chooses it.
+  const [orgId, setOrgId] = useState<string | null>(() => {
+    const linked = new URLSearchParams(window.location.search).get('organization_id');
+    if (linked) sessionStorage.setItem(CHOSEN, linked);
+    return linked ?? sessionStorage.getItem(CHOSEN);
+  });
   const hash = useHash();
 
   async function loadMe() {
@@ -176,6 +183,8 @@ function Console({ session, onSignOut }: { session: Session; onSignOut: (why?: s
                 value={membership.organization_id}
                 onChange={(event) => {
                   sessionStorage.setItem(CHOSEN, event.currentTarget.value);
+                  // The choice outlasts a link's organization_id: a reload keeps this one.
+                  window.history.replaceState(null, '', `${window.location.pathname}${window.location.hash}`);
                   setOrgId(event.currentTarget.value);
                 }}
               >

@@ -15,9 +15,9 @@ export interface Access {
 
 /**
  * What the console offers, by the API's rules (lib/routes.ts descriptions): billing events are the
- * owners'; keys, members, settings and notification endpoints are managed by owners with a user's
- * token (an API key is refused `api_key_not_allowed`); the trash and a job's cancel are editors' and
- * owners'. What is not offered is never a button that would answer 403.
+ * owners'; buying credits, auto-recharge, the card, the grants, keys, members, settings and
+ * notification endpoints are managed by owners with a user's token (an API key is refused
+ * `api_key_not_allowed`); the trash and a job's cancel are editors' and owners'. What is not offered is never a button that would answer 403.
  */
 export function permissionsOf(access: Access) {
   const owner = access.role === 'owner';
@@ -25,6 +25,8 @@ export function permissionsOf(access: Access) {
   const editor = access.role === 'editor' || owner;
   return {
     billingEvents: owner,
+    // Buying, auto-recharge, the card and the grants: owners with a user's token (a checkout needs a person).
+    funding: manager,
     manageOrganization: manager,
     apiKeys: manager,
     members: manager,
@@ -36,12 +38,14 @@ export function permissionsOf(access: Access) {
 }
 export type Permissions = ReturnType<typeof permissionsOf>;
 
-export type Screen = 'overview' | 'usage' | 'billing' | 'keys' | 'apps' | 'members' | 'alerts' | 'trash' | 'jobs';
+export type Screen = 'overview' | 'usage' | 'billing' | 'events' | 'keys' | 'apps' | 'members' | 'alerts' | 'trash' | 'jobs';
 
 export const SCREENS: readonly { id: Screen; label: string; allowed: (permissions: Permissions) => boolean }[] = [
   { id: 'overview', label: 'Overview', allowed: () => true },
   { id: 'usage', label: 'Usage', allowed: () => true },
-  { id: 'billing', label: 'Billing events', allowed: (p) => p.billingEvents },
+  // `#billing` is where a 402's billing_url and a checkout's return land (lib/billing/billing-url.ts).
+  { id: 'billing', label: 'Billing', allowed: (p) => p.funding },
+  { id: 'events', label: 'Billing events', allowed: (p) => p.billingEvents },
   { id: 'keys', label: 'API keys', allowed: (p) => p.apiKeys },
   // The OAuth connections are keys (created_via "oauth"): whoever may list keys sees them.
   { id: 'apps', label: 'Connected apps', allowed: (p) => p.apiKeys },
@@ -355,7 +359,13 @@ export function tokenExpiry(token: string): number | null {
 export function adviceFor(code: string | undefined): string | undefined {
   switch (code) {
     case 'insufficient_credits':
-      return 'Credits are added by whoever runs this service for you: the message above says how.';
+      return 'An owner can buy credits on the Billing screen, or turn on auto-recharge there.';
+    case 'payment_method_required':
+      return 'Save a card first: auto-recharge pays with it.';
+    case 'purchase_limit_reached':
+      return 'Pay one of the open checkouts below, or let one expire.';
+    case 'api_key_not_allowed':
+      return 'Sign in as an owner with your own account: an API key cannot do this.';
     case 'spending_limit_exceeded':
       return 'An owner can raise the limit (Overview, Members or API keys), or wait until it resets.';
     case 'max_credits_exceeded':
@@ -376,4 +386,82 @@ export function adviceFor(code: string | undefined): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** Currencies whose amounts have no minor unit (Stripe's list, the ones a deployment may plausibly sell in). */
+const ZERO_DECIMAL = new Set([
+  'bif',
+  'clp',
+  'djf',
+  'gnf',
+  'jpy',
+  'kmf',
+  'krw',
+  'mga',
+  'pyg',
+  'rwf',
+  'ugx',
+  'vnd',
+  'vuv',
+  'xaf',
+  'xof',
+  'xpf',
+]);
+
+/** A price in minor units as a person reads it: `2500, 'usd'` → `25.00 USD`. Not Intl (formatNumber says why). */
+export function formatMoney(minor: number, currency: string): string {
+  const code = currency.toUpperCase();
+  if (ZERO_DECIMAL.has(currency.toLowerCase())) return `${formatNumber(minor)} ${code}`;
+  const whole = Math.trunc(Math.abs(minor) / 100);
+  const cents = String(Math.abs(minor) % 100).padStart(2, '0');
+  return `${minor < 0 ? '-' : ''}${formatNumber(whole)}.${cents} ${code}`;
+}
+
+/** A whole number from `min` to `max` typed by a person (spaces and commas allowed as separators). */
+export function parseWhole(text: string, min: number, max: number): Parsed<number> {
+  const trimmed = text.trim().replace(/[\s,]/g, '');
+  const rule = `a whole number from ${formatNumber(min)} to ${formatNumber(max)}`;
+  if (!/^\d{1,12}$/.test(trimmed)) return { ok: false, error: rule };
+  const value = Number(trimmed);
+  return value < min || value > max ? { ok: false, error: rule } : { ok: true, value };
+}
+
+export type PurchaseStatus = 'open' | 'processing' | 'paid' | 'failed' | 'expired';
+
+/** A purchase that will change no more (docs/funding.md): the console stops following it. */
+export const purchaseSettled = (status: PurchaseStatus): boolean => status === 'paid' || status === 'failed' || status === 'expired';
+
+/** How often a purchase being paid is read again, and for how long after the person came back. */
+export const PURCHASE_POLL_MS = 1_000;
+export const PURCHASE_FOLLOW_MS = 5 * 60_000;
+
+/** Why auto-recharge turned itself off, as its owner reads it. */
+export function disabledReasonText(reason: string | null): string | undefined {
+  switch (reason) {
+    case null:
+      return undefined;
+    case 'consecutive_failures':
+      return 'three payments in a row failed';
+    case 'dispute':
+      return 'a payment was disputed';
+    case 'payment_method_removed':
+      return 'the card was removed';
+    default:
+      return reason;
+  }
+}
+
+/** Stripe's card brand (`visa`, `amex`, …) as printed on the card. */
+export function cardBrand(brand: string): string {
+  const names: Record<string, string> = {
+    amex: 'American Express',
+    diners: 'Diners Club',
+    discover: 'Discover',
+    eftpos_au: 'EFTPOS',
+    jcb: 'JCB',
+    mastercard: 'Mastercard',
+    unionpay: 'UnionPay',
+    visa: 'Visa',
+  };
+  return names[brand] ?? brand;
 }

@@ -8,8 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { intlAccepts, usableLanguage } from '../../console/src/locale.ts';
 import {
   adviceFor,
+  cardBrand,
   connectedApps,
+  disabledReasonText,
   formatCredits,
+  formatMoney,
   formatTime,
   hostOf,
   JOB_POLL_MS,
@@ -21,7 +24,9 @@ import {
   parseAddresses,
   parseLimit,
   parseThresholds,
+  parseWhole,
   permissionsOf,
+  purchaseSettled,
   screenOf,
   screensFor,
   stacked,
@@ -31,16 +36,46 @@ import {
 } from '../../console/src/model.ts';
 import { authorizeUrl, callbackOf, challengeOf, logoutUrl, randomToken, tokenRequestBody } from '../../console/src/pkce.ts';
 
+describe('billing figures', () => {
+  it('writes prices from minor units without Intl, zero-decimal currencies whole', () => {
+    expect([formatMoney(2_500, 'usd'), formatMoney(1, 'eur'), formatMoney(123_456_789, 'usd'), formatMoney(-5, 'usd')]).toEqual([
+      '25.00 USD',
+      '0.01 EUR',
+      '1,234,567.89 USD',
+      '-0.05 USD',
+    ]);
+    expect(formatMoney(5_000, 'jpy')).toBe('5,000 JPY');
+    expect(['visa', 'amex', 'link'].map(cardBrand)).toEqual(['Visa', 'American Express', 'link']);
+  });
+
+  it('reads a whole number typed with separators, within its bounds', () => {
+    expect(parseWhole(' 2,500 ', 500, 100_000)).toEqual({ ok: true, value: 2_500 });
+    for (const text of ['499', '100001', '2.5', '', 'abc', '-600'])
+      expect(parseWhole(text, 500, 100_000)).toEqual({ ok: false, error: 'a whole number from 500 to 100,000' });
+  });
+
+  it('follows a purchase until it is paid, failed or expired, and says why auto-recharge turned off', () => {
+    expect((['open', 'processing', 'paid', 'failed', 'expired'] as const).filter(purchaseSettled)).toEqual(['paid', 'failed', 'expired']);
+    expect([null, 'consecutive_failures', 'dispute', 'payment_method_removed'].map(disabledReasonText)).toEqual([
+      undefined,
+      'three payments in a row failed',
+      'a payment was disputed',
+      'the card was removed',
+    ]);
+  });
+});
+
 describe('what the console offers', () => {
   it('gives owners with a user token every screen and action, and API keys none that the API refuses them', () => {
     const owner = permissionsOf({ role: 'owner', tokenKind: 'user' });
-    expect(screensFor(owner)).toEqual(['overview', 'usage', 'billing', 'keys', 'apps', 'members', 'alerts', 'trash', 'jobs']);
+    expect(screensFor(owner)).toEqual(['overview', 'usage', 'billing', 'events', 'keys', 'apps', 'members', 'alerts', 'trash', 'jobs']);
     expect(Object.values(owner).every(Boolean)).toBe(true);
     // An API key is never an owner; an editor key reads and restores, and manages nothing.
     const editorKey = permissionsOf({ role: 'editor', tokenKind: 'api_key' });
     expect(screensFor(editorKey)).toEqual(['overview', 'usage', 'alerts', 'trash', 'jobs']);
     expect(editorKey).toEqual({
       billingEvents: false,
+      funding: false,
       manageOrganization: false,
       apiKeys: false,
       members: false,
@@ -49,6 +84,12 @@ describe('what the console offers', () => {
       trash: true,
       cancelJobs: true,
     });
+  });
+
+  it('gives an owner signed in with an API key the billing events, never the purchases a checkout needs a person for', () => {
+    const ownerKey = permissionsOf({ role: 'owner', tokenKind: 'api_key' });
+    expect(screensFor(ownerKey)).toEqual(['overview', 'usage', 'events', 'alerts', 'trash', 'jobs']);
+    expect(ownerKey.funding).toBe(false);
   });
 
   it('gives a viewer the read-only screens and no action', () => {
@@ -161,7 +202,7 @@ describe('numbers and limits as people read them', () => {
   });
 
   it('says what to do about the errors a person can act on', () => {
-    expect(adviceFor('insufficient_credits')).toContain('Credits are added');
+    expect(adviceFor('insufficient_credits')).toContain('buy credits on the Billing screen');
     expect(adviceFor('last_owner')).toContain('another member an owner');
     expect(adviceFor('parent_deleted')).toContain('project first');
     expect(adviceFor('internal_error')).toBeUndefined();

@@ -1,103 +1,514 @@
 /**
- * Billing events (owners): the last 30 days, newest first, a page at a time (one request per
- * page), and the whole window as CSV (`Accept: text/csv`, following `Link: rel="next"`).
+ * Billing (owners, with a user's token; docs/funding.md): the balance; buying credits (a checkout
+ * on Stripe's page, then the purchase followed until it is paid, also after Stripe sends the
+ * person back to `#billing`); the purchases with their status; auto-recharge, its state and the
+ * card it pays with; the grants with what remains of each and when it expires, and the debt.
+ * Four requests to open (credits, purchases, auto-recharge, grants); a purchase being paid is
+ * read once a second until it settles.
  */
-import { useState } from 'preact/hooks';
-import { ApiError, apiBase, data, download, fetchText } from '../api.ts';
-import { formatCredits, formatTime, joinCsvPages, nextLink } from '../model.ts';
-import { ErrorNote, Loading, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
+import { useEffect, useState } from 'preact/hooks';
+import { data } from '../api.ts';
+import { type AutoRecharge, type FundingApi, fundingApi, fundingUnavailable } from '../funding-api.ts';
+import {
+  cardBrand,
+  disabledReasonText,
+  formatCredits,
+  formatMoney,
+  formatNumber,
+  formatTime,
+  PURCHASE_FOLLOW_MS,
+  PURCHASE_POLL_MS,
+  type PurchaseStatus,
+  parseWhole,
+  purchaseSettled,
+} from '../model.ts';
+import { ConfirmButton, ErrorNote, Field, LoadState, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
-const PAGE_SIZE = 25;
-/** At most this many pages of 100 in one download: 5,000 events. */
-const CSV_MAX_PAGES = 50;
+/** The purchase this tab sent to Stripe's page, to follow when the person comes back (per workspace). */
+const followKey = (orgId: string) => `workspace-console:purchase:${orgId}`;
+
+interface Pricing {
+  unit_amount: number;
+  currency: string;
+  min_credits: number;
+  max_credits: number;
+}
 
 export function BillingScreen() {
   const { api, orgId, token, unauthorized } = useWorkspace();
-  // The cursors of the pages before this one, to go back.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
-  const page = useLoad(
+  const funding = fundingApi(orgId, token, unauthorized);
+  const credits = useLoad(
+    () => data(api.GET('/organizations/{organization_id}/credits', { params: { path: { organization_id: orgId } } })),
+    [orgId],
+  );
+  const purchases = useLoad(
     () =>
       data(
-        api.GET('/organizations/{organization_id}/billing/events', {
-          params: { path: { organization_id: orgId }, query: { days: 30, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+        api.GET('/organizations/{organization_id}/credit-purchases', {
+          params: { path: { organization_id: orgId }, query: { limit: 10 } },
         }),
       ),
-    [orgId, cursor],
+    [orgId],
   );
-  const csv = useAction();
-  const downloadCsv = () =>
-    csv.run(async () => {
-      const pages: string[] = [];
-      let url: string | null = `${apiBase()}organizations/${encodeURIComponent(orgId)}/billing/events?days=30&limit=100`;
-      try {
-        while (url && pages.length < CSV_MAX_PAGES) {
-          const answer: { text: string; link: string | null } = await fetchText(url, token(), 'text/csv');
-          pages.push(answer.text);
-          const next = nextLink(answer.link);
-          url = next ? new URL(next, apiBase()).href : null;
-        }
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 401) unauthorized(error);
-        throw error;
-      }
-      download(`billing-events-${orgId}.csv`, joinCsvPages(pages));
-    });
+  const grants = useLoad(
+    () =>
+      data(
+        api.GET('/organizations/{organization_id}/credit-grants', { params: { path: { organization_id: orgId }, query: { limit: 25 } } }),
+      ),
+    [orgId],
+  );
+  const recharge = useLoad(() => funding.autoRecharge(), [orgId]);
+  const [done, setDone] = useState<string | undefined>(undefined);
 
-  const events = page.value?.events ?? [];
+  // Once a purchase is paid, everything it changed: the balance, the list, the grants.
+  const settled = (message: string) => {
+    setDone(message);
+    credits.reload();
+    purchases.reload();
+    grants.reload();
+  };
+
+  const pricing = purchases.value?.pricing;
   return (
     <section>
-      <ScreenHeading>Billing events</ScreenHeading>
-      <p class="muted">Every charge, refund and grant of the last 30 days, newest first.</p>
-      <div class="row">
-        <button type="button" onClick={() => void downloadCsv()} disabled={csv.busy}>
-          Download CSV (30 days)
-        </button>
+      <ScreenHeading>Billing</ScreenHeading>
+      <div class="balance">
+        <span class="muted">Balance</span>
+        <strong data-testid="billing-balance">{credits.value ? formatCredits(credits.value.balance) : '…'}</strong>
       </div>
-      <ErrorNote error={page.error ?? csv.error} />
-      {page.loading && !page.value ? <Loading what="billing events" /> : null}
-      {page.value && events.length === 0 ? <p>No billing events in these 30 days.</p> : null}
-      {events.length > 0 ? (
-        <table class="data" data-testid="billing-events">
+      <ErrorNote error={credits.error} />
+      <FollowPurchase onSettled={settled} />
+      <Notice text={done} />
+
+      <h3>Buy credits</h3>
+      <LoadState loaded={purchases} what="purchases" />
+      {pricing ? <BuyCredits pricing={pricing} /> : null}
+
+      <h3>Purchases</h3>
+      {purchases.value ? <PurchaseList purchases={purchases.value.purchases} /> : null}
+
+      <h3>Auto-recharge</h3>
+      <AutoRechargeSection loaded={recharge} funding={funding} onChanged={recharge.reload} />
+
+      <h3>Grants</h3>
+      <p class="muted">Every credit added is a grant; charges draw the one that expires soonest first.</p>
+      <LoadState loaded={grants} what="grants" />
+      {grants.value ? <GrantList grants={grants.value.grants} debt={grants.value.debt} /> : null}
+    </section>
+  );
+}
+
+function BuyCredits({ pricing }: { pricing: Pricing }) {
+  const { api, orgId } = useWorkspace();
+  const [amount, setAmount] = useState(String(Math.max(pricing.min_credits, Math.min(5_000, pricing.max_credits))));
+  const action = useAction();
+  const parsed = parseWhole(amount, pricing.min_credits, pricing.max_credits);
+  // One key per form as shown: a second press (or a retry after a lost answer) opens the same checkout.
+  const [idempotencyKey, setIdempotencyKey] = useState(() => crypto.randomUUID());
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      if (!parsed.ok) throw new Error(`Credits: ${parsed.error}.`);
+      const purchase = await data(
+        api.POST('/organizations/{organization_id}/credit-purchases', {
+          params: { path: { organization_id: orgId }, header: { 'Idempotency-Key': idempotencyKey } },
+          body: { credits: parsed.value },
+        }),
+      );
+      setIdempotencyKey(crypto.randomUUID());
+      if (!purchase.checkout_url) throw new Error(`The purchase ${purchase.id} is ${purchase.status}: there is no checkout to pay.`);
+      sessionStorage.setItem(followKey(orgId), purchase.id);
+      // Stripe's page; it sends the person back to this screen (`success_url`), where the purchase is followed.
+      window.location.assign(purchase.checkout_url);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Buy credits">
+      <div class="row">
+        <Field
+          label="Credits to buy"
+          hint={`${formatNumber(pricing.min_credits)} to ${formatNumber(pricing.max_credits)}, at ${formatMoney(pricing.unit_amount, pricing.currency)} a credit`}
+        >
+          {(props) => <input {...props} inputMode="numeric" value={amount} onInput={(event) => setAmount(event.currentTarget.value)} />}
+        </Field>
+        {/* An output: read out as it changes (its implicit role is status). */}
+        <output class="price" data-testid="price">
+          {parsed.ok ? `Total ${formatMoney(parsed.value * pricing.unit_amount, pricing.currency)}` : parsed.error}
+        </output>
+      </div>
+      <ErrorNote error={action.error} />
+      <button type="submit" class="primary" disabled={action.busy || !parsed.ok}>
+        Continue to payment
+      </button>
+      <p class="hint">You pay on Stripe's page, then come back here; the credits are added once the payment is confirmed.</p>
+    </form>
+  );
+}
+
+/** The purchase sent to Stripe's page from this tab, read until it settles (or for PURCHASE_FOLLOW_MS). */
+function FollowPurchase({ onSettled }: { onSettled: (message: string) => void }) {
+  const { api, orgId } = useWorkspace();
+  const [purchaseId] = useState(() => sessionStorage.getItem(followKey(orgId)));
+  const [state, setState] = useState<{ status: PurchaseStatus; credits: number; checkout_url: string | null } | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const [gaveUp, setGaveUp] = useState(false);
+  useEffect(() => {
+    if (!purchaseId) return;
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const until = Date.now() + PURCHASE_FOLLOW_MS;
+    const read = async () => {
+      try {
+        const purchase = await data(
+          api.GET('/organizations/{organization_id}/credit-purchases/{purchase_id}', {
+            params: { path: { organization_id: orgId, purchase_id: purchaseId } },
+          }),
+        );
+        if (!live) return;
+        setState({ status: purchase.status, credits: purchase.credits, checkout_url: purchase.checkout_url });
+        if (purchaseSettled(purchase.status)) {
+          sessionStorage.removeItem(followKey(orgId));
+          if (purchase.status === 'paid') onSettled(`Paid: ${formatCredits(purchase.credits)} added to the balance.`);
+          return;
+        }
+      } catch (caught) {
+        if (!live) return;
+        setError(caught);
+        sessionStorage.removeItem(followKey(orgId));
+        return;
+      }
+      if (Date.now() >= until) {
+        setGaveUp(true);
+        return;
+      }
+      timer = setTimeout(() => void read(), PURCHASE_POLL_MS);
+    };
+    void read();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [purchaseId]);
+  if (!purchaseId) return null;
+  if (error) return <ErrorNote error={error} />;
+  if (!state || state.status === 'paid') return null;
+  const stop = () => {
+    sessionStorage.removeItem(followKey(orgId));
+    setGaveUp(true);
+  };
+  return (
+    <div class="card following" role="status" data-testid="following">
+      {state.status === 'open' || state.status === 'processing' ? (
+        <>
+          <p>
+            Waiting for the payment of {formatCredits(state.credits)} ({purchaseId}) to be confirmed
+            {gaveUp ? ': not yet. If you left the checkout without paying, pay it below or let it expire.' : '…'}
+          </p>
+          <div class="row">
+            {state.checkout_url ? <a href={state.checkout_url}>Return to the checkout</a> : null}
+            {gaveUp ? null : (
+              <button type="button" onClick={stop}>
+                Stop waiting
+              </button>
+            )}
+          </div>
+        </>
+      ) : (
+        <p>
+          The purchase {purchaseId} is {state.status}: no credits were added.
+        </p>
+      )}
+    </div>
+  );
+}
+
+type Purchase = {
+  id: string;
+  source: 'checkout' | 'auto_recharge';
+  status: PurchaseStatus;
+  credits: number;
+  amount: number;
+  currency: string;
+  checkout_url: string | null;
+  failure: { code: string; decline_code: string | null; message: string } | null;
+  reversed_credits: number;
+  created_at: string;
+  paid_at: string | null;
+};
+
+function PurchaseList({ purchases }: { purchases: readonly Purchase[] }) {
+  if (purchases.length === 0) return <p>No purchases yet.</p>;
+  return (
+    <table class="data" data-testid="purchases">
+      <caption class="visually-hidden">Purchases, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Created</th>
+          <th scope="col">Credits</th>
+          <th scope="col">Price</th>
+          <th scope="col">Status</th>
+          <th scope="col">Id</th>
+        </tr>
+      </thead>
+      <tbody>
+        {purchases.map((purchase) => (
+          <tr key={purchase.id}>
+            <td data-label="Created">{formatTime(purchase.created_at)}</td>
+            <td data-label="Credits">
+              {formatCredits(purchase.credits)}
+              {purchase.source === 'auto_recharge' ? <span class="muted"> (auto-recharge)</span> : null}
+              {purchase.reversed_credits > 0 ? <span class="muted"> ({formatNumber(purchase.reversed_credits)} taken back)</span> : null}
+            </td>
+            <td data-label="Price">{formatMoney(purchase.amount, purchase.currency)}</td>
+            <td data-label="Status">
+              <span class={`badge badge-${purchase.status}`}>{purchase.status}</span>
+              {purchase.paid_at ? <span class="muted"> {formatTime(purchase.paid_at)}</span> : null}
+              {purchase.failure ? <span class="muted"> {purchase.failure.message}</span> : null}
+              {purchase.checkout_url ? (
+                <>
+                  {' '}
+                  <a href={purchase.checkout_url}>Pay</a>
+                </>
+              ) : null}
+            </td>
+            <td data-label="Id">
+              <code>{purchase.id}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+type Grant = {
+  id: string;
+  source: string;
+  credits: number;
+  remaining: number;
+  status: string;
+  expires_at: string | null;
+  expired_credits: number;
+  created_at: string;
+};
+
+const SOURCE_LABELS: Record<string, string> = {
+  purchase: 'purchase',
+  auto_recharge: 'auto-recharge',
+  operator: 'added by the operator',
+  promotional: 'promotional',
+};
+
+function GrantList({ grants, debt }: { grants: readonly Grant[]; debt: number }) {
+  return (
+    <>
+      {debt > 0 ? (
+        <p class="debt" data-testid="debt">
+          Debt: {formatCredits(debt)} (taken back after being spent; the next credits added pay it first).
+        </p>
+      ) : null}
+      {grants.length === 0 ? (
+        <p>No grants yet.</p>
+      ) : (
+        <table class="data" data-testid="grants">
+          <caption class="visually-hidden">Grants, newest first</caption>
           <thead>
             <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">Amount</th>
-              <th scope="col">By</th>
-              <th scope="col">Id</th>
+              <th scope="col">Added</th>
+              <th scope="col">Source</th>
+              <th scope="col">Remaining</th>
+              <th scope="col">Status</th>
+              <th scope="col">Expires</th>
             </tr>
           </thead>
           <tbody>
-            {events.map((event) => (
-              <tr key={event.id}>
-                <td data-label="When">{formatTime(event.created_at)}</td>
-                <td data-label="Event">
-                  {event.title}
-                  <span class="muted"> {event.type}</span>
+            {grants.map((grant) => (
+              <tr key={grant.id}>
+                <td data-label="Added">{formatTime(grant.created_at)}</td>
+                <td data-label="Source">{SOURCE_LABELS[grant.source] ?? grant.source}</td>
+                <td data-label="Remaining">
+                  {formatNumber(grant.remaining)} of {formatCredits(grant.credits)}
                 </td>
-                <td data-label="Amount">{formatCredits(event.amount)}</td>
-                <td data-label="By">{event.metadata.user_id ?? event.metadata.api_key_id ?? '—'}</td>
-                <td data-label="Id">
-                  <code>{event.id}</code>
+                <td data-label="Status">
+                  <span class={`badge badge-${grant.status}`}>{grant.status}</span>
+                  {grant.expired_credits > 0 ? <span class="muted"> {formatNumber(grant.expired_credits)} lapsed</span> : null}
                 </td>
+                <td data-label="Expires">{grant.expires_at ? formatTime(grant.expires_at) : 'never'}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      ) : null}
-      <div class="row pager">
-        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Newer
+      )}
+    </>
+  );
+}
+
+function AutoRechargeSection({
+  loaded,
+  funding,
+  onChanged,
+}: {
+  loaded: { value: AutoRecharge | undefined; error: unknown; loading: boolean };
+  funding: FundingApi;
+  onChanged: () => void;
+}) {
+  if (fundingUnavailable(loaded.error))
+    return <p data-testid="auto-recharge-unavailable">Auto-recharge and saved cards are not available on this deployment yet.</p>;
+  if (!loaded.value) return <LoadState loaded={{ ...loaded, reload: onChanged }} what="auto-recharge" />;
+  const state = loaded.value;
+  const why = disabledReasonText(state.disabled_reason);
+  return (
+    <div data-testid="auto-recharge">
+      <dl class="facts">
+        <dt>State</dt>
+        <dd data-testid="auto-recharge-state">
+          {state.enabled
+            ? `On: below ${formatCredits(state.threshold ?? 0)}, buy ${formatCredits(state.credits ?? 0)}, at most ${formatCredits(state.monthly_cap ?? 0)} a month`
+            : `Off${why ? `: turned off because ${why}` : ''}`}
+        </dd>
+        <dt>This month</dt>
+        <dd>
+          {formatCredits(state.recharged_this_month)} recharged
+          {state.consecutive_failures > 0 ? `, ${state.consecutive_failures} failed in a row` : ''}
+        </dd>
+        {state.last_recharge_at ? (
+          <>
+            <dt>Last recharge</dt>
+            <dd>{formatTime(state.last_recharge_at)}</dd>
+          </>
+        ) : null}
+        {state.next_attempt_at ? (
+          <>
+            <dt>Next attempt</dt>
+            <dd>{formatTime(state.next_attempt_at)}</dd>
+          </>
+        ) : null}
+      </dl>
+      <Card state={state} funding={funding} onChanged={onChanged} />
+      <AutoRechargeForm state={state} funding={funding} onChanged={onChanged} />
+    </div>
+  );
+}
+
+function Card({ state, funding, onChanged }: { state: AutoRecharge; funding: FundingApi; onChanged: () => void }) {
+  const action = useAction();
+  const [done, setDone] = useState<string | undefined>(undefined);
+  const save = () =>
+    void action.run(async () => {
+      const checkout = await funding.saveCard();
+      // Stripe's page saves the card, then sends the person back here (the same return as a purchase).
+      window.location.assign(checkout.checkout_url);
+    });
+  const remove = () =>
+    void action.run(async () => {
+      await funding.removeCard();
+      setDone(state.enabled ? 'The card is removed, and auto-recharge with it.' : 'The card is removed.');
+      onChanged();
+    });
+  return (
+    <div class="card">
+      <h4>Card</h4>
+      <p data-testid="card">
+        {state.payment_method
+          ? `${cardBrand(state.payment_method.brand)} ending ${state.payment_method.last4}`
+          : 'No card saved: auto-recharge needs one. A card used for a purchase is not saved.'}
+      </p>
+      <div class="row">
+        <button type="button" onClick={save} disabled={action.busy}>
+          {state.payment_method ? 'Replace the card' : 'Save a card'}
         </button>
-        <button
-          type="button"
-          disabled={!page.value?.has_more || !page.value.next_cursor}
-          onClick={() => page.value?.next_cursor && setCursors([...cursors, page.value.next_cursor])}
-        >
-          Older
-        </button>
+        {state.payment_method ? (
+          <ConfirmButton
+            label="Remove the card"
+            question={state.enabled ? 'Remove the card? Auto-recharge turns off with it.' : 'Remove the card?'}
+            onConfirm={remove}
+            busy={action.busy}
+          />
+        ) : null}
       </div>
-    </section>
+      <ErrorNote error={action.error} />
+      <Notice text={done} />
+    </div>
+  );
+}
+
+function AutoRechargeForm({ state, funding, onChanged }: { state: AutoRecharge; funding: FundingApi; onChanged: () => void }) {
+  const [enabled, setEnabled] = useState(state.enabled);
+  const [threshold, setThreshold] = useState(state.threshold === null ? '' : String(state.threshold));
+  const [credits, setCredits] = useState(state.credits === null ? '' : String(state.credits));
+  const [cap, setCap] = useState(state.monthly_cap === null ? '' : String(state.monthly_cap));
+  const [done, setDone] = useState<string | undefined>(undefined);
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      if (!enabled) {
+        await funding.setAutoRecharge({ enabled: false });
+        setDone('Auto-recharge is off.');
+        onChanged();
+        return;
+      }
+      const t = parseWhole(threshold, 0, 1_000_000);
+      const c = parseWhole(credits, 1, 10_000_000);
+      const m = parseWhole(cap, 1, 10_000_000);
+      if (!t.ok) throw new Error(`Below: ${t.error}.`);
+      if (!c.ok) throw new Error(`Buy: ${c.error}.`);
+      if (!m.ok) throw new Error(`Monthly cap: ${m.error}.`);
+      if (m.value < c.value) throw new Error('Monthly cap: at least the credits one recharge buys.');
+      await funding.setAutoRecharge({ enabled: true, threshold: t.value, credits: c.value, monthly_cap: m.value });
+      setDone('Auto-recharge is on.');
+      onChanged();
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Auto-recharge settings">
+      <h4>Settings</h4>
+      {/* Without a card the API refuses to turn it on (409 payment_method_required): not offered. */}
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={enabled}
+          disabled={!state.payment_method && !enabled}
+          onChange={(event) => setEnabled(event.currentTarget.checked)}
+        />{' '}
+        Recharge automatically
+        {!state.payment_method && !enabled ? <span class="muted"> (save a card first to turn it on)</span> : null}
+      </label>
+      <div class="row">
+        <Field label="When the balance falls below (credits)">
+          {(props) => (
+            <input
+              {...props}
+              inputMode="numeric"
+              disabled={!enabled}
+              value={threshold}
+              onInput={(event) => setThreshold(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field label="Buy (credits)">
+          {(props) => (
+            <input
+              {...props}
+              inputMode="numeric"
+              disabled={!enabled}
+              value={credits}
+              onInput={(event) => setCredits(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field label="At most a month (credits)">
+          {(props) => (
+            <input {...props} inputMode="numeric" disabled={!enabled} value={cap} onInput={(event) => setCap(event.currentTarget.value)} />
+          )}
+        </Field>
+      </div>
+      <p class="hint">Charged to the saved card, at most one recharge an hour; three failures in a row turn it off.</p>
+      <ErrorNote error={action.error} />
+      <button type="submit" disabled={action.busy}>
+        Save auto-recharge
+      </button>
+      <Notice text={done} />
+    </form>
   );
 }
