@@ -9,12 +9,14 @@ import { createServer } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
-import { startPaymentsServer } from '../../lib/local/payments-server.ts';
+import { type PaymentsServer, startPaymentsServer } from '../../lib/local/payments-server.ts';
 import { generateSigningKey, jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, signToken } from '../../lib/local/signing-key.ts';
 import { useLocalTable } from '../local-env.ts';
 
 export interface BenchStack {
   tokenFor(userId: string): string;
+  /** The local payments server the service is pointed at (its webhook URL unset until a bench sets it). */
+  payments: PaymentsServer;
   /** CPU time DynamoDB Local (its JVM) has used so far, in ms (NaN where /proc is not there). */
   dynamoCpuMs(): number;
   stop(): Promise<void>;
@@ -92,5 +94,5 @@ export async function startBenchStack(environment: Record<string, string>): Prom
     }
     return token;
   };
-  return { tokenFor, dynamoCpuMs: () => processCpuMs(dynamo.pid), stop };
+  return { tokenFor, payments, dynamoCpuMs: () => processCpuMs(dynamo.pid), stop };
 }

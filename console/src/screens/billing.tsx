@@ -505,7 +505,7 @@ function AutoRechargeForm({ state, funding, onChanged }: { state: AutoRecharge; 
       </div>
       <p class="hint">Charged to the saved card, at most one recharge an hour; three failures in a row turn it off.</p>
       <ErrorNote error={action.error} />
-      <button type="submit" disabled={action.busy}>
+      <button type="submit" disabled={action.busy || (!state.payment_method && !state.enabled)}>
         Save auto-recharge
       </button>
       <Notice text={done} />
