@@ -431,8 +431,12 @@ export type PurchaseStatus = 'open' | 'processing' | 'paid' | 'failed' | 'expire
 /** A purchase that will change no more (docs/funding.md): the console stops following it. */
 export const purchaseSettled = (status: PurchaseStatus): boolean => status === 'paid' || status === 'failed' || status === 'expired';
 
-/** How often a purchase being paid is read again, and for how long after the person came back. */
-export const PURCHASE_POLL_MS = 1_000;
+/**
+ * When a purchase being paid is read again after its `reads`-th read: every 250 ms for the first
+ * 2 s (the webhook usually settles it in well under a second: docs/performance.md), then every
+ * second; and for how long after the person came back.
+ */
+export const purchasePollDelay = (reads: number): number => (reads < 8 ? 250 : 1_000);
 export const PURCHASE_FOLLOW_MS = 5 * 60_000;
 
 /** Why auto-recharge turned itself off, as its owner reads it. */

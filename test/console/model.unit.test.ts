@@ -26,6 +26,7 @@ import {
   parseThresholds,
   parseWhole,
   permissionsOf,
+  purchasePollDelay,
   purchaseSettled,
   screenOf,
   screensFor,
@@ -56,6 +57,8 @@ describe('billing figures', () => {
 
   it('follows a purchase until it is paid, failed or expired, and says why auto-recharge turned off', () => {
     expect((['open', 'processing', 'paid', 'failed', 'expired'] as const).filter(purchaseSettled)).toEqual(['paid', 'failed', 'expired']);
+    // Every 250 ms for the first 2 s, then every second: at most 8 + 298 reads in the 5 minutes followed, within the rate limit.
+    expect([1, 7, 8, 100].map(purchasePollDelay)).toEqual([250, 250, 1_000, 1_000]);
     expect([null, 'consecutive_failures', 'dispute', 'payment_method_removed'].map(disabledReasonText)).toEqual([
       undefined,
       'three payments in a row failed',

@@ -4,7 +4,7 @@
  * person back to `#billing`); the purchases with their status; auto-recharge, its state and the
  * card it pays with; the grants with what remains of each and when it expires, and the debt.
  * Four requests to open (credits, purchases, auto-recharge, grants); a purchase being paid is
- * read once a second until it settles.
+ * read until it settles (purchasePollDelay).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { data } from '../api.ts';
@@ -17,9 +17,9 @@ import {
   formatNumber,
   formatTime,
   PURCHASE_FOLLOW_MS,
-  PURCHASE_POLL_MS,
   type PurchaseStatus,
   parseWhole,
+  purchasePollDelay,
   purchaseSettled,
 } from '../model.ts';
 import { ConfirmButton, ErrorNote, Field, LoadState, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
@@ -157,7 +157,9 @@ function FollowPurchase({ onSettled }: { onSettled: (message: string) => void })
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const until = Date.now() + PURCHASE_FOLLOW_MS;
+    let reads = 0;
     const read = async () => {
+      reads += 1;
       try {
         const purchase = await data(
           api.GET('/organizations/{organization_id}/credit-purchases/{purchase_id}', {
@@ -181,7 +183,7 @@ function FollowPurchase({ onSettled }: { onSettled: (message: string) => void })
         setGaveUp(true);
         return;
       }
-      timer = setTimeout(() => void read(), PURCHASE_POLL_MS);
+      timer = setTimeout(() => void read(), purchasePollDelay(reads));
     };
     void read();
     return () => {
