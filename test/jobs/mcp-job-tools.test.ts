@@ -57,6 +57,26 @@ describe('MCP job tools', () => {
     expect(ledgerProblems(await readLedger(orgId), 2)).toEqual([]);
   });
 
+  it("reads an item refused for credits with get_job, naming the console's Billing screen as the REST items do", async () => {
+    // Prepare: credits for one of two items.
+    const { orgId, users } = await workspace({ credits: 1 });
+
+    // Act
+    const started = await tool(orgId, users.editor, 'start_job', {
+      operation: 'x_profile',
+      inputs: [{ handle: 'nasa' }, { handle: 'nike' }],
+    });
+    await drain();
+    const read = await tool(orgId, users.viewer, 'get_job', { job_id: started.body.result.structuredContent.id, status: 'failed' });
+
+    // Assess: the worker stored the refusal without a base; the reader's base names the screen.
+    const [failed] = read.body.result.structuredContent.items;
+    expect(failed.error).toMatchObject({
+      code: 'insufficient_credits',
+      data: { balance: 0, cost: 1, billing_url: `http://127.0.0.1/console?organization_id=${orgId}#billing` },
+    });
+  });
+
   it('refuses as the REST route does: a viewer, an invalid input, a job of another workspace', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
     const other = await workspace({ credits: 10 });
