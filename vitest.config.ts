@@ -50,6 +50,8 @@ const DEEP = [
   'test/bench.test.ts',
   'test/fault-injection.test.ts',
   'test/admin-cli.test.ts',
+  'test/billing/grants.test.ts',
+  'test/payments/stripe-webhook.test.ts',
 ];
 
 export default defineConfig({

@@ -413,9 +413,9 @@ describe('npm run admin -- credits grant', () => {
 
 describe('the invariant after a concurrent burst', () => {
   it('balance = Σ remaining − debt = Σ billing-event amounts, once the stream is read', async () => {
-    // Prepare
-    const { orgId, users } = await workspace({ credits: 40 });
-    const runs = atDepth(12, 60);
+    // Prepare: credits for every charge at once (costs 1 to 3), before any refund comes back.
+    const { runs, credits } = atDepth({ runs: 12, credits: 40 }, { runs: 60, credits: 200 });
+    const { orgId, users } = await workspace({ credits });
 
     // Act: charges (half refunded), and grants (some expiring), all at once.
     await Promise.all([
