@@ -56,10 +56,10 @@ export async function putAutoRecharge(
 ): Promise<AutoRechargeView> {
   await requireOwner(caller, orgId);
   return change(orgId, (read) => {
-    if (settings.enabled && read.card === null) throw paymentMethodRequired();
     const next = withSettings(read, settings, billingUrl(baseUrl, orgId));
     if (next.credits !== null && next.monthly_cap !== null && next.monthly_cap < next.credits)
       throw validationFailed([{ path: ['body', 'monthly_cap'], code: 'too_small', message: `must be at least credits (${next.credits})` }]);
+    if (settings.enabled && read.card === null) throw paymentMethodRequired();
     return { next, result: autoRechargeView({ ...next, version: read.version + 1 }, now) };
   });
 }

@@ -239,8 +239,8 @@ async function requireAction(stripe: Stripe, purchase: PurchaseRecord, intent: S
       now,
     );
   }
-  // Stripe keeps a session at most 24 h: a minute less, so that the request is never refused for it.
-  const expiresAt = Math.floor(now.getTime() / 1000) + Math.floor(ACTION_WINDOW_MS / 1000) - 60;
+  // Stripe keeps a session at most 24 h from its own clock's now: a minute less, so that the request is never refused for it.
+  const expiresAt = Math.floor(Date.now() / 1000) + Math.floor(ACTION_WINDOW_MS / 1000) - 60;
   const metadata = { organization_id: purchase.organization_id, purchase_id: purchase.id };
   let session: Stripe.Checkout.Session;
   try {
