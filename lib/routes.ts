@@ -267,7 +267,8 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
-    // The membership and the auto-recharge item (GetItem); its versioned put (PutItem in a transaction).
+    // Rate-limit counter and membership, then the auto-recharge item (GetItem), then its versioned
+    // put (PutItem in a transaction).
     name: 'PutAutoRecharge',
     method: 'PUT',
     path: '/organizations/{organization_id}/auto-recharge',
@@ -282,7 +283,8 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402 },
   },
   {
-    // The membership and the open checkouts' item (GetItem; UpdateItem: the Customer made once); then Stripe.
+    // Rate-limit counter and membership, the open checkouts' item (GetItem) and, for the first
+    // card, the Customer kept on it (UpdateItem); Stripe between.
     name: 'CreatePaymentMethod',
     method: 'POST',
     path: '/organizations/{organization_id}/auto-recharge/payment-method',
@@ -311,7 +313,8 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
-    // The membership and the auto-recharge item (GetItem); its versioned put (PutItem in a transaction); then Stripe's detach.
+    // Rate-limit counter and membership, then the auto-recharge item (GetItem); with a card, its
+    // versioned put (PutItem in a transaction), then Stripe's detach.
     name: 'DeletePaymentMethod',
     method: 'DELETE',
     path: '/organizations/{organization_id}/auto-recharge/payment-method',

@@ -37,9 +37,10 @@ async function change<T>(orgId: string, make: (read: AutoRechargeRecord) => { ne
 export const billingUrl = (baseUrl: string, orgId: string): string =>
   `${baseUrl}/console?organization_id=${encodeURIComponent(orgId)}#billing`;
 
+/** Owners only; the item read beside the membership (one round trip), shown only once the caller is known to be an owner. */
 export async function readAutoRecharge(caller: Caller, orgId: string, now = new Date()): Promise<AutoRechargeView> {
-  await requireOwner(caller, orgId);
-  return autoRechargeView(await getAutoRecharge(orgId), now);
+  const [, settings] = await Promise.all([requireOwner(caller, orgId), getAutoRecharge(orgId)]);
+  return autoRechargeView(settings, now);
 }
 
 /**
@@ -113,8 +114,7 @@ export async function startCardSetup(
 }
 
 export async function readCard(caller: Caller, orgId: string): Promise<{ payment_method: { brand: string; last4: string } | null }> {
-  await requireOwner(caller, orgId);
-  const { card } = await getAutoRecharge(orgId);
+  const [, { card }] = await Promise.all([requireOwner(caller, orgId), getAutoRecharge(orgId)]);
   return { payment_method: card === null ? null : { brand: card.brand, last4: card.last4 } };
 }
 
