@@ -12,6 +12,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { SWEEP_INDEX } from '../lib/db/table.ts';
 import { RUN_TIME_SECRETS } from './route-function.ts';
 import { scheduledFunction } from './scheduled-function.ts';
 
@@ -22,7 +23,9 @@ export const RECONCILE_INTERVAL = Duration.minutes(1);
 export const RECONCILER_TIMEOUT = Duration.seconds(55);
 /**
  * What a pass does to the table: the checkpoint and a purchase (GetItem); a settle's marker and
- * billing event (PutItem); the balance, the purchase, its slot, a reversal, the checkpoint (UpdateItem).
+ * billing event (PutItem); the balance, the purchase, its slot, a reversal, the checkpoint
+ * (UpdateItem). The due auto-recharges' pass (lib/billing/recharge.ts `runDueRecharges`) after it:
+ * the due index (Query), the auto-recharge item (GetItem, PutItem), a claimed purchase (PutItem).
  */
 export const RECONCILER_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 
@@ -43,12 +46,13 @@ export class PaymentsReconciler extends Construct {
     this.fn = scheduledFunction(this, {
       name: 'ReconcilePayments',
       entry: RECONCILER_ENTRY,
-      does: 'Settles payments whose webhook never came',
-      runs: 'Runs the payments reconciler',
+      does: 'Settles payments whose webhook never came, and runs the auto-recharges due',
+      runs: 'Runs the payments reconciler and the due auto-recharges',
       rate: RECONCILE_INTERVAL,
       timeout: RECONCILER_TIMEOUT,
       table: props.table,
       tableActions: RECONCILER_TABLE_ACTIONS,
+      queriesIndex: SWEEP_INDEX,
       environment: { ...props.environment, [RUN_TIME_SECRETS.stripeSecretKey]: props.stripeSecretKey.secretArn },
       retention: props.retention,
       tracer: props.tracer,

@@ -340,10 +340,14 @@ export class WorkspaceServiceStack extends Stack {
     // the webhooks queue (the alerts consumer queues the deliveries of the crossings it finds).
     this.tableStream = new TableStream(this, 'TableStream', {
       table: this.table,
-      filters: STREAM_CONSUMERS.flatMap((consumer) => consumer.filters),
+      // Each pattern once: the alerts and auto-recharge both watch the balances and the auto-recharge items.
+      filters: [...new Map(STREAM_CONSUMERS.flatMap((consumer) => consumer.filters).map((f) => [JSON.stringify(f), f])).values()],
       environment: tableAndTelemetry,
       retention,
       tracer: props.tracer ?? false,
+      // The auto-recharge consumer asks Stripe for a recharge's payment within seconds of its trigger.
+      stripeSecretKey,
+      extension: deps.extension,
     });
     this.webhooks.addSender(this.tableStream.fn);
 

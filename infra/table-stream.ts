@@ -9,16 +9,18 @@
 import { Duration, type Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { type ParamsAndSecretsLayerVersion, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { FilterPattern } from '../lib/stream/filter.ts';
 import type { Alarms } from './alarms.ts';
 import { bundledFunction, functionRole } from './function.ts';
 import { holdingQueue } from './queues.ts';
+import { RUN_TIME_SECRETS } from './route-function.ts';
 
 /** The stream function's module (bundled like the others; the bundle tests and report build it too). */
 export const TABLE_STREAM_ENTRY = 'functions/table-stream.ts';
@@ -40,7 +42,9 @@ export const ITERATOR_AGE_ALARM_MS = 60_000;
  * What the function does to the table: usage's transaction of PutItem (the markers, each only if
  * absent) and UpdateItem (the counters); the alerts consumer's reads of the settings (a batch's
  * at once: BatchGetItem), of a scope's limits and a stored event (GetItem) and of the endpoints
- * (Query), and its conditional writes of events and deliveries (UpdateItem). The stream is read by the mapping with the stream-read permissions CDK grants.
+ * (Query), and its conditional writes of events and deliveries (UpdateItem); the auto-recharge
+ * consumer's reads (GetItem) and its claims, failures and settles (PutItem, UpdateItem in
+ * transactions). The stream is read by the mapping with the stream-read permissions CDK grants.
  */
 export const TABLE_STREAM_TABLE_ACTIONS = [
   'dynamodb:PutItem',
@@ -57,6 +61,9 @@ export interface TableStreamProps {
   environment: Record<string, string>;
   retention: RetentionDays;
   tracer: boolean;
+  /** Stripe's secret key, read at run time by the auto-recharge consumer (lib/billing/recharge.ts). */
+  stripeSecretKey: Secret;
+  extension: ParamsAndSecretsLayerVersion;
 }
 
 export class TableStream extends Construct {
@@ -69,14 +76,16 @@ export class TableStream extends Construct {
     // In the stack's scope, so that its ids read like the other functions' (TableStream, TableStreamRole).
     const { role, logGroup } = functionRole(stack, 'TableStreamFunction', props.retention);
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...TABLE_STREAM_TABLE_ACTIONS], resources: [props.table.tableArn] }));
+    props.stripeSecretKey.grantRead(role);
     this.fn = bundledFunction(stack, 'TableStreamFunction', {
       description: `Counts usage (and any other consumer) from the table's change stream (${TABLE_STREAM_ENTRY})`,
       entry: TABLE_STREAM_ENTRY,
       timeout: TABLE_STREAM_TIMEOUT,
       role,
       logGroup,
-      environment: props.environment,
+      environment: { ...props.environment, [RUN_TIME_SECRETS.stripeSecretKey]: props.stripeSecretKey.secretArn },
       tracer: props.tracer,
+      paramsAndSecrets: props.extension,
     });
     // The mapping's on-failure destination receives a description of each batch it gave up on
     // (shard and sequence numbers), not the records: docs/operations.md says how to replay them

@@ -41,6 +41,10 @@ export const ERROR_CATALOG = {
     status: 409,
     message: 'the organization has as many open checkouts as it may: pay or let one expire first',
   },
+  payment_method_required: {
+    status: 409,
+    message: 'auto-recharge needs a saved card: save one first (POST …/auto-recharge/payment-method)',
+  },
   webhook_limit_reached: {
     status: 409,
     message: 'the organization has as many notification endpoints as it may: delete one first',
@@ -357,6 +361,13 @@ export const purchaseLimitReached = (max: number): ServiceError =>
     {
       data: { max_open: max },
     },
+  );
+
+/** Auto-recharge cannot be enabled without a saved card. */
+export const paymentMethodRequired = (): ServiceError =>
+  new ServiceError(
+    'payment_method_required',
+    'auto-recharge needs a saved card: save one with POST /organizations/{organization_id}/auto-recharge/payment-method first',
   );
 
 /** The organization has `max` jobs queued or running: one must end (or be cancelled) first. */

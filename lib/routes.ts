@@ -253,6 +253,82 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
+    // One round trip: rate-limit counter, membership and the auto-recharge item (GetItem each).
+    name: 'GetAutoRecharge',
+    method: 'GET',
+    path: '/organizations/{organization_id}/auto-recharge',
+    entry: 'functions/get-auto-recharge.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: "Read the organization's auto-recharge: its rails, its state and its card",
+    description:
+      "Owners, with a user's token. `{ enabled, threshold, credits, monthly_cap, recharged_this_month, consecutive_failures, disabled_reason, last_recharge_at, next_attempt_at, payment_method }` (a new organization: off, nothing set). See docs/funding.md. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. Never 402.",
+    tag: 'Auto-recharge',
+    errors: ['api_key_not_allowed', 'forbidden', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
+    // Rate-limit counter and membership, then the auto-recharge item (GetItem), then its versioned
+    // put (PutItem in a transaction).
+    name: 'PutAutoRecharge',
+    method: 'PUT',
+    path: '/organizations/{organization_id}/auto-recharge',
+    entry: 'functions/put-auto-recharge.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+    summary:
+      'Set auto-recharge: buy `credits` by the saved card whenever the balance falls below `threshold`, at most `monthly_cap` a month',
+    description:
+      "Owners, with a user's token. `enabled` (required); `threshold` (0 to 1,000,000), `credits` (the purchase range) and `monthly_cap` (`credits` to 10,000,000) are required when enabled and kept when omitted with `enabled: false`; else 400 naming the field. Enabling without a saved card: 409 `payment_method_required`. Turning it on from off clears `disabled_reason` and `consecutive_failures`. Below the threshold once enabled, a recharge starts within seconds; at most one in flight, one success an hour, never over the monthly cap, three consecutive failures disable it, and every refusal is an event on the owners' endpoints (see docs/funding.md). Only this route enables it. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. Never 402.",
+    tag: 'Auto-recharge',
+    errors: ['api_key_not_allowed', 'forbidden', 'not_found', 'payment_method_required'],
+    notProduced: { 402: NEVER_402 },
+  },
+  {
+    // Rate-limit counter and membership, the open checkouts' item (GetItem) and, for the first
+    // card, the Customer kept on it (UpdateItem); Stripe between.
+    name: 'CreatePaymentMethod',
+    method: 'POST',
+    path: '/organizations/{organization_id}/auto-recharge/payment-method',
+    entry: 'functions/create-payment-method.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    secrets: ['stripeSecretKey'],
+    summary: 'Save a card for auto-recharge: a page to enter it',
+    description:
+      "Owners, with a user's token. 201 `{ checkout_url, expires_at }`: Stripe's hosted page (a Checkout Session in setup mode, for payments off-session). Once completed there, its card is the organization's one card (an earlier one detached, `consecutive_failures` 0), within seconds. Stripe failing: 500 `upstream_failed`. A deployment without a payments provider: 403 `operation_not_enabled`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. Never 402.",
+    tag: 'Auto-recharge',
+    errors: ['api_key_not_allowed', 'forbidden', 'not_found', 'operation_not_enabled', 'upstream_failed'],
+    notProduced: { 402: NEVER_402 },
+  },
+  {
+    // One round trip: rate-limit counter, membership and the auto-recharge item (GetItem each).
+    name: 'GetPaymentMethod',
+    method: 'GET',
+    path: '/organizations/{organization_id}/auto-recharge/payment-method',
+    entry: 'functions/get-payment-method.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    summary: 'Read the saved card',
+    description:
+      "Owners, with a user's token. `{ payment_method: null | { brand, last4 } }`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. Never 402.",
+    tag: 'Auto-recharge',
+    errors: ['api_key_not_allowed', 'forbidden', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
+    // Rate-limit counter and membership, then the auto-recharge item (GetItem); with a card, its
+    // versioned put (PutItem in a transaction), then Stripe's detach.
+    name: 'DeletePaymentMethod',
+    method: 'DELETE',
+    path: '/organizations/{organization_id}/auto-recharge/payment-method',
+    entry: 'functions/delete-payment-method.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+    secrets: ['stripeSecretKey'],
+    summary: 'Remove the saved card',
+    description:
+      "Owners, with a user's token. 204, also when no card is saved. An enabled auto-recharge is disabled (`disabled_reason: payment_method_removed`, `auto_recharge.disabled`); the card is detached from the organization's Stripe Customer. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. Never 402.",
+    tag: 'Auto-recharge',
+    errors: ['api_key_not_allowed', 'forbidden', 'not_found'],
+    notProduced: { 402: NEVER_402 },
+  },
+  {
     // The purchase (GetItem); the settle transaction: the payment's marker and the billing event
     // (PutItem), the balance, the purchase and its open-checkout slot (UpdateItem); a reversal's
     // transaction and a failure's or expiry's update (UpdateItem). No rate-limit counter: public.

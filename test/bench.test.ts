@@ -46,6 +46,15 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   CreateCreditPurchase: 'UpdateItem+GetItem | GetItem | TransactWriteItems',
   ListCreditPurchases: 'UpdateItem+GetItem+Query',
   GetCreditPurchase: 'UpdateItem+GetItem+GetItem',
+  // Counter and membership with the auto-recharge item.
+  GetAutoRecharge: 'UpdateItem+GetItem+GetItem',
+  GetPaymentMethod: 'UpdateItem+GetItem+GetItem',
+  // Counter and membership, the item, then its versioned put (a transaction of one).
+  PutAutoRecharge: 'UpdateItem+GetItem | GetItem | TransactWriteItems',
+  // Counter and membership, the open checkouts' item (the Customer), the Customer kept (Stripe between).
+  CreatePaymentMethod: 'UpdateItem+GetItem | GetItem | UpdateItem',
+  // No card saved: counter and membership, the item, nothing to write.
+  DeletePaymentMethod: 'UpdateItem+GetItem | GetItem',
   // No rate-limit counter (public): the purchase the PaymentIntent names (Stripe's session and
   // PaymentIntent read between), then the one settle transaction.
   ReceiveStripeWebhook: 'GetItem | TransactWriteItems',

@@ -24,7 +24,7 @@ const DESIGN_CODES: Record<number, string[]> = {
 
 /** DESIGN.md, part 4 ("Beyond the spec, part 4"): the codes of its features built so far, by status. */
 const PART_4_CODES: Record<number, string[]> = {
-  409: ['purchase_limit_reached'],
+  409: ['purchase_limit_reached', 'payment_method_required'],
 };
 
 /** Codes beyond DESIGN.md, each for an answer DESIGN.md does not cover (see docs/api-conventions.md). */

@@ -37,9 +37,11 @@
 import { createHash } from 'node:crypto';
 import { claimEvent, readItem } from '../db/alert-events.ts';
 import { type AlertSettings, getAlertSettings, getAlertSettingsOf } from '../db/alert-settings.ts';
+import { autoRechargeOf } from '../db/auto-recharge.ts';
 import { grantOf } from '../db/grants.ts';
 import { jobOf } from '../db/jobs.ts';
 import {
+  AUTO_RECHARGE_SK,
   apiKeyKey,
   GRANT_SK_PREFIX,
   GRANTS_PARTITION_PREFIX,
@@ -70,6 +72,10 @@ export const CROSSING_FILTERS: readonly FilterPattern[] = [
   {
     eventName: ['MODIFY'],
     dynamodb: { NewImage: { SK: { S: [{ prefix: GRANT_SK_PREFIX }] }, PK: { S: [{ prefix: GRANTS_PARTITION_PREFIX }] } } },
+  },
+  {
+    eventName: ['INSERT', 'MODIFY'],
+    dynamodb: { NewImage: { SK: { S: [AUTO_RECHARGE_SK] }, PK: { S: [{ prefix: ORG_PARTITION_PREFIX }] } } },
   },
 ];
 
@@ -143,6 +149,14 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
   }
   const orgId = orgIdOfPartition(String(item.PK));
   const base = { created_at: now.toISOString(), organization_id: orgId };
+  if (sk === AUTO_RECHARGE_SK) {
+    // Auto-recharge's notices: those this change recorded anew (lib/billing/recharge-rules.ts), each
+    // once by its key however often the record comes.
+    const before = new Set(autoRechargeOf(orgId, record.oldImage).notices.map((notice) => notice.key));
+    return autoRechargeOf(orgId, item)
+      .notices.filter((notice) => !before.has(notice.key))
+      .map((notice) => ({ ...base, id: eventId(orgId, notice.type, notice.key), type: notice.type, data: notice.data }));
+  }
   if (sk === ORG_SK) {
     const before = numberOr(record.oldImage?.credits, Number.POSITIVE_INFINITY);
     const after = numberOr(item.credits, 0);
@@ -169,6 +183,23 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
           amount: numberOr(purchase.amount, 0),
           currency: purchase.currency,
           balance: after,
+        },
+      });
+    }
+    const recharge = noticeOf(item, record.oldImage, 'last_recharge');
+    if (recharge) {
+      events.push({
+        ...base,
+        id: eventId('auto_recharge.succeeded', recharge.event_id),
+        type: 'auto_recharge.succeeded',
+        data: {
+          purchase_id: recharge.purchase_id,
+          credits: numberOr(recharge.credits, 0),
+          amount: numberOr(recharge.amount, 0),
+          currency: recharge.currency,
+          balance: after,
+          recharged_this_month: numberOr(recharge.recharged_this_month, 0),
+          monthly_cap: numberOr(recharge.monthly_cap, 0),
         },
       });
     }
@@ -221,7 +252,7 @@ export async function crossingsOf(record: ChangeRecord, now: Date, reads: BatchR
 function noticeOf(
   item: Record<string, unknown>,
   oldImage: Record<string, unknown> | undefined,
-  attribute: 'last_purchase' | 'last_reversal',
+  attribute: 'last_purchase' | 'last_reversal' | 'last_recharge',
 ): ({ event_id: string } & Record<string, unknown>) | undefined {
   const notice = item[attribute];
   if (notice === null || typeof notice !== 'object') return undefined;

@@ -44,6 +44,12 @@ export const EVENT_TYPES = [
   'credits.expired',
   'credits.purchased',
   'credits.reversed',
+  'auto_recharge.succeeded',
+  'auto_recharge.failed',
+  'auto_recharge.action_required',
+  'auto_recharge.disabled',
+  'auto_recharge.cap_reached',
+  'auto_recharge.deferred',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** What `POST …/{webhook_id}/test` sends, whatever the endpoint subscribes to. */

@@ -42,7 +42,9 @@ export const isOpen = (purchase: Pick<PurchaseRecord, 'status' | 'expires_at'>, 
   purchase.status === 'open' && Date.parse(purchase.expires_at) > now.getTime();
 
 export function purchaseView(purchase: PurchaseRecord, now = new Date()): PurchaseView {
-  const status = purchase.status === 'open' && !isOpen(purchase, now) ? 'expired' : purchase.status;
+  // An auto-recharge waiting for its card's authentication fails at its expiry (a checkout expires).
+  const lapsed = purchase.source === 'auto_recharge' ? 'failed' : 'expired';
+  const status = purchase.status === 'open' && !isOpen(purchase, now) ? lapsed : purchase.status;
   return {
     id: purchase.id,
     organization_id: purchase.organization_id,

@@ -9,12 +9,14 @@
  * once. The balance and its billing event are in the same transaction, so at every instant the
  * balance equals the sum of the billing events.
  */
+import { AutoRechargeChanged, type AutoRechargeRecord, autoRechargePut, getAutoRecharge } from '../db/auto-recharge.ts';
 import { billingEventPut, newBillingEvent } from '../db/billing-events.ts';
 import type { TransactItem } from '../db/client.ts';
 import { creditItem } from '../db/credits.ts';
 import {
   getPurchase,
   PaymentAlreadySettled,
+  PurchaseNotSettleable,
   type PurchaseRecord,
   paymentMarkerPut,
   purchasePaidUpdate,
@@ -25,6 +27,7 @@ import {
   slotFreedUpdate,
 } from '../db/purchases.ts';
 import { grantItems, purchasedCreditsExpiry } from './grants.ts';
+import { afterSuccess, disabledFor, rechargedThisMonth } from './recharge-rules.ts';
 
 export type ReversalReason = 'refund' | 'dispute';
 
@@ -42,11 +45,20 @@ export const grantIdOfPurchase = (purchaseId: string): string => `grt_${purchase
  * open-checkout slot freed. A checkout's balance update records it (`last_purchase`) for the
  * owners' `credits.purchased` notification.
  */
-export function settleItems(purchase: PurchaseRecord, paymentIntentId: string, now: Date): TransactItem[] {
+export function settleItems(
+  purchase: PurchaseRecord,
+  paymentIntentId: string,
+  now: Date,
+  autoRecharge?: AutoRechargeRecord,
+): TransactItem[] {
   const at = now.toISOString();
+  // An auto-recharge's settle also writes its item (the recharge no longer in flight, the count of
+  // failures reset: lib/billing/recharge-rules.ts), and records its success on the balance for the
+  // owners' `auto_recharge.succeeded`.
+  const recharge = purchase.source === 'auto_recharge' && autoRecharge ? afterSuccess(autoRecharge, purchase, now) : undefined;
   const { items } = grantItems({
     orgId: purchase.organization_id,
-    source: 'purchase',
+    source: purchase.source === 'auto_recharge' ? 'auto_recharge' : 'purchase',
     credits: purchase.credits,
     expiresAt: purchasedCreditsExpiry(now),
     purchaseId: purchase.id,
@@ -64,25 +76,61 @@ export function settleItems(purchase: PurchaseRecord, paymentIntentId: string, n
             value: { purchase_id: purchase.id, credits: purchase.credits, amount: purchase.amount, currency: purchase.currency },
           },
         }
-      : {}),
+      : recharge
+        ? {
+            notice: {
+              attribute: 'last_recharge' as const,
+              value: {
+                purchase_id: purchase.id,
+                credits: purchase.credits,
+                amount: purchase.amount,
+                currency: purchase.currency,
+                recharged_this_month: rechargedThisMonth(recharge, now),
+                monthly_cap: recharge.monthly_cap,
+              },
+            },
+          }
+        : {}),
   });
   return [
     paymentMarkerPut(paymentIntentId, purchase, at),
     ...items,
     purchasePaidUpdate(purchase, paymentIntentId, at),
     slotFreedUpdate(purchase.organization_id, purchase.id),
+    // Last: sendSettle tells its condition's failure (the item changed since read) from the others'.
+    ...(recharge && autoRecharge ? [autoRechargePut(autoRecharge, recharge)] : []),
   ];
 }
 
+/** Settles that met a change of the auto-recharge item or of the purchase, and read both again. */
+const SETTLE_ATTEMPTS = 8;
+
 /** Credits `purchase` for its succeeded PaymentIntent: true when this call did, false when it was credited already. */
 export async function settlePurchase(purchase: PurchaseRecord, paymentIntentId: string, now: Date): Promise<boolean> {
-  try {
-    await sendSettle(settleItems(purchase, paymentIntentId, now));
-    return true;
-  } catch (error) {
-    if (error instanceof PaymentAlreadySettled) return false;
-    throw error;
+  if (purchase.source !== 'auto_recharge') {
+    try {
+      await sendSettle(settleItems(purchase, paymentIntentId, now));
+      return true;
+    } catch (error) {
+      if (error instanceof PaymentAlreadySettled) return false;
+      throw error;
+    }
   }
+  // An auto-recharge's: its item and its purchase as read are conditions (the engine, the webhook
+  // and the due pass may move them meanwhile): read again and settle again until paid, once.
+  let current: PurchaseRecord | null = purchase;
+  for (let attempt = 1; current && current.status !== 'paid'; attempt++) {
+    const items = settleItems(current, paymentIntentId, now, await getAutoRecharge(current.organization_id));
+    try {
+      await sendSettle(items, items.length - 1);
+      return true;
+    } catch (error) {
+      if (error instanceof PaymentAlreadySettled) return false;
+      if (!(error instanceof AutoRechargeChanged || error instanceof PurchaseNotSettleable) || attempt === SETTLE_ATTEMPTS) throw error;
+      current = await getPurchase(purchase.organization_id, purchase.id);
+    }
+  }
+  return false;
 }
 
 /**
@@ -115,7 +163,10 @@ export function reversalItems(
   reason: ReversalReason,
   paymentIntentId: string,
   now: Date,
+  autoRecharge?: AutoRechargeRecord,
 ): TransactItem[] {
+  // A dispute turns auto-recharge off in the same transaction: once, with the reversal it causes.
+  const disabled = reason === 'dispute' && autoRecharge ? disabledFor(autoRecharge, 'dispute', purchase.id) : null;
   const event = newBillingEvent({
     type: 'credits.reversed',
     title: reason === 'refund' ? 'Credits reversed: refund' : 'Credits reversed: dispute',
@@ -131,6 +182,7 @@ export function reversalItems(
       value: { event_id: event.id, purchase_id: purchase.id, credits: take, reason },
     }),
     billingEventPut(purchase.organization_id, event),
+    ...(disabled && autoRecharge ? [autoRechargePut(autoRecharge, disabled)] : []),
   ];
 }
 
@@ -149,11 +201,13 @@ export async function reversePurchase(
   for (let attempt = 1; current && current.status === 'paid'; attempt++) {
     const take = reversalTarget(current, reason, amountRefunded) - current.reversed_credits;
     if (take <= 0) return 0;
+    const autoRecharge = reason === 'dispute' ? await getAutoRecharge(purchase.organization_id) : undefined;
+    const items = reversalItems(current, take, reason, paymentIntentId, now, autoRecharge);
     try {
-      await sendReversal(reversalItems(current, take, reason, paymentIntentId, now));
+      await sendReversal(items, items.length > 3 ? 3 : undefined);
       return take;
     } catch (error) {
-      if (!(error instanceof ReversalChanged) || attempt === REVERSAL_ATTEMPTS) throw error;
+      if (!(error instanceof ReversalChanged || error instanceof AutoRechargeChanged) || attempt === REVERSAL_ATTEMPTS) throw error;
       current = await getPurchase(purchase.organization_id, purchase.id);
     }
   }

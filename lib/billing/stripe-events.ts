@@ -9,6 +9,8 @@ import type Stripe from 'stripe';
 import { expirePurchase, getPurchase, type PurchaseRecord, recordPurchaseFailure } from '../db/purchases.ts';
 import { paymentsEventNotRecorded } from '../errors.ts';
 import { logger } from '../log.ts';
+import { saveCardOfSession } from './auto-recharge.ts';
+import { applyFailure, applyIntent } from './recharge.ts';
 import { type ReversalReason, reversePurchase, settlePurchase } from './settle.ts';
 
 /** An event as the webhook validated it (or the events API listed it). */
@@ -23,13 +25,14 @@ export interface StripeEventInput {
  * attempt recorded), `expired`, `reversed` (credits taken back), `unchanged` (nothing left to do:
  * done already, or not yet) and `ignored` (a type not handled, or one naming nothing here).
  */
-export type EventOutcome = 'settled' | 'failed' | 'expired' | 'reversed' | 'unchanged' | 'ignored';
+export type EventOutcome = 'settled' | 'failed' | 'expired' | 'reversed' | 'saved' | 'action_required' | 'unchanged' | 'ignored';
 
 export const HANDLED_EVENT_TYPES = [
   'checkout.session.completed',
   'checkout.session.expired',
   'payment_intent.succeeded',
   'payment_intent.payment_failed',
+  'payment_intent.requires_action',
   'charge.refunded',
   'charge.dispute.created',
 ] as const;
@@ -88,6 +91,12 @@ async function handleIntent(stripe: Stripe, intentId: string, now: Date): Promis
     if (purchase.status === 'paid' && purchase.payment_intent_id === intent.id) return 'unchanged';
     return (await settlePurchase(purchase, intent.id, now)) ? 'settled' : 'unchanged';
   }
+  // An auto-recharge's off-session payment, declined or asking for authentication: the engine's
+  // own outcome (lib/billing/recharge.ts), applied once whoever brings it (its answer, this event).
+  if (purchase.source === 'auto_recharge' && purchase.status === 'processing') {
+    const outcome = await applyIntent(stripe, purchase, intent, now);
+    return outcome === 'failed' ? 'failed' : outcome === 'action_required' ? 'action_required' : 'unchanged';
+  }
   const error = intent.last_payment_error;
   if (intent.status === 'requires_payment_method' && error) {
     const failure = {
@@ -102,6 +111,7 @@ async function handleIntent(stripe: Stripe, intentId: string, now: Date): Promis
 
 async function handleSession(stripe: Stripe, sessionId: string, now: Date): Promise<EventOutcome> {
   const session = await retrieve('checkout.session', () => stripe.checkout.sessions.retrieve(sessionId));
+  if (session?.mode === 'setup') return handleSetup(stripe, session);
   if (session?.mode !== 'payment') return 'ignored';
   const intentId = idOf(session.payment_intent);
   if (session.status === 'complete' && intentId) return handleIntent(stripe, intentId, now);
@@ -113,7 +123,40 @@ async function handleSession(stripe: Stripe, sessionId: string, now: Date): Prom
     logger.warn('an expired checkout names no purchase here', { session: session.id, organization_id: orgId, purchase_id: purchaseId });
     return 'ignored';
   }
+  if (purchase.source === 'auto_recharge') {
+    // An auto-recharge's authentication page lapsed: the recharge failed (its reservation released).
+    if (purchase.status !== 'open') return 'unchanged';
+    const failure = {
+      code: 'authentication_required',
+      decline_code: 'authentication_required',
+      message: 'the payment was not authenticated within 24 hours',
+    };
+    return (await applyFailure(purchase, failure, purchase.payment_intent_id, now)) === 'failed' ? 'failed' : 'unchanged';
+  }
   return (await expirePurchase(purchase.organization_id, purchase.id)) ? 'expired' : 'unchanged';
+}
+
+/** A setup session completed: its card becomes the organization's one card (lib/billing/auto-recharge.ts). */
+async function handleSetup(stripe: Stripe, session: Stripe.Checkout.Session): Promise<EventOutcome> {
+  const orgId = session.metadata?.organization_id;
+  const setupIntentId = idOf(session.setup_intent);
+  if (!orgId || !setupIntentId) {
+    logger.warn('a card setup names no organization here', { session: session.id });
+    return 'ignored';
+  }
+  if (session.status !== 'complete') return 'unchanged';
+  try {
+    return (await saveCardOfSession(stripe, { id: session.id, created: session.created, organizationId: orgId, setupIntentId }))
+      ? 'saved'
+      : 'unchanged';
+  } catch (error) {
+    if (isMissing(error)) return 'ignored';
+    if ((error as { statusCode?: number }).statusCode !== undefined) {
+      logger.error('the payments provider failed while a card was saved', { session: session.id, error: (error as Error).message });
+      throw paymentsEventNotRecorded();
+    }
+    throw error;
+  }
 }
 
 async function handleReversal(stripe: Stripe, chargeId: string, reason: ReversalReason, now: Date): Promise<EventOutcome> {
@@ -144,6 +187,7 @@ export async function handleStripeEvent(stripe: Stripe, event: StripeEventInput,
         break;
       case 'payment_intent.succeeded':
       case 'payment_intent.payment_failed':
+      case 'payment_intent.requires_action':
         outcome = await handleIntent(stripe, objectId, now);
         break;
       case 'charge.refunded':

@@ -80,7 +80,7 @@ export function debitItem(orgId: string, cost: number, limits: Limits, network: 
  * event (`event_id`), so a new notice is told from the one before it.
  */
 export interface BalanceNotice {
-  attribute: 'last_purchase' | 'last_reversal';
+  attribute: 'last_purchase' | 'last_reversal' | 'last_recharge';
   value: { event_id: string } & Record<string, unknown>;
 }
 

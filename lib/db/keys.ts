@@ -38,6 +38,8 @@
  *   PURCHASEKEY#<org>#<u>#<h> PURCHASEKEY       Idempotency-Key of a purchase's creation (TTL 24 h)
  *   PAYMENT#<payment intent id> SETTLED         the marker that a PaymentIntent's credits were added: put once, by the settle transaction
  *   PAYMENTS_RECONCILER CHECKPOINT             where the payments reconciler's last pass reached (Stripe event time)
+ *   ORG#<org>         AUTO_RECHARGE             auto-recharge: its settings, the saved card, the month's recharges, the one in flight;
+ *                                               while an attempt is due, GSI1 = RECHARGE_DUE / <due at>#<org>
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -436,3 +438,14 @@ export const paymentMarkerKey = (paymentIntentId: string): TableKey => ({ PK: `P
 
 /** The payments reconciler's checkpoint: one item, written by each pass (lib/billing/reconciler.ts). */
 export const reconcilerCheckpointKey = (): TableKey => ({ PK: 'PAYMENTS_RECONCILER', SK: 'CHECKPOINT' });
+
+/** An organization's auto-recharge (docs/funding.md, "Auto-recharge"): one item, written by a versioned put. */
+export const AUTO_RECHARGE_SK = 'AUTO_RECHARGE';
+export const autoRechargeKey = (orgId: string): TableKey => ({ PK: `${ORG_PARTITION_PREFIX}${orgId}`, SK: AUTO_RECHARGE_SK });
+
+/**
+ * Auto-recharges with an attempt due (a retry, a deferral, a new month after the cap, a recharge
+ * in flight to look after), in one index partition sorted by when: few writes (one per attempt).
+ */
+export const RECHARGE_DUE_PK = 'RECHARGE_DUE';
+export const rechargeDueIndexKey = (dueAt: string, orgId: string) => ({ GSI1PK: RECHARGE_DUE_PK, GSI1SK: `${dueAt}#${orgId}` });

@@ -3,7 +3,8 @@
  * its Stripe Customer (one slots item, so that the limit holds under any concurrency), and a
  * purchase's Idempotency-Key record. Builds and sends items; decides nothing (lib/billing/).
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AutoRechargeChanged } from './auto-recharge.ts';
 import { conditionFailed, db, type TransactItem, tableName, transact, updateIf } from './client.ts';
 import {
   paymentMarkerKey,
@@ -22,10 +23,21 @@ export interface PurchaseFailure {
   message: string;
 }
 
+/** What an auto-recharge's purchase records of the rails it was claimed under (lib/billing/recharge.ts). */
+export interface RechargeClaim {
+  /** The organization's auto-recharge sequence: Stripe's idempotency key `auto-recharge:<org>:<sequence>`. */
+  sequence: number;
+  /** The UTC month ("2025-01") whose cap reserved it. */
+  month: string;
+  /** The month's recharges with this one reserved, and the cap then. */
+  recharged_this_month: number;
+  monthly_cap: number;
+}
+
 export interface PurchaseRecord {
   id: string;
   organization_id: string;
-  source: 'checkout';
+  source: 'checkout' | 'auto_recharge';
   /** As stored: an `open` checkout past `expires_at` reads as expired (lib/billing/purchases.ts). */
   status: PurchaseStatus;
   credits: number;
@@ -37,9 +49,12 @@ export interface PurchaseRecord {
   failure: PurchaseFailure | null;
   reversed_credits: number;
   created_at: string;
-  created_by_id: string;
+  /** The owner who bought it; null for an auto-recharge. */
+  created_by_id: string | null;
   expires_at: string;
   paid_at: string | null;
+  /** An auto-recharge's claim; absent for a checkout. */
+  recharge?: RechargeClaim;
 }
 
 export interface PurchaseSlots {
@@ -66,21 +81,72 @@ export class PurchaseSlotsChanged extends Error {}
 const purchaseOf = (item: Record<string, unknown>): PurchaseRecord => ({
   id: String(item.id),
   organization_id: String(item.organization_id),
-  source: 'checkout',
+  source: item.source === 'auto_recharge' ? 'auto_recharge' : 'checkout',
   status: item.status as PurchaseStatus,
   credits: Number(item.credits),
   amount: Number(item.amount),
   currency: String(item.currency),
-  checkout_session_id: String(item.checkout_session_id),
+  checkout_session_id: typeof item.checkout_session_id === 'string' ? item.checkout_session_id : '',
   checkout_url: typeof item.checkout_url === 'string' ? item.checkout_url : null,
   payment_intent_id: typeof item.payment_intent_id === 'string' ? item.payment_intent_id : null,
   failure: (item.failure as PurchaseFailure | undefined) ?? null,
   reversed_credits: Number(item.reversed_credits ?? 0),
   created_at: String(item.created_at),
-  created_by_id: String(item.created_by_id),
+  created_by_id: typeof item.created_by_id === 'string' ? item.created_by_id : null,
   expires_at: String(item.expires_at),
   paid_at: typeof item.paid_at === 'string' ? item.paid_at : null,
+  ...(item.recharge ? { recharge: item.recharge as RechargeClaim } : {}),
 });
+
+/** The stored form of a purchase (its key, its entity), for a transaction that puts a new one. */
+export function newPurchasePut(purchase: PurchaseRecord): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...purchaseKey(purchase.organization_id, purchase.id), entity: 'purchase', ...purchase },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/**
+ * An auto-recharge's purchase changed from `from` (as read) to what `change` sets: `failed` with
+ * its failure, or `open` with the page where its card is authenticated. Conditional on the status
+ * read, so the engine, the webhook and the due pass never both move it.
+ */
+export function rechargePurchaseUpdate(
+  purchase: PurchaseRecord,
+  change: {
+    status: 'failed' | 'open';
+    failure: PurchaseFailure | null;
+    paymentIntentId: string | null;
+    checkout?: { sessionId: string; url: string; expiresAt: string };
+  },
+): TransactItem {
+  const values: Record<string, unknown> = {
+    ':status': change.status,
+    ':from': purchase.status,
+    ':failure': change.failure,
+    ':pi': change.paymentIntentId,
+    ':url': change.checkout?.url ?? null,
+  };
+  let set = '#status = :status, failure = :failure, payment_intent_id = :pi, checkout_url = :url';
+  if (change.checkout) {
+    set += ', checkout_session_id = :session, expires_at = :expires';
+    values[':session'] = change.checkout.sessionId;
+    values[':expires'] = change.checkout.expiresAt;
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: purchaseKey(purchase.organization_id, purchase.id),
+      UpdateExpression: `SET ${set}`,
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
 
 export async function getPurchase(orgId: string, purchaseId: string): Promise<PurchaseRecord | null> {
   const { Item: item } = await db().send(
@@ -118,6 +184,25 @@ export async function getPurchaseSlots(orgId: string): Promise<PurchaseSlots> {
     customerId: typeof item?.stripe_customer_id === 'string' ? item.stripe_customer_id : null,
     version: Number(item?.version ?? 0),
   };
+}
+
+/**
+ * The organization's Stripe Customer kept on its slots item (made before any checkout, for a card
+ * saved first): the one already kept wins. The version moves, as for any write of the item.
+ */
+export async function rememberCustomer(orgId: string, customerId: string): Promise<string> {
+  const { Attributes } = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: purchaseSlotsKey(orgId),
+      UpdateExpression:
+        'SET stripe_customer_id = if_not_exists(stripe_customer_id, :customer), #open = if_not_exists(#open, :none), entity = :entity, version = if_not_exists(version, :zero) + :one',
+      ExpressionAttributeNames: { '#open': 'open' },
+      ExpressionAttributeValues: { ':customer': customerId, ':none': {}, ':entity': 'purchase_slots', ':zero': 0, ':one': 1 },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return String(Attributes?.stripe_customer_id ?? customerId);
 }
 
 /**
@@ -284,14 +369,23 @@ export function paymentMarkerPut(paymentIntentId: string, purchase: PurchaseReco
 
 /** The purchase paid by `paymentIntentId`: its checkout URL dropped, unless it is paid already. */
 export function purchasePaidUpdate(purchase: PurchaseRecord, paymentIntentId: string, paidAt: string): TransactItem {
+  // An auto-recharge's, only from the status read: the auto-recharge item written beside it was
+  // decided from that status (a reservation held or released).
+  const recharge = purchase.source === 'auto_recharge';
   return {
     Update: {
       TableName: tableName(),
       Key: purchaseKey(purchase.organization_id, purchase.id),
       UpdateExpression: 'SET #status = :paid, paid_at = :at, payment_intent_id = :pi, checkout_url = :null',
-      ConditionExpression: 'attribute_exists(PK) AND #status <> :paid',
+      ConditionExpression: recharge ? 'attribute_exists(PK) AND #status = :read' : 'attribute_exists(PK) AND #status <> :paid',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':paid': 'paid', ':at': paidAt, ':pi': paymentIntentId, ':null': null },
+      ExpressionAttributeValues: {
+        ':paid': 'paid',
+        ':at': paidAt,
+        ':pi': paymentIntentId,
+        ':null': null,
+        ...(recharge ? { ':read': purchase.status } : {}),
+      },
     },
   };
 }
@@ -317,13 +411,15 @@ export function slotFreedUpdate(orgId: string, purchaseId: string): TransactItem
  * Sends a settle transaction whose first item is the payment's marker: PaymentAlreadySettled when
  * the marker was there, PurchaseNotSettleable when another item's condition failed.
  */
-export async function sendSettle(items: TransactItem[]): Promise<void> {
+export async function sendSettle(items: TransactItem[], autoRechargeIndex?: number): Promise<void> {
   await transact(items, (reasons) =>
     conditionFailed(reasons, 0)
       ? new PaymentAlreadySettled()
-      : reasons.some((reason) => reason.Code === 'ConditionalCheckFailed')
-        ? new PurchaseNotSettleable()
-        : null,
+      : autoRechargeIndex !== undefined && conditionFailed(reasons, autoRechargeIndex)
+        ? new AutoRechargeChanged()
+        : reasons.some((reason) => reason.Code === 'ConditionalCheckFailed')
+          ? new PurchaseNotSettleable()
+          : null,
   );
 }
 
@@ -342,13 +438,15 @@ export function purchaseReversedUpdate(purchase: PurchaseRecord, total: number):
 }
 
 /** Sends a reversal whose first item is the purchase's update: ReversalChanged when it was changed since read. */
-export async function sendReversal(items: TransactItem[]): Promise<void> {
+export async function sendReversal(items: TransactItem[], autoRechargeIndex?: number): Promise<void> {
   await transact(items, (reasons) =>
     conditionFailed(reasons, 0)
       ? new ReversalChanged()
-      : reasons.some((r) => r.Code === 'ConditionalCheckFailed')
-        ? new PurchaseNotSettleable()
-        : null,
+      : autoRechargeIndex !== undefined && conditionFailed(reasons, autoRechargeIndex)
+        ? new AutoRechargeChanged()
+        : reasons.some((r) => r.Code === 'ConditionalCheckFailed')
+          ? new PurchaseNotSettleable()
+          : null,
   );
 }
 

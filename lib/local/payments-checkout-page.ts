@@ -24,8 +24,10 @@ ${body}
 /** The amount as people read it: `12.34 USD` for 1234 minor units. */
 const money = (amount: number, currency: string): string => `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
 
-export function checkoutPage(session: { url: string; amount: number; currency: string }, notice?: string): string {
-  const form = `<p>Pay ${asText(money(session.amount, session.currency))}</p>
+/** A payment's page, or (no amount: a setup session) the page that saves a card for later payments. */
+export function checkoutPage(session: { url: string; amount: number | null; currency: string | null }, notice?: string): string {
+  const what = session.amount === null ? 'Save a card for later payments' : `Pay ${money(session.amount, session.currency ?? 'usd')}`;
+  const form = `<p>${asText(what)}</p>
 ${notice === undefined ? '' : `<p role="alert">${asText(notice)}</p>`}
 <form method="post" action="${asText(session.url)}">
 <p><label>Card number <input name="card_number" inputmode="numeric" autocomplete="cc-number" required></label></p>
@@ -33,12 +35,12 @@ ${notice === undefined ? '' : `<p role="alert">${asText(notice)}</p>`}
 <p><label>Expiry year <input name="exp_year" inputmode="numeric" autocomplete="cc-exp-year" required></label></p>
 <p><label>CVC <input name="cvc" inputmode="numeric" autocomplete="cc-csc" required></label></p>
 <p><label>Webhooks <select name="webhooks"><option value="send">send</option><option value="hold">hold (listed in events, never sent)</option></select></label></p>
-<p><button type="submit">Pay</button></p>
+<p><button type="submit">${session.amount === null ? 'Save card' : 'Pay'}</button></p>
 </form>`;
   return page('Checkout (local payments server)', form);
 }
 
-export const declinedPage = (session: { url: string; amount: number; currency: string }, reason: string): string =>
+export const declinedPage = (session: { url: string; amount: number | null; currency: string | null }, reason: string): string =>
   checkoutPage(session, `Your card was declined: ${reason}`);
 
 export function authenticationPage(session: { url: string }, webhooks: string): string {

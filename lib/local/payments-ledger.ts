@@ -1,6 +1,7 @@
 /**
  * The local payments server's objects (lib/local/payments-server.ts): customers, Checkout
- * Sessions, PaymentIntents, charges, refunds, disputes and the events they raise, in Stripe's
+ * Sessions (payment and setup), saved cards (PaymentMethods, SetupIntents), PaymentIntents (a
+ * checkout's, or one confirmed off-session with a saved card), charges, refunds, disputes and the events they raise, in Stripe's
  * shapes and with Stripe's id prefixes. In memory: a restart of `npm start` starts a new account.
  * What a card number does is Stripe's test-card table (docs/funding.md, "Locally").
  */
@@ -23,6 +24,33 @@ export interface PaymentError {
   code: string;
   decline_code: string | null;
   message: string;
+  /** The card's PaymentMethod, when the attempt used a saved one (as Stripe reports it). */
+  payment_method?: PaymentMethod;
+}
+
+/** A saved card: made by a setup-mode Checkout Session, attached to its customer until detached. */
+export interface PaymentMethod {
+  id: string;
+  object: 'payment_method';
+  type: 'card';
+  card: { brand: string; last4: string; exp_month: number; exp_year: number; funding: 'credit' };
+  customer: string | null;
+  metadata: Metadata;
+  created: number;
+  livemode: false;
+}
+
+/** What a setup-mode Checkout Session makes: the card saved for payments off-session. */
+export interface SetupIntent {
+  id: string;
+  object: 'setup_intent';
+  status: 'requires_payment_method' | 'requires_action' | 'succeeded';
+  usage: 'off_session';
+  customer: string | null;
+  payment_method: string | null;
+  metadata: Metadata;
+  created: number;
+  livemode: false;
 }
 
 export interface PaymentIntent {
@@ -32,8 +60,11 @@ export interface PaymentIntent {
   amount_received: number;
   currency: string;
   customer: string | null;
-  status: 'requires_payment_method' | 'requires_action' | 'succeeded' | 'canceled';
+  status: 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'succeeded' | 'canceled';
   metadata: Metadata;
+  payment_method: string | null;
+  off_session: boolean | null;
+  next_action: { type: 'use_stripe_sdk' } | null;
   latest_charge: string | null;
   last_payment_error: PaymentError | null;
   created: number;
@@ -86,15 +117,18 @@ export interface Dispute {
 export interface CheckoutSession {
   id: string;
   object: 'checkout.session';
-  mode: 'payment';
+  mode: 'payment' | 'setup';
   status: 'open' | 'complete' | 'expired';
-  payment_status: 'unpaid' | 'paid';
-  amount_total: number;
-  currency: string;
+  /** A setup session's is `no_payment_required`, as Stripe's. */
+  payment_status: 'unpaid' | 'paid' | 'no_payment_required';
+  /** Null for a setup session: it charges nothing. */
+  amount_total: number | null;
+  currency: string | null;
   customer: string | null;
   client_reference_id: string | null;
   metadata: Metadata;
   payment_intent: string | null;
+  setup_intent: string | null;
   success_url: string;
   cancel_url: string | null;
   url: string | null;
@@ -103,7 +137,7 @@ export interface CheckoutSession {
   livemode: false;
 }
 
-export type StripeObject = Customer | PaymentIntent | Charge | Refund | Dispute | CheckoutSession;
+export type StripeObject = Customer | PaymentIntent | Charge | Refund | Dispute | CheckoutSession | PaymentMethod | SetupIntent;
 
 export interface StripeEvent {
   id: string;
@@ -125,6 +159,8 @@ export class StripeApiError extends Error {
     message: string,
     readonly code?: string,
     readonly param?: string,
+    /** More of Stripe's error body: a card error's `decline_code`, `payment_intent`, `payment_method`. */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -133,7 +169,7 @@ export class StripeApiError extends Error {
 export const API_VERSION = '2025-12-15.clover';
 
 /** Stripe's test cards (https://docs.stripe.com/testing) and what each does to a payment. */
-export type CardOutcome = 'succeeds' | 'declined' | 'authentication' | 'dispute';
+export type CardOutcome = 'succeeds' | 'declined' | 'authentication' | 'dispute' | 'saves_then_declines';
 export function outcomeOf(cardNumber: string): { outcome: CardOutcome; brand: string } {
   switch (cardNumber) {
     case '4242424242424242':
@@ -141,11 +177,22 @@ export function outcomeOf(cardNumber: string): { outcome: CardOutcome; brand: st
     case '4000000000000259':
       return { outcome: 'dispute', brand: 'visa' };
     case '4000002760003184':
+      // Authentication on every payment, off-session too (and to save it).
       return { outcome: 'authentication', brand: 'visa' };
+    case '4000000000000341':
+      // Saves (a setup succeeds), then every payment of it is declined.
+      return { outcome: 'saves_then_declines', brand: 'visa' };
     default:
-      // 0002 and 0341 (saved, then declined) and any other number: a generic decline.
+      // 0002 and any other number: a generic decline.
       return { outcome: 'declined', brand: 'visa' };
   }
+}
+
+/** A card as the ledger keeps it beside its PaymentMethod: what paying with it does. */
+interface CardOnFile {
+  brand: string;
+  last4: string;
+  outcome: CardOutcome;
 }
 
 const DECLINED: PaymentError = {
@@ -153,6 +200,14 @@ const DECLINED: PaymentError = {
   code: 'card_declined',
   decline_code: 'generic_decline',
   message: 'Your card was declined.',
+};
+
+/** Stripe's answer to an off-session payment whose card asks for authentication: a decline to bring the customer back for. */
+const AUTHENTICATION_REQUIRED: PaymentError = {
+  type: 'card_error',
+  code: 'authentication_required',
+  decline_code: 'authentication_required',
+  message: 'Your card was declined. This transaction requires authentication.',
 };
 
 const idOf = (prefix: string): string => `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
@@ -166,9 +221,14 @@ export class PaymentsLedger {
   readonly sessions = new Map<string, CheckoutSession>();
   readonly intents = new Map<string, PaymentIntent>();
   readonly charges = new Map<string, Charge>();
+  readonly paymentMethods = new Map<string, PaymentMethod>();
+  readonly setupIntents = new Map<string, SetupIntent>();
   /** Newest last; listed newest first. */
   readonly events: StripeEvent[] = [];
-  private readonly pendingCards = new Map<string, { brand: string; last4: string; outcome: CardOutcome }>();
+  /** Cards waiting for their authentication page, by PaymentIntent id (a payment) or session id (a setup). */
+  private readonly pendingCards = new Map<string, CardOnFile>();
+  /** What each saved card does when it pays. */
+  private readonly cardsOnFile = new Map<string, CardOnFile>();
 
   /** `publish(event, hold)`: the server sends it to the webhook unless held. */
   constructor(
@@ -208,8 +268,9 @@ export class PaymentsLedger {
   }
 
   createSession(params: {
-    amount: number;
-    currency: string;
+    mode: 'payment' | 'setup';
+    amount: number | null;
+    currency: string | null;
     customer: string | null;
     clientReferenceId: string | null;
     metadata: Metadata;
@@ -224,15 +285,16 @@ export class PaymentsLedger {
     const session: CheckoutSession = {
       id,
       object: 'checkout.session',
-      mode: 'payment',
+      mode: params.mode,
       status: 'open',
-      payment_status: 'unpaid',
+      payment_status: params.mode === 'setup' ? 'no_payment_required' : 'unpaid',
       amount_total: params.amount,
       currency: params.currency,
       customer: params.customer,
       client_reference_id: params.clientReferenceId,
       metadata: params.metadata,
       payment_intent: null,
+      setup_intent: null,
       success_url: params.successUrl,
       cancel_url: params.cancelUrl,
       url: this.checkoutUrlOf(id),
@@ -293,65 +355,258 @@ export class PaymentsLedger {
   /** The session's PaymentIntent, made at its first attempt (as Stripe's Checkout does). */
   private intentOf(session: CheckoutSession): PaymentIntent {
     if (session.payment_intent) return this.intent(session.payment_intent);
+    const intent = this.newIntent({
+      amount: session.amount_total ?? 0,
+      currency: session.currency ?? 'usd',
+      customer: session.customer,
+      metadata: this.intentMetadata.get(session.id) ?? {},
+      paymentMethod: null,
+      offSession: null,
+    });
+    session.payment_intent = intent.id;
+    return intent;
+  }
+
+  private newIntent(params: {
+    amount: number;
+    currency: string;
+    customer: string | null;
+    metadata: Metadata;
+    paymentMethod: string | null;
+    offSession: boolean | null;
+  }): PaymentIntent {
     const intent: PaymentIntent = {
       id: idOf('pi'),
       object: 'payment_intent',
-      amount: session.amount_total,
+      amount: params.amount,
       amount_received: 0,
-      currency: session.currency,
-      customer: session.customer,
+      currency: params.currency,
+      customer: params.customer,
       status: 'requires_payment_method',
-      metadata: this.intentMetadata.get(session.id) ?? {},
+      metadata: params.metadata,
+      payment_method: params.paymentMethod,
+      off_session: params.offSession,
+      next_action: null,
       latest_charge: null,
       last_payment_error: null,
       created: nowSeconds(),
       livemode: false,
     };
     this.intents.set(intent.id, intent);
-    session.payment_intent = intent.id;
     return intent;
   }
 
-  /** A card submitted on the checkout page of an open session. */
+  /** A card submitted on the checkout page of an open session: a payment, or (a setup session) the card saved. */
   pay(session: CheckoutSession, cardNumber: string, hold: boolean): AttemptResult {
-    const intent = this.intentOf(session);
     const { outcome, brand } = outcomeOf(cardNumber);
-    const card = { brand, last4: cardNumber.slice(-4), outcome };
-    if (outcome === 'declined') return this.decline(intent, hold);
+    const card: CardOnFile = { brand, last4: cardNumber.slice(-4), outcome };
+    if (session.mode === 'setup') return this.setUp(session, card, hold);
+    const intent = this.intentOf(session);
+    if (outcome === 'declined' || outcome === 'saves_then_declines') return this.decline(intent, DECLINED, hold);
     if (outcome === 'authentication') {
       intent.status = 'requires_action';
+      intent.next_action = { type: 'use_stripe_sdk' };
       this.pendingCards.set(intent.id, card);
       this.emit('payment_intent.requires_action', intent, hold);
       return { kind: 'authentication' };
     }
-    this.succeed(session, intent, card, hold);
+    this.charge_(intent, card, hold);
+    this.complete(session, hold);
     return { kind: 'succeeded' };
   }
 
-  /** The authentication page's answer for a payment that asked for it. */
+  /** The authentication page's answer for a payment (or a setup) that asked for it. */
   authenticate(session: CheckoutSession, complete: boolean, hold: boolean): AttemptResult | undefined {
+    if (session.mode === 'setup') {
+      const card = this.pendingCards.get(session.id);
+      if (!card) return undefined;
+      this.pendingCards.delete(session.id);
+      if (!complete) return { kind: 'declined', error: DECLINED };
+      this.saveCard(session, card, hold);
+      return { kind: 'succeeded' };
+    }
     const intent = session.payment_intent ? this.intents.get(session.payment_intent) : undefined;
     const card = intent && this.pendingCards.get(intent.id);
     if (!intent || !card || intent.status !== 'requires_action') return undefined;
     this.pendingCards.delete(intent.id);
-    if (!complete) return this.decline(intent, hold);
-    this.succeed(session, intent, card, hold);
+    if (!complete) return this.decline(intent, DECLINED, hold);
+    this.charge_(intent, card, hold);
+    this.complete(session, hold);
     return { kind: 'succeeded' };
   }
 
-  private decline(intent: PaymentIntent, hold: boolean): AttemptResult {
-    intent.status = 'requires_payment_method';
-    intent.last_payment_error = DECLINED;
-    this.emit('payment_intent.payment_failed', intent, hold);
-    return { kind: 'declined', error: DECLINED };
+  /** A setup session's card: declined, asked to authenticate, or saved (0341 saves: its payments fail later). */
+  private setUp(session: CheckoutSession, card: CardOnFile, hold: boolean): AttemptResult {
+    if (card.outcome === 'declined') return { kind: 'declined', error: DECLINED };
+    if (card.outcome === 'authentication') {
+      this.pendingCards.set(session.id, card);
+      return { kind: 'authentication' };
+    }
+    this.saveCard(session, card, hold);
+    return { kind: 'succeeded' };
   }
 
-  private succeed(
-    session: CheckoutSession,
-    intent: PaymentIntent,
-    card: { brand: string; last4: string; outcome: CardOutcome },
-    hold: boolean,
-  ): void {
+  /** The card becomes a PaymentMethod attached to the session's customer, through a succeeded SetupIntent. */
+  private saveCard(session: CheckoutSession, card: CardOnFile, hold: boolean): void {
+    const method: PaymentMethod = {
+      id: idOf('pm'),
+      object: 'payment_method',
+      type: 'card',
+      card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, funding: 'credit' },
+      customer: session.customer,
+      metadata: {},
+      created: nowSeconds(),
+      livemode: false,
+    };
+    this.paymentMethods.set(method.id, method);
+    this.cardsOnFile.set(method.id, card);
+    const setup: SetupIntent = {
+      id: idOf('seti'),
+      object: 'setup_intent',
+      status: 'succeeded',
+      usage: 'off_session',
+      customer: session.customer,
+      payment_method: method.id,
+      metadata: this.intentMetadata.get(session.id) ?? {},
+      created: nowSeconds(),
+      livemode: false,
+    };
+    this.setupIntents.set(setup.id, setup);
+    session.setup_intent = setup.id;
+    if (method.customer) this.emit('payment_method.attached', method, hold);
+    this.emit('setup_intent.succeeded', setup, hold);
+    this.complete(session, hold);
+  }
+
+  paymentMethod(id: string): PaymentMethod {
+    const method = this.paymentMethods.get(id);
+    if (!method) throw new StripeApiError(404, 'invalid_request_error', `No such PaymentMethod: '${id}'`, 'resource_missing', 'id');
+    return method;
+  }
+
+  setupIntent(id: string): SetupIntent {
+    const setup = this.setupIntents.get(id);
+    if (!setup) throw new StripeApiError(404, 'invalid_request_error', `No such setupintent: '${id}'`, 'resource_missing', 'intent');
+    return setup;
+  }
+
+  /** `POST /v1/payment_methods/{id}/detach`: no customer can be charged with it any more. */
+  detach(id: string): PaymentMethod {
+    const method = this.paymentMethod(id);
+    if (method.customer === null)
+      throw new StripeApiError(
+        400,
+        'invalid_request_error',
+        `The payment method you provided is not attached to a customer so detachment is impossible.`,
+        'payment_method_unexpected_state',
+      );
+    method.customer = null;
+    this.emit('payment_method.detached', method, false);
+    return method;
+  }
+
+  /**
+   * `POST /v1/payment_intents`: with `confirm`, the saved card pays at once. As Stripe answers: a
+   * success 200 `succeeded`; a decline 402 `card_declined` whose body carries the PaymentIntent
+   * (`requires_payment_method`, `last_payment_error`); a card asking for authentication, off-session,
+   * 402 `authentication_required` the same way (the customer must come back to pay), on-session
+   * 200 `requires_action`.
+   */
+  createIntent(params: {
+    amount: number;
+    currency: string;
+    customer: string | null;
+    paymentMethod: string | null;
+    confirm: boolean;
+    offSession: boolean;
+    metadata: Metadata;
+  }): PaymentIntent {
+    if (params.customer !== null && !this.customers.has(params.customer))
+      throw new StripeApiError(400, 'invalid_request_error', `No such customer: '${params.customer}'`, 'resource_missing', 'customer');
+    const method = params.paymentMethod === null ? undefined : this.paymentMethods.get(params.paymentMethod);
+    if (params.paymentMethod !== null && !method)
+      throw new StripeApiError(
+        400,
+        'invalid_request_error',
+        `No such PaymentMethod: '${params.paymentMethod}'`,
+        'resource_missing',
+        'payment_method',
+      );
+    if (method && method.customer !== params.customer)
+      throw new StripeApiError(
+        400,
+        'invalid_request_error',
+        `The provided PaymentMethod ${method.id} was previously used without being attached to a Customer or was detached from a Customer, and may not be used again.`,
+        'payment_method_unexpected_state',
+        'payment_method',
+      );
+    if (params.offSession && !params.confirm)
+      throw new StripeApiError(
+        400,
+        'invalid_request_error',
+        '`off_session` can only be used when `confirm=true`.',
+        'parameter_invalid_empty',
+        'off_session',
+      );
+    const intent = this.newIntent({
+      amount: params.amount,
+      currency: params.currency,
+      customer: params.customer,
+      metadata: params.metadata,
+      paymentMethod: method?.id ?? null,
+      offSession: params.confirm ? params.offSession : null,
+    });
+    if (!params.confirm) return intent;
+    if (!method)
+      throw new StripeApiError(
+        400,
+        'invalid_request_error',
+        'You cannot confirm this PaymentIntent because it\u2019s missing a payment method.',
+        'payment_intent_unexpected_state',
+        'payment_method',
+      );
+    const card = this.cardsOnFile.get(method.id) ?? { brand: method.card.brand, last4: method.card.last4, outcome: 'succeeds' };
+    if (card.outcome === 'declined' || card.outcome === 'saves_then_declines') this.refuse(intent, DECLINED, method);
+    if (card.outcome === 'authentication') {
+      if (params.offSession) this.refuse(intent, AUTHENTICATION_REQUIRED, method);
+      intent.status = 'requires_action';
+      intent.next_action = { type: 'use_stripe_sdk' };
+      this.emit('payment_intent.requires_action', intent, false);
+      return intent;
+    }
+    this.charge_(intent, card, false);
+    return intent;
+  }
+
+  /** A confirm that failed: the PaymentIntent declined, and Stripe's 402 card error carrying it. */
+  private refuse(intent: PaymentIntent, error: PaymentError, method: PaymentMethod): never {
+    this.decline(intent, { ...error, payment_method: method }, false);
+    throw new StripeApiError(402, 'card_error', error.message, error.code, undefined, {
+      decline_code: error.decline_code,
+      payment_intent: structuredClone(intent),
+      payment_method: structuredClone(method),
+      ...(intent.latest_charge ? { charge: intent.latest_charge } : {}),
+    });
+  }
+
+  private decline(intent: PaymentIntent, error: PaymentError, hold: boolean): AttemptResult {
+    intent.status = 'requires_payment_method';
+    intent.next_action = null;
+    intent.last_payment_error = error;
+    this.emit('payment_intent.payment_failed', intent, hold);
+    return { kind: 'declined', error };
+  }
+
+  /** The session paid (or its card saved): complete, its page gone, `checkout.session.completed`. */
+  private complete(session: CheckoutSession, hold: boolean): void {
+    session.status = 'complete';
+    if (session.mode === 'payment') session.payment_status = 'paid';
+    session.url = null;
+    this.emit('checkout.session.completed', session, hold);
+  }
+
+  /** The PaymentIntent paid by `card`: its charge, `charge.succeeded` and `payment_intent.succeeded`. */
+  private charge_(intent: PaymentIntent, card: CardOnFile, hold: boolean): void {
     const charge: Charge = {
       id: idOf('ch'),
       object: 'charge',
@@ -372,15 +627,12 @@ export class PaymentsLedger {
     };
     this.charges.set(charge.id, charge);
     intent.status = 'succeeded';
+    intent.next_action = null;
     intent.amount_received = intent.amount;
     intent.latest_charge = charge.id;
     intent.last_payment_error = null;
-    session.status = 'complete';
-    session.payment_status = 'paid';
-    session.url = null;
     this.emit('charge.succeeded', charge, hold);
     this.emit('payment_intent.succeeded', intent, hold);
-    this.emit('checkout.session.completed', session, hold);
     if (card.outcome === 'dispute') this.disputeSoon(charge);
   }
 

@@ -154,6 +154,12 @@ export async function startPaymentsServer(options: PaymentsServerOptions = {}): 
       if (method === 'POST' && segments[3] === 'expire' && segments.length === 4) return ledger.expireSession(sessionId);
     }
     if (method === 'GET' && resource === 'payment_intents' && id !== undefined && action === undefined) return ledger.intent(id);
+    if (method === 'POST' && path === '/v1/payment_intents') return createIntent(params);
+    if (resource === 'payment_methods' && id !== undefined) {
+      if (method === 'GET' && action === undefined) return ledger.paymentMethod(id);
+      if (method === 'POST' && action === 'detach' && segments.length === 3) return ledger.detach(id);
+    }
+    if (method === 'GET' && resource === 'setup_intents' && id !== undefined && action === undefined) return ledger.setupIntent(id);
     if (method === 'GET' && resource === 'charges' && id !== undefined && action === undefined) return ledger.charge(id);
     if (method === 'POST' && path === '/v1/refunds') {
       const paymentIntent = text(params.payment_intent);
@@ -169,19 +175,74 @@ export async function startPaymentsServer(options: PaymentsServerOptions = {}): 
     throw new StripeApiError(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path}).`);
   }
 
+  function createIntent(params: Record<string, FormValue>): unknown {
+    const amount = integer(params.amount, 'amount', true) ?? 0;
+    if (amount < 1) throw new StripeApiError(400, 'invalid_request_error', 'Amount must be at least 1.', 'amount_too_small', 'amount');
+    const currency = text(params.currency);
+    if (currency === undefined) throw missing('currency');
+    const flag = (name: string): boolean => {
+      const value = text(params[name]);
+      if (value === undefined || value === 'false') return false;
+      if (value === 'true') return true;
+      throw new StripeApiError(400, 'invalid_request_error', `Invalid boolean: ${value}`, 'parameter_invalid_boolean', name);
+    };
+    return ledger.createIntent({
+      amount,
+      currency,
+      customer: text(params.customer) ?? null,
+      paymentMethod: text(params.payment_method) ?? null,
+      confirm: flag('confirm'),
+      offSession: flag('off_session'),
+      metadata: strings(params.metadata),
+    });
+  }
+
   function createSession(params: Record<string, FormValue>): CheckoutSession {
     const mode = text(params.mode);
     if (mode === undefined) throw missing('mode');
-    if (mode !== 'payment')
+    if (mode !== 'payment' && mode !== 'setup')
       throw new StripeApiError(
         400,
         'invalid_request_error',
-        `This local payments server makes Checkout Sessions of mode "payment" only, not "${mode}".`,
+        `This local payments server makes Checkout Sessions of mode "payment" or "setup" only, not "${mode}".`,
         'parameter_invalid_string',
         'mode',
       );
     const successUrl = text(params.success_url);
     if (successUrl === undefined) throw missing('success_url');
+    const now = Math.floor(Date.now() / 1000);
+    const expiresAt = integer(params.expires_at, 'expires_at', false) ?? now + SESSION_SECONDS;
+    if (expiresAt < now + 30 * 60 - 5 || expiresAt > now + SESSION_SECONDS + 5)
+      throw new StripeApiError(
+        400,
+        'invalid_request_error',
+        'The `expires_at` timestamp must be between 30 minutes and 24 hours from now.',
+        'parameter_invalid_integer',
+        'expires_at',
+      );
+    if (mode === 'setup') {
+      // A card saved for later: no line items; `setup_intent_data[metadata]` goes on its SetupIntent.
+      if (params.line_items !== undefined)
+        throw new StripeApiError(
+          400,
+          'invalid_request_error',
+          'You can only pass in line_items when using payment mode or subscription mode.',
+          'parameter_unknown',
+          'line_items',
+        );
+      return ledger.createSession({
+        mode: 'setup',
+        amount: null,
+        currency: text(params.currency) ?? null,
+        customer: text(params.customer) ?? null,
+        clientReferenceId: text(params.client_reference_id) ?? null,
+        metadata: strings(params.metadata),
+        intentMetadata: strings(record(params.setup_intent_data).metadata),
+        successUrl,
+        cancelUrl: text(params.cancel_url) ?? null,
+        expiresAt,
+      });
+    }
     const items = params.line_items;
     if (!Array.isArray(items) || items.length === 0) throw missing('line_items');
     let amount = 0;
@@ -203,17 +264,8 @@ export async function startPaymentsServer(options: PaymentsServerOptions = {}): 
       const quantity = integer(record(item).quantity, `line_items[${i}][quantity]`, true) ?? 0;
       amount += unit * quantity;
     });
-    const now = Math.floor(Date.now() / 1000);
-    const expiresAt = integer(params.expires_at, 'expires_at', false) ?? now + SESSION_SECONDS;
-    if (expiresAt < now + 30 * 60 - 5 || expiresAt > now + SESSION_SECONDS + 5)
-      throw new StripeApiError(
-        400,
-        'invalid_request_error',
-        'The `expires_at` timestamp must be between 30 minutes and 24 hours from now.',
-        'parameter_invalid_integer',
-        'expires_at',
-      );
     return ledger.createSession({
+      mode: 'payment',
       amount,
       currency: currency ?? 'usd',
       customer: text(params.customer) ?? null,
@@ -251,7 +303,7 @@ export async function startPaymentsServer(options: PaymentsServerOptions = {}): 
   }
 
   const errorBody = (error: StripeApiError) => ({
-    error: { type: error.type, code: error.code, message: error.message, param: error.param },
+    error: { type: error.type, code: error.code, message: error.message, param: error.param, ...error.extra },
   });
 
   async function handleApi(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {

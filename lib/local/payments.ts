@@ -51,9 +51,13 @@ export function startPaymentsReconciler(
     try {
       // Imported at the first pass, not at start: the Stripe SDK takes a moment to load.
       const { reconcilePayments } = await import('../billing/reconciler.ts');
+      const { runDueRecharges } = await import('../billing/recharge.ts');
       const result = await run(() => reconcilePayments({ scheduled: true }));
       if (result.settled > 0 || result.reversed > 0)
         log(`payments reconciler: ${result.events} events, settled ${result.settled}, reversed ${result.reversed}`);
+      // The deployed function's second part: the auto-recharges due.
+      const due = await run(() => runDueRecharges());
+      if (due.due > 0) log(`auto-recharges due: ${due.due}, claimed ${due.claimed}, failed ${due.failed}, retried ${due.retried}`);
     } catch (error) {
       log(`payments reconciler: ${(error as Error).message}`);
     }

@@ -348,6 +348,78 @@ const getCreditPurchase: Scenario = {
   },
 };
 
+const getAutoRecharge: Scenario = {
+  route: 'GetAutoRecharge',
+  label: 'GET organizations/{id}/auto-recharge',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('GetAutoRecharge');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** Off with a threshold (no card needed): the versioned put of the item, in an organization per request (each its own version). */
+const putAutoRecharge: Scenario = {
+  route: 'PutAutoRecharge',
+  label: 'PUT organizations/{id}/auto-recharge (off, a threshold)',
+  async prepare(context, count) {
+    const owners = await organizationPerRequest(context, count, 'owner');
+    const floorOrgs = owners.map(() => `org_bench_${hex()}`);
+    const route = routeNamed('PutAutoRecharge');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: owners[i]!.orgId },
+          token: context.tokenFor(owners[i]!.userId),
+          body: { enabled: false, threshold: 1_000 },
+        }),
+      // The floor's put on an item of its own: the route's first put created this one.
+      floorReplacements: (i) => ({ [owners[i]!.orgId]: floorOrgs[i]! }),
+      check: status(200),
+    };
+  },
+};
+
+/** One setup page per request (Stripe: the local payments server), each organization's Customer made by its first. */
+const createPaymentMethod: Scenario = {
+  route: 'CreatePaymentMethod',
+  label: 'POST organizations/{id}/auto-recharge/payment-method (Stripe: the local payments server)',
+  async prepare(context, count) {
+    const owners = await organizationPerRequest(context, count, 'owner');
+    const floorOrgs = owners.map(() => `org_bench_${hex()}`);
+    const route = routeNamed('CreatePaymentMethod');
+    return {
+      event: (i) => request(route, { path: { organization_id: owners[i]!.orgId }, token: context.tokenFor(owners[i]!.userId) }),
+      floorReplacements: (i) => ({ [owners[i]!.orgId]: floorOrgs[i]! }),
+      check: status(201),
+    };
+  },
+};
+
+const getPaymentMethod: Scenario = {
+  route: 'GetPaymentMethod',
+  label: 'GET organizations/{id}/auto-recharge/payment-method',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('GetPaymentMethod');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** No card saved: 204 after the read, nothing written. */
+const deletePaymentMethod: Scenario = {
+  route: 'DeletePaymentMethod',
+  label: 'DELETE organizations/{id}/auto-recharge/payment-method (none saved)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const route = routeNamed('DeletePaymentMethod');
+    return {
+      event: (i) => request(route, { method: 'DELETE', path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }),
+      check: status(204),
+    };
+  },
+};
+
 const getCredits: Scenario = {
   route: 'GetCredits',
   label: 'GET organizations/{id}/credits',
@@ -1413,6 +1485,11 @@ export const SCENARIOS: readonly Scenario[] = [
   receiveStripeWebhook,
   listCreditPurchases,
   getCreditPurchase,
+  getAutoRecharge,
+  putAutoRecharge,
+  createPaymentMethod,
+  getPaymentMethod,
+  deletePaymentMethod,
   listSocialOperations,
   runSocialOperation,
   runFromCache,

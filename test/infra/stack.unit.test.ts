@@ -668,7 +668,12 @@ describe('the OAuth sealing key', () => {
 
 describe("Stripe's secret key and the webhook's signing secrets", () => {
   it.each([
-    ['StripeSecretKey', 'stripeSecretKey', 'STRIPE_SECRET_KEY_SECRET_ARN', ['CreateCreditPurchase', 'ReceiveStripeWebhook']],
+    [
+      'StripeSecretKey',
+      'stripeSecretKey',
+      'STRIPE_SECRET_KEY_SECRET_ARN',
+      ['CreateCreditPurchase', 'CreatePaymentMethod', 'DeletePaymentMethod', 'ReceiveStripeWebhook'],
+    ],
     ['StripeWebhookSecret', 'stripeWebhookSecret', 'STRIPE_WEBHOOK_SECRET_SECRET_ARN', ['ReceiveStripeWebhook']],
   ] as const)('%s: a placeholder (never a value in the template), kept on deletion, read at run time by %s’s routes alone', (name, routeSecret, variable, readers) => {
     const [secretId, secret] = secretNamed(template, name);
@@ -676,7 +681,7 @@ describe("Stripe's secret key and the webhook's signing secrets", () => {
     expect(secret).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     expect(routes.filter((route) => route.secrets?.includes(routeSecret)).map((route) => route.name)).toEqual(readers);
     const functions = ofType(template, 'AWS::Lambda::Function').filter(([, fn]) => variable in fn.Properties.Environment.Variables);
-    // The payments reconciler (scheduled, not a route) reads Stripe's key too.
+    // The payments reconciler (scheduled, not a route) and the stream function (auto-recharge's payments) read Stripe's key too.
     expect(functions.map(([id]) => id).sort()).toEqual(
       [
         ...readers.map((name) =>
@@ -688,7 +693,7 @@ describe("Stripe's secret key and the webhook's signing secrets", () => {
             ),
           ),
         ),
-        ...(name === 'StripeSecretKey' ? [reconcilerId] : []),
+        ...(name === 'StripeSecretKey' ? [reconcilerId, streamFunctionId] : []),
       ].sort(),
     );
     for (const [, fn] of functions) expect(fn.Properties.Environment.Variables[variable]).toEqual({ Ref: secretId });
@@ -1137,9 +1142,11 @@ describe('the payments reconciler', () => {
     );
     expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: reconcilerId }, MaximumRetryAttempts: 0 });
+    // A settle's, and the due auto-recharges' (their index).
     expect(dynamoStatements(reconcilerId).flatMap(actionsOf).sort()).toEqual([
       'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:Query',
       'dynamodb:UpdateItem',
     ]);
     const secretReads = otherStatements(reconcilerId).filter((statement) =>
@@ -1363,6 +1370,7 @@ describe('the table stream: its function, event source mapping and on-failure qu
       { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'SPEND#' }] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: ['JOB'] }, PK: { S: [{ prefix: 'JOB#' }] } } } },
       { eventName: ['MODIFY'], dynamodb: { NewImage: { SK: { S: [{ prefix: 'GRANT#' }] }, PK: { S: [{ prefix: 'GRANTS#' }] } } } },
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { SK: { S: ['AUTO_RECHARGE'] }, PK: { S: [{ prefix: 'ORG#' }] } } } },
       {
         eventName: ['INSERT'],
         dynamodb: {
@@ -1396,10 +1404,16 @@ describe('the table stream: its function, event source mapping and on-failure qu
       [['sqs:SendMessage'], webhooksQueueArn],
     ]);
     const variables = resource(template, streamFunctionId).Properties.Environment.Variables;
-    expect(Object.keys(variables).sort()).toEqual([
+    // Stripe's key (auto-recharge's payments) through the Parameters and Secrets extension.
+    expect(
+      Object.keys(variables)
+        .filter((name) => !/^(PARAMETERS_SECRETS_EXTENSION|SECRETS_MANAGER|SSM_PARAMETER_STORE)_/.test(name))
+        .sort(),
+    ).toEqual([
       'POWERTOOLS_LOG_LEVEL',
       'POWERTOOLS_METRICS_NAMESPACE',
       'POWERTOOLS_SERVICE_NAME',
+      'STRIPE_SECRET_KEY_SECRET_ARN',
       'TABLE_NAME',
       'WEBHOOKS_QUEUE_URL',
     ]);

@@ -1,0 +1,173 @@
+/**
+ * Auto-recharge as owners set it (docs/funding.md, "Auto-recharge" and "The card"): its settings
+ * and the organization's one saved card. Every change is a put of the auto-recharge item
+ * conditional on the version read (lib/db/auto-recharge.ts), made again from a fresh read when
+ * another change came first. What a change triggers (a recharge below the threshold) is found on
+ * the table's stream by the engine (lib/billing/recharge.ts), never here.
+ */
+import type Stripe from 'stripe';
+import { AutoRechargeChanged, type AutoRechargeRecord, autoRechargePut, getAutoRecharge, sendAutoRecharge } from '../db/auto-recharge.ts';
+import { getPurchaseSlots, rememberCustomer } from '../db/purchases.ts';
+import { paymentMethodRequired, paymentsNotEnabled, paymentsUpstreamFailed, validationFailed } from '../errors.ts';
+import { logger } from '../log.ts';
+import type { Caller } from '../model.ts';
+import { requireOwner } from '../workspace/owners.ts';
+import { type AutoRechargeView, autoRechargeView, disabledFor, type SettingsChange, withSettings } from './recharge-rules.ts';
+import { stripeClient } from './stripe-client.ts';
+
+/** Changes that met another change of the item and were made again. */
+const WRITE_ATTEMPTS = 8;
+
+/** Puts `change(read)` in place of the item as read, again from a fresh read when another change came first; null: nothing to write. */
+async function change<T>(orgId: string, make: (read: AutoRechargeRecord) => { next: AutoRechargeRecord | null; result: T }): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const read = await getAutoRecharge(orgId);
+    const { next, result } = make(read);
+    if (next === null) return result;
+    try {
+      await sendAutoRecharge([autoRechargePut(read, next)]);
+      return result;
+    } catch (error) {
+      if (!(error instanceof AutoRechargeChanged) || attempt === WRITE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Where Stripe sends the owner back, as for a checkout. */
+export const billingUrl = (baseUrl: string, orgId: string): string =>
+  `${baseUrl}/console?organization_id=${encodeURIComponent(orgId)}#billing`;
+
+/** Owners only; the item read beside the membership (one round trip), shown only once the caller is known to be an owner. */
+export async function readAutoRecharge(caller: Caller, orgId: string, now = new Date()): Promise<AutoRechargeView> {
+  const [, settings] = await Promise.all([requireOwner(caller, orgId), getAutoRecharge(orgId)]);
+  return autoRechargeView(settings, now);
+}
+
+/**
+ * An owner's PUT (the body validated by its handler): enabling needs the saved card (409
+ * `payment_method_required`, checked on the item the write is conditional on); a cap below the
+ * credits, once both are known, is 400 naming `monthly_cap`.
+ */
+export async function putAutoRecharge(
+  caller: Caller,
+  orgId: string,
+  settings: SettingsChange,
+  baseUrl: string,
+  now = new Date(),
+): Promise<AutoRechargeView> {
+  await requireOwner(caller, orgId);
+  return change(orgId, (read) => {
+    const next = withSettings(read, settings, billingUrl(baseUrl, orgId));
+    if (next.credits !== null && next.monthly_cap !== null && next.monthly_cap < next.credits)
+      throw validationFailed([{ path: ['body', 'monthly_cap'], code: 'too_small', message: `must be at least credits (${next.credits})` }]);
+    if (settings.enabled && read.card === null) throw paymentMethodRequired();
+    return { next, result: autoRechargeView({ ...next, version: read.version + 1 }, now) };
+  });
+}
+
+type StripeClient = NonNullable<Awaited<ReturnType<typeof stripeClient>>>;
+
+/** The organization's one Stripe Customer (the checkouts' too): made once, under `customer:<organization id>`. */
+async function customerOf(stripe: StripeClient, orgId: string): Promise<string> {
+  const slots = await getPurchaseSlots(orgId);
+  if (slots.customerId) return slots.customerId;
+  const customer = await stripe.customers.create({ metadata: { organization_id: orgId } }, { idempotencyKey: `customer:${orgId}` });
+  return rememberCustomer(orgId, customer.id);
+}
+
+/** How long the page that saves a card stays open: Stripe's most, less a minute. */
+const SETUP_SECONDS = 24 * 3600 - 60;
+
+/**
+ * A Checkout Session that saves a card for off-session payments (`mode: setup`): once completed,
+ * the webhook makes its card the organization's one card (`saveCardOfSession`).
+ */
+export async function startCardSetup(
+  caller: Caller,
+  orgId: string,
+  baseUrl: string,
+  now = new Date(),
+): Promise<{ checkout_url: string; expires_at: string }> {
+  await requireOwner(caller, orgId);
+  const stripe = await stripeClient();
+  if (!stripe) throw paymentsNotEnabled();
+  const returnUrl = billingUrl(baseUrl, orgId);
+  const metadata = { organization_id: orgId };
+  let session: Stripe.Checkout.Session;
+  try {
+    const customer = await customerOf(stripe, orgId);
+    session = await stripe.checkout.sessions.create({
+      mode: 'setup',
+      customer,
+      metadata,
+      setup_intent_data: { metadata },
+      success_url: returnUrl,
+      cancel_url: returnUrl,
+      expires_at: Math.floor(now.getTime() / 1000) + SETUP_SECONDS,
+    });
+  } catch (error) {
+    logger.error('the payments provider failed to make a card setup', { organization_id: orgId, error: (error as Error).message });
+    throw paymentsUpstreamFailed();
+  }
+  if (!session.url) throw paymentsUpstreamFailed();
+  return { checkout_url: session.url, expires_at: new Date(session.expires_at * 1000).toISOString() };
+}
+
+export async function readCard(caller: Caller, orgId: string): Promise<{ payment_method: { brand: string; last4: string } | null }> {
+  const [, { card }] = await Promise.all([requireOwner(caller, orgId), getAutoRecharge(orgId)]);
+  return { payment_method: card === null ? null : { brand: card.brand, last4: card.last4 } };
+}
+
+/**
+ * The card removed (nothing to do without one): an enabled auto-recharge is disabled
+ * (`payment_method_removed`, with its event), then the card is detached from the Customer.
+ */
+export async function removeCard(caller: Caller, orgId: string, now = new Date()): Promise<void> {
+  await requireOwner(caller, orgId);
+  const removed = await change(orgId, (read) => {
+    if (read.card === null) return { next: null, result: null };
+    const disabled = disabledFor(read, 'payment_method_removed', `${read.card.id}#${read.version}`);
+    return {
+      next: { ...(disabled ?? { ...read, notices: [] }), card: null, card_changed_at: Math.floor(now.getTime() / 1000) },
+      result: read.card,
+    };
+  });
+  if (removed) await detach(removed.id);
+}
+
+async function detach(paymentMethodId: string): Promise<void> {
+  const stripe = await stripeClient();
+  await stripe?.paymentMethods.detach(paymentMethodId).catch((error: unknown) => {
+    // Removed here whatever Stripe says: nothing charges a card the item no longer holds.
+    logger.warn('a removed card could not be detached', { payment_method: paymentMethodId, error: (error as Error).message });
+  });
+}
+
+/**
+ * A completed setup session's card becomes the organization's one card (the earlier one detached,
+ * the count of failures reset). A session older than the card's last change (a later card, or a
+ * removal) saves nothing: events come in any order. True when this call saved it.
+ */
+export async function saveCardOfSession(
+  stripe: StripeClient,
+  session: { id: string; created: number; organizationId: string; setupIntentId: string },
+): Promise<boolean> {
+  const setup = await stripe.setupIntents.retrieve(session.setupIntentId);
+  const methodId = typeof setup.payment_method === 'string' ? setup.payment_method : setup.payment_method?.id;
+  if (setup.status !== 'succeeded' || !methodId) return false;
+  const method = await stripe.paymentMethods.retrieve(methodId);
+  const customer = typeof method.customer === 'string' ? method.customer : method.customer?.id;
+  if (!customer) return false;
+  const card = { id: method.id, customer, brand: method.card?.brand ?? 'card', last4: method.card?.last4 ?? '' };
+  const replaced = await change(session.organizationId, (read) => {
+    if (read.card?.id === card.id || session.created < read.card_changed_at) return { next: null, result: undefined };
+    return {
+      next: { ...read, card, card_changed_at: session.created, consecutive_failures: 0, notices: [] },
+      result: read.card,
+    };
+  });
+  if (replaced === undefined) return false;
+  if (replaced) await detach(replaced.id);
+  logger.info('a card was saved', { organization_id: session.organizationId, session: session.id });
+  return true;
+}
