@@ -1634,8 +1634,8 @@ describe('the console', () => {
 
 describe('email (invitations)', () => {
   it('lets only the functions that send email call ses:SendEmail, and only from the stack parameter InvitationFromAddress', () => {
-    const sesStatements = (policy: { Properties: { PolicyDocument: { Statement: { Action: unknown }[] } } }) =>
-      policy.Properties.PolicyDocument.Statement.filter((statement) =>
+    const sesStatements = (policy: { Properties: Record<string, any> }): { Action: unknown }[] =>
+      policy.Properties.PolicyDocument.Statement.filter((statement: { Action: unknown }) =>
         [statement.Action].flat().some((action) => String(action).startsWith('ses:')),
       );
     const senders = ofType(template, 'AWS::IAM::Policy').filter(([, policy]) => sesStatements(policy).length > 0);
