@@ -8,7 +8,9 @@
  * module ships in a bundle.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 /** Where the local server answers SES's API (the client's endpoint: SES_ENDPOINT). */
@@ -77,4 +79,51 @@ export function answerSendEmail(
   writeFileSync(temporary, `${JSON.stringify(message, null, 2)}\n`);
   renameSync(temporary, join(outboxDir, name));
   return { status: 200, body: { MessageId: message.id }, headers: {} };
+}
+
+/** The messages in an outbox folder (its finished files only), oldest first. */
+export function readOutbox(outboxDir: string): OutboxMessage[] {
+  if (!existsSync(outboxDir)) return [];
+  return readdirSync(outboxDir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => JSON.parse(readFileSync(join(outboxDir, name), 'utf8')) as OutboxMessage)
+    .sort((a, b) => (a.sent_at < b.sent_at ? -1 : a.sent_at > b.sent_at ? 1 : 0));
+}
+
+export interface LocalSes {
+  /** SES's endpoint for the client (SES_ENDPOINT). */
+  endpoint: string;
+  outboxDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The stand-in on a port of its own, for what runs without the local server (the bench): SES's
+ * SendEmail answered as above, into `outboxDir`.
+ */
+export async function startLocalSes(outboxDir: string): Promise<LocalSes> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (!isSendEmailCall(request.method, new URL(request.url ?? '/', 'http://local').pathname, '')) {
+        response.writeHead(404).end();
+        return;
+      }
+      const answer = answerSendEmail(Buffer.concat(chunks).toString('utf8'), outboxDir);
+      response.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    outboxDir,
+    close: () =>
+      new Promise<void>((closed) => {
+        server.close(() => closed());
+        // The SDK keeps its sockets alive: closing waits for none of them.
+        server.closeAllConnections();
+      }),
+  };
 }
