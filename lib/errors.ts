@@ -518,6 +518,17 @@ export class NoSuchResourceError extends Refusal {}
 export class NoSuchWebhookError extends Refusal {}
 /** A delivery whose attempts are still under way cannot be resent. */
 export class DeliveryPendingError extends Refusal {}
+/** An unknown invitation (or another organization's). */
+export class NoSuchInvitationError extends Refusal {}
+/** What the invitation routes answer with a 409, refused to an operator: the message starts with its code. */
+export class InvitationRefusedError extends Refusal {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}
 
 /** A membership exists already; `member` is the stored one (role, limit), unchanged. */
 export class AlreadyMemberError extends Refusal {
