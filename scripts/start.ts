@@ -12,7 +12,7 @@ import { jsonLogs } from './start-log-mode.ts';
 // Then the rest, whose modules may log as they load.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -150,6 +150,8 @@ async function main() {
     // which writes each message to the outbox (lib/local/ses-outbox.ts); set before any function
     // loads, since bundled mode hands each function a copy of the environment.
     const outboxDir = resolve(LOCAL_DIR, 'outbox');
+    // A table in memory starts empty: the last run's links would name invitations that are gone.
+    if (!dataDir) rmSync(outboxDir, { recursive: true, force: true });
     process.env.SES_ENDPOINT ??= `${baseUrl}${LOCAL_SES_PREFIX}`;
     process.env.INVITATION_FROM_ADDRESS ??= 'invitations@workspace.localhost';
     const listening = createLocalServer(handlers, {
