@@ -482,10 +482,10 @@ export const routes: readonly Route[] = [
     errors: ['forbidden', 'api_key_not_allowed', 'not_found', 'last_owner'],
   },
   {
-    // The caller's membership; then the organization (its name), the address's member and the
-    // pending invitations (GetItem each, one round trip); then one transaction: the owner and the
-    // address (ConditionCheckItem), the pending invitations (UpdateItem), the invitation, its inbox
-    // entry and its token (PutItem); then SES.
+    // The caller's membership, the organization (its name), the address's member and the pending
+    // invitations (GetItem each, one round trip), then one transaction: the owner and the address
+    // (ConditionCheckItem), the pending invitations (UpdateItem), the invitation, its inbox entry and
+    // its token (PutItem); then SES.
     name: 'CreateInvitation',
     method: 'POST',
     path: '/organizations/{organization_id}/invitations',
@@ -523,8 +523,8 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
-    // The caller's membership; then the invitation and the pending invitations; then one
-    // transaction (the invitation UpdateItem); then SES.
+    // As a creation's: the caller's membership, the invitation and the pending invitations (one
+    // round trip), then one transaction (the invitation UpdateItem), then SES.
     name: 'ResendInvitation',
     method: 'POST',
     path: '/organizations/{organization_id}/invitations/{invitation_id}/resend',
@@ -547,7 +547,7 @@ export const routes: readonly Route[] = [
     notProduced: { 402: NEVER_402 },
   },
   {
-    // The caller's membership, then the invitation (GetItem), then one transaction: the owner
+    // The caller's membership and the invitation (GetItem, one round trip), then one transaction: the owner
     // (ConditionCheckItem), the invitation and the pending ones (UpdateItem), the inbox entry (DeleteItem).
     name: 'RevokeInvitation',
     method: 'DELETE',

@@ -636,6 +636,7 @@ describe('invitation', () => {
       organization_id: orgId,
       accept_url: expect.stringMatching(/^https:\/\/console\.test\/console#invitation=[\w-]{43}$/),
     });
+    expect(message!.text).toContain('40 credits a month, no daily limit');
     const token = message!.accept_url!.split('#invitation=')[1]!;
     expect(created.stdout).not.toContain(token);
     expect(again).toMatchObject({ code: 1, stdout: '' });

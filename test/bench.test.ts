@@ -103,15 +103,15 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // The caller's role; the organization's owner count, the member and its spend; the one transaction.
   PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem | TransactWriteItems',
   DeleteMember: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',
-  // The caller's role; the organization (its name), the address's member and the pending
+  // The caller's role beside the organization (its name), the address's member and the pending
   // invitations; the one transaction (then the email, to the SES stand-in: no DynamoDB).
-  CreateInvitation: 'UpdateItem+GetItem | GetItem+GetItem+GetItem | TransactWriteItems',
+  CreateInvitation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem | TransactWriteItems',
   // The caller's role beside the page.
   ListInvitations: 'UpdateItem+GetItem+Query',
-  // The caller's role; the invitation and the pending invitations; the one transaction (then the email).
-  ResendInvitation: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',
-  // The caller's role; the invitation; the one transaction.
-  RevokeInvitation: 'UpdateItem+GetItem | GetItem | TransactWriteItems',
+  // The caller's role beside the invitation and the pending invitations; the one transaction (then the email).
+  ResendInvitation: 'UpdateItem+GetItem+GetItem+GetItem | TransactWriteItems',
+  // The caller's role beside the invitation; the one transaction.
+  RevokeInvitation: 'UpdateItem+GetItem+GetItem | TransactWriteItems',
   // The invitee's inbox entry (by token: the token's item); the invitation and the invitee's
   // membership there; the one transaction (the membership, the invitation accepted, the inviter's role).
   AcceptInvitation: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',

@@ -119,9 +119,16 @@ export async function listInvitations(
  * becomes `revoked` and its token dead at once; a revoked one again changes nothing; an accepted
  * one is 409 `invitation_not_pending`; an unknown one (or another organization's) 404.
  */
-export async function revokeInvitationOf(orgId: string, invitationId: string, revokerId: string | null, now = new Date()): Promise<void> {
+export async function revokeInvitationOf(
+  orgId: string,
+  invitationId: string,
+  revokerId: string | null,
+  now = new Date(),
+  standing?: Promise<void>,
+): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
-    const invitation = await getInvitation(orgId, invitationId);
+    // `standing`: the revoker's owner check, in flight, read beside the invitation; its refusal answers first.
+    const [, invitation] = await Promise.all([attempt === 1 ? standing : undefined, getInvitation(orgId, invitationId)]);
     if (!invitation) throw notFound();
     if (invitation.status === 'revoked') return;
     if (invitation.status === 'accepted') throw invitationNotPending('accepted');
@@ -137,8 +144,7 @@ export async function revokeInvitationOf(orgId: string, invitationId: string, re
 
 /** `DELETE …/invitations/{id}`: owners with a user's token. */
 export async function revokeWorkspaceInvitation(caller: Caller, orgId: string, invitationId: string, now = new Date()): Promise<void> {
-  await requireOwner(caller, orgId);
-  await revokeInvitationOf(orgId, invitationId, caller.userId, now);
+  await revokeInvitationOf(orgId, invitationId, caller.userId, now, requireOwner(caller, orgId));
 }
 
 // ---------------------------------------------------------------- acceptance

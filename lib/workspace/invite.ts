@@ -72,7 +72,8 @@ function pendingRefusal(slots: InvitationSlots, email: string, self: string | nu
 
 const ROLE_PHRASES: Record<Role, string> = { viewer: 'a viewer', editor: 'an editor', owner: 'an owner' };
 
-const limitText = (limit: number | null, period: string) => (limit === null ? `no ${period} limit` : `${limit} credits a ${period}`);
+const limitText = (limit: number | null, period: 'month' | 'day') =>
+  limit === null ? `no ${period === 'month' ? 'monthly' : 'daily'} limit` : `${limit} credits a ${period}`;
 
 /** The invitation's email: the organization in the subject; the role, limits, expiry and link in the text. */
 function invitationEmail(invitation: InvitationRecord, acceptUrl: string) {
@@ -111,6 +112,8 @@ async function mail(invitation: InvitationRecord, token: string, consoleUrl: str
 /**
  * Invites `input.email` to the organization, as `inviter` (an owner's user id; null for an
  * operator, whose role is not checked), and sends its email. `consoleUrl`: where the link goes.
+ * `standing`: the inviter's owner check, in flight; read beside the first reads (one round trip),
+ * its refusal answers before anything they found.
  */
 export async function invite(
   orgId: string,
@@ -118,11 +121,13 @@ export async function invite(
   input: InvitationInput,
   consoleUrl: string,
   now = new Date(),
+  standing?: Promise<void>,
 ): Promise<InvitationView> {
   const days = input.expires_in_days ?? DEFAULT_EXPIRES_IN_DAYS;
   const token = newToken();
   for (let attempt = 1; ; attempt += 1) {
-    const [organization, memberId, slots] = await Promise.all([
+    const [, organization, memberId, slots] = await Promise.all([
+      attempt === 1 ? standing : undefined,
       getOrganization(orgId),
       memberOfAddress(orgId, input.email),
       getInvitationSlots(orgId),
@@ -171,8 +176,7 @@ export async function inviteToWorkspace(
   consoleUrl: string,
   now = new Date(),
 ): Promise<InvitationView> {
-  await requireOwner(caller, orgId);
-  return invite(orgId, caller.userId, input, consoleUrl, now);
+  return invite(orgId, caller.userId, input, consoleUrl, now, requireOwner(caller, orgId));
 }
 
 /**
@@ -188,10 +192,15 @@ export async function resendWorkspaceInvitation(
   consoleUrl: string,
   now = new Date(),
 ): Promise<InvitationView> {
-  await requireOwner(caller, orgId);
+  const standing = requireOwner(caller, orgId);
   const token = newToken();
   for (let attempt = 1; ; attempt += 1) {
-    const [read, slots] = await Promise.all([getInvitation(orgId, invitationId), getInvitationSlots(orgId)]);
+    // The owner check beside the first reads (one round trip); its refusal answers first.
+    const [, read, slots] = await Promise.all([
+      attempt === 1 ? standing : undefined,
+      getInvitation(orgId, invitationId),
+      getInvitationSlots(orgId),
+    ]);
     if (!read) throw notFound();
     if (read.status !== 'pending') throw invitationNotPending(read.status);
     if (statusAt(read, now) === 'expired') {
