@@ -5,7 +5,7 @@
  * what it references of the parent stack (the table, the secrets, the queues) CloudFormation
  * passes in as parameters.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
@@ -45,6 +45,8 @@ export interface RouteFunctionDeps {
   /** The Parameters and Secrets extension's layer, for the functions that read a secret at run time. */
   extension: ParamsAndSecretsLayerVersion;
   identity: ServiceUserPool | undefined;
+  /** The stack parameter `InvitationFromAddress`: what the functions that send email send from, and all they may. */
+  invitationFromAddress: string;
 }
 
 export function routeFunction(scope: Construct, route: Route, deps: RouteFunctionDeps): NodejsFunction {
@@ -71,6 +73,23 @@ export function routeFunction(scope: Construct, route: Route, deps: RouteFunctio
   if (route.hostedUi && deps.identity) {
     environment.CONSOLE_HOSTED_UI_URL = deps.identity.domain.baseUrl();
     environment.CONSOLE_CLIENT_ID = deps.identity.client.userPoolClientId;
+  }
+  if (route.sendsEmail) {
+    // SES authorizes SendEmail on the sending identity (an address or its domain): any identity
+    // of this account and region, but only from the stack's one address.
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [Stack.of(scope).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+        conditions: { StringEquals: { 'ses:FromAddress': deps.invitationFromAddress } },
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+      reason:
+        "SES authorizes SendEmail on whichever identity verifies the sender (its address or its domain); the condition ses:FromAddress limits the grant to the stack's one InvitationFromAddress (none when it is empty).",
+    });
+    environment.INVITATION_FROM_ADDRESS = deps.invitationFromAddress;
   }
   if (route.sendsWebhooks) {
     deps.webhooks.grantSend(role);

@@ -298,6 +298,7 @@ export class WorkspaceServiceStack extends Stack {
       tracer: props.tracer ?? false,
       extension: providerKeyExtension(props.secretsExtensionArn),
       identity,
+      invitationFromAddress: param.invitationFromAddress.valueAsString,
     };
     for (const [id, domainRoutes] of routesByStack(props.routes ?? routes)) {
       const routeStack = new RouteStack(this, id, { tag: domainRoutes[0]!.tag, routes: domainRoutes, api: this.api, deps });
@@ -498,6 +499,16 @@ export class WorkspaceServiceStack extends Stack {
         ...(maxValue === undefined ? {} : { maxValue }),
       });
     return {
+      invitationFromAddress: text(
+        'InvitationFromAddress',
+        "The address invitations are emailed from (Amazon SES SendEmail), an identity verified in SES in this stack's region; empty: invitations are saved but their email answers 500 upstream_failed (docs/invitations.md)",
+        {
+          default: '',
+          maxLength: 254,
+          allowedPattern: '^([^@\\s]+@[^@\\s]+\\.[^@\\s]+)?$',
+          constraintDescription: 'must be empty or one email address',
+        },
+      ),
       creditsHelp: text('CreditsHelp', 'What a 402 for exhausted credits tells the caller to do: a sentence, a URL or an address', {
         default: DEFAULTS.creditsHelp,
         minLength: 1,

@@ -24,6 +24,8 @@ export const ERROR_CATALOG = {
     message: 'an API key cannot manage members, organization settings or API keys; use the token of an owner',
   },
   ip_not_allowed: { status: 403, message: 'this API key may not be used from this address' },
+  email_not_verified: { status: 403, message: 'your token carries no verified email address: sign in with a verified address to accept' },
+  email_mismatch: { status: 403, message: 'this invitation is addressed to another email address than your verified one' },
   not_found: { status: 404, message: 'no such resource' },
   route_not_found: { status: 404, message: 'no such route' },
   method_not_allowed: { status: 405, message: 'this route does not answer this method' },
@@ -37,6 +39,13 @@ export const ERROR_CATALOG = {
     status: 409,
     message: 'the organization has as many jobs queued or running as it may: wait for one to end, or cancel one',
   },
+  already_member: { status: 409, message: 'this person is a member of the organization already' },
+  invitation_pending: { status: 409, message: 'a pending invitation to this address exists: resend or revoke it' },
+  invitation_limit_reached: {
+    status: 409,
+    message: 'the organization has as many pending invitations as it may: revoke one or let one expire first',
+  },
+  invitation_not_pending: { status: 409, message: 'this invitation was accepted or revoked: it can no longer change' },
   purchase_limit_reached: {
     status: 409,
     message: 'the organization has as many open checkouts as it may: pay or let one expire first',
@@ -308,6 +317,12 @@ export const operationNotOffered = (operation: string, provider: string): Servic
 export const paymentsNotEnabled = (): ServiceError =>
   new ServiceError('operation_not_enabled', 'buying credits is not enabled on this deployment: it has no payments provider configured');
 
+/** Accepting an invitation by its token takes a verified address (the token's `email` with `email_verified` true). */
+export const emailNotVerified = (): ServiceError => new ServiceError('email_not_verified');
+
+/** The invitation is addressed to another address than the caller's verified one (which address is not said). */
+export const emailMismatch = (): ServiceError => new ServiceError('email_mismatch');
+
 // ---------------------------------------------------------------- 404
 
 /** Same body whatever the reason, so an id cannot be probed. */
@@ -370,6 +385,28 @@ export const paymentMethodRequired = (): ServiceError =>
     'auto-recharge needs a saved card: save one with POST /organizations/{organization_id}/auto-recharge/payment-method first',
   );
 
+/** The address is a member's (it accepted an invitation to it), or the accepting caller is a member already. */
+export const alreadyMember = (message: string = ERROR_CATALOG.already_member.message): ServiceError =>
+  new ServiceError('already_member', message);
+
+/** A pending invitation to the address exists: it is never replaced. */
+export const invitationPending = (invitationId: string): ServiceError =>
+  new ServiceError('invitation_pending', `a pending invitation to this address exists (${invitationId}): resend or revoke it`, {
+    data: { invitation_id: invitationId },
+  });
+
+/** The organization has `max` pending invitations (expired ones do not count). */
+export const invitationLimitReached = (max: number): ServiceError =>
+  new ServiceError(
+    'invitation_limit_reached',
+    `the organization has ${plural(max, 'pending invitation')}, the most it may: revoke one or let one expire first`,
+    { data: { max_pending: max } },
+  );
+
+/** A resend or revocation of an invitation accepted (or, for a resend, revoked). */
+export const invitationNotPending = (status: 'accepted' | 'revoked'): ServiceError =>
+  new ServiceError('invitation_not_pending', `this invitation was ${status}: it can no longer be resent or revoked`, { data: { status } });
+
 /** The organization has `max` jobs queued or running: one must end (or be cancelled) first. */
 export const jobLimitReached = (max: number): ServiceError =>
   new ServiceError(
@@ -406,6 +443,12 @@ export const internalError = (message: string = ERROR_CATALOG.internal_error.mes
   new ServiceError('internal_error', message);
 
 export const upstreamFailed = (): ServiceError => new ServiceError('upstream_failed');
+
+/** The invitation was written, but the email service did not take its email: resend it. */
+export const invitationEmailNotSent = (invitationId: string): ServiceError =>
+  new ServiceError('upstream_failed', `the invitation ${invitationId} was saved but its email could not be sent; resend it`, {
+    data: { invitation_id: invitationId },
+  });
 
 /** The payments provider (Stripe) failed while a checkout was being made: nothing was created. */
 export const paymentsUpstreamFailed = (): ServiceError =>
@@ -486,6 +529,17 @@ export class NoSuchResourceError extends Refusal {}
 export class NoSuchWebhookError extends Refusal {}
 /** A delivery whose attempts are still under way cannot be resent. */
 export class DeliveryPendingError extends Refusal {}
+/** An unknown invitation (or another organization's). */
+export class NoSuchInvitationError extends Refusal {}
+/** What the invitation routes answer with a 409, refused to an operator: the message starts with its code. */
+export class InvitationRefusedError extends Refusal {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}
 
 /** A membership exists already; `member` is the stored one (role, limit), unchanged. */
 export class AlreadyMemberError extends Refusal {

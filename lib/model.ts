@@ -36,6 +36,11 @@ export interface Caller {
   userId: string;
   /** Set when the token is one of this service's API keys: it acts in its one organization only. */
   apiKey?: ApiKeyCaller;
+  /**
+   * A user's verified address: the token's `email`, trimmed and lower-cased, when its
+   * `email_verified` is `true` (or `"true"`, as federated Cognito users carry it); else absent.
+   */
+  verifiedEmail?: string;
 }
 
 /** What an API key may do in its organization: the part of its record a membership would hold, and its own rate. */

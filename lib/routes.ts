@@ -48,6 +48,11 @@ export interface Route {
   /** Signs API keys: the one function given the signing key (deployed, kms:Sign on the stack's KMS key). */
   signsApiKeys?: boolean;
   /**
+   * Sends email (invitations): given ses:SendEmail from the stack's `InvitationFromAddress` only
+   * (deployed), and that address in INVITATION_FROM_ADDRESS; locally, the outbox (lib/mail/email.ts).
+   */
+  sendsEmail?: boolean;
+  /**
    * Files the handler reads at run time: package paths (`swagger-ui-dist/swagger-ui.css`) or
    * files of the repository (`./openapi.json`). The stack copies each beside the function's
    * bundle, where lib/openapi/read-asset.ts finds them.
@@ -484,7 +489,7 @@ export const routes: readonly Route[] = [
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:GetItem'],
     summary: 'Who am I: the caller and every organization they belong to',
     description:
-      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role, the caller's own `spending_limit` and `daily_limit` there and what the caller spent against them (`spent` this UTC month, `spent_today` this UTC day), ordered by `organization_id` (an API key: its one organization, with the key's limits and spend). Two round trips for a user (the memberships, then their spend counters), one for an API key.",
+      "Any valid token. `user_id` (the token's `sub`: for an API key, the key's id), `token_kind` (`user` or `api_key`), `api_key_id`, and every organization the caller belongs to with the role, the caller's own `spending_limit` and `daily_limit` there and what the caller spent against them (`spent` this UTC month, `spent_today` this UTC day), ordered by `organization_id` (an API key: its one organization, with the key's limits and spend); `email`, the token's verified address (null without one), and `invitations`, the pending invitations to it (newest first, at most 50; `[]` for an API key), read beside the memberships. Two round trips for a user (the memberships, then their spend counters), one for an API key.",
     tag: 'Workspaces',
     errors: [],
   },
@@ -522,7 +527,7 @@ export const routes: readonly Route[] = [
     secrets: ['cursorSigningKey'],
     summary: "List an organization's members",
     description:
-      "Owners. Each member's role, monthly and daily limits and spend this UTC month and day (`spent`, `spent_today`), by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
+      "Owners. Each member's role, monthly and daily limits and spend this UTC month and day (`spent`, `spent_today`), and the `email` it accepted an invitation with (null for a member added by id), by user id, paged by `cursor` (`next_cursor`, `has_more`). Read from an index: a member added a moment ago may take a moment to appear. Other members 403; anyone else 404.",
     tag: 'Workspaces',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
   },
@@ -551,6 +556,112 @@ export const routes: readonly Route[] = [
       "Owners. 204; the member's spend history stays. An unknown member 404; the last owner 409 `last_owner`. Other members 403; anyone else 404.",
     tag: 'Workspaces',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found', 'last_owner'],
+  },
+  {
+    // The caller's membership, the organization (its name), the address's member and the pending
+    // invitations (GetItem each, one round trip), then one transaction: the owner and the address
+    // (ConditionCheckItem), the pending invitations (UpdateItem), the invitation, its inbox entry and
+    // its token (PutItem); then SES.
+    name: 'CreateInvitation',
+    method: 'POST',
+    path: '/organizations/{organization_id}/invitations',
+    entry: 'functions/create-invitation.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem'],
+    sendsEmail: true,
+    summary: 'Invite someone by email',
+    description:
+      "Owners, with a user's token. `email` (trimmed and lower-cased), `role`, the member's `spending_limit` and `daily_limit` (null by default) and `expires_in_days` (1 to 30, default 7) → 201 the invitation, and one email to the address with a link to the console (`<console>#invitation=<token>`; the token is in no answer). Then, in order: a member with that address → 409 `already_member`; a pending invitation to it → 409 `invitation_pending` (`data.invitation_id`: resend or revoke it); 50 pending already → 409 `invitation_limit_reached`; each exact under concurrency. The email service failing: 500 `upstream_failed` with `data.invitation_id` (the invitation stands: resend it). API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. See docs/invitations.md.",
+    tag: 'Workspaces',
+    errors: [
+      'forbidden',
+      'api_key_not_allowed',
+      'not_found',
+      'already_member',
+      'invitation_pending',
+      'invitation_limit_reached',
+      'upstream_failed',
+    ],
+    notProduced: { 402: NEVER_402 },
+  },
+  {
+    // One round trip: rate-limit counter, membership and the page's Query together.
+    name: 'ListInvitations',
+    method: 'GET',
+    path: '/organizations/{organization_id}/invitations',
+    entry: 'functions/list-invitations.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    secrets: ['cursorSigningKey'],
+    summary: "List an organization's invitations",
+    description:
+      "Owners, with a user's token. Newest first (ties by id), of one `status` (`pending`, `accepted`, `revoked`, `expired`: a pending one past `expires_at`) or all; each listed until 90 days after it was accepted, revoked or expired. Paged by `cursor`. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'Workspaces',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
+    // As a creation's: the caller's membership, the invitation and the pending invitations (one
+    // round trip), then one transaction (the invitation UpdateItem), then SES.
+    name: 'ResendInvitation',
+    method: 'POST',
+    path: '/organizations/{organization_id}/invitations/{invitation_id}/resend',
+    entry: 'functions/resend-invitation.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem'],
+    sendsEmail: true,
+    summary: 'Resend an invitation: a new link, a new expiry, one more email',
+    description:
+      "Owners, with a user's token; no body. 200 the invitation, `pending` with a new token (the previous link dead at once) and `expires_at` now plus the days it was created with, and one more email. An expired invitation revives, refused like a creation by `invitation_pending` and `invitation_limit_reached`; a revoked or accepted one 409 `invitation_not_pending`. The email service failing: 500 `upstream_failed` with `data.invitation_id`. Unknown, or another organization's: 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'Workspaces',
+    errors: [
+      'forbidden',
+      'api_key_not_allowed',
+      'not_found',
+      'invitation_pending',
+      'invitation_limit_reached',
+      'invitation_not_pending',
+      'upstream_failed',
+    ],
+    notProduced: { 402: NEVER_402 },
+  },
+  {
+    // The caller's membership and the invitation (GetItem, one round trip), then one transaction: the owner
+    // (ConditionCheckItem), the invitation and the pending ones (UpdateItem), the inbox entry (DeleteItem).
+    name: 'RevokeInvitation',
+    method: 'DELETE',
+    path: '/organizations/{organization_id}/invitations/{invitation_id}',
+    entry: 'functions/revoke-invitation.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+    summary: 'Revoke an invitation',
+    description:
+      "Owners, with a user's token. 204: a pending or expired invitation becomes `revoked`, its link dead at once; a revoked one 204 again, nothing changed; an accepted one 409 `invitation_not_pending`. Unknown, or another organization's: 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
+    tag: 'Workspaces',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found', 'invitation_not_pending'],
+    notProduced: { 402: NEVER_402 },
+  },
+  {
+    // The token's item or the inbox entry (GetItem), then the invitation and the caller's
+    // membership (GetItem), then one transaction: the invitation, the owner count and the pending
+    // ones (UpdateItem), the membership and the address (PutItem), the organization and the inviter
+    // (ConditionCheckItem), the inbox entry (DeleteItem). An organization older than the owner
+    // count has it counted first (Query on the members index).
+    name: 'AcceptInvitation',
+    method: 'POST',
+    path: '/invitations/accept',
+    entry: 'functions/accept-invitation.ts',
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:Query',
+    ],
+    indexes: [SWEEP_INDEX],
+    summary: 'Accept an invitation: become a member',
+    description:
+      "A user's token (API keys 403 `api_key_not_allowed`), member of any organization or of none. Exactly one of `token` (from the email's link) or `invitation_id` (as `GET /me` lists it). In order: an unknown, expired, revoked or accepted invitation → 404, one body for all (by `invitation_id`, one addressed to anyone but the caller's verified address too); with a token, no verified address (the token's `email` with `email_verified` true) → 403 `email_not_verified`, another address → 403 `email_mismatch`; a member already → 409 `already_member` (the invitation stays pending). Else 200: one transaction makes the membership with exactly the invitation's role and limits, and marks it accepted; of two acceptances at once one answers 200 and the other 404, and one racing a revocation or a resend is wholly one or the other. An invitation whose inviter no longer holds a role at least the invited one is answered 404 too. See docs/invitations.md.",
+    tag: 'Workspaces',
+    errors: ['api_key_not_allowed', 'not_found', 'email_not_verified', 'email_mismatch', 'already_member'],
+    notProduced: { 402: NEVER_402 },
   },
   {
     name: 'CreateApiKey',

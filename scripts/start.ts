@@ -12,7 +12,7 @@ import { jsonLogs } from './start-log-mode.ts';
 // Then the rest, whose modules may log as they load.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -31,6 +31,7 @@ import {
   loadHandlers,
   requestLine,
 } from '../lib/local/server.ts';
+import { LOCAL_SES_PREFIX } from '../lib/local/ses-outbox.ts';
 import { jwksOf, LOCAL_AUDIENCE, LOCAL_CLIENT_ID, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from '../lib/local/signing-key.ts';
 import { bridgeQueueUrl } from '../lib/local/sqs-bridge.ts';
 import { claimLocalState, type LocalState } from '../lib/local/stack-state.ts';
@@ -145,10 +146,19 @@ async function main() {
     installEmbeddedQueues();
     // Offered to the console once the demo is seeded and its tokens signed (below).
     let demoUsers: readonly DemoUser[] = [];
+    // Email (invitations): the functions send through SES's client, to this server's stand-in,
+    // which writes each message to the outbox (lib/local/ses-outbox.ts); set before any function
+    // loads, since bundled mode hands each function a copy of the environment.
+    const outboxDir = resolve(LOCAL_DIR, 'outbox');
+    // A table in memory starts empty: the last run's links would name invitations that are gone.
+    if (!dataDir) rmSync(outboxDir, { recursive: true, force: true });
+    process.env.SES_ENDPOINT ??= `${baseUrl}${LOCAL_SES_PREFIX}`;
+    process.env.INVITATION_FROM_ADDRESS ??= 'invitations@workspace.localhost';
     const listening = createLocalServer(handlers, {
       jwks: jwksOf(key),
       demoUsers: () => demoUsers,
       sqsBridge: true,
+      outboxDir,
       ...(jsonLogs ? {} : { onAnswer: (line: AnswerLine) => console.log(requestLine(line)) }),
     });
     await listen(listening, port);
@@ -311,6 +321,8 @@ async function main() {
       live: demo.live,
       // The admin CLI's `payments reconcile` reads the key and address; a buyer's form, the pricing.
       payments: { ...payments.described, pricing: pricingOf() },
+      // Each email the stack sends (invitations), one JSON file each (docs/invitations.md).
+      outboxDir,
     });
 
     console.log(`Workspace Service running at ${baseUrl}`);

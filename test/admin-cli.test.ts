@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as acceptInvitation } from '../functions/accept-invitation.ts';
 import { handler as createKey } from '../functions/create-api-key.ts';
 import { handler as createWebhook } from '../functions/create-webhook.ts';
 import { handler as getMe } from '../functions/get-me.ts';
@@ -22,6 +23,7 @@ import { getMembership } from '../lib/db/memberships.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
 import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { createLocalServer } from '../lib/local/server.ts';
+import { type LocalSes, readOutbox, startLocalSes } from '../lib/local/ses-outbox.ts';
 import { WEBHOOK_ATTEMPTS } from '../lib/webhooks/delivery.ts';
 import { main } from '../scripts/admin/main.ts';
 import { receiver } from './alerts/receivers.ts';
@@ -442,7 +444,7 @@ describe('webhooks', () => {
 });
 
 describe('member', () => {
-  it('list: role, spending limit and what each member spent this month', async () => {
+  it('list: role, spending limit, what each member spent this month, and the address it accepted an invitation with', async () => {
     const { orgId, users } = await workspace({ credits: 50 });
     await admin('member', 'set-spending-limit', '--org', orgId, '--user', users.editor, '--limit', '20');
     await charge(orgId, users.editor, 4);
@@ -464,6 +466,7 @@ describe('member', () => {
         spent: 0,
         spent_today: 0,
         created_at: expect.any(String),
+        email: null,
       },
       [users.editor]: {
         organization_id: orgId,
@@ -474,6 +477,7 @@ describe('member', () => {
         spent: 6,
         spent_today: 6,
         created_at: expect.any(String),
+        email: null,
       },
       [users.viewer]: {
         organization_id: orgId,
@@ -484,6 +488,7 @@ describe('member', () => {
         spent: 0,
         spent_today: 0,
         created_at: expect.any(String),
+        email: null,
       },
     });
   });
@@ -570,6 +575,146 @@ describe('member', () => {
 
     expect(result).toMatchObject({ code: 1, stderr: `admin: u_stranger is not a member of ${orgId}\n` });
     expect(await getMembership(orgId, 'u_stranger')).toBeNull();
+  });
+});
+
+describe('invitation', () => {
+  // The email goes through SES's client to the stand-in on a port of this file's own, from the
+  // sender and to the console a deployed table's command names (the local stack's are its own).
+  const outboxDir = mkdtempSync(join(tmpdir(), 'admin-cli-outbox-'));
+  let ses: LocalSes;
+  beforeAll(async () => {
+    ses = await startLocalSes(outboxDir);
+    process.env.SES_ENDPOINT = ses.endpoint;
+  });
+  afterAll(async () => {
+    await ses.close();
+    rmSync(outboxDir, { recursive: true, force: true });
+  });
+  const mail = ['--from', 'invitations@workspace.test', '--console-url', 'https://console.test/console/'];
+  const sentTo = (to: string) => readOutbox(outboxDir).filter((message) => message.to === to);
+
+  it('create: invites as the route does, by nobody; one email with the link, whose token is printed nowhere', async () => {
+    const { orgId } = await workspace({ roles: ['owner'] });
+    const email = `${uniqueId('ada.')}+ops@example.com`;
+
+    const created = await admin(
+      'invitation',
+      'create',
+      '--org',
+      orgId,
+      '--email',
+      ` ${email.toUpperCase()} `,
+      '--role',
+      'editor',
+      '--spending-limit',
+      '40',
+      ...mail,
+    );
+    const again = await admin('invitation', 'create', '--org', orgId, '--email', email, '--role', 'viewer', ...mail);
+    const unknown = await admin('invitation', 'create', '--org', 'org_nowhere_inv', '--email', email, '--role', 'viewer', ...mail);
+
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const { id, created_at } = created.json;
+    expect(created.json).toEqual({
+      id: expect.stringMatching(/^inv_[0-9a-f]{32}$/),
+      organization_id: orgId,
+      email,
+      role: 'editor',
+      spending_limit: 40,
+      daily_limit: null,
+      status: 'pending',
+      invited_by: null,
+      created_at: expect.any(String),
+      expires_at: new Date(Date.parse(created_at) + 7 * 86_400_000).toISOString(),
+      accepted_at: null,
+    });
+    const [message, ...more] = sentTo(email);
+    expect(more).toEqual([]);
+    expect(message).toMatchObject({
+      invitation_id: id,
+      organization_id: orgId,
+      accept_url: expect.stringMatching(/^https:\/\/console\.test\/console#invitation=[\w-]{43}$/),
+    });
+    expect(message!.text).toContain('40 credits a month, no daily limit');
+    const token = message!.accept_url!.split('#invitation=')[1]!;
+    expect(created.stdout).not.toContain(token);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toBe(`admin: invitation_pending: a pending invitation to this address exists (${id}): resend or revoke it\n`);
+    expect(unknown).toMatchObject({ code: 1, stderr: 'admin: organization org_nowhere_inv does not exist\n' });
+
+    // Its link is accepted as an owner's is (an operator's has no inviter whose standing to check).
+    const accepted = await call(acceptInvitation, {
+      method: 'POST',
+      url: '/invitations/accept',
+      token: tokenFor('u_invited_by_ops', { extra: { email, email_verified: true } }),
+      body: { token },
+    });
+    const revoked = await admin('invitation', 'revoke', '--org', orgId, '--invitation', id);
+    expect(accepted).toMatchObject({ status: 200, body: { organization_id: orgId, role: 'editor', spending_limit: 40 } });
+    expect(revoked).toMatchObject({
+      code: 1,
+      stderr: 'admin: invitation_not_pending: this invitation was accepted: it can no longer be resent or revoked\n',
+    });
+  });
+
+  it('create --at backdates it, so its expiry; list by status; revoke, and again: nothing changes', async () => {
+    const { orgId } = await workspace({ roles: ['owner'] });
+    const at = new Date(Date.now() - 10 * 86_400_000).toISOString();
+    const old = await admin(
+      'invitation',
+      'create',
+      '--org',
+      orgId,
+      '--email',
+      `${uniqueId('old.')}@example.com`,
+      '--role',
+      'viewer',
+      '--expires-in-days',
+      '7',
+      '--at',
+      at,
+      ...mail,
+    );
+    const fresh = await admin(
+      'invitation',
+      'create',
+      '--org',
+      orgId,
+      '--email',
+      `${uniqueId('new.')}@example.com`,
+      '--role',
+      'owner',
+      '--daily-limit',
+      '5',
+      ...mail,
+    );
+
+    const revoked = await admin('invitation', 'revoke', '--org', orgId, '--invitation', fresh.json.id);
+    const again = await admin('invitation', 'revoke', '--org', orgId, '--invitation', fresh.json.id);
+    const [all, expired, pending, unknownOrg, unknownInvitation] = await Promise.all([
+      admin('invitation', 'list', '--org', orgId),
+      admin('invitation', 'list', '--org', orgId, '--status', 'expired'),
+      admin('invitation', 'list', '--org', orgId, '--status', 'pending'),
+      admin('invitation', 'list', '--org', 'org_nowhere_inv'),
+      admin('invitation', 'revoke', '--org', orgId, '--invitation', `inv_${'0'.repeat(32)}`),
+    ]);
+
+    expect(old.json).toMatchObject({
+      status: 'expired',
+      created_at: at,
+      expires_at: new Date(Date.parse(at) + 7 * 86_400_000).toISOString(),
+    });
+    expect(revoked).toMatchObject({ code: 0, json: { id: fresh.json.id, status: 'revoked', role: 'owner', daily_limit: 5 } });
+    expect(again).toMatchObject({ code: 0, json: revoked.json });
+    expect(all.json).toEqual({ organization_id: orgId, invitations: [revoked.json, old.json] });
+    expect(expired.json.invitations).toEqual([old.json]);
+    expect(pending.json.invitations).toEqual([]);
+    expect(unknownOrg).toMatchObject({ code: 1, stderr: 'admin: organization org_nowhere_inv does not exist\n' });
+    expect(unknownInvitation).toMatchObject({
+      code: 1,
+      stderr: `admin: invitation inv_${'0'.repeat(32)} of organization ${orgId} does not exist\n`,
+    });
   });
 });
 
@@ -877,6 +1022,48 @@ describe('bad usage', () => {
     [['org', 'rename', '--org', 'org_x', '--name', 'n'.repeat(201)], 'org rename: --name must be 1 to 200 characters'],
     [['org', 'set-spending-limit', '--org', 'org_x', '--limit', 'lots'], 'org set-spending-limit: --limit must be a whole number from 0'],
     [['org', 'create', '--bogus'], 'org create: unknown option --bogus (org create --help)'],
+    [
+      ['invitation', 'create', '--org', 'org_x', '--email', 'ada lovelace@example.com', '--role', 'editor'],
+      'invitation create: --email must be an email address',
+    ],
+    [
+      ['invitation', 'create', '--org', 'org_x', '--email', 'ada@localhost', '--role', 'editor'],
+      'invitation create: --email must be an email address',
+    ],
+    [
+      ['invitation', 'create', '--org', 'org_x', '--email', 'ada@example.com', '--role', 'admin'],
+      'invitation create: --role must be one of viewer, editor, owner, got "admin"',
+    ],
+    [
+      ['invitation', 'create', '--org', 'org_x', '--email', 'ada@example.com', '--role', 'viewer', '--expires-in-days', '31'],
+      'invitation create: --expires-in-days must be a whole number from 1 to 30, got "31"',
+    ],
+    [
+      ['invitation', 'create', '--org', 'org_x', '--email', 'ada@example.com', '--role', 'viewer', '--at', '2999-01-01T00:00:00Z'],
+      'invitation create: --at must not be in the future',
+    ],
+    [
+      ['invitation', 'create', '--org', 'org_x', '--email', 'ada@example.com', '--role', 'viewer', '--from', 'ops@example.com'],
+      'invitation create: --from and --console-url go together',
+    ],
+    [
+      ['invitation', 'create', '--org', 'org_x', '--email', 'ada@example.com', '--role', 'viewer'],
+      "--from and --console-url are required against a deployed table (the stack's InvitationFromAddress and ConsoleUrl",
+    ],
+    [
+      ['invitation', 'list', '--org', 'org_x', '--status', 'gone'],
+      'invitation list: --status must be one of pending, accepted, revoked, expired',
+    ],
+    [
+      ['invitation', 'revoke', '--org', 'org_x', '--invitation', 'inv_1'],
+      'invitation revoke: --invitation must look like inv_<32 lowercase hex digits>',
+    ],
+    [['token', '--user', 'u1', '--email-verified', 'true'], 'token: --email-verified goes with --email (token --help)'],
+    [['token', '--user', 'u1', '--email', 'a@example.com', '--email-verified'], 'token: --email-verified needs a value (token --help)'],
+    [
+      ['token', '--user', 'u1', '--email', 'a@example.com', '--email-verified', 'yes'],
+      'token: --email-verified must be one of true, false, got "yes"',
+    ],
     [['org', 'show', '--org'], 'org show: --org needs a value (org show --help)'],
   ])('exits 2 with one line, before any read or write: %j', async (args, message) => {
     const counter = countRoundTrips(db());
@@ -947,10 +1134,11 @@ describe('as a process (npm run admin)', () => {
     const { orgId, users } = await workspace({ roles: ['owner'], credits: 7 });
     const cwd = localStackDir();
 
-    const [shown, valid, expired] = await Promise.all([
+    const [shown, valid, expired, withEmail] = await Promise.all([
       runAdmin(['org', 'show', '--org', orgId], { cwd }),
       runAdmin(['token', '--user', users.owner], { cwd }),
       runAdmin(['token', '--user', users.owner, '--ttl', '-30'], { cwd }),
+      runAdmin(['token', '--user', users.owner, '--email', 'Ada@Example.COM'], { cwd }),
     ]);
 
     expect(shown.code).toBe(0);
@@ -961,6 +1149,11 @@ describe('as a process (npm run admin)', () => {
     expect((await call(handler, { url, token: JSON.parse(valid.stdout).token })).status).toBe(200);
     expect((await call(handler, { url, token: JSON.parse(expired.stdout).token })).status).toBe(401);
     expect((await call(handler, { url, token: tokenFor(users.owner) })).status).toBe(200);
+    // --email: the claims as written (email_verified a boolean), the address GET /me reads, lower-cased.
+    const emailToken: string = JSON.parse(withEmail.stdout).token;
+    const claims = JSON.parse(Buffer.from(emailToken.split('.')[1]!, 'base64url').toString());
+    expect(claims).toMatchObject({ sub: users.owner, email: 'Ada@Example.COM', email_verified: true });
+    expect((await call(getMe, { url: '/me', token: emailToken })).body).toMatchObject({ user_id: users.owner, email: 'ada@example.com' });
   });
 
   it('token refuses a non-local table; a real table needs a region; no local stack says how to start one', async () => {

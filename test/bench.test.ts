@@ -6,6 +6,9 @@
  * concurrency 1 and again 16 at once, where a route that sends different commands from one
  * request to the next shows (test/support/depth.ts).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atDepth } from './support/depth.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -21,6 +24,21 @@ process.env.STRIPE_SECRET_KEY = payments.secretKey;
 process.env.STRIPE_API_BASE = payments.url;
 process.env.STRIPE_WEBHOOK_SECRET = payments.webhookSecret;
 afterAll(() => payments.close());
+
+// Invitations' email goes through SES's client to the local stand-in, as under `npm run bench`.
+const { startLocalSes } = await import('../lib/local/ses-outbox.ts');
+const outboxDir = mkdtempSync(join(tmpdir(), 'bench-test-outbox-'));
+const ses = await startLocalSes(outboxDir);
+process.env.SES_ENDPOINT = ses.endpoint;
+process.env.INVITATION_FROM_ADDRESS = 'invitations@workspace.test';
+afterAll(async () => {
+  await ses.close();
+  rmSync(outboxDir, { recursive: true, force: true });
+});
+
+/** The bench's tokens: with an address, carrying it verified (accepting an invitation by its link). */
+const benchToken = (userId: string, email?: string) =>
+  tokenFor(userId, email === undefined ? {} : { extra: { email, email_verified: true } });
 
 const { runBench } = await import('../scripts/bench/run.ts');
 const { SCENARIOS, missingScenarios } = await import('../scripts/bench/scenarios.ts');
@@ -94,6 +112,18 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // The caller's role; the organization's owner count, the member and its spend; the one transaction.
   PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem | TransactWriteItems',
   DeleteMember: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',
+  // The caller's role beside the organization (its name), the address's member and the pending
+  // invitations; the one transaction (then the email, to the SES stand-in: no DynamoDB).
+  CreateInvitation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem | TransactWriteItems',
+  // The caller's role beside the page.
+  ListInvitations: 'UpdateItem+GetItem+Query',
+  // The caller's role beside the invitation and the pending invitations; the one transaction (then the email).
+  ResendInvitation: 'UpdateItem+GetItem+GetItem+GetItem | TransactWriteItems',
+  // The caller's role beside the invitation; the one transaction.
+  RevokeInvitation: 'UpdateItem+GetItem+GetItem | TransactWriteItems',
+  // The invitee's inbox entry (by token: the token's item); the invitation and the invitee's
+  // membership there; the one transaction (the membership, the invitation accepted, the inviter's role).
+  AcceptInvitation: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',
   ListTrash: 'UpdateItem+GetItem+Query',
   // The caller's role; then the key, in one transaction with the condition that the caller is still an owner.
   CreateApiKey: 'UpdateItem+GetItem | TransactWriteItems',
@@ -160,7 +190,7 @@ describe('the bench', () => {
       concurrencies: CONCURRENCIES,
       warmup: 1,
       repeats: 1,
-      tokenFor,
+      tokenFor: benchToken,
       recordFloor: true,
       progress: () => {},
     });
@@ -174,7 +204,7 @@ describe('the bench', () => {
 
   it('refuses to run while a route has no scenario', async () => {
     const scenarios = SCENARIOS.filter((scenario) => scenario.route !== 'RestoreAsset');
-    await expect(runBench({ iterations: 1, concurrencies: [1], warmup: 0, repeats: 1, tokenFor, scenarios })).rejects.toThrow(
+    await expect(runBench({ iterations: 1, concurrencies: [1], warmup: 0, repeats: 1, tokenFor: benchToken, scenarios })).rejects.toThrow(
       'no bench scenario for route(s) RestoreAsset: add one to scripts/bench/scenarios.ts',
     );
   });

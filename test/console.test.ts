@@ -450,7 +450,7 @@ describe('the console, signed in as the demo owner', () => {
   });
 
   it("changes a member's monthly limit", async () => {
-    expect(await openScreen(owner, 'members')).toBe(1);
+    expect(await openScreen(owner, 'members')).toBe(2);
     const { page } = owner;
     const card = await cardWith(page, 'member', DEMO.users.editor);
     await (await card.waitForSelector('::-p-text(Change role or limits)'))?.click();
@@ -463,6 +463,40 @@ describe('the console, signed in as the demo owner', () => {
       members: { user_id: string; spending_limit: number }[];
     };
     expect(members.members.find((member) => member.user_id === DEMO.users.editor)?.spending_limit).toBe(250);
+  });
+
+  it('invites by email from the members screen; the link, kept through sign-in, makes the invitee a member', async () => {
+    // The owner invites.
+    const email = `invitee.${randomUUID().slice(0, 8)}@example.com`;
+    const { page } = owner;
+    await openScreen(owner, 'members');
+    await (await page.waitForSelector('::-p-text(Invite by email)'))?.click();
+    await fill(await labelled(page, 'Email address'), email);
+    await (await labelled(page, 'Role'))?.select('editor');
+    await (await page.waitForSelector('::-p-text(Send invitation)'))?.click();
+    await waitForText(page, `An invitation is on its way to ${email}.`);
+    await cardWith(page, 'invitation', email);
+    const link = stack.outbox(email).at(-1)?.accept_url ?? '';
+    expect(link.startsWith(`${stack.baseUrl}/console#invitation=`)).toBe(true);
+
+    // The invitee opens the link in a fresh tab: the token leaves the address bar at once, waits through sign-in.
+    const context = await browser.createBrowserContext();
+    const invitee = await newPage(1200, context);
+    await invitee.page.goto(link, { waitUntil: 'domcontentloaded' });
+    await invitee.page.waitForSelector('::-p-text(Sign in with this token)');
+    expect(invitee.page.url()).toBe(`${stack.baseUrl}/console`);
+    const userId = `invitee-${randomUUID().slice(0, 8)}`;
+    await fill(await labelled(invitee.page, 'Bearer token'), tokenFor(userId, { extra: { email, email_verified: true } }));
+    await (await invitee.page.waitForSelector('::-p-text(Sign in with this token)'))?.click();
+    await (await invitee.page.waitForSelector('::-p-text(Accept the invitation)'))?.click();
+    await invitee.page.waitForSelector('nav a[aria-current="page"]');
+
+    const members = (await (await api(`/organizations/${org}/members`)).json()) as {
+      members: { user_id: string; role: string; email: string }[];
+    };
+    expect(members.members.find((member) => member.user_id === userId)).toMatchObject({ role: 'editor', email });
+    expect(invitee.errors).toEqual([]);
+    await context.close();
   });
 
   it('restores a project from the trash, and shows a title made of markup as those characters', async () => {

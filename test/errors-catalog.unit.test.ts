@@ -24,7 +24,15 @@ const DESIGN_CODES: Record<number, string[]> = {
 
 /** DESIGN.md, part 4 ("Beyond the spec, part 4"): the codes of its features built so far, by status. */
 const PART_4_CODES: Record<number, string[]> = {
-  409: ['purchase_limit_reached', 'payment_method_required'],
+  403: ['email_not_verified', 'email_mismatch'],
+  409: [
+    'already_member',
+    'invitation_pending',
+    'invitation_limit_reached',
+    'invitation_not_pending',
+    'purchase_limit_reached',
+    'payment_method_required',
+  ],
 };
 
 /** Codes beyond DESIGN.md, each for an answer DESIGN.md does not cover (see docs/api-conventions.md). */
@@ -102,6 +110,13 @@ describe('the error catalog', () => {
       errors.internalError(),
       errors.upstreamFailed(),
       errors.upstreamFailedRefundPending(),
+      errors.emailNotVerified(),
+      errors.emailMismatch(),
+      errors.alreadyMember(),
+      errors.invitationPending('inv_0123456789abcdef0123456789abcdef'),
+      errors.invitationLimitReached(50),
+      errors.invitationNotPending('accepted'),
+      errors.invitationEmailNotSent('inv_0123456789abcdef0123456789abcdef'),
     ];
     for (const error of made) expect(error.status).toBe(ERROR_CATALOG[error.code].status);
   });

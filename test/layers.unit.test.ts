@@ -34,8 +34,8 @@ const LAYERS = [
       'lib/console-assets.ts',
     ],
   },
-  // The table and the queues: what is stored, by the domain's modules.
-  { name: 'storage', paths: ['lib/db', 'lib/queues'] },
+  // The table, the queues and email: what is stored or sent, by the domain's modules.
+  { name: 'storage', paths: ['lib/db', 'lib/queues', 'lib/mail'] },
   // The domain, in sub-layers ordered by what its folders import: a folder may import its own
   // sub-layer's and those below, never one above (the delivery of signed events never reaches up
   // into jobs). First who is calling, the change stream handed to its consumers and the delivery

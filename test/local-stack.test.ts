@@ -208,6 +208,7 @@ describe('local stack (npm start)', () => {
       user_id: dev.apiKey.id,
       token_kind: 'api_key',
       api_key_id: dev.apiKey.id,
+      email: null,
       organizations: [
         {
           organization_id: dev.organizationId,
@@ -218,6 +219,7 @@ describe('local stack (npm start)', () => {
           spent_today: expect.any(Number),
         },
       ],
+      invitations: [],
     });
 
     expect(stack.output()).toContain(`API reference at ${dev.baseUrl}/docs`);

@@ -5,6 +5,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type ApiError, createApi, data } from './api.ts';
 import { finishHostedSignIn, hostedSignOutUrl, hostedUiOfPage } from './hosted-ui.ts';
+import { Invitations } from './invitations.tsx';
 import { type Access, formatTime, permissionsOf, SCREENS, type Screen, screenOf, screensFor } from './model.ts';
 import { AlertsScreen } from './screens/alerts.tsx';
 import { BillingScreen } from './screens/billing.tsx';
@@ -56,7 +57,7 @@ export function App() {
   // Back from the hosted UI with a code: exchange it.
   useEffect(() => {
     finishHostedSignIn(hosted).then(
-      (token) => token && signIn(newSession(token, 'hosted', 'your account')),
+      (tokens) => tokens && signIn(newSession(tokens.accessToken, 'hosted', 'your account', tokens.idToken)),
       (error: Error) => setMessage(error.message),
     );
   }, [hosted]);
@@ -104,6 +105,18 @@ function Console({ session, onSignOut }: { session: Session; onSignOut: (why?: s
       ),
     [session],
   );
+  // The ID token where the sign-in gave one: it alone carries the verified address that
+  // `GET /me` lists invitations for and an acceptance needs (Cognito puts `email` in ID tokens only).
+  const personApi = useMemo(
+    () =>
+      session.idToken
+        ? createApi(
+            () => session.idToken ?? session.token,
+            (error: ApiError) => onSignOut(`The service refused your token (${error.message}): sign in again.`),
+          )
+        : api,
+    [session, api],
+  );
   const [me, setMe] = useState<Awaited<ReturnType<typeof loadMe>> | undefined>(undefined);
   const [failure, setFailure] = useState<unknown>(undefined);
   // A link that names the workspace (a 402's billing_url, a checkout's return) chooses it.
@@ -115,11 +128,17 @@ function Console({ session, onSignOut }: { session: Session; onSignOut: (why?: s
   const hash = useHash();
 
   async function loadMe() {
-    return data(api.GET('/me'));
+    return data(personApi.GET('/me'));
   }
   useEffect(() => {
     loadMe().then(setMe, setFailure);
-  }, [api]);
+  }, [personApi]);
+  const accepted = (organizationId: string) => {
+    sessionStorage.setItem(CHOSEN, organizationId);
+    setOrgId(organizationId);
+    loadMe().then(setMe, setFailure);
+  };
+  const invitations = me ? <Invitations api={personApi} invitations={me.invitations} onAccepted={accepted} /> : null;
 
   if (failure) {
     return (
@@ -141,7 +160,11 @@ function Console({ session, onSignOut }: { session: Session; onSignOut: (why?: s
     return (
       <main id="main" class="page">
         <h1>Workspace Service console</h1>
-        <p>This account belongs to no workspace yet: ask a workspace owner to add you ({me.user_id}).</p>
+        {invitations}
+        <p>
+          This account belongs to no workspace yet: accept an invitation, or ask a workspace owner to invite you
+          {me.email ? ` (${me.email})` : ''} or to add you ({me.user_id}).
+        </p>
         <button type="button" onClick={() => onSignOut()}>
           Sign out
         </button>
@@ -215,6 +238,7 @@ function Console({ session, onSignOut }: { session: Session; onSignOut: (why?: s
         </ul>
       </nav>
       <main id="main" class="page" tabIndex={-1}>
+        {invitations}
         <View key={`${membership.organization_id}/${screen}`} />
       </main>
     </WorkspaceContext.Provider>

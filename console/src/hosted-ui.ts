@@ -24,10 +24,11 @@ export async function startHostedSignIn(hosted: HostedUi): Promise<void> {
 }
 
 /**
- * The access token for a code in the page's query, or null when the page was not opened by the
- * hosted UI; throws with a person's message when the exchange fails. The query leaves the address bar either way.
+ * The tokens for a code in the page's query (the access token, and the ID token, which carries the
+ * person's verified address), or null when the page was not opened by the hosted UI; throws with a
+ * person's message when the exchange fails. The query leaves the address bar either way.
  */
-export async function finishHostedSignIn(hosted: HostedUi | null): Promise<string | null> {
+export async function finishHostedSignIn(hosted: HostedUi | null): Promise<{ accessToken: string; idToken?: string } | null> {
   const callback = callbackOf(window.location.search);
   if (callback.kind === 'none') return null;
   window.history.replaceState(null, '', redirectUri() + window.location.hash);
@@ -41,10 +42,10 @@ export async function finishHostedSignIn(hosted: HostedUi | null): Promise<strin
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: tokenRequestBody(hosted, redirectUri(), callback.code, pending.verifier),
   });
-  const body = (await response.json().catch(() => ({}))) as { access_token?: string; error?: string };
+  const body = (await response.json().catch(() => ({}))) as { access_token?: string; id_token?: string; error?: string };
   if (!response.ok || !body.access_token)
     throw new Error(`The sign-in could not be completed (${body.error ?? response.status}): start it again.`);
-  return body.access_token;
+  return { accessToken: body.access_token, ...(body.id_token ? { idToken: body.id_token } : {}) };
 }
 
 export const hostedSignOutUrl = (hosted: HostedUi): string => logoutUrl(hosted, redirectUri());

@@ -5,6 +5,10 @@ import 'uplot/dist/uPlot.min.css';
 import './console.css';
 import { render } from 'preact';
 import { App } from './app.tsx';
+import { takeInvitationFromAddress } from './invitation.ts';
+
+// Before anything reads the address: an invitation's token leaves it at once.
+takeInvitationFromAddress();
 
 const root = document.getElementById('app');
 if (root) {

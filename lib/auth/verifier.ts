@@ -40,6 +40,20 @@ class JwksFetcher implements Fetcher {
 export interface VerifiedToken {
   sub: string;
   apiKey?: { id: string; orgId: string };
+  /** A user's verified address (verifiedEmailOf). */
+  verifiedEmail?: string;
+}
+
+/**
+ * The token's `email` as a verified address: trimmed and lower-cased, when `email_verified` is
+ * `true` or `"true"` (Cognito's federated users carry the string); undefined otherwise. Cognito
+ * puts both claims in ID tokens only. Pure.
+ */
+export function verifiedEmailOf(payload: Record<string, unknown>): string | undefined {
+  const verified = payload.email_verified === true || payload.email_verified === 'true';
+  if (!verified || typeof payload.email !== 'string') return undefined;
+  const email = payload.email.trim().toLowerCase();
+  return email === '' ? undefined : email;
 }
 
 export interface TokenVerifier {
@@ -90,7 +104,11 @@ export function createTokenVerifier(settings: JwtConfig): TokenVerifier {
         if (!issuers.has(decomposeUnverifiedJwt(token).payload.iss as string)) throw new TokenRefused('wrong_issuer');
         const payload = await verifier.verify(token);
         const sub = payload.sub as string;
-        const result: VerifiedToken = payload.iss === API_KEY_ISSUER ? { sub, apiKey: { id: sub, orgId: payload.org as string } } : { sub };
+        const email = payload.iss === API_KEY_ISSUER ? undefined : verifiedEmailOf(payload as Record<string, unknown>);
+        const result: VerifiedToken =
+          payload.iss === API_KEY_ISSUER
+            ? { sub, apiKey: { id: sub, orgId: payload.org as string } }
+            : { sub, ...(email === undefined ? {} : { verifiedEmail: email }) };
         remember(verified, token, result, Math.min(Number(payload.exp) * 1000, nowMs + VERIFIED_KEEP_MS));
         return result;
       } catch (error) {

@@ -40,6 +40,11 @@
  *   PAYMENTS_RECONCILER CHECKPOINT             where the payments reconciler's last pass reached (Stripe event time)
  *   ORG#<org>         AUTO_RECHARGE             auto-recharge: its settings, the saved card, the month's recharges, the one in flight;
  *                                               while an attempt is due, GSI1 = RECHARGE_DUE / <due at>#<org>
+ *   ORG#<org>         INVITATION#<inv id>       an invitation by email (its id sorts by created_at: the partition lists newest first)
+ *   ORG#<org>         INVITATIONS               the organization's pending invitations (bounded): id → address and expiry, versioned
+ *   ORG#<org>         MEMBER_EMAIL#<address>    the address a member accepted an invitation with: that member's (so it is not invited again)
+ *   INVITE_TOKEN#<h>  TOKEN                     an invitation's token, by h = sha256(token): which invitation (TTL past its expiry)
+ *   INBOX#<address>   INVITATION#<inv id>       an invitation as its invitee's `GET /me` lists it (TTL as the invitation's)
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -449,3 +454,32 @@ export const autoRechargeKey = (orgId: string): TableKey => ({ PK: `${ORG_PARTIT
  */
 export const RECHARGE_DUE_PK = 'RECHARGE_DUE';
 export const rechargeDueIndexKey = (dueAt: string, orgId: string) => ({ GSI1PK: RECHARGE_DUE_PK, GSI1SK: `${dueAt}#${orgId}` });
+/** An invitation by email (docs/invitations.md): its id starts with its creation time, so the partition sorts by it. */
+export const invitationKey = (orgId: string, invitationId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: `INVITATION#${invitationId}` });
+
+/** An organization's invitations, by id (so by creation time): one Query on its partition. */
+export const invitationsPrefix = (orgId: string) => ({ PK: `ORG#${orgId}`, skPrefix: 'INVITATION#' });
+
+/** The invitation id of an invitation's sort key (in the organization's partition or an invitee's inbox). */
+export const invitationIdOf = (sk: string): string => sk.slice('INVITATION#'.length);
+
+/**
+ * The organization's pending invitations in one versioned item (id → address and expiry): a
+ * creation's transaction holds on its version, so that the per-address and per-organization
+ * limits hold under any concurrency while expired ones stop counting without any write.
+ */
+export const invitationSlotsKey = (orgId: string): TableKey => ({ PK: `ORG#${orgId}`, SK: 'INVITATIONS' });
+
+/** The address a member joined with (accepting an invitation), in its organization: no second invitation to it. */
+export const memberEmailKey = (orgId: string, email: string): TableKey => ({ PK: `ORG#${orgId}`, SK: `MEMBER_EMAIL#${email}` });
+
+/** An invitation's token, by the SHA-256 of the token (hex): the token itself is never stored. */
+export const invitationTokenKey = (tokenHash: string): TableKey => ({ PK: `INVITE_TOKEN#${tokenHash}`, SK: 'TOKEN' });
+
+/** The invitations addressed to one address, in a partition of their own: `GET /me` reads it beside the memberships. */
+export const inboxPartition = (email: string): string => `INBOX#${email}`;
+export const inboxEntryKey = (email: string, invitationId: string): TableKey => ({
+  PK: inboxPartition(email),
+  SK: `INVITATION#${invitationId}`,
+});
+export const inboxPrefix = (email: string) => ({ PK: inboxPartition(email), skPrefix: 'INVITATION#' });

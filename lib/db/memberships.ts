@@ -4,7 +4,7 @@ import { AlreadyMemberError, LastOwnerError, NoSuchMemberError, NoSuchOrganizati
 import type { Role } from '../model.ts';
 import { type CancellationReason, cancellationReasons, conditionFailed, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { limitsUnchanged } from './credits.ts';
-import { membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
+import { memberEmailKey, membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
 
 export interface Membership {
   organization_id: string;
@@ -15,6 +15,11 @@ export interface Membership {
   /** Daily (UTC day) spending limit in credits, or null for none. */
   daily_limit: number | null;
   created_at: string;
+  /**
+   * The verified address the member accepted an invitation with (lower-cased), claimed in its
+   * organization by its own item while the membership lasts; absent (null) for a member added by id.
+   */
+  email?: string | null;
 }
 
 /** A membership item as stored (also as a cancelled transaction returns it). */
@@ -25,14 +30,16 @@ export const membershipOf = (item: Record<string, unknown>): Membership => ({
   spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
   daily_limit: item.daily_limit == null ? null : Number(item.daily_limit),
   created_at: item.created_at as string,
+  email: typeof item.email === 'string' ? item.email : null,
 });
 
 /** A membership's item as stored: the organization's member, keyed for the user's index too. */
-export const membershipItem = (membership: Membership): Record<string, unknown> => ({
+export const membershipItem = ({ email, ...membership }: Membership): Record<string, unknown> => ({
   ...membershipKey(membership.organization_id, membership.user_id),
   ...membershipIndexKey(membership.organization_id, membership.user_id),
   entity: 'membership',
   ...membership,
+  ...(email ? { email } : {}),
 });
 
 /**
@@ -80,7 +87,7 @@ async function readMemberWriteState(orgId: string, userId: string) {
  * refusing to remove an owner, never on removing the last one... unless an owner was removed in
  * that moment too). Conditional: whoever sets it first wins.
  */
-async function backfillOwnerCount(orgId: string): Promise<void> {
+export async function backfillOwnerCount(orgId: string): Promise<void> {
   const owners = (await listMembers(orgId)).filter((member) => member.role === 'owner').length;
   try {
     await db().send(
@@ -151,8 +158,11 @@ async function writeMembership(
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         };
+  // A removed member's address is free again: it may be invited anew (lib/db/invitations.ts).
+  const address: TransactItem[] =
+    from?.email && !to ? [{ Delete: { TableName: tableName(), Key: memberEmailKey(orgId, from.email) } }] : [];
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [org, member] }));
+    await db().send(new TransactWriteCommand({ TransactItems: [org, member, ...address] }));
   } catch (error) {
     const [orgReason, memberReason] = cancellationReasons(error) ?? [];
     if (orgReason?.Code === 'ConditionalCheckFailed') {
@@ -251,6 +261,7 @@ export async function putMembership(
     spending_limit: change.spendingLimit === undefined ? (current?.spending_limit ?? null) : change.spendingLimit,
     daily_limit: change.dailyLimit === undefined ? (current?.daily_limit ?? null) : change.dailyLimit,
     created_at: current?.created_at ?? now.toISOString(),
+    email: current?.email ?? null,
   }));
   return { member: defined(after, 'the written membership'), created: before === null };
 }

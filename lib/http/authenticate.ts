@@ -30,9 +30,9 @@ export const authenticate = (): MiddlewareObj<HttpEvent, HttpResult, Error, Serv
     };
     try {
       const token = bearerToken(request.event.headers?.authorization);
-      const { sub, apiKey } = await tokenVerifier().verify(token);
+      const { sub, apiKey, verifiedEmail } = await tokenVerifier().verify(token);
       if (!apiKey) {
-        context.caller = { userId: sub };
+        context.caller = verifiedEmail === undefined ? { userId: sub } : { userId: sub, verifiedEmail };
         return;
       }
       // The address API Gateway saw (locally, the socket's): never a header the client sets.

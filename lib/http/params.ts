@@ -137,3 +137,11 @@ export const purchaseIdParam = z
   .string()
   .check(atMost(30, PURCHASE_ID_RULE), z.regex(/^pur_[0-9a-z]{26}$/, PURCHASE_ID_RULE))
   .register(z.globalRegistry, { description: 'the purchase id', examples: ['pur_0mhx5k2a9b0123456789abcdef'] });
+
+const INVITATION_ID_RULE = 'must be an invitation id: "inv_" followed by 32 lowercase hex digits';
+
+/** An invitation's id, in a path or a body. */
+export const invitationIdParam = z
+  .string()
+  .check(atMost(36, INVITATION_ID_RULE), z.regex(/^inv_[0-9a-f]{32}$/, INVITATION_ID_RULE))
+  .register(z.globalRegistry, { description: 'the invitation id', examples: ['inv_019a2b3c4d5e0123456789abcdef0123'] });

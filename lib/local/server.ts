@@ -11,6 +11,7 @@ import { matchRoute, routeKey, routes } from '../routes.ts';
 import { buildHttpEvent, localContext, peerAddress } from './apigw-event.ts';
 import { invoke } from './invocations.ts';
 import { FunctionError } from './lambda.ts';
+import { answerSendEmail, isSendEmailCall } from './ses-outbox.ts';
 import { answerSqsCall, isSqsCall } from './sqs-bridge.ts';
 
 export type LambdaHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
@@ -189,6 +190,8 @@ export function createLocalServer(
     onAnswer?: (line: AnswerLine) => void;
     /** Answer SQS calls into this process's embedded queues (bundled functions, the admin CLI: lib/local/sqs-bridge.ts). */
     sqsBridge?: boolean;
+    /** Answer SES's SendEmail at LOCAL_SES_PREFIX by writing each message to this folder (lib/local/ses-outbox.ts). */
+    outboxDir?: string;
   } = {},
 ): Server {
   // An idle connection is kept a minute, as a gateway keeps its clients'. With Node's 5 s, a
@@ -217,6 +220,11 @@ export function createLocalServer(
       if (options.sqsBridge && method === 'POST' && isSqsCall(target)) {
         const answer = await answerSqsCall(String(target), (await readBody(request)) ?? '');
         response.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0' }).end(JSON.stringify(answer.body));
+        return;
+      }
+      if (options.outboxDir && isSendEmailCall(method, url.pathname)) {
+        const answer = answerSendEmail((await readBody(request)) ?? '', options.outboxDir);
+        response.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
         return;
       }
       const { route, pathParameters } = matchRoute(method, url.pathname);

@@ -22,6 +22,8 @@ export interface MemberView {
   daily_limit: number | null;
   /** Credits spent this UTC day. */
   spent_today: number;
+  /** The address the member accepted an invitation with; null for a member added by id. */
+  email: string | null;
 }
 
 const viewOf = (member: Membership, spent: PeriodSpend): MemberView => ({
@@ -31,6 +33,7 @@ const viewOf = (member: Membership, spent: PeriodSpend): MemberView => ({
   spent: spent.month,
   daily_limit: member.daily_limit,
   spent_today: spent.day,
+  email: member.email ?? null,
 });
 
 export interface MembersPage {

@@ -25,6 +25,9 @@ export const memberSchema = z.object({
   spent: z.int().register(z.globalRegistry, { description: 'credits spent this UTC month' }),
   daily_limit: z.nullable(z.int()).register(z.globalRegistry, { description: "the member's daily (UTC) limit in credits; null: none" }),
   spent_today: z.int().register(z.globalRegistry, { description: 'credits spent this UTC day' }),
+  email: z.nullable(z.string()).register(z.globalRegistry, {
+    description: 'the verified address the member accepted an invitation with; null for a member added by user id',
+  }),
 });
 
 /** A key's name, as POST and PATCH take it. */

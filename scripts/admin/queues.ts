@@ -38,7 +38,7 @@ export function queueUrls(args: Args, names: readonly ('queue-url' | 'webhooks-q
 }
 
 /** Whether the table is the local stack's own (no --table, or the one its dev.json names). */
-const isLocalStack = (target: Target) =>
+export const isLocalStack = (target: Target) =>
   target.dev !== null &&
   target.dev.tableName === process.env.TABLE_NAME &&
   target.dev.dynamodbEndpoint === process.env.DYNAMODB_ENDPOINT &&

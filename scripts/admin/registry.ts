@@ -7,6 +7,7 @@ import type { CommandGroup } from './command.ts';
 export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
   org: async () => (await import('./org.ts')).group,
   member: async () => (await import('./member.ts')).group,
+  invitation: async () => (await import('./invitation.ts')).group,
   key: async () => (await import('./key.ts')).group,
   credits: async () => (await import('./credits.ts')).group,
   events: async () => (await import('./events.ts')).group,

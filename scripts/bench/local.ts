@@ -1,20 +1,25 @@
 /**
  * The bench's own stack: a DynamoDB Local, a fresh table, a JWKS endpoint on 127.0.0.1 and a
- * signing key the verifier trusts, with the environment every route needs. Used by
+ * signing key the verifier trusts, the local payments server and SES stand-in, with the
+ * environment every route needs. Used by
  * `npm run bench` and `npm run bench:hot` (their tests use the test suite's own stack).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS, startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { type PaymentsServer, startPaymentsServer } from '../../lib/local/payments-server.ts';
+import { startLocalSes } from '../../lib/local/ses-outbox.ts';
 import { generateSigningKey, jwksOf, LOCAL_AUDIENCE, LOCAL_ISSUER, signToken } from '../../lib/local/signing-key.ts';
 import { useLocalTable } from '../local-env.ts';
 
 export interface BenchStack {
-  tokenFor(userId: string): string;
+  /** A token for `userId`; with `email`, carrying it as a verified address (what accepting an invitation by its link needs). */
+  tokenFor(userId: string, email?: string): string;
   /** The local payments server the service is pointed at (its webhook URL unset until a bench sets it). */
   payments: PaymentsServer;
   /** CPU time DynamoDB Local (its JVM) has used so far, in ms (NaN where /proc is not there). */
@@ -50,6 +55,9 @@ export async function startBenchStack(environment: Record<string, string>): Prom
   const dynamo = await startDynamoDbLocal();
   // Checkouts are made on the local payments server, as `npm start` makes them (docs/funding.md).
   const payments = await startPaymentsServer();
+  // Invitations' email goes through SES's client to the local stand-in, as under `npm start`.
+  const outboxDir = mkdtempSync(join(tmpdir(), 'bench-outbox-'));
+  const ses = await startLocalSes(outboxDir);
   const key = generateSigningKey();
   const jwks = JSON.stringify(jwksOf(key));
   const jwksServer = createServer((_request, response) => response.writeHead(200, { 'Content-Type': 'application/json' }).end(jwks));
@@ -58,6 +66,8 @@ export async function startBenchStack(environment: Record<string, string>): Prom
   const stop = async () => {
     jwksServer.close();
     await payments.close();
+    await ses.close();
+    rmSync(outboxDir, { recursive: true, force: true });
     await dynamo.stop();
   };
   try {
@@ -74,6 +84,8 @@ export async function startBenchStack(environment: Record<string, string>): Prom
       STRIPE_API_BASE: payments.url,
       STRIPE_WEBHOOK_SECRET: payments.webhookSecret,
       API_KEY_SIGNING_KEY_PEM: key.privateKeyPem,
+      SES_ENDPOINT: ses.endpoint,
+      INVITATION_FROM_ADDRESS: 'invitations@workspace.localhost',
       ...environment,
     });
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
@@ -86,11 +98,13 @@ export async function startBenchStack(environment: Record<string, string>): Prom
   // One token per user for the bench's life (an hour): a client signs once and reuses it, and an
   // RS256 signature per request (about 5 ms of CPU) would be the bench's load, not the service's.
   const tokens = new Map<string, string>();
-  const tokenFor = (userId: string) => {
-    let token = tokens.get(userId);
+  const tokenFor = (userId: string, email?: string) => {
+    const cacheKey = email === undefined ? userId : `${userId}\n${email}`;
+    let token = tokens.get(cacheKey);
     if (token === undefined) {
-      token = signToken(key, { sub: userId, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE });
-      tokens.set(userId, token);
+      const extra = email === undefined ? undefined : { email, email_verified: true };
+      token = signToken(key, { sub: userId, issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, extra });
+      tokens.set(cacheKey, token);
     }
     return token;
   };

@@ -25,7 +25,8 @@ export interface BenchOptions {
   warmup: number;
   /** Whole runs; the summary gives the median of each figure over them. */
   repeats: number;
-  tokenFor(userId: string): string;
+  /** A valid token for `userId`; with `email`, carrying it verified (the claims `email` and `email_verified: true`). */
+  tokenFor(userId: string, email?: string): string;
   scenarios?: readonly Scenario[];
   /** Record what the floor sends too (the test compares it with what the route sent). */
   recordFloor?: boolean;
@@ -94,7 +95,10 @@ export async function runBench(options: BenchOptions): Promise<Omit<BenchResults
   const slots = Math.max(1, Math.min(Math.max(...options.concurrencies), options.iterations));
   // One token per user (valid for the run): RSA signing per request would load the machine for nothing.
   const tokens = new Map<string, string>();
-  const tokenFor = (userId: string) => tokens.get(userId) ?? tokens.set(userId, options.tokenFor(userId)).get(userId)!;
+  const tokenFor = (userId: string, email?: string) => {
+    const key = email === undefined ? userId : `${userId}\n${email}`;
+    return tokens.get(key) ?? tokens.set(key, options.tokenFor(userId, email)).get(key)!;
+  };
   const context: BenchContext = { tokenFor, floor, slots };
 
   try {

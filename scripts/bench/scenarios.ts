@@ -19,7 +19,17 @@ import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
 import { type JobRecord, jobOf, putJobItems } from '../../lib/db/jobs.ts';
-import { apiKeyKey, jobKey, oauthCodeKey, purchaseKey, purchaseSlotsKey, resourceKey, resultCacheKey } from '../../lib/db/keys.ts';
+import {
+  apiKeyKey,
+  invitationKey,
+  invitationSlotsKey,
+  jobKey,
+  oauthCodeKey,
+  purchaseKey,
+  purchaseSlotsKey,
+  resourceKey,
+  resultCacheKey,
+} from '../../lib/db/keys.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization } from '../../lib/db/organizations.ts';
 import { getPurchase } from '../../lib/db/purchases.ts';
@@ -48,8 +58,8 @@ import { substitute } from './floor.ts';
 import { forEachIndex } from './pool.ts';
 
 export interface BenchContext {
-  /** A valid bearer token for `userId`. */
-  tokenFor(userId: string): string;
+  /** A valid bearer token for `userId`; with `email`, carrying it as a verified address (`email`, `email_verified`). */
+  tokenFor(userId: string, email?: string): string;
   /** The floor's bare client (scenarios use it to copy state for the floor). */
   floor: DynamoDBDocumentClient;
   /** Users (or organizations) a scenario needs: requests i and j run at the same time only if i ≠ j modulo this. */
@@ -781,6 +791,146 @@ const deleteMember: Scenario = {
   },
 };
 
+/** Where the bench's invitation links point (the email's text only: nothing opens them). */
+const BENCH_CONSOLE_URL = 'http://127.0.0.1:9/console';
+
+/** An address per bench user: the one its invitation goes to and its token's verified `email`. */
+const addressOf = (userId: string) => `${userId.replaceAll('_', '-')}@example.com`;
+
+/**
+ * Per request: an organization of its own with an owner and one pending invitation (an editor's,
+ * to `addressOf(invitee)`, sent as the route sends it: its email to the stand-in), and the
+ * floor's twin: another organization with the same owner and a copy of the invitation and of the
+ * pending invitations' item, so that the floor's conditional writes hold on its own state (the
+ * route's moved the invitation and the item's version on).
+ */
+async function invitationPerRequest(context: BenchContext, count: number) {
+  const { invite } = await import('../../lib/workspace/invite.ts');
+  const owners = await organizationPerRequest(context, count, 'owner');
+  const prepared: { orgId: string; ownerId: string; invitee: string; invitationId: string; floorOrg: string }[] = [];
+  await forEachIndex(count, context.slots, async (i) => {
+    const { orgId, userId: ownerId } = defined(owners[i], 'an owner');
+    const invitee = `user_bench_${hex()}`;
+    const invitation = await invite(orgId, ownerId, { email: addressOf(invitee), role: 'editor' }, BENCH_CONSOLE_URL);
+    const floorOrg = `org_bench_${hex()}`;
+    await createOrganization({ id: floorOrg, members: [{ userId: ownerId, role: 'owner' }] });
+    const twin = new Map([[orgId, floorOrg]]);
+    for (const key of [invitationKey(orgId, invitation.id), invitationSlotsKey(orgId)]) {
+      const { Item } = await context.floor.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+      await context.floor.send(new PutCommand({ TableName: tableName(), Item: substitute(defined(Item, 'an invitation item'), twin) }));
+    }
+    prepared[i] = { orgId, ownerId, invitee, invitationId: invitation.id, floorOrg };
+  });
+  return prepared;
+}
+
+/**
+ * An invitation per request, each to an organization of its own (50 pending are an
+ * organization's most; the pending invitations' item is versioned, so concurrent creations in
+ * one would retry): the owner's role, the organization, the address's member and the pending
+ * invitations read, the one transaction, then the email to the SES stand-in (timed: it is the
+ * route's work; the floor has no email to send).
+ */
+const createInvitationScenario: Scenario = {
+  route: 'CreateInvitation',
+  label: 'POST organizations/{id}/invitations (SES: the local stand-in)',
+  async prepare(context, count) {
+    const owners = await organizationPerRequest(context, count, 'owner');
+    // The floor's transaction on an organization of its own with the same owner (the route's took the address).
+    const floorOrgs: string[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      floorOrgs[i] = `org_bench_${hex()}`;
+      await createOrganization({ id: floorOrgs[i]!, members: [{ userId: owners[i]!.userId, role: 'owner' }] });
+    });
+    const route = routeNamed('CreateInvitation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: owners[i]!.orgId },
+          token: context.tokenFor(owners[i]!.userId),
+          body: { email: `invitee-${i}@example.com`, role: 'editor', spending_limit: 1_000, expires_in_days: 14 },
+        }),
+      floorReplacements: (i) => ({ [owners[i]!.orgId]: floorOrgs[i]! }),
+      check: status(201),
+    };
+  },
+};
+
+/** The first page (25) of the shared organization's 26 pending invitations: a full page, and more. */
+const listInvitationsScenario: Scenario = {
+  route: 'ListInvitations',
+  label: 'GET organizations/{id}/invitations (25 of 26)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    const { invite } = await import('../../lib/workspace/invite.ts');
+    // One at a time: each creation is a transaction on the organization's pending invitations.
+    for (let k = 0; k < 26; k += 1) await invite(orgId, userOf(0), { email: `listed-${k}@example.com`, role: 'viewer' }, BENCH_CONSOLE_URL);
+    const route = routeNamed('ListInvitations');
+    return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
+  },
+};
+
+/** A pending invitation per request resent (a new token and expiry, one more email), and the floor's twin. */
+const resendInvitationScenario: Scenario = {
+  route: 'ResendInvitation',
+  label: 'POST organizations/{id}/invitations/{id}/resend (SES: the local stand-in)',
+  async prepare(context, count) {
+    const prepared = await invitationPerRequest(context, count);
+    const route = routeNamed('ResendInvitation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: prepared[i]!.orgId, invitation_id: prepared[i]!.invitationId },
+          token: context.tokenFor(prepared[i]!.ownerId),
+        }),
+      floorReplacements: (i) => ({ [prepared[i]!.orgId]: prepared[i]!.floorOrg }),
+      check: status(200),
+    };
+  },
+};
+
+/** A pending invitation per request revoked, and the floor's twin. */
+const revokeInvitationScenario: Scenario = {
+  route: 'RevokeInvitation',
+  label: 'DELETE organizations/{id}/invitations/{id}',
+  async prepare(context, count) {
+    const prepared = await invitationPerRequest(context, count);
+    const route = routeNamed('RevokeInvitation');
+    return {
+      event: (i) =>
+        request(route, {
+          path: { organization_id: prepared[i]!.orgId, invitation_id: prepared[i]!.invitationId },
+          token: context.tokenFor(prepared[i]!.ownerId),
+        }),
+      floorReplacements: (i) => ({ [prepared[i]!.orgId]: prepared[i]!.floorOrg }),
+      check: status(204),
+    };
+  },
+};
+
+/**
+ * A pending invitation per request accepted by its invitee (a token carrying the invited address,
+ * verified), by its id as `GET /me` lists it, and the floor's twin: the inbox entry, then the
+ * invitation and the invitee's membership, then the one transaction.
+ */
+const acceptInvitationScenario: Scenario = {
+  route: 'AcceptInvitation',
+  label: 'POST /invitations/accept (an editor, by id)',
+  async prepare(context, count) {
+    const prepared = await invitationPerRequest(context, count);
+    const route = routeNamed('AcceptInvitation');
+    return {
+      event: (i) =>
+        request(route, {
+          token: context.tokenFor(prepared[i]!.invitee, addressOf(prepared[i]!.invitee)),
+          body: { invitation_id: prepared[i]!.invitationId },
+        }),
+      floorReplacements: (i) => ({ [prepared[i]!.orgId]: prepared[i]!.floorOrg }),
+      check: status(200),
+    };
+  },
+};
+
 /**
  * An organization with usage in every bucket of the window: 6 counters a day (3 operations × a
  * member and an API key) over 93 days, 3 an hour (3 operations × a member) over 168 hours,
@@ -1507,6 +1657,11 @@ export const SCENARIOS: readonly Scenario[] = [
   listMembers,
   putMember,
   deleteMember,
+  createInvitationScenario,
+  listInvitationsScenario,
+  resendInvitationScenario,
+  revokeInvitationScenario,
+  acceptInvitationScenario,
   listTrash,
   createApiKeyScenario,
   listApiKeys,

@@ -219,7 +219,9 @@ describe('a key at work', () => {
       user_id: key.id,
       token_kind: 'api_key',
       api_key_id: key.id,
+      email: null,
       organizations: [{ organization_id: orgId, role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 }],
+      invitations: [],
     });
     expect(credits.body.api_key).toEqual({ id: key.id, spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 });
   });

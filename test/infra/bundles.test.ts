@@ -76,6 +76,10 @@ describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route)
     if (!('signsApiKeys' in route && route.signsApiKeys))
       expect(bundled.filter((input) => input.includes('@aws-sdk/client-kms'))).toEqual([]);
     else expect(bundled.filter((input) => input.includes('@aws-sdk/client-kms')).length).toBeGreaterThan(0);
+    // The SES client sends the invitations' email: only the two functions that send carry it.
+    if (!('sendsEmail' in route && route.sendsEmail))
+      expect(bundled.filter((input) => input.includes('@aws-sdk/client-sesv2'))).toEqual([]);
+    else expect(bundled.filter((input) => input.includes('@aws-sdk/client-sesv2')).length).toBeGreaterThan(0);
     expect(bundled.filter((input) => /aws-xray-sdk|powertools\/tracer/.test(input))).toEqual([]);
     // The SDK's credential chain beyond the environment (infra/stubs/credentials-from-env.ts).
     expect(

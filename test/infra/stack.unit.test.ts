@@ -259,6 +259,7 @@ describe('routes and functions', () => {
           ...(route.signsApiKeys ? ['API_KEY_KMS_KEY_ID'] : []),
           ...(route.sendsJobs ? ['JOBS_QUEUE_URL'] : []),
           ...(route.sendsWebhooks ? ['WEBHOOKS_QUEUE_URL'] : []),
+          ...(route.sendsEmail ? ['INVITATION_FROM_ADDRESS'] : []),
         ].sort(),
       );
       expect(variables).toMatchObject({
@@ -716,6 +717,7 @@ describe('the cursor signing key', () => {
       'ListBillingEvents',
       'ListCreditGrants',
       'ListCreditPurchases',
+      'ListInvitations',
       'ListMembers',
       'ListSocialJobItems',
       'ListTrash',
@@ -1641,6 +1643,33 @@ describe('the console', () => {
     expect(template.toJSON().Outputs.ConsoleUrl.Value).toEqual({
       'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^Api/), 'ApiEndpoint'] }, '/console']],
     });
+  });
+});
+
+describe('email (invitations)', () => {
+  it('lets only the functions that send email call ses:SendEmail, and only from the stack parameter InvitationFromAddress', () => {
+    const sesStatements = (policy: { Properties: Record<string, any> }): { Action: unknown }[] =>
+      policy.Properties.PolicyDocument.Statement.filter((statement: { Action: unknown }) =>
+        [statement.Action].flat().some((action) => String(action).startsWith('ses:')),
+      );
+    const senders = ofType(template, 'AWS::IAM::Policy').filter(([, policy]) => sesStatements(policy).length > 0);
+    const sending = routes.filter((route) => route.sendsEmail);
+    expect(sending.map((route) => route.name)).toEqual(['CreateInvitation', 'ResendInvitation']);
+    expect(senders).toHaveLength(sending.length);
+    for (const [, sender] of senders) {
+      const [statement, ...more] = sesStatements(sender);
+      expect(more).toEqual([]);
+      expect(statement).toMatchObject({
+        Action: 'ses:SendEmail',
+        Effect: 'Allow',
+        Condition: { StringEquals: { 'ses:FromAddress': expect.anything() } },
+      });
+      expect(JSON.stringify(statement)).toContain(':identity/*');
+    }
+    expect(template.toJSON().Parameters.InvitationFromAddress).toMatchObject({ Type: 'String', Default: '' });
+    for (const route of sending) {
+      expect(resource(template, functionOf(template, route)).Properties.Environment.Variables.INVITATION_FROM_ADDRESS).toBeDefined();
+    }
   });
 });
 

@@ -42,10 +42,12 @@ describe('GET /me', () => {
       user_id: user,
       token_kind: 'user',
       api_key_id: null,
+      email: null,
       organizations: [
         { organization_id: a.orgId, role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
         { organization_id: b.orgId, role: 'editor', spending_limit: 50, spent: 2, daily_limit: 5, spent_today: 2 },
       ].sort((x, y) => (x.organization_id < y.organization_id ? -1 : 1)),
+      invitations: [],
     });
     // The memberships, then their spend counters.
     expect(counter.log.sequential).toBe(2);

@@ -45,9 +45,9 @@ describe('GET /organizations/{organization_id}/members', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
       members: [
-        { user_id: users.editor, role: 'editor', spending_limit: 7, spent: 1, daily_limit: 5, spent_today: 1 },
-        { user_id: users.owner, role: 'owner', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
-        { user_id: users.viewer, role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
+        { user_id: users.editor, role: 'editor', spending_limit: 7, spent: 1, daily_limit: 5, spent_today: 1, email: null },
+        { user_id: users.owner, role: 'owner', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0, email: null },
+        { user_id: users.viewer, role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0, email: null },
       ],
       next_cursor: null,
       has_more: false,
@@ -97,7 +97,15 @@ describe('PUT /organizations/{organization_id}/members/{user_id}', () => {
     const noDaily = await put(orgId, users.owner, newcomer, { role: 'editor', daily_limit: null });
 
     expect(added).toMatchObject({ status: 200, body: { user_id: newcomer, role: 'viewer', spending_limit: 12, daily_limit: 3, spent: 0 } });
-    expect(promoted.body).toEqual({ user_id: newcomer, role: 'editor', spending_limit: 12, spent: 0, daily_limit: 3, spent_today: 0 });
+    expect(promoted.body).toEqual({
+      user_id: newcomer,
+      role: 'editor',
+      spending_limit: 12,
+      spent: 0,
+      daily_limit: 3,
+      spent_today: 0,
+      email: null,
+    });
     expect(unlimited.body).toMatchObject({ spending_limit: null, daily_limit: 3 });
     expect(noDaily.body).toMatchObject({ spending_limit: null, daily_limit: null });
     expect(await getMembership(orgId, newcomer)).toMatchObject({ role: 'editor', spending_limit: null, daily_limit: null });

@@ -1,11 +1,12 @@
 /**
  * Members (owners): each member's role, limits and spend; add one, change a role or limits,
- * remove one (the API keeps the last owner: 409 `last_owner`, shown with what to do). One request
- * to open (the first 100 members).
+ * remove one (the API keeps the last owner: 409 `last_owner`, shown with what to do); invite
+ * someone by email, and resend or revoke a pending invitation (docs/invitations.md). Two requests
+ * to open, together: the first 100 members and the first 100 pending invitations.
  */
 import { useState } from 'preact/hooks';
 import { data } from '../api.ts';
-import { parseLimit, type Role } from '../model.ts';
+import { formatTime, parseLimit, type Role } from '../model.ts';
 import { ConfirmButton, ErrorNote, Field, LoadState, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 const ROLES: Role[] = ['viewer', 'editor', 'owner'];
@@ -18,8 +19,10 @@ export function MembersScreen() {
     [orgId],
   );
   const [done, setDone] = useState<string | undefined>(undefined);
+  const [reloads, setReloads] = useState(0);
   const changed = (message: string) => {
     setDone(message);
+    setReloads((count) => count + 1);
     members.reload();
   };
   const list = members.value?.members ?? [];
@@ -27,8 +30,10 @@ export function MembersScreen() {
     <section>
       <ScreenHeading>Members</ScreenHeading>
       <p class="muted">A member added or removed a moment ago may take a moment to show here.</p>
-      <MemberForm title="Add a member" submitLabel="Add member" onSaved={(member) => changed(`${member} is a member.`)} />
+      <InviteForm onInvited={(email) => changed(`An invitation is on its way to ${email}.`)} />
+      <MemberForm title="Add a member by user id" submitLabel="Add member" onSaved={(member) => changed(`${member} is a member.`)} />
       <Notice text={done} />
+      <PendingInvitations reloadKey={reloads} onChanged={changed} />
       <LoadState loaded={members} what="members" />
       <ul class="cards">
         {list.map((member) => (
@@ -36,6 +41,7 @@ export function MembersScreen() {
             <h3>
               {member.user_id} <span class="badge">{member.role}</span>
             </h3>
+            {member.email ? <p class="muted">{member.email}</p> : null}
             <MeterRow label="This month" spent={member.spent} limit={member.spending_limit} />
             <MeterRow label="Today" spent={member.spent_today} limit={member.daily_limit} />
             <MemberActions member={member} onChanged={changed} />
@@ -182,5 +188,153 @@ function MemberActions({ member, onChanged }: { member: Member; onChanged: (mess
       </div>
       <ErrorNote error={action.error} />
     </>
+  );
+}
+
+/** Invites an address with a role, limits and an expiry; the API sends the email. */
+function InviteForm({ onInvited }: { onInvited: (email: string) => void }) {
+  const { api, orgId } = useWorkspace();
+  const [open, setOpen] = useState(false);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [month, setMonth] = useState('');
+  const [day, setDay] = useState('');
+  const [days, setDays] = useState('7');
+  const action = useAction();
+  if (!open)
+    return (
+      <button type="button" class="primary" onClick={() => setOpen(true)}>
+        Invite by email
+      </button>
+    );
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const spendingLimit = parseLimit(month);
+      const dailyLimit = parseLimit(day);
+      if (!spendingLimit.ok || !dailyLimit.ok) throw new Error('Limits are whole numbers of credits, or empty for none.');
+      const expiresInDays = Number(days);
+      if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > 30) throw new Error('The link lasts 1 to 30 days.');
+      const invitation = await data(
+        api.POST('/organizations/{organization_id}/invitations', {
+          params: { path: { organization_id: orgId } },
+          body: { email, role, spending_limit: spendingLimit.value, daily_limit: dailyLimit.value, expires_in_days: expiresInDays },
+        }),
+      );
+      setOpen(false);
+      setEmail('');
+      onInvited(invitation.email);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Invite by email">
+      <h3>Invite by email</h3>
+      <Field label="Email address" hint="They sign in (or sign up) with it to accept">
+        {(props) => (
+          <input
+            {...props}
+            type="email"
+            required
+            autoComplete="off"
+            value={email}
+            onInput={(event) => setEmail(event.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <div class="row">
+        <Field label="Role">
+          {(props) => (
+            <select {...props} value={role} onChange={(event) => setRole(event.currentTarget.value as Role)}>
+              {ROLES.map((each) => (
+                <option key={each} value={each}>
+                  {each}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Monthly limit (credits)" hint="Empty: none">
+          {(props) => <input {...props} inputMode="numeric" value={month} onInput={(event) => setMonth(event.currentTarget.value)} />}
+        </Field>
+        <Field label="Daily limit (credits)" hint="Empty: none">
+          {(props) => <input {...props} inputMode="numeric" value={day} onInput={(event) => setDay(event.currentTarget.value)} />}
+        </Field>
+        <Field label="Link valid for (days)" hint="1 to 30">
+          {(props) => <input {...props} inputMode="numeric" value={days} onInput={(event) => setDays(event.currentTarget.value)} />}
+        </Field>
+      </div>
+      <ErrorNote error={action.error} />
+      <div class="row">
+        <button type="submit" class="primary" disabled={action.busy}>
+          Send invitation
+        </button>
+        <button type="button" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The pending invitations, each resent (a new link, the old one dead) or revoked. */
+function PendingInvitations({ reloadKey, onChanged }: { reloadKey: number; onChanged: (message: string) => void }) {
+  const { api, orgId } = useWorkspace();
+  const pending = useLoad(
+    () =>
+      data(
+        api.GET('/organizations/{organization_id}/invitations', {
+          params: { path: { organization_id: orgId }, query: { status: 'pending', limit: 100 } },
+        }),
+      ),
+    [orgId, reloadKey],
+  );
+  const action = useAction();
+  const list = pending.value?.invitations ?? [];
+  const resend = (id: string, email: string) =>
+    void action.run(async () => {
+      await data(
+        api.POST('/organizations/{organization_id}/invitations/{invitation_id}/resend', {
+          params: { path: { organization_id: orgId, invitation_id: id } },
+        }),
+      );
+      onChanged(`A new invitation link is on its way to ${email}; the previous one no longer works.`);
+    });
+  const revoke = (id: string, email: string) =>
+    void action.run(async () => {
+      await data(
+        api.DELETE('/organizations/{organization_id}/invitations/{invitation_id}', {
+          params: { path: { organization_id: orgId, invitation_id: id } },
+        }),
+      );
+      onChanged(`The invitation to ${email} is revoked.`);
+    });
+  return (
+    <section aria-labelledby="pending-heading">
+      <h3 id="pending-heading">Pending invitations</h3>
+      <LoadState loaded={pending} what="invitations" />
+      {pending.value && list.length === 0 ? <p class="muted">None.</p> : null}
+      <ErrorNote error={action.error} />
+      <ul class="cards">
+        {list.map((invitation) => (
+          <li key={invitation.id} class="card" data-testid="invitation">
+            <h3>
+              {invitation.email} <span class="badge">{invitation.role}</span>
+            </h3>
+            <p class="muted">Expires {formatTime(invitation.expires_at)}</p>
+            <div class="row">
+              <button type="button" disabled={action.busy} onClick={() => resend(invitation.id, invitation.email)}>
+                Resend
+              </button>
+              <ConfirmButton
+                label="Revoke"
+                question={`Revoke the invitation to ${invitation.email}?`}
+                onConfirm={() => revoke(invitation.id, invitation.email)}
+                busy={action.busy}
+              />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
