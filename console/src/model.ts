@@ -438,6 +438,8 @@ export const purchaseSettled = (status: PurchaseStatus): boolean => status === '
  */
 export const purchasePollDelay = (reads: number): number => (reads < 8 ? 250 : 1_000);
 export const PURCHASE_FOLLOW_MS = 5 * 60_000;
+/** How long a card saved on Stripe's page is waited for, back on the screen (the contract: current within 5 s). */
+export const CARD_FOLLOW_MS = 30_000;
 
 /** Why auto-recharge turned itself off, as its owner reads it. */
 export function disabledReasonText(reason: string | null): string | undefined {

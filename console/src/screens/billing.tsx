@@ -4,12 +4,13 @@
  * person back to `#billing`); the purchases with their status; auto-recharge, its state and the
  * card it pays with; the grants with what remains of each and when it expires, and the debt.
  * Four requests to open (credits, purchases, auto-recharge, grants); a purchase being paid is
- * read until it settles (purchasePollDelay).
+ * read until it settles, and a card being saved until it shows (purchasePollDelay).
  */
 import { useEffect, useState } from 'preact/hooks';
+import type { operations } from '../../../client/index.ts';
 import { data } from '../api.ts';
-import { type AutoRecharge, type FundingApi, fundingApi, fundingUnavailable } from '../funding-api.ts';
 import {
+  CARD_FOLLOW_MS,
   cardBrand,
   disabledReasonText,
   formatCredits,
@@ -26,6 +27,11 @@ import { ConfirmButton, ErrorNote, Field, LoadState, Notice, ScreenHeading, useA
 
 /** The purchase this tab sent to Stripe's page, to follow when the person comes back (per workspace). */
 const followKey = (orgId: string) => `workspace-console:purchase:${orgId}`;
+/** A card this tab went to save on Stripe's page: the one shown before it (JSON, `null` for none), per workspace. */
+const cardKey = (orgId: string) => `workspace-console:card:${orgId}`;
+
+type AutoRecharge = operations['getAutoRecharge']['responses'][200]['content']['application/json'];
+type PaymentMethod = NonNullable<AutoRecharge['payment_method']>;
 
 interface Pricing {
   unit_amount: number;
@@ -35,8 +41,7 @@ interface Pricing {
 }
 
 export function BillingScreen() {
-  const { api, orgId, token, unauthorized } = useWorkspace();
-  const funding = fundingApi(orgId, token, unauthorized);
+  const { api, orgId } = useWorkspace();
   const credits = useLoad(
     () => data(api.GET('/organizations/{organization_id}/credits', { params: { path: { organization_id: orgId } } })),
     [orgId],
@@ -57,7 +62,10 @@ export function BillingScreen() {
       ),
     [orgId],
   );
-  const recharge = useLoad(() => funding.autoRecharge(), [orgId]);
+  const recharge = useLoad(
+    () => data(api.GET('/organizations/{organization_id}/auto-recharge', { params: { path: { organization_id: orgId } } })),
+    [orgId],
+  );
   const [done, setDone] = useState<string | undefined>(undefined);
 
   // Once a purchase is paid, everything it changed: the balance, the list, the grants.
@@ -88,7 +96,7 @@ export function BillingScreen() {
       {purchases.value ? <PurchaseList purchases={purchases.value.purchases} /> : null}
 
       <h3>Auto-recharge</h3>
-      <AutoRechargeSection loaded={recharge} funding={funding} onChanged={recharge.reload} />
+      <AutoRechargeSection loaded={recharge} onChanged={recharge.reload} />
 
       <h3>Grants</h3>
       <p class="muted">Every credit added is a grant; charges draw the one that expires soonest first.</p>
@@ -347,15 +355,11 @@ function GrantList({ grants, debt }: { grants: readonly Grant[]; debt: number })
 
 function AutoRechargeSection({
   loaded,
-  funding,
   onChanged,
 }: {
   loaded: { value: AutoRecharge | undefined; error: unknown; loading: boolean };
-  funding: FundingApi;
   onChanged: () => void;
 }) {
-  if (fundingUnavailable(loaded.error))
-    return <p data-testid="auto-recharge-unavailable">Auto-recharge and saved cards are not available on this deployment yet.</p>;
   if (!loaded.value) return <LoadState loaded={{ ...loaded, reload: onChanged }} what="auto-recharge" />;
   const state = loaded.value;
   const why = disabledReasonText(state.disabled_reason);
@@ -386,24 +390,36 @@ function AutoRechargeSection({
           </>
         ) : null}
       </dl>
-      <Card state={state} funding={funding} onChanged={onChanged} />
-      <AutoRechargeForm state={state} funding={funding} onChanged={onChanged} />
+      <Card state={state} onChanged={onChanged} />
+      <AutoRechargeForm state={state} onChanged={onChanged} />
     </div>
   );
 }
 
-function Card({ state, funding, onChanged }: { state: AutoRecharge; funding: FundingApi; onChanged: () => void }) {
+/** A card as its owner recognizes it: the brand and the last four digits (the dots are not read out). */
+function CardName({ card }: { card: PaymentMethod }) {
+  return (
+    <>
+      {cardBrand(card.brand)} <span aria-hidden="true">••••</span> {card.last4}
+    </>
+  );
+}
+
+function Card({ state, onChanged }: { state: AutoRecharge; onChanged: () => void }) {
+  const { api, orgId } = useWorkspace();
   const action = useAction();
   const [done, setDone] = useState<string | undefined>(undefined);
+  const path = { params: { path: { organization_id: orgId } } };
   const save = () =>
     void action.run(async () => {
-      const checkout = await funding.saveCard();
+      const checkout = await data(api.POST('/organizations/{organization_id}/auto-recharge/payment-method', path));
+      sessionStorage.setItem(cardKey(orgId), JSON.stringify(state.payment_method));
       // Stripe's page saves the card, then sends the person back here (the same return as a purchase).
       window.location.assign(checkout.checkout_url);
     });
   const remove = () =>
     void action.run(async () => {
-      await funding.removeCard();
+      await data(api.DELETE('/organizations/{organization_id}/auto-recharge/payment-method', path));
       setDone(state.enabled ? 'The card is removed, and auto-recharge with it.' : 'The card is removed.');
       onChanged();
     });
@@ -411,9 +427,11 @@ function Card({ state, funding, onChanged }: { state: AutoRecharge; funding: Fun
     <div class="card">
       <h4>Card</h4>
       <p data-testid="card">
-        {state.payment_method
-          ? `${cardBrand(state.payment_method.brand)} ending ${state.payment_method.last4}`
-          : 'No card saved: auto-recharge needs one. A card used for a purchase is not saved.'}
+        {state.payment_method ? (
+          <CardName card={state.payment_method} />
+        ) : (
+          'No card saved: auto-recharge needs one. A card used for a purchase is not saved.'
+        )}
       </p>
       <div class="row">
         <button type="button" onClick={save} disabled={action.busy}>
@@ -428,24 +446,92 @@ function Card({ state, funding, onChanged }: { state: AutoRecharge; funding: Fun
           />
         ) : null}
       </div>
+      <FollowCard onChanged={onChanged} />
       <ErrorNote error={action.error} />
       <Notice text={done} />
     </div>
   );
 }
 
-function AutoRechargeForm({ state, funding, onChanged }: { state: AutoRecharge; funding: FundingApi; onChanged: () => void }) {
+/**
+ * Back from saving a card on Stripe's page: the card is the organization's once Stripe's webhook
+ * is handled (within seconds), so the saved card is read (purchasePollDelay) until it is another
+ * than the one shown before leaving, for at most CARD_FOLLOW_MS; then the state is read again.
+ */
+function FollowCard({ onChanged }: { onChanged: () => void }) {
+  const { api, orgId } = useWorkspace();
+  const [before] = useState(() => sessionStorage.getItem(cardKey(orgId)));
+  const [outcome, setOutcome] = useState<'waiting' | 'saved' | 'not yet' | undefined>(before === null ? undefined : 'waiting');
+  const [error, setError] = useState<unknown>(undefined);
+  useEffect(() => {
+    if (before === null) return;
+    const previous = JSON.parse(before) as PaymentMethod | null;
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const until = Date.now() + CARD_FOLLOW_MS;
+    let reads = 0;
+    const finish = (result: 'saved' | 'not yet') => {
+      sessionStorage.removeItem(cardKey(orgId));
+      setOutcome(result);
+      onChanged();
+    };
+    const read = async () => {
+      reads += 1;
+      try {
+        const { payment_method: card } = await data(
+          api.GET('/organizations/{organization_id}/auto-recharge/payment-method', { params: { path: { organization_id: orgId } } }),
+        );
+        if (!live) return;
+        if (card && (card.brand !== previous?.brand || card.last4 !== previous?.last4)) return finish('saved');
+      } catch (caught) {
+        if (!live) return;
+        sessionStorage.removeItem(cardKey(orgId));
+        setError(caught);
+        return;
+      }
+      if (Date.now() >= until) return finish('not yet');
+      timer = setTimeout(() => void read(), purchasePollDelay(reads));
+    };
+    void read();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [before]);
+  if (error) return <ErrorNote error={error} />;
+  if (outcome === 'waiting')
+    return (
+      <p class="muted" role="status" data-testid="following-card">
+        Waiting for Stripe to confirm the card…
+      </p>
+    );
+  if (outcome === 'saved') return <Notice text="The card is saved." />;
+  if (outcome === 'not yet')
+    return (
+      <p role="status">
+        {before === 'null'
+          ? "No card was saved. If you left Stripe's page before saving one, save it again."
+          : "No other card was saved: the one above is still used. If you left Stripe's page before saving another, replace it again."}
+      </p>
+    );
+  return null;
+}
+
+function AutoRechargeForm({ state, onChanged }: { state: AutoRecharge; onChanged: () => void }) {
+  const { api, orgId } = useWorkspace();
   const [enabled, setEnabled] = useState(state.enabled);
   const [threshold, setThreshold] = useState(state.threshold === null ? '' : String(state.threshold));
   const [credits, setCredits] = useState(state.credits === null ? '' : String(state.credits));
   const [cap, setCap] = useState(state.monthly_cap === null ? '' : String(state.monthly_cap));
   const [done, setDone] = useState<string | undefined>(undefined);
   const action = useAction();
+  const put = (body: operations['putAutoRecharge']['requestBody']['content']['application/json']) =>
+    data(api.PUT('/organizations/{organization_id}/auto-recharge', { params: { path: { organization_id: orgId } }, body }));
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
       if (!enabled) {
-        await funding.setAutoRecharge({ enabled: false });
+        await put({ enabled: false });
         setDone('Auto-recharge is off.');
         onChanged();
         return;
@@ -457,7 +543,7 @@ function AutoRechargeForm({ state, funding, onChanged }: { state: AutoRecharge; 
       if (!c.ok) throw new Error(`Buy: ${c.error}.`);
       if (!m.ok) throw new Error(`Monthly cap: ${m.error}.`);
       if (m.value < c.value) throw new Error('Monthly cap: at least the credits one recharge buys.');
-      await funding.setAutoRecharge({ enabled: true, threshold: t.value, credits: c.value, monthly_cap: m.value });
+      await put({ enabled: true, threshold: t.value, credits: c.value, monthly_cap: m.value });
       setDone('Auto-recharge is on.');
       onChanged();
     });
