@@ -1,26 +1,34 @@
 /**
  * GET /docs in a real browser: headless Chromium (the one inside the `@sparticuz/chromium`
  * package, or `CHROMIUM_PATH`: test/support/chromium.ts), driven by puppeteer-core, opens the
- * page of the local stack, which must render every route and every operation from /openapi.json
- * with no console error and no request leaving 127.0.0.1, naming the stack's own URL as its
+ * page of the local server, which must render every route and every operation from /openapi.json
+ * with no console error and no request leaving 127.0.0.1, naming the server's own URL as its
  * server.
+ * The page reads the table for nothing, so the server alone, not `npm start`'s whole stack (the
+ * seed, the stream poller, the workers: test/console.test.ts runs that one).
  * One browser launch for the file; a screenshot goes to test-output/ (git-ignored).
  */
 import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createLocalServer, loadHandlers } from '../lib/local/server.ts';
 import { routes } from '../lib/routes.ts';
 import { CATALOG } from '../lib/social/catalog/index.ts';
 import { launchChromium } from './support/browser.ts';
-import { startLocalStack } from './support/local-stack.ts';
 
 const OUTPUT = new URL('../test-output/', import.meta.url);
 /** The routes the document describes: all but `$default` and the console's page routes (pages for people). */
 const documented = routes.filter((route) => route.path !== '$default' && !route.page);
-const stack = await startLocalStack();
+const server = createLocalServer(await loadHandlers());
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 let chromium: Awaited<ReturnType<typeof launchChromium>> | undefined;
 afterAll(async () => {
   await chromium?.close();
-  await stack.stop();
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 });
 
 describe('GET /docs in headless Chromium', () => {
@@ -35,10 +43,10 @@ describe('GET /docs in headless Chromium', () => {
     page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
     page.on('request', (request) => {
       const url = request.url();
-      if (!url.startsWith(`${stack.baseUrl}/`) && !url.startsWith('data:')) elsewhere.push(url);
+      if (!url.startsWith(`${baseUrl}/`) && !url.startsWith('data:')) elsewhere.push(url);
     });
 
-    const response = await page.goto(`${stack.baseUrl}/docs`, { waitUntil: 'networkidle0', timeout: 30_000 });
+    const response = await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle0', timeout: 30_000 });
     // Every path of the document rendered (a string: the test's TypeScript has no DOM types).
     await page.waitForFunction(`document.querySelectorAll('.opblock').length >= ${documented.length + CATALOG.size}`, { timeout: 30_000 });
     const shown = await page.$$eval('.opblock', (blocks) =>
@@ -48,7 +56,7 @@ describe('GET /docs in headless Chromium', () => {
         return `${method} ${path}`;
       }),
     );
-    // The server the page calls ("Try it out") is this stack, on whatever port it runs.
+    // The server the page calls ("Try it out") is this server, on whatever port it runs.
     const servers = await page.$$eval('.servers select option', (options) => options.map((option) => option.getAttribute('value')));
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: new URL('docs-page.png', OUTPUT).pathname });
@@ -60,7 +68,7 @@ describe('GET /docs in headless Chromium', () => {
     await (await page.$('#operations-instagram-instagram_profile'))?.screenshot({ path: new URL('docs-operation.png', OUTPUT).pathname });
 
     expect(response?.status()).toBe(200);
-    expect(servers).toEqual([stack.baseUrl]);
+    expect(servers).toEqual([baseUrl]);
     expect({ errors, elsewhere }).toEqual({ errors: [], elsewhere: [] });
     for (const route of documented) {
       // An `ANY` route (POST /mcp) is shown under the methods its module describes.
@@ -77,7 +85,7 @@ describe('GET /docs in headless Chromium', () => {
     expect(info).not.toContain('Proprietary');
 
     // A browser opening the base URL lands on this page (GET / redirects by Accept).
-    await page.goto(`${stack.baseUrl}/`, { waitUntil: 'domcontentloaded', timeout: 30_000 });
-    expect(page.url()).toBe(`${stack.baseUrl}/docs`);
+    await page.goto(`${baseUrl}/`, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    expect(page.url()).toBe(`${baseUrl}/docs`);
   }, 90_000);
 });

@@ -15,6 +15,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
 const NOT_FOUND = { code: 'not_found', message: 'no such resource' };
 const param = { asset: 'asset_id', skill: 'skill_id', conversation: 'conversation_id', project: 'project_id' } as const;
+/** One workspace for the refusals of a malformed path id: they read and write nothing, so none needs a fresh one. */
+let refusing: ReturnType<typeof workspace> | undefined;
+const refusingWorkspace = () => (refusing ??= workspace());
 
 describe.each(RESOURCE_KINDS)('POST …/%s/restore', (kind) => {
   it('clears deleted_at and deleted_by_id, moves updated_at forward and keeps every other field', async () => {
@@ -123,7 +126,7 @@ describe.each(RESOURCE_KINDS)('POST …/%s/restore', (kind) => {
 
   describe('validation and the order of checks', () => {
     it.each(['not-a-uuid', '123', 'a6b1c2d3-0000-0000-0000-00000000000g', '%20'])('refuses the path id %j with 400', async (id) => {
-      const { users } = await workspace();
+      const { users } = await refusingWorkspace();
       const answer = await call(restoreHandlers[kind], { method: 'POST', url: restoreUrl(kind, id), token: tokenFor(users.owner) });
       expect(answer.status).toBe(400);
       expect(withoutRequestId(answer.body)).toEqual({

@@ -83,7 +83,7 @@ describe('spending_limit.threshold_reached', () => {
 });
 
 describe('spending_limit.threshold_reached of a daily limit', () => {
-  /** A workspace whose only limit is a daily limit of 10 on `scope`, and the token that spends against it. */
+  /** A workspace whose only limit is a daily limit of 5 on `scope`, and the token that spends against it. */
   async function dailyLimited(scope: 'organization' | 'member' | 'api_key') {
     const { orgId, users } = await workspace({ credits: 100 });
     const owner = tokenFor(users.owner);
@@ -92,7 +92,7 @@ describe('spending_limit.threshold_reached of a daily limit', () => {
         method: 'PATCH',
         url: `/organizations/${orgId}`,
         token: owner,
-        body: { daily_limit: 10 },
+        body: { daily_limit: 5 },
       });
       expect(patched.status).toBe(200);
       return { orgId, owner, id: orgId, token: tokenFor(users.editor) };
@@ -102,7 +102,7 @@ describe('spending_limit.threshold_reached of a daily limit', () => {
         method: 'PUT',
         url: `/organizations/${orgId}/members/${users.editor}`,
         token: owner,
-        body: { role: 'editor', daily_limit: 10 },
+        body: { role: 'editor', daily_limit: 5 },
       });
       expect(put.status).toBe(200);
       return { orgId, owner, id: users.editor, token: tokenFor(users.editor) };
@@ -111,7 +111,7 @@ describe('spending_limit.threshold_reached of a daily limit', () => {
       method: 'POST',
       url: `/organizations/${orgId}/api-keys`,
       token: owner,
-      body: { name: 'nightly agent', role: 'editor', daily_limit: 10 },
+      body: { name: 'nightly agent', role: 'editor', daily_limit: 5 },
     });
     expect(key.status).toBe(201);
     return { orgId, owner, id: key.body.id as string, token: key.body.token as string };
@@ -121,7 +121,7 @@ describe('spending_limit.threshold_reached of a daily limit', () => {
     'organization',
     'member',
     'api_key',
-  ] as const)('is one event per threshold when the runs of the day cross 8 and then 10 credits, for the %s', async (scope) => {
+  ] as const)('is one event per threshold when the runs of the day cross 4 and then 5 credits, for the %s', async (scope) => {
     const { orgId, owner, id, token } = await dailyLimited(scope);
     await call(putSettings, {
       method: 'PUT',
@@ -132,16 +132,16 @@ describe('spending_limit.threshold_reached of a daily limit', () => {
     const hook = await endpointFor(orgId, owner, ['spending_limit.threshold_reached']);
 
     const answers = [];
-    for (let i = 0; i < 11; i += 1) answers.push((await run(orgId, token)).status);
+    for (let i = 0; i < 6; i += 1) answers.push((await run(orgId, token)).status);
     await settle();
 
-    // Each run costs 1: the 8th crosses 80 %, the 10th 100 %, the 11th is refused by the limit.
-    expect(answers).toEqual([...Array(10).fill(200), 402]);
+    // Each run costs 1: the 4th crosses 80 %, the 5th 100 %, the 6th is refused by the limit.
+    expect(answers).toEqual([...Array(5).fill(200), 402]);
     // In threshold order: deliveries arrive in any order.
     const received = hook.events().sort((a, b) => a.data.threshold - b.data.threshold);
     expect(received.map((event) => event.data)).toEqual([
-      { scope, id, period: 'day', threshold: 80, spending_limit: 10, spent: 8 },
-      { scope, id, period: 'day', threshold: 100, spending_limit: 10, spent: 10 },
+      { scope, id, period: 'day', threshold: 80, spending_limit: 5, spent: 4 },
+      { scope, id, period: 'day', threshold: 100, spending_limit: 5, spent: 5 },
     ]);
     expect(new Set(hook.events().map((event) => event.id)).size).toBe(2);
   });
@@ -163,9 +163,10 @@ describe('credits.balance_low', () => {
     for (let i = 0; i < 4; i += 1) await run(orgId, editor);
     await settle();
     const first = hook.events();
-    await grantCredits(orgId, 10);
+    // Back to the line exactly (2 → 4): at or above it re-arms; the next run falls below again.
+    await grantCredits(orgId, 2);
     await settle();
-    for (let i = 0; i < 10; i += 1) await run(orgId, editor);
+    for (let i = 0; i < 2; i += 1) await run(orgId, editor);
     await settle();
 
     expect(first).toEqual([
@@ -194,10 +195,15 @@ describe('credits.balance_low', () => {
     });
     const hook = await endpointFor(orgId, owner, ['*']);
     const seen: Parameters<typeof tableStream>[0][] = [];
+    // This organization's records only: the second poller reads the stream from its start, the
+    // earlier tests' records too, whose endpoints nothing here listens to.
+    const ofOrg = (record: Parameters<typeof tableStream>[0]['Records'][number]) =>
+      JSON.stringify(record.dynamodb?.Keys ?? {}).includes(`#${orgId}"`);
     const replay = await startTableStream({
       handler: (event) => {
-        seen.push(event);
-        return tableStream(event);
+        const records = { Records: event.Records.filter(ofOrg) };
+        if (records.Records.length > 0) seen.push(records);
+        return tableStream(records);
       },
     });
 

@@ -48,6 +48,10 @@ async function expectLedgerHolds(orgId: string, delivered: number) {
 }
 
 describe('POST /social/{operation}/jobs', () => {
+  /** One workspace for the 400s below: each writes nothing (which they check), so none needs a fresh one. */
+  let refusing: ReturnType<typeof workspace> | undefined;
+  const refusingWorkspace = () => (refusing ??= workspace({ credits: 10 }));
+
   it('answers 202 with the job and Location, then runs every item once, charged like a single run', async () => {
     // Prepare
     const { orgId, users } = await workspace({ credits: 100 });
@@ -107,7 +111,7 @@ describe('POST /social/{operation}/jobs', () => {
     ['no inputs field', {}, ['body', 'inputs']],
     ['an unknown field', { inputs: handles(1), callback: 'x' }, ['body']],
   ])('refuses %s: 400, and writes nothing', async (_, body, path) => {
-    const { orgId, users } = await workspace({ credits: 10 });
+    const { orgId, users } = await refusingWorkspace();
     const answer = await create(orgId, tokenFor(users.editor), body);
     expect(answer.status).toBe(400);
     expect(answer.body.code).toBe('validation_failed');
@@ -117,7 +121,7 @@ describe('POST /social/{operation}/jobs', () => {
   });
 
   it('refuses one invalid input among valid ones, naming it: 400, no job, nothing queued or charged', async () => {
-    const { orgId, users } = await workspace({ credits: 10 });
+    const { orgId, users } = await refusingWorkspace();
     const inputs = [...handles(3), { handle: '' }, { handle: 'ok', extra: 1 }];
     const answer = await create(orgId, tokenFor(users.editor), { inputs });
     expect(answer.status).toBe(400);
@@ -145,7 +149,7 @@ describe('POST /social/{operation}/jobs', () => {
     ['credentials', 'https://user:pw@example.com/hook', 'must not carry credentials'],
     ['not a URL', 'hook', 'must be an absolute URL'],
   ])('refuses a webhook URL with %s: 400 naming webhook_url', async (_, url, message) => {
-    const { orgId, users } = await workspace({ credits: 10 });
+    const { orgId, users } = await refusingWorkspace();
     const answer = await create(orgId, tokenFor(users.editor), { inputs: handles(1), webhook_url: url });
     expect(answer.status).toBe(400);
     expect(withoutRequestId(answer.body)).toEqual({

@@ -65,20 +65,24 @@ async function expectLedgerHolds(orgId: string, delivered: number) {
 }
 
 describe('max_credits on a job', () => {
-  it('charges a job of 20 items of 1 credit capped at 5 exactly 5; the other 15 fail uncharged, and the job ends normally', async () => {
+  /** One workspace for the refusals below: each creates nothing, so none needs a fresh one. */
+  let refusing: ReturnType<typeof workspace> | undefined;
+  const refusingWorkspace = () => (refusing ??= workspace({ credits: 10 }));
+
+  it('charges a job of 10 items of 1 credit capped at 5 exactly 5; the other 5 fail uncharged, and the job ends normally', async () => {
     // Prepare
     const { orgId, users } = await workspace({ credits: 100 });
     const token = tokenFor(users.editor);
 
     // Act
-    const created = await create(orgId, token, { inputs: handles(20), max_credits: 5 });
+    const created = await create(orgId, token, { inputs: handles(10), max_credits: 5 });
     await drainJobs();
 
     // Assess
     expect(created.status).toBe(202);
-    expect(created.body).toMatchObject({ status: 'queued', total: 20, charged: 0, max_credits: 5 });
+    expect(created.body).toMatchObject({ status: 'queued', total: 10, charged: 0, max_credits: 5 });
     const job = await read(created.body.id, tokenFor(users.viewer));
-    expect(job.body).toMatchObject({ status: 'completed', succeeded: 5, failed: 15, pending: 0, charged: 5, max_credits: 5 });
+    expect(job.body).toMatchObject({ status: 'completed', succeeded: 5, failed: 5, pending: 0, charged: 5, max_credits: 5 });
     const items = await itemsOf(created.body.id, token);
     expect(items.filter((item) => item.status === 'succeeded').map((item) => item.charged)).toEqual([1, 1, 1, 1, 1]);
     for (const item of items.filter((one) => one.status === 'failed')) {
@@ -196,7 +200,7 @@ describe('max_credits on a job', () => {
     ['a header above 1,000,000', {}, { 'Max-Credits': '1000001' }, ['header', 'max-credits']],
     ['a body and a header that differ', { max_credits: 5 }, { 'Max-Credits': '6' }, ['body', 'max_credits']],
   ])('refuses %s with 400 naming it, and creates nothing', async (_, extra, headers, path) => {
-    const { orgId, users } = await workspace({ credits: 10 });
+    const { orgId, users } = await refusingWorkspace();
     const answer = await create(orgId, tokenFor(users.editor), { inputs: handles(2), ...extra }, headers);
     expect(answer.status).toBe(400);
     expect(answer.body.code).toBe('validation_failed');
@@ -205,7 +209,7 @@ describe('max_credits on a job', () => {
   });
 
   it('says which values differ when the body and the header disagree', async () => {
-    const { orgId, users } = await workspace({ credits: 10 });
+    const { orgId, users } = await refusingWorkspace();
     const answer = await create(orgId, tokenFor(users.editor), { inputs: handles(1), max_credits: 5 }, { 'Max-Credits': '6' });
     expect(answer.body.message).toBe(
       "body.max_credits: is 5 but header.max-credits is 6: give the job's max_credits once, or the same value in both",
