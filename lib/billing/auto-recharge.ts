@@ -12,6 +12,7 @@ import { paymentMethodRequired, paymentsNotEnabled, paymentsUpstreamFailed, vali
 import { logger } from '../log.ts';
 import type { Caller } from '../model.ts';
 import { requireOwner } from '../workspace/owners.ts';
+import { billingUrl } from './billing-url.ts';
 import { type AutoRechargeView, autoRechargeView, disabledFor, type SettingsChange, withSettings } from './recharge-rules.ts';
 import { stripeClient } from './stripe-client.ts';
 
@@ -32,10 +33,6 @@ async function change<T>(orgId: string, make: (read: AutoRechargeRecord) => { ne
     }
   }
 }
-
-/** Where Stripe sends the owner back, as for a checkout. */
-export const billingUrl = (baseUrl: string, orgId: string): string =>
-  `${baseUrl}/console?organization_id=${encodeURIComponent(orgId)}#billing`;
 
 /** Owners only; the item read beside the membership (one round trip), shown only once the caller is known to be an owner. */
 export async function readAutoRecharge(caller: Caller, orgId: string, now = new Date()): Promise<AutoRechargeView> {

@@ -1,5 +1,6 @@
 /**
- * `admin payments …` (docs/funding.md, "The reconciler"): the payments reconciler on demand. The
+ * `admin payments …` (docs/funding.md): an organization's auto-recharge as its owners and the
+ * engine see it, and the payments reconciler ("The reconciler") on demand. The
  * deployed stack runs it every minute over recent events; this pass looks 3 days back, at events
  * of any age. Stripe's key: the local stack's payments server (.local/dev.json), or
  * STRIPE_SECRET_KEY (and STRIPE_API_BASE) in the environment for a deployed table.
@@ -22,4 +23,12 @@ const reconcile = command({
   },
 });
 
-export const group: CommandGroup = { name: 'payments', commands: [reconcile] };
+const autoRecharge = command({
+  name: 'auto-recharge',
+  summary: "an organization's auto-recharge: the owners' view, the purchase in flight and the sequence",
+  options: { org: { type: 'string', value: 'ID', required: true, description: 'the organization' } },
+  parse: (args) => ({ orgId: orgId(args) }),
+  run: async ({ orgId: org }) => (await import('../../lib/admin/auto-recharge.ts')).showAutoRecharge(org),
+});
+
+export const group: CommandGroup = { name: 'payments', commands: [reconcile, autoRecharge] };

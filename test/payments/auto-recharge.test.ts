@@ -14,6 +14,7 @@ import { handler as deletePaymentMethod } from '../../functions/delete-payment-m
 import { handler as getAutoRecharge } from '../../functions/get-auto-recharge.ts';
 import { handler as getPaymentMethod } from '../../functions/get-payment-method.ts';
 import { handler as putAutoRecharge } from '../../functions/put-auto-recharge.ts';
+import { showAutoRecharge } from '../../lib/admin/auto-recharge.ts';
 import { evaluate, runDueRecharges } from '../../lib/billing/recharge.ts';
 import { listGrantsPage } from '../../lib/db/grants.ts';
 import { deductCredits } from '../../lib/db/organizations.ts';
@@ -313,6 +314,8 @@ describe('recharging', () => {
     await settled();
     const [open] = await purchasesOf(orgId);
     const asked = events('auto_recharge.action_required');
+    // The operator's view (`admin payments auto-recharge`) names the recharge waiting on its owner.
+    const [operatorView, ownersView] = await Promise.all([showAutoRecharge(orgId), read(orgId, tokenFor(owner))]);
     // Paid on-session: its page asks for authentication, completed.
     expect(await pay(String(open?.checkout_url), '4000002760003184')).toBe(200);
     const authenticated = await fetch(`${open?.checkout_url}/authenticate`, {
@@ -340,6 +343,13 @@ describe('recharging', () => {
     expect(asked.map((event) => event.data)).toEqual([
       { purchase_id: open?.id, credits: 500, action_url: open?.checkout_url, expires_at: open?.expires_at },
     ]);
+    expect(operatorView).toEqual({
+      organization_id: orgId,
+      ...ownersView.body,
+      in_flight: open?.id,
+      sequence: 1,
+    });
+    await expect(showAutoRecharge('org_nowhere_recharge')).rejects.toThrow('organization org_nowhere_recharge does not exist');
     expect(authenticated.status).toBe(303);
     expect([paid?.id, paid?.status]).toEqual([open?.id, 'paid']);
     expect(events('auto_recharge.succeeded')).toHaveLength(1);
