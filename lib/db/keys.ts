@@ -38,6 +38,7 @@
  *   PURCHASEKEY#<org>#<u>#<h> PURCHASEKEY       Idempotency-Key of a purchase's creation (TTL 24 h)
  *   PAYMENT#<payment intent id> SETTLED         the marker that a PaymentIntent's credits were added: put once, by the settle transaction
  *   PAYMENTS_RECONCILER CHECKPOINT             where the payments reconciler's last pass reached (Stripe event time)
+ *   AUDIT#<org>       EVENT#<occurred_at>#<id>  an audit event: who changed what (TTL AUDIT_RETENTION_DAYS, at least 400 days); never updated or deleted
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -436,3 +437,33 @@ export const paymentMarkerKey = (paymentIntentId: string): TableKey => ({ PK: `P
 
 /** The payments reconciler's checkpoint: one item, written by each pass (lib/billing/reconciler.ts). */
 export const reconcilerCheckpointKey = (): TableKey => ({ PK: 'PAYMENTS_RECONCILER', SK: 'CHECKPOINT' });
+
+/**
+ * An organization's audit log, in a partition of its own: its own leading key lets the deployed
+ * functions' roles be denied UpdateItem and DeleteItem on it (an IAM condition on
+ * `dynamodb:LeadingKeys`, infra/function.ts), and a listing is one consistent Query of it.
+ */
+export const AUDIT_PARTITION_PREFIX = 'AUDIT#';
+export const auditPartition = (orgId: string): string => `${AUDIT_PARTITION_PREFIX}${orgId}`;
+
+/** An audit event sorts by its instant, then its id: the listing reads the partition backwards, newest first. */
+export const auditEventKey = (orgId: string, occurredAt: string, id: string): TableKey => ({
+  PK: auditPartition(orgId),
+  SK: `EVENT#${occurredAt}#${id}`,
+});
+
+/**
+ * Sort-key bounds of the events from `fromIso` (included) to `toIso` (excluded): every event's key
+ * is longer than `EVENT#<instant>`, so none equals the upper bound and BETWEEN leaves `toIso` out.
+ */
+export const auditEventRange = (orgId: string, fromIso: string, toIso: string) => ({
+  PK: auditPartition(orgId),
+  from: `EVENT#${fromIso}`,
+  to: `EVENT#${toIso}`,
+});
+
+/** An event's page position (its sort key without the prefix: `<occurred_at>#<id>`). */
+export const auditEventPosition = (sk: string): string => sk.slice('EVENT#'.length);
+
+/** The key of the event at a page position (auditEventPosition's inverse): where the next page starts. */
+export const auditEventAt = (orgId: string, position: string): TableKey => ({ PK: auditPartition(orgId), SK: `EVENT#${position}` });

@@ -15,6 +15,7 @@ import { stripeClient } from '../../lib/billing/stripe-client.ts';
 import { config } from '../../lib/config.ts';
 import { putAlertSettings } from '../../lib/db/alert-settings.ts';
 import { type ApiKeyRecord, createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
+import { operatorSource } from '../../lib/db/audit-events.ts';
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
@@ -46,6 +47,11 @@ import { sampleProvider } from '../../lib/social/providers/sample.ts';
 import { newWebhookSecret } from '../../lib/webhooks/signature.ts';
 import { substitute } from './floor.ts';
 import { forEachIndex } from './pool.ts';
+
+/** Who the bench's own set-up changes are made by, in their audit events. */
+const BENCH_OPERATOR = operatorSource('bench');
+/** The request of a consent the bench approves directly. */
+const BENCH_ORIGIN = { id: 'bench', sourceIp: '127.0.0.1' };
 
 export interface BenchContext {
   /** A valid bearer token for `userId`. */
@@ -462,7 +468,7 @@ async function benchKey(
     revoked_at: null,
     last_used_at: null,
   };
-  await createApiKey(key);
+  await createApiKey(key, BENCH_OPERATOR, now);
   return key;
 }
 
@@ -905,7 +911,14 @@ async function benchGrant(context: BenchContext, client: ClientMetadata, orgId: 
   };
   const choice = { organization_id: orgId, role: 'editor' as const, spending_limit: null, daily_limit: null, expires_in_days: 30 };
   // The consent form's ticket, as the page would have sealed it: its nonce is spent here.
-  const code = await approve(authorization, userId, choice, new Date(), { nonce: randomUUID(), untilMs: Date.now() + 600_000 });
+  const code = await approve(
+    authorization,
+    userId,
+    choice,
+    new Date(),
+    { nonce: randomUUID(), untilMs: Date.now() + 600_000 },
+    BENCH_ORIGIN,
+  );
   const codeHash = codeHashOf(code);
   const stored = await context.floor.send(
     new UpdateCommand({
@@ -1154,7 +1167,7 @@ const getAlertSettings: Scenario = {
   label: 'GET organizations/{id}/alerts',
   async prepare(context) {
     const { orgId, userOf } = await workspace(context);
-    await putAlertSettings(orgId, userOf(0), BENCH_ALERT_SETTINGS, new Date());
+    await putAlertSettings(orgId, userOf(0), BENCH_ALERT_SETTINGS, BENCH_OPERATOR, new Date());
     const route = routeNamed('GetAlertSettings');
     return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
   },
@@ -1196,7 +1209,7 @@ async function benchEndpoint(orgId: string, ownerId: string): Promise<WebhookEnd
     secret: newWebhookSecret(),
     created_at: new Date().toISOString(),
   };
-  await createEndpoint(endpoint, ownerId, Number.MAX_SAFE_INTEGER);
+  await createEndpoint(endpoint, ownerId, Number.MAX_SAFE_INTEGER, BENCH_OPERATOR, new Date());
   return endpoint;
 }
 
