@@ -8,7 +8,7 @@
  * Adding an event to a change: put `auditEventPut(orgId, source, { type, target, changes, details }, now)`
  * last in the change's transaction, and name the type in the route's `audit` (lib/routes.ts).
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { auditRetentionDays } from '../config.ts';
 import type { BillingEvent } from './billing-events.ts';
@@ -127,10 +127,11 @@ export const systemSource = (mechanism: 'oauth'): AuditSource => ({
 });
 
 /**
- * `aud_`, the instant in 12 hex digits of epoch ms, then 80 random bits: ids sort as their events
- * do, and two events of one millisecond still differ.
+ * `aud_`, the instant in 12 hex digits of epoch ms, then a random UUID's 32 hex digits: ids sort as
+ * their events do, and two events of one millisecond still differ.
  */
-export const newAuditEventId = (at: Date): string => `aud_${at.getTime().toString(16).padStart(12, '0')}${randomBytes(10).toString('hex')}`;
+export const newAuditEventId = (at: Date): string =>
+  `aud_${at.getTime().toString(16).padStart(12, '0')}${randomUUID().replaceAll('-', '')}`;
 
 const sameSet = (a: unknown, b: unknown): boolean => {
   if (!Array.isArray(a) || !Array.isArray(b)) return JSON.stringify(a) === JSON.stringify(b);
@@ -213,10 +214,10 @@ export const auditEventOf = (item: Record<string, unknown>): AuditEvent =>
 
 /** The filters of a listing, all applied. */
 export interface AuditFilters {
-  /** Inclusive, ISO 8601 UTC with milliseconds. */
-  from: string;
-  /** Exclusive. */
-  to: string;
+  /** Inclusive, ISO 8601 UTC with milliseconds; null: from the first event kept. */
+  from: string | null;
+  /** Exclusive; null: to the last. */
+  to: string | null;
   types?: readonly AuditEventType[] | undefined;
   actorId?: string | undefined;
   targetId?: string | undefined;

@@ -453,13 +453,14 @@ export const auditEventKey = (orgId: string, occurredAt: string, id: string): Ta
 });
 
 /**
- * Sort-key bounds of the events from `fromIso` (included) to `toIso` (excluded): every event's key
- * is longer than `EVENT#<instant>`, so none equals the upper bound and BETWEEN leaves `toIso` out.
+ * Sort-key bounds of the events from `fromIso` (included; null: the first) to `toIso` (excluded;
+ * null: the last): every event's key is longer than `EVENT#<instant>`, so none equals the upper
+ * bound and BETWEEN leaves `toIso` out; `~` sorts after every instant.
  */
-export const auditEventRange = (orgId: string, fromIso: string, toIso: string) => ({
+export const auditEventRange = (orgId: string, fromIso: string | null, toIso: string | null) => ({
   PK: auditPartition(orgId),
-  from: `EVENT#${fromIso}`,
-  to: `EVENT#${toIso}`,
+  from: `EVENT#${fromIso ?? ''}`,
+  to: `EVENT#${toIso ?? '~'}`,
 });
 
 /** An event's page position (its sort key without the prefix: `<occurred_at>#<id>`). */
