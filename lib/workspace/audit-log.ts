@@ -70,9 +70,8 @@ const cursorScope = (orgId: string, filters: AuditFilters) =>
     .digest('base64url')}`;
 
 /** A query's filters, its cursor's scope and key, and where the page starts: a 400 before anything is read. */
-function positionOf(orgId: string, query: AuditLogQuery) {
+function positionOf(orgId: string, query: AuditLogQuery, key: string) {
   const filters = auditFiltersOf(query);
-  const key = cursorSigningKey();
   const scope = cursorScope(orgId, filters);
   const opened = query.cursor === undefined ? undefined : openCursor(query.cursor, key, scope);
   if (opened && 'problem' in opened)
@@ -101,7 +100,7 @@ async function readPage(
  * 404. The filters and the cursor are checked before anything is read.
  */
 export async function listAuditLog(caller: Caller, orgId: string, query: AuditLogQuery): Promise<AuditLogPage> {
-  const { filters, scope, key, after } = positionOf(orgId, query);
+  const { filters, scope, key, after } = positionOf(orgId, query, cursorSigningKey());
   refuseApiKeys(caller, orgId);
   const [member, page] = await Promise.all([membershipOfCaller(caller, orgId), readPage(orgId, filters, query.limit, scope, key, after)]);
   if (!member) throw notFound();
@@ -109,8 +108,11 @@ export async function listAuditLog(caller: Caller, orgId: string, query: AuditLo
   return page;
 }
 
-/** The operator's read (the admin CLI): the route's filters and page, of any organization. */
-export async function readAuditLog(orgId: string, query: AuditLogQuery): Promise<AuditLogPage> {
-  const { filters, scope, key, after } = positionOf(orgId, query);
+/**
+ * The operator's read (the admin CLI): the route's filters and page, of any organization, its
+ * cursors signed with `cursorKey` (the CLI's own: it has not the deployment's).
+ */
+export async function readAuditLog(orgId: string, query: AuditLogQuery, cursorKey: string): Promise<AuditLogPage> {
+  const { filters, scope, key, after } = positionOf(orgId, query, cursorKey);
   return readPage(orgId, filters, query.limit, scope, key, after);
 }
