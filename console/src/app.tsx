@@ -7,6 +7,7 @@ import { type ApiError, createApi, data } from './api.ts';
 import { finishHostedSignIn, hostedSignOutUrl, hostedUiOfPage } from './hosted-ui.ts';
 import { type Access, formatTime, permissionsOf, SCREENS, type Screen, screenOf, screensFor } from './model.ts';
 import { AlertsScreen } from './screens/alerts.tsx';
+import { AuditScreen } from './screens/audit.tsx';
 import { BillingScreen } from './screens/billing.tsx';
 import { ConnectedAppsScreen } from './screens/connected-apps.tsx';
 import { JobsScreen } from './screens/jobs.tsx';
@@ -91,6 +92,7 @@ const SCREEN_VIEWS: Record<Screen, () => preact.JSX.Element> = {
   alerts: AlertsScreen,
   trash: TrashScreen,
   jobs: JobsScreen,
+  audit: AuditScreen,
 };
 
 function Console({ session, onSignOut }: { session: Session; onSignOut: (why?: string) => void }) {
