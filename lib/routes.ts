@@ -122,7 +122,7 @@ const RESTORE =
 /**
  * The four restore routes differ only in their resource, what may refuse them and the one
  * table action their write needs beyond the common ones: rate-limit counter (UpdateItem),
- * resource (GetItem), the caller's memberships (Query). A transaction needs the action of each
+ * resource (GetItem), the caller's memberships (Query), the audit event (PutItem). A transaction needs the action of each
  * of its items: PutItem for a slug/name claim, ConditionCheckItem for a conversation's project.
  */
 function restoreRoute(
@@ -139,7 +139,14 @@ function restoreRoute(
     path: `/${collection}/{${idName}}/restore`,
     entry: `functions/restore-${kind.toLowerCase()}.ts`,
     audit: { writes: [restored] },
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', ...(extra.writeAction ? [extra.writeAction] : [])],
+    // PutItem: the audit event, one more item of the restore's transaction.
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      ...(extra.writeAction && extra.writeAction !== 'dynamodb:PutItem' ? [extra.writeAction] : []),
+    ],
     summary: `Restore a deleted ${noun}`,
     description: `${RESTORE}${extra.description}`,
     tag: 'Restore',
@@ -464,7 +471,7 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}',
     entry: 'functions/update-organization.ts',
     audit: { writes: ['organization.updated'] },
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
     summary: "Change an organization's spending limits or networks",
     description:
       'Owners. `spending_limit` (credits per UTC month), `daily_limit` (credits per UTC day), each a whole number or null for none, and/or `networks` (a non-empty subset of the seven); runs, the listing and the balance see the change on their next request, and a run whose charge has not landed yet is held to the new limits. Other members 403; anyone else 404.',
@@ -505,7 +512,14 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}/members/{user_id}',
     entry: 'functions/delete-member.ts',
     audit: { writes: ['member.removed'] },
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+    ],
     indexes: [SWEEP_INDEX],
     summary: 'Remove a member',
     description:
@@ -547,7 +561,7 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}/api-keys/{key_id}',
     entry: 'functions/update-api-key.ts',
     audit: { writes: ['api_key.updated'] },
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
     summary: 'Change an API key: its name, role, limits, addresses or rate',
     description:
       "Owners, with a user's token. Any of `name`, `role`, `spending_limit`, `daily_limit`, `allowed_ips`, `rate_limit` (each as `POST` takes it; null removes a limit, the address binding or the key's own rate); the others are kept, and an empty body is 400. 200 with the key (never its token). In force from the key's next request, on every instance, and for its runs in flight: a run whose charge has not landed yet is held to the new limits and role. A revoked or unknown key 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
@@ -560,7 +574,7 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}/api-keys/{key_id}',
     entry: 'functions/revoke-api-key.ts',
     audit: { writes: ['api_key.revoked'] },
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
     summary: 'Revoke an API key',
     description:
       "Owners, with a user's token. 204; the key's very next request is refused (401, reason `revoked`), on every instance, and a run it started after this instant is not charged. Revoking a revoked key again is 204 too; an unknown key 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
@@ -624,7 +638,14 @@ export const routes: readonly Route[] = [
     path: '/organizations/{organization_id}/webhooks/{webhook_id}',
     entry: 'functions/delete-webhook.ts',
     audit: { writes: ['webhook.deleted'] },
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'],
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:Query',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:PutItem',
+    ],
     summary: 'Delete a notification endpoint',
     description:
       "Owners, with a user's token. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. 204: the endpoint and its deliveries are gone, and a delivery still queued sends nothing. Then 404.",
