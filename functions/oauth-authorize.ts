@@ -6,6 +6,7 @@ import { methodNotAllowed } from '../lib/errors.ts';
 import { baseChain } from '../lib/http/base-chain.ts';
 import { baseUrl } from '../lib/http/base-url.ts';
 import type { HttpEvent, ServiceContext } from '../lib/http/types.ts';
+import type { RequestOrigin } from '../lib/model.ts';
 import { countForAddress } from '../lib/oauth/address-limit.ts';
 import {
   AuthorizationPageError,
@@ -56,7 +57,7 @@ const redirect = (location: string) => ({
 });
 
 /** The consent's outcome: back to the client with a code, or with `access_denied`. */
-async function decide(request: AuthorizationRequest, form: URLSearchParams, now: Date) {
+async function decide(request: AuthorizationRequest, form: URLSearchParams, now: Date, origin: RequestOrigin) {
   const ticket = await openTicket(request, form.get('ticket'), now);
   if (form.get('decision') === 'deny')
     return redirect(
@@ -65,7 +66,7 @@ async function decide(request: AuthorizationRequest, form: URLSearchParams, now:
   if (form.get('decision') !== 'approve') throw new ConsentError('choose Allow or Deny');
   const choice = choiceOf(form);
   try {
-    const code = await approve(request, ticket.userId, choice, now, ticket);
+    const code = await approve(request, ticket.userId, choice, now, ticket, origin);
     return redirect(redirectWith(request.redirect_uri, { code }, request.state));
   } catch (error) {
     if (!(error instanceof RoleAboveThePersons)) throw error;
@@ -87,7 +88,7 @@ async function decide(request: AuthorizationRequest, form: URLSearchParams, now:
  * no part of the API description; public, not rate limited (a client document's fetch is, per
  * address).
  */
-const pages = baseChain().handler(async (event) => {
+const pages = baseChain().handler(async (event, context) => {
   // Date.now, which a test can move (a sign-in's return past its 10 minutes).
   const now = new Date(Date.now());
   const post = event.requestContext.http.method === 'POST';
@@ -134,7 +135,11 @@ const pages = baseChain().handler(async (event) => {
     }
     request = await validate(params);
     if (!post) return await signInReply(200, request);
-    if (params.has('ticket') || params.has('decision')) return await decide(request, params, now);
+    if (params.has('ticket') || params.has('decision'))
+      return await decide(request, params, now, {
+        id: context.requestId,
+        sourceIp: event.requestContext.http.sourceIp || null,
+      });
     const token = params.get('token') ?? '';
     if (token === '') return await signInReply(400, request, 'Paste your access token to sign in.');
     return await consentFor(request, token);

@@ -6,7 +6,8 @@
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Duration, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   type ApplicationLogLevel,
   Architecture,
@@ -19,6 +20,7 @@ import {
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { AUDIT_PARTITION_PREFIX } from '../lib/db/keys.ts';
 import { assetPath } from '../lib/openapi/read-asset.ts';
 import { aliases, bundling, defines } from './bundling.ts';
 
@@ -33,14 +35,29 @@ export function copyAssetsCommands(assets: readonly string[], inputDir: string, 
 }
 
 /**
+ * The audit log is never changed (docs/audit.md): whatever a function is granted on the table, it
+ * may not update or delete an item of an audit partition (`AUDIT#<org>`). An explicit Deny, which
+ * no Allow overrides, on the items whose partition key starts so; the log's puts (conditional on a
+ * new item) and reads stay allowed.
+ */
+export const denyAuditChanges = (table: ITable): PolicyStatement =>
+  new PolicyStatement({
+    effect: Effect.DENY,
+    actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    resources: [table.tableArn],
+    conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_PARTITION_PREFIX}*`] } },
+  });
+
+/**
  * An explicit role per function instead of the default one with the managed
  * AWSLambdaBasicExecutionRole: it may write its own log group and nothing else until the caller
- * grants exactly what the function does.
+ * grants exactly what the function does; and never change the audit log (denyAuditChanges).
  */
-export function functionRole(scope: Construct, id: string, retention: RetentionDays): { role: Role; logGroup: LogGroup } {
+export function functionRole(scope: Construct, id: string, retention: RetentionDays, table: ITable): { role: Role; logGroup: LogGroup } {
   const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
   const logGroup = new LogGroup(scope, `${id}Logs`, { retention });
   logGroup.grantWrite(role);
+  role.addToPrincipalPolicy(denyAuditChanges(table));
   return { role, logGroup };
 }
 

@@ -99,7 +99,7 @@ export class Jobs extends Construct {
       maxReceiveCount: JOB_MAX_RECEIVE_COUNT,
     }));
 
-    const { role, logGroup } = functionRole(stack, 'JobWorker', props.retention);
+    const { role, logGroup } = functionRole(stack, 'JobWorker', props.retention, props.table);
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...JOB_WORKER_TABLE_ACTIONS], resources: [props.table.tableArn] }));
     props.providerApiKey.grantRead(role);
     this.worker = bundledFunction(stack, 'JobWorker', {
@@ -126,7 +126,7 @@ export class Jobs extends Construct {
     // A function of its own rather than a step of the charge sweeper: the sweeper's role stays
     // what a refund needs (no SQS, no Query of the table), and this one gets only what a recovery
     // needs. In the stack's scope, so that its ids read like the other functions' (RecoverJobs, RecoverJobsRole).
-    const recovery = functionRole(stack, 'RecoverJobs', props.retention);
+    const recovery = functionRole(stack, 'RecoverJobs', props.retention, props.table);
     recovery.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: [...JOB_RECOVERY_TABLE_ACTIONS], resources: [props.table.tableArn] }),
     );

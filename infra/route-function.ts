@@ -50,7 +50,7 @@ export interface RouteFunctionDeps {
 }
 
 export function routeFunction(scope: Construct, route: Route, deps: RouteFunctionDeps): NodejsFunction {
-  const { role, logGroup } = functionRole(scope, route.name, deps.retention);
+  const { role, logGroup } = functionRole(scope, route.name, deps.retention, deps.table);
   const tableActions = tableActionsOf(route);
   if (tableActions.length > 0) {
     role.addToPrincipalPolicy(new PolicyStatement({ actions: tableActions, resources: [deps.table.tableArn] }));

@@ -40,7 +40,7 @@ export interface ScheduledFunctionProps {
 /** The function, in `owner`'s stack, and its schedule (`<owner>/Schedule`). */
 export function scheduledFunction(owner: Construct, props: ScheduledFunctionProps): NodejsFunction {
   const stack = owner.node.scope as Stack;
-  const { role, logGroup } = functionRole(stack, props.name, props.retention);
+  const { role, logGroup } = functionRole(stack, props.name, props.retention, props.table);
   role.addToPrincipalPolicy(new PolicyStatement({ actions: [...props.tableActions], resources: [props.table.tableArn] }));
   if (props.queriesIndex) {
     role.addToPrincipalPolicy(

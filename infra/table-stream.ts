@@ -74,7 +74,7 @@ export class TableStream extends Construct {
     super(scope, id);
     const stack = scope as Stack;
     // In the stack's scope, so that its ids read like the other functions' (TableStream, TableStreamRole).
-    const { role, logGroup } = functionRole(stack, 'TableStreamFunction', props.retention);
+    const { role, logGroup } = functionRole(stack, 'TableStreamFunction', props.retention, props.table);
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...TABLE_STREAM_TABLE_ACTIONS], resources: [props.table.tableArn] }));
     props.stripeSecretKey.grantRead(role);
     this.fn = bundledFunction(stack, 'TableStreamFunction', {

@@ -69,7 +69,7 @@ export class Webhooks extends Construct {
     }));
 
     // In the stack's scope, so that its ids read like the other functions' (DeliverWebhooks, DeliverWebhooksRole).
-    const { role, logGroup } = functionRole(stack, 'DeliverWebhooks', props.retention);
+    const { role, logGroup } = functionRole(stack, 'DeliverWebhooks', props.retention, props.table);
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...DELIVER_WEBHOOKS_TABLE_ACTIONS], resources: [props.table.tableArn] }));
     this.grantSend(role);
     this.delivery = bundledFunction(stack, 'DeliverWebhooks', {

@@ -20,6 +20,8 @@ export const DEFAULTS = {
   rateLimitRequests: 300,
   rateLimitWindowSeconds: 60,
   restoreWindowDays: 30,
+  /** How long an audit event is kept (AUDIT_RETENTION_DAYS): 400 days, and never less (docs/audit.md). */
+  auditRetentionDays: 400,
   providerTimeoutMs: 10_000,
   /** One DynamoDB call, SDK retries included; a hung table answers a JSON 500 within this. */
   dynamodbCallTimeoutMs: 4_000,
@@ -90,6 +92,13 @@ export const oauthClientRateLimit = (): { requests: number; windowSeconds: numbe
   requests: integer('OAUTH_CLIENT_RATE_LIMIT', DEFAULTS.oauthClientsPerAddressHour),
   windowSeconds: 3600,
 });
+
+/**
+ * How long an audit event is kept, in days (AUDIT_RETENTION_DAYS): at least the default, 400; a
+ * shorter setting is refused (every audited change then fails) rather than silently shortening
+ * what owners were promised.
+ */
+export const auditRetentionDays = (): number => integer('AUDIT_RETENTION_DAYS', DEFAULTS.auditRetentionDays, DEFAULTS.auditRetentionDays);
 
 /** The shortest JOBS_STALLED_AFTER_SECONDS accepted: more than twice the creating function's timeout. */
 export const MIN_JOB_STALLED_AFTER_SECONDS = 60;

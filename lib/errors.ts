@@ -281,6 +281,7 @@ export const originNotAllowed = (origin: string): ServiceError =>
     `the origin ${echo(origin)} is not allowed to call this server; only the origins its CORS configuration names are, and its own on a loopback address`,
   );
 export const onlyOwnersListEvents = (): ServiceError => forbidden('only owners of the organization can list its billing events');
+export const onlyOwnersReadAuditLog = (): ServiceError => forbidden('only owners of the organization can read its audit log');
 /**
  * A change only owners may make (the organization, its members, keys, alert settings and
  * notification endpoints) asked by another member, or by an owner demoted before it was written.

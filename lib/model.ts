@@ -41,6 +41,17 @@ export interface Caller {
    * `email_verified` is `true` (or `"true"`, as federated Cognito users carry it); else absent.
    */
   verifiedEmail?: string;
+  /**
+   * The request the caller made (set by the HTTP chain): its `x-request-id` and the address it came
+   * from as `allowed_ips` reads it, which the audit events of its changes record (docs/audit.md).
+   */
+  request?: RequestOrigin;
+}
+
+/** A request's `x-request-id` and the address it came from (API Gateway's `sourceIp`, as `allowed_ips` reads it). */
+export interface RequestOrigin {
+  id: string;
+  sourceIp: string | null;
 }
 
 /** What an API key may do in its organization: the part of its record a membership would hold, and its own rate. */
@@ -51,6 +62,8 @@ export interface ApiKeyGrant {
   created_at: string;
   /** Requests per rate-limit window of the stack, when the key has a rate of its own (at most the stack's). */
   rate_limit: { requests: number } | null;
+  /** The OAuth client of a key an OAuth consent minted (its audit events name it); null for a key of the API. */
+  client_id?: string | null;
 }
 
 /** The largest cap a call may be sent with (`Max-Credits`, MCP `_meta.max_credits`): 0 to this many credits. */

@@ -6,6 +6,7 @@
  */
 
 import { CONSOLE_ASSETS } from './console-assets.ts';
+import type { AuditEventType } from './db/audit-events.ts';
 import { SWEEP_INDEX } from './db/table.ts';
 import { defined } from './defined.ts';
 import { DOCS_ASSETS } from './docs-assets.ts';
@@ -64,6 +65,12 @@ export interface Route {
    * rather than in the function module, whose exports every bundle keeps.
    */
   pathParameters?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /**
+   * What the route writes to the audit log (docs/audit.md): the events a change it makes writes, in
+   * the change's own transaction, or why it writes none. Every route but a GET declares it, and
+   * test/audit.test.ts checks each declared event is written by the route.
+   */
+  audit?: RouteAudit;
   /** The OpenAPI document's summary of the route (lib/openapi/document.ts). */
   summary: string;
   /** What a client should know beyond the summary: who may call, what it answers. Markdown. */
@@ -105,6 +112,9 @@ export interface Route {
  */
 export type RouteSecret = 'providerApiKey' | 'cursorSigningKey' | 'oauthSealingKey' | 'stripeSecretKey' | 'stripeWebhookSecret';
 
+/** A route's audit events, or why it writes none (a reason a reviewer can check against DESIGN.md's table). */
+export type RouteAudit = { writes: readonly AuditEventType[] } | { none: string };
+
 /** The why of a status the specification lists and this deployment never answers. */
 const NEVER_402 =
   'Listed by the API specification; this deployment never answers it here: a call that spends no credits is never refused for credits, so a workspace out of credits can still see why.';
@@ -117,7 +127,7 @@ const RESTORE =
 /**
  * The four restore routes differ only in their resource, what may refuse them and the one
  * table action their write needs beyond the common ones: rate-limit counter (UpdateItem),
- * resource (GetItem), the caller's memberships (Query). A transaction needs the action of each
+ * resource (GetItem), the caller's memberships (Query), the audit event (PutItem). A transaction needs the action of each
  * of its items: PutItem for a slug/name claim, ConditionCheckItem for a conversation's project.
  */
 function restoreRoute(
@@ -126,13 +136,22 @@ function restoreRoute(
   noun: string,
   extra: { description: string; errors: ErrorCode[]; writeAction?: string; notProduced?: Record<number, string> },
 ): Route {
+  const restored = `${kind.toLowerCase()}.restored` as AuditEventType;
   const idName = `${collection.replace(/s$/, '')}_id`;
   return {
     name: `Restore${kind}`,
     method: 'POST',
     path: `/${collection}/{${idName}}/restore`,
     entry: `functions/restore-${kind.toLowerCase()}.ts`,
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query', ...(extra.writeAction ? [extra.writeAction] : [])],
+    audit: { writes: [restored] },
+    // PutItem: the audit event, one more item of the restore's transaction.
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      ...(extra.writeAction && extra.writeAction !== 'dynamodb:PutItem' ? [extra.writeAction] : []),
+    ],
     summary: `Restore a deleted ${noun}`,
     description: `${RESTORE}${extra.description}`,
     tag: 'Restore',
@@ -155,6 +174,22 @@ export const routes: readonly Route[] = [
       'Owners only. Events created within the last `days` days, newest first (ties by id), at most `limit` a page; follow `next_cursor` while `has_more` to read the whole window, each event exactly once. A caller who is not a member gets 404, as for an organization that does not exist.',
     tag: 'Billing',
     errors: ['forbidden', 'not_found'],
+    notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
+  },
+  {
+    // One round trip: rate-limit counter (UpdateItem), the membership (GetItem) and the page's
+    // consistent Query together (more Queries only while a filter skips events).
+    name: 'ListAuditEvents',
+    method: 'GET',
+    path: '/organizations/{organization_id}/audit-events',
+    entry: 'functions/list-audit-events.ts',
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+    secrets: ['cursorSigningKey'],
+    summary: "Read the organization's audit log: who changed what, and when",
+    description:
+      "Owners, with a user's token. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. Every change of the organization's settings, members, API keys, alert settings, notification endpoints and restores, and every operator's change, as one event (`type`, `actor`, `target`, the `changes` before and after, `details`, the `request_id` and `source_ip` of the request that made it; never a secret), newest first (ties by id), listed within 1 s of the change's answer and kept 400 days; nothing changes or deletes one. Filters, all applied: `type` (1 to 20, comma-separated), `actor_id`, `target_id` (exact), `from` (inclusive) and `to` (exclusive); a bad or repeated one 400 naming it (`to` for a reversed window). Paged by `cursor`, bound to the organization and every filter. `Accept: text/csv` answers the same page as CSV. See docs/audit.md.",
+    tag: 'Audit log',
+    errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
   },
   {
@@ -210,6 +245,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/organizations/{organization_id}/credit-purchases',
     entry: 'functions/create-credit-purchase.ts',
+    audit: { none: 'a checkout: money, recorded as the purchase and, once paid, its billing event' },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     secrets: ['stripeSecretKey'],
     summary: 'Buy credits: a checkout to pay by card',
@@ -341,6 +377,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/payments/stripe/webhook',
     entry: 'functions/stripe-webhook.ts',
+    audit: { none: "Stripe's events move money (purchases, reversals): billing events, not audit events" },
     tableActions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     secrets: ['stripeSecretKey', 'stripeWebhookSecret'],
     public: true,
@@ -393,6 +430,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/social/{operation}',
     entry: 'functions/run-social-operation.ts',
+    audit: { none: 'a run: spending, recorded as billing events' },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
     secrets: ['providerApiKey'],
     summary: 'Run a social operation',
@@ -419,6 +457,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/social/{operation}/jobs',
     entry: 'functions/create-social-job.ts',
+    audit: { none: 'a job and its runs: spending, recorded as billing events' },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem'],
     sendsJobs: true,
     summary: 'Start a job: run a social operation on up to 1,000 inputs',
@@ -460,6 +499,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/social/jobs/{job_id}/cancel',
     entry: 'functions/cancel-social-job.ts',
+    audit: { none: 'a job: spending, recorded as billing events' },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'],
     sendsWebhooks: true,
     summary: 'Cancel a job',
@@ -473,6 +513,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/social/{operation}/quote',
     entry: 'functions/quote-social-operation.ts',
+    audit: { none: 'a quote changes nothing' },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     summary: 'Quote a social operation: its cost now, and whether it would run',
     description:
@@ -510,7 +551,8 @@ export const routes: readonly Route[] = [
     method: 'PATCH',
     path: '/organizations/{organization_id}',
     entry: 'functions/update-organization.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    audit: { writes: ['organization.updated'] },
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
     summary: "Change an organization's spending limits or networks",
     description:
       'Owners. `spending_limit` (credits per UTC month), `daily_limit` (credits per UTC day), each a whole number or null for none, and/or `networks` (a non-empty subset of the seven); runs, the listing and the balance see the change on their next request, and a run whose charge has not landed yet is held to the new limits. Other members 403; anyone else 404.',
@@ -536,6 +578,7 @@ export const routes: readonly Route[] = [
     method: 'PUT',
     path: '/organizations/{organization_id}/members/{user_id}',
     entry: 'functions/put-member.ts',
+    audit: { writes: ['member.added', 'member.updated'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
     indexes: [SWEEP_INDEX],
     summary: 'Add a member, or change its role and limits',
@@ -549,7 +592,15 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: '/organizations/{organization_id}/members/{user_id}',
     entry: 'functions/delete-member.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:Query'],
+    audit: { writes: ['member.removed'] },
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+    ],
     indexes: [SWEEP_INDEX],
     summary: 'Remove a member',
     description:
@@ -668,6 +719,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/organizations/{organization_id}/api-keys',
     entry: 'functions/create-api-key.ts',
+    audit: { writes: ['api_key.created'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
     signsApiKeys: true,
     summary: 'Create an API key for an agent or a script',
@@ -695,7 +747,8 @@ export const routes: readonly Route[] = [
     method: 'PATCH',
     path: '/organizations/{organization_id}/api-keys/{key_id}',
     entry: 'functions/update-api-key.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    audit: { writes: ['api_key.updated'] },
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
     summary: 'Change an API key: its name, role, limits, addresses or rate',
     description:
       "Owners, with a user's token. Any of `name`, `role`, `spending_limit`, `daily_limit`, `allowed_ips`, `rate_limit` (each as `POST` takes it; null removes a limit, the address binding or the key's own rate); the others are kept, and an empty body is 400. 200 with the key (never its token). In force from the key's next request, on every instance, and for its runs in flight: a run whose charge has not landed yet is held to the new limits and role. A revoked or unknown key 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
@@ -707,7 +760,8 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: '/organizations/{organization_id}/api-keys/{key_id}',
     entry: 'functions/revoke-api-key.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    audit: { writes: ['api_key.revoked'] },
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
     summary: 'Revoke an API key',
     description:
       "Owners, with a user's token. 204; the key's very next request is refused (401, reason `revoked`), on every instance, and a run it started after this instant is not charged. Revoking a revoked key again is 204 too; an unknown key 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
@@ -731,6 +785,7 @@ export const routes: readonly Route[] = [
     method: 'PUT',
     path: '/organizations/{organization_id}/alerts',
     entry: 'functions/put-alert-settings.ts',
+    audit: { writes: ['alerts.updated'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
     summary: "Replace an organization's alert settings",
     description:
@@ -743,6 +798,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/organizations/{organization_id}/webhooks',
     entry: 'functions/create-webhook.ts',
+    audit: { writes: ['webhook.created'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
     summary: 'Add a notification endpoint',
     description:
@@ -768,7 +824,15 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: '/organizations/{organization_id}/webhooks/{webhook_id}',
     entry: 'functions/delete-webhook.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'],
+    audit: { writes: ['webhook.deleted'] },
+    tableActions: [
+      'dynamodb:UpdateItem',
+      'dynamodb:GetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:Query',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:PutItem',
+    ],
     summary: 'Delete a notification endpoint',
     description:
       "Owners, with a user's token. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. 204: the endpoint and its deliveries are gone, and a delivery still queued sends nothing. Then 404.",
@@ -780,6 +844,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/organizations/{organization_id}/webhooks/{webhook_id}/test',
     entry: 'functions/test-webhook.ts',
+    audit: { none: 'a test delivery changes no setting' },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     sendsWebhooks: true,
     summary: 'Send a test event to a notification endpoint',
@@ -919,6 +984,7 @@ export const routes: readonly Route[] = [
     method: 'ANY',
     path: '/mcp',
     entry: 'functions/mcp.ts',
+    audit: { none: 'its tools run operations and jobs: spending, recorded as billing events' },
     // … and the job tools': a job's items (BatchWriteItem), a page of them (Query), its messages.
     tableActions: [
       'dynamodb:UpdateItem',
@@ -973,6 +1039,7 @@ export const routes: readonly Route[] = [
     method: 'ANY',
     path: '/oauth/authorize',
     entry: 'functions/oauth-authorize.ts',
+    audit: { writes: ['api_key.created'] },
     tableActions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
     public: true,
     page: true,
@@ -995,6 +1062,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/oauth/token',
     entry: 'functions/oauth-token.ts',
+    audit: { writes: ['api_key.revoked'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem'],
     public: true,
     page: true,
@@ -1011,6 +1079,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/oauth/register',
     entry: 'functions/register-oauth-client.ts',
+    audit: { none: "a client's registration belongs to no organization: nothing of one changes" },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:PutItem'],
     public: true,
     page: true,
@@ -1027,6 +1096,9 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/oauth/revoke',
     entry: 'functions/oauth-revoke.ts',
+    audit: {
+      none: "RFC 7009: a client ends its own grant (the key's revoked_at records it); one conditional write, pinned at one round trip, cannot carry the event's key name",
+    },
     tableActions: ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
     public: true,
     page: true,
@@ -1041,6 +1113,7 @@ export const routes: readonly Route[] = [
     method: 'ANY',
     path: '$default',
     entry: 'functions/route-not-found.ts',
+    audit: { none: 'answers 404 or 405: changes nothing' },
     tableActions: [],
     public: true,
     summary: 'Any other method and path',

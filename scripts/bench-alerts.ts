@@ -62,6 +62,7 @@ async function main() {
       { installEmbeddedQueues },
       { startWebhookDelivery },
       { charges },
+      { operatorSource },
     ] = await Promise.all([
       import('../functions/run-social-operation.ts'),
       import('../lib/local/apigw-event.ts'),
@@ -72,6 +73,7 @@ async function main() {
       import('../lib/local/embedded-queue.ts'),
       import('../lib/local/webhook-delivery.ts'),
       import('./bench/freshness-org.ts'),
+      import('../lib/db/audit-events.ts'),
     ]);
     installEmbeddedQueues();
     const stopDelivery = startWebhookDelivery();
@@ -104,7 +106,7 @@ async function main() {
         await createOrganization({ id: orgId, credits: CREDITS, spendingLimit: LIMIT });
         await addMembership({ orgId, userId: owner, role: 'owner' });
         await addMembership({ orgId, userId: editor, role: 'editor', dailyLimit: LIMIT });
-        await putAlertSettings(orgId, owner, { low_balance: LOW_BALANCE, thresholds: THRESHOLDS }, new Date());
+        await putAlertSettings(orgId, owner, { low_balance: LOW_BALANCE, thresholds: THRESHOLDS }, operatorSource('bench'), new Date());
         const server = createServer(receive);
         servers.push(server);
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

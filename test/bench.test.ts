@@ -54,6 +54,8 @@ const { ITERATIONS, CONCURRENCIES } = atDepth({ ITERATIONS: 1, CONCURRENCIES: [1
 /** What each route (and variant) sends, wave by wave (| = one more sequential round trip): its floor. */
 const EXPECTED_COMMANDS: Record<string, string> = {
   ListBillingEvents: 'UpdateItem+GetItem+Query',
+  // The membership and the page's consistent Query with the counter.
+  ListAuditEvents: 'UpdateItem+GetItem+Query',
   ListCreditGrants: 'UpdateItem+GetItem+Query+GetItem',
   // The membership and the window's counters (one page: 93 × 6 or 168 × 3 counters) with the counter.
   GetUsage: 'UpdateItem+GetItem+Query',
@@ -106,8 +108,9 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   GetMe: 'UpdateItem+Query | BatchGetItem',
   // The organization, the membership and the organization's spend counter.
   GetOrganization: 'UpdateItem+GetItem+GetItem+GetItem',
-  // The caller's role beside the organization's spend counter, then the one conditional write.
-  UpdateOrganization: 'UpdateItem+GetItem+GetItem | UpdateItem',
+  // The caller's role beside the organization's spend counter and the organization (its settings'
+  // before), then one transaction: the change, conditional on what was read, and its audit event.
+  UpdateOrganization: 'UpdateItem+GetItem+GetItem+GetItem | TransactWriteItems',
   ListMembers: 'UpdateItem+GetItem+Query+Query',
   // The caller's role; the organization's owner count, the member and its spend; the one transaction.
   PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem | TransactWriteItems',
@@ -129,25 +132,29 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   CreateApiKey: 'UpdateItem+GetItem | TransactWriteItems',
   // The caller's role, the page of keys and the month's spend counters, together.
   ListApiKeys: 'UpdateItem+GetItem+Query+Query',
-  // The caller's role and the key's spend counter together; then the one conditional write, which answers the key.
-  UpdateApiKey: 'UpdateItem+GetItem+GetItem | UpdateItem',
-  RevokeApiKey: 'UpdateItem+GetItem | UpdateItem',
+  // The caller's role, the key and its spend counter together; then the change and its audit event, one transaction.
+  UpdateApiKey: 'UpdateItem+GetItem+GetItem+GetItem | TransactWriteItems',
+  // The caller's role beside the key; then its revocation with its audit event.
+  RevokeApiKey: 'UpdateItem+GetItem+GetItem | TransactWriteItems',
   // The membership beside the settings.
   GetAlertSettings: 'UpdateItem+GetItem+GetItem',
-  // The caller's role; then the settings, in one transaction with the condition that the caller is still an owner.
-  PutAlertSettings: 'UpdateItem+GetItem | TransactWriteItems',
+  // The caller's role beside the settings in force; then the settings and their audit event, in one
+  // transaction with the condition that the caller is still an owner.
+  PutAlertSettings: 'UpdateItem+GetItem+GetItem | TransactWriteItems',
   // The caller's role; then (the URL checked, no lookup for a literal address) the endpoint with the
   // organization's count and the owner condition, in one transaction.
   CreateWebhook: 'UpdateItem+GetItem | TransactWriteItems',
   // The caller's role beside the page of endpoints.
   ListWebhooks: 'UpdateItem+GetItem+Query',
-  // The caller's role; the endpoint's delete with its organization's count; then its deliveries' keys; their delete.
-  DeleteWebhook: 'UpdateItem+GetItem | TransactWriteItems | Query | BatchWriteItem',
+  // The caller's role beside the endpoint; its delete with its organization's count and its audit
+  // event; then its deliveries' keys; their delete.
+  DeleteWebhook: 'UpdateItem+GetItem+GetItem | TransactWriteItems | Query | BatchWriteItem',
   // The caller's role beside the endpoint; then the delivery written once, under the event's id (its message queued after).
   TestWebhook: 'UpdateItem+GetItem+GetItem | UpdateItem',
   // The caller's role beside the endpoint; then the page of its deliveries.
   ListWebhookDeliveries: 'UpdateItem+GetItem+GetItem | Query',
-  RestoreAsset: 'UpdateItem+GetItem+Query | UpdateItem',
+  // Every restore writes its audit event with it: the asset's, once one UpdateItem, is a transaction too.
+  RestoreAsset: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreSkill: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreConversation: 'UpdateItem+GetItem+Query | TransactWriteItems',
   RestoreProject: 'UpdateItem+GetItem+Query | TransactWriteItems',

@@ -13,7 +13,7 @@ import { db } from '../lib/db/client.ts';
 import { setMemberSpendingLimit } from '../lib/db/memberships.ts';
 import { countRoundTrips } from '../lib/db/round-trips.ts';
 import { chargeDirectly } from './support/charges.ts';
-import { uniqueId, workspace } from './support/fixtures.ts';
+import { TEST_OPERATOR, uniqueId, workspace } from './support/fixtures.ts';
 import { call, withoutRequestId } from './support/http.ts';
 import { runUrl } from './support/social.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -46,7 +46,7 @@ describe('GET /organizations/{organization_id}/credits', () => {
     });
     expect(await refundRun(refunded, 'the upstream call failed')).toBe('refunded');
     await grantCredits(orgId, 25);
-    await setMemberSpendingLimit(orgId, users.editor, 20);
+    await setMemberSpendingLimit(orgId, users.editor, 20, TEST_OPERATOR);
 
     // Act
     const asEditor = await call(handler, { url: creditsUrl(orgId), token: tokenFor(users.editor) });

@@ -8,6 +8,7 @@ import { finishHostedSignIn, hostedSignOutUrl, hostedUiOfPage } from './hosted-u
 import { Invitations } from './invitations.tsx';
 import { type Access, formatTime, permissionsOf, SCREENS, type Screen, screenOf, screensFor } from './model.ts';
 import { AlertsScreen } from './screens/alerts.tsx';
+import { AuditScreen } from './screens/audit.tsx';
 import { BillingScreen } from './screens/billing.tsx';
 import { BillingEventsScreen } from './screens/billing-events.tsx';
 import { ConnectedAppsScreen } from './screens/connected-apps.tsx';
@@ -94,6 +95,7 @@ const SCREEN_VIEWS: Record<Screen, () => preact.JSX.Element> = {
   alerts: AlertsScreen,
   trash: TrashScreen,
   jobs: JobsScreen,
+  audit: AuditScreen,
 };
 
 function Console({ session, onSignOut }: { session: Session; onSignOut: (why?: string) => void }) {

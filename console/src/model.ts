@@ -34,11 +34,12 @@ export function permissionsOf(access: Access) {
     webhooks: manager,
     trash: editor,
     cancelJobs: editor,
+    auditLog: manager,
   };
 }
 export type Permissions = ReturnType<typeof permissionsOf>;
 
-export type Screen = 'overview' | 'usage' | 'billing' | 'events' | 'keys' | 'apps' | 'members' | 'alerts' | 'trash' | 'jobs';
+export type Screen = 'overview' | 'usage' | 'billing' | 'events' | 'keys' | 'apps' | 'members' | 'alerts' | 'trash' | 'jobs' | 'audit';
 
 export const SCREENS: readonly { id: Screen; label: string; allowed: (permissions: Permissions) => boolean }[] = [
   { id: 'overview', label: 'Overview', allowed: () => true },
@@ -53,6 +54,7 @@ export const SCREENS: readonly { id: Screen; label: string; allowed: (permission
   { id: 'alerts', label: 'Alerts', allowed: () => true },
   { id: 'trash', label: 'Trash', allowed: (p) => p.trash },
   { id: 'jobs', label: 'Jobs', allowed: () => true },
+  { id: 'audit', label: 'Audit log', allowed: (p) => p.auditLog },
 ];
 
 export const screensFor = (permissions: Permissions): Screen[] =>

@@ -5,6 +5,7 @@
  */
 import { type SpendPeriod, spendPeriod } from '../billing/period.ts';
 import { type ApiKeyChanges, type ApiKeyRecord, listApiKeys, revokeApiKey, updateApiKey } from '../db/api-keys.ts';
+import type { AuditSource } from '../db/audit-events.ts';
 import { NO_SPEND } from '../db/credits.ts';
 import { readMonthSpend } from '../db/spend.ts';
 import { NoSuchApiKeyError } from '../errors.ts';
@@ -30,9 +31,9 @@ export async function listApiKeysWithSpend(orgId: string, now = new Date()): Pro
   };
 }
 
-/** Revokes a key at once (its next request is refused); a key revoked already keeps its first instant. */
-export async function revokeKey(orgId: string, keyId: string, now = new Date()): Promise<ApiKeyRecord> {
-  const revoked = await revokeApiKey(orgId, keyId, now);
+/** Revokes a key at once (its next request is refused); a key revoked already keeps its first instant (and no event is written). */
+export async function revokeKey(orgId: string, keyId: string, source: AuditSource, now = new Date()): Promise<ApiKeyRecord> {
+  const revoked = await revokeApiKey(orgId, keyId, now, source);
   if (!revoked) throw new NoSuchApiKeyError(`${orgId} has no API key ${keyId}`);
   return revoked;
 }
@@ -41,8 +42,8 @@ export async function revokeKey(orgId: string, keyId: string, now = new Date()):
  * Changes a key's guardrails (what `PATCH …/api-keys/{key_id}` takes, validated by the caller),
  * in force from its next request; a revoked or unknown key is refused.
  */
-export async function changeKey(orgId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord> {
-  const changed = await updateApiKey(orgId, keyId, changes);
+export async function changeKey(orgId: string, keyId: string, changes: ApiKeyChanges, source: AuditSource): Promise<ApiKeyRecord> {
+  const changed = await updateApiKey(orgId, keyId, changes, source, new Date());
   if (!changed) throw new NoSuchApiKeyError(`${orgId} has no API key ${keyId} that is not revoked`);
   return changed;
 }
@@ -55,11 +56,12 @@ export async function listClientGrants(orgId: string, clientId: string, now = ne
 
 /**
  * Revokes every grant of one OAuth client in the organization that is not revoked yet (a client
- * gone rogue): each key's next request is refused, and its refresh token with it. Returns the keys revoked now.
+ * gone rogue): each key's next request is refused, and its refresh token with it; each key its own
+ * transaction with its own `api_key.revoked` event. Returns the keys revoked now.
  */
-export async function revokeClientGrants(orgId: string, clientId: string, now = new Date()): Promise<ApiKeyRecord[]> {
+export async function revokeClientGrants(orgId: string, clientId: string, source: AuditSource, now = new Date()): Promise<ApiKeyRecord[]> {
   await requireOrganization(orgId);
   const grants = (await listApiKeys(orgId)).filter((key) => key.oauth?.client_id === clientId && key.revoked_at === null);
-  const revoked = await Promise.all(grants.map((key) => revokeApiKey(orgId, key.id, now)));
+  const revoked = await Promise.all(grants.map((key) => revokeApiKey(orgId, key.id, now, source, key)));
   return revoked.filter((key): key is ApiKeyRecord => key !== null);
 }

@@ -9,6 +9,7 @@
  * stream record delivered again, two consumers at once) is one delivery, sent once.
  */
 import { randomUUID } from 'node:crypto';
+import { auditSourceOf } from '../auth/access.ts';
 import { cursorSigningKey } from '../config.ts';
 import {
   claimDelivery,
@@ -129,7 +130,7 @@ export async function createWebhookEndpoint(
     created_at: now.toISOString(),
   };
   try {
-    await asOwner(createEndpoint(endpoint, caller.userId, MAX_ENDPOINTS));
+    await asOwner(createEndpoint(endpoint, caller.userId, MAX_ENDPOINTS, await auditSourceOf(caller), now));
   } catch (error) {
     if (error instanceof EndpointLimitReached) throw webhookLimitReached(MAX_ENDPOINTS);
     throw error;
@@ -167,10 +168,13 @@ export async function listWebhookEndpoints(
   };
 }
 
-/** Owners only: the endpoint and its deliveries are gone (a delivery still queued sends nothing); an unknown one 404. */
-export async function deleteWebhookEndpoint(caller: Caller, orgId: string, webhookId: string): Promise<void> {
-  await requireOwner(caller, orgId);
-  if (!(await asOwner(deleteEndpoint(orgId, webhookId, caller.userId)))) throw notFound();
+/**
+ * Owners only: the endpoint and its deliveries are gone (a delivery still queued sends nothing),
+ * with its `webhook.deleted` event; an unknown one 404. The endpoint is read beside the owner check.
+ */
+export async function deleteWebhookEndpoint(caller: Caller, orgId: string, webhookId: string, now = new Date()): Promise<void> {
+  const [, endpoint] = await Promise.all([requireOwner(caller, orgId), getEndpoint(orgId, webhookId)]);
+  if (!(await asOwner(deleteEndpoint(endpoint, caller.userId, await auditSourceOf(caller), now)))) throw notFound();
 }
 
 /** An owner's endpoint, or 404. */

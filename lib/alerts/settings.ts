@@ -3,8 +3,8 @@
  * `credits.balance_low` is sent, and the percentages of a spending limit at which
  * `spending_limit.threshold_reached` is. Members read them; owners replace them.
  */
-import { membershipOfCaller } from '../auth/access.ts';
-import { type AlertSettings, getAlertSettings, putAlertSettings } from '../db/alert-settings.ts';
+import { auditSourceOf, membershipOfCaller } from '../auth/access.ts';
+import { type AlertSettings, getAlertSettings, putAlertSettings, readStoredAlertSettings } from '../db/alert-settings.ts';
 import { notFound } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { asOwner, requireOwner } from '../workspace/owners.ts';
@@ -16,15 +16,19 @@ export async function readAlertSettings(caller: Caller, orgId: string): Promise<
   return settings;
 }
 
-/** Owners only. Thresholds are answered sorted; the write holds only while the setter is an owner. */
+/**
+ * Owners only. Thresholds are answered sorted; the settings in force are read beside the owner
+ * check, and the write (with its `alerts.updated` event) holds only while the setter is an owner
+ * and they are as read. The settings in force, sent again, write nothing.
+ */
 export async function replaceAlertSettings(
   caller: Caller,
   orgId: string,
   settings: AlertSettings,
   now = new Date(),
 ): Promise<AlertSettings> {
-  await requireOwner(caller, orgId);
+  const [, read] = await Promise.all([requireOwner(caller, orgId), readStoredAlertSettings(orgId)]);
   const replaced = { low_balance: settings.low_balance, thresholds: [...settings.thresholds].sort((a, b) => a - b) };
-  await asOwner(putAlertSettings(orgId, caller.userId, replaced, now));
+  await asOwner(putAlertSettings(orgId, caller.userId, replaced, await auditSourceOf(caller), now, read));
   return replaced;
 }

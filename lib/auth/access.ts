@@ -5,6 +5,7 @@
  * exactly like a member and never beyond its organization.
  */
 import { getApiKeyStanding, grantOf, standingOf } from '../db/api-keys.ts';
+import type { AuditSource } from '../db/audit-events.ts';
 import { getMembership, listMembershipsOfUser, type Membership } from '../db/memberships.ts';
 import { apiKeyNotAllowed, invalidToken, notFound } from '../errors.ts';
 import type { ApiKeyCaller, ApiKeyGrant, Caller } from '../model.ts';
@@ -54,4 +55,15 @@ export function refuseApiKeys(caller: Caller, orgId: string): void {
   if (!caller.apiKey) return;
   if (caller.apiKey.orgId !== orgId) throw notFound();
   throw apiKeyNotAllowed();
+}
+
+/**
+ * Who the audit events of the caller's changes name (docs/audit.md): a user by their `sub`, an API
+ * key by its id with the OAuth client a consent minted it for; and the request they came with.
+ */
+export async function auditSourceOf(caller: Caller): Promise<AuditSource> {
+  const request = { request_id: caller.request?.id ?? null, source_ip: caller.request?.sourceIp ?? null };
+  if (!caller.apiKey) return { actor: { type: 'user', id: caller.userId, client_id: null }, ...request };
+  const grant = await caller.apiKey.grant;
+  return { actor: { type: 'api_key', id: caller.apiKey.id, client_id: grant.client_id ?? null }, ...request };
 }

@@ -7,6 +7,7 @@
  * expiry's (lib/billing/expiry.ts).
  */
 import { cursorSigningKey, purchasedCreditsExpireDays } from '../config.ts';
+import { type AuditSource, creditsEvent } from '../db/audit-events.ts';
 import { type BillingEvent, type BillingEventType, billingEventPut, newBillingEvent } from '../db/billing-events.ts';
 import { type TransactItem, transact } from '../db/client.ts';
 import { type BalanceNotice, creditItem } from '../db/credits.ts';
@@ -113,7 +114,8 @@ export async function grantCredits(
   amount: number,
   now = new Date(),
   reason = 'credits granted by an operator',
-  options: { source?: 'operator' | 'promotional'; expiresAt?: string | null } = {},
+  /** `audit`: the operator of the admin CLI's `credits grant`, whose `credits.granted` audit event is written with it. */
+  options: { source?: 'operator' | 'promotional'; expiresAt?: string | null; audit?: AuditSource } = {},
 ): Promise<{ organization: Organization; event: BillingEvent; grant: Grant }> {
   const { grant, event, items } = grantItems({
     orgId,
@@ -123,6 +125,7 @@ export async function grantCredits(
     now,
     metadata: { reason },
   });
+  if (options.audit) items.push(creditsEvent(orgId, event, reason, options.audit, now));
   await transact(items, (reasons) =>
     reasons[0]?.Code === 'ConditionalCheckFailed' ? new NoSuchOrganizationError(`organization ${orgId} does not exist`) : null,
   );

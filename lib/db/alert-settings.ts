@@ -3,7 +3,8 @@
  * an owner first sets them (the defaults then apply).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, db, tableName, transact } from './client.ts';
+import { type AuditSource, auditEventPut, changesOf } from './audit-events.ts';
+import { batchGetAll, conditionFailed, db, tableName, transact } from './client.ts';
 import { alertSettingsKey, orgIdOfPartition } from './keys.ts';
 import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
 
@@ -22,8 +23,19 @@ const settingsOf = (item: Record<string, unknown>): AlertSettings => ({
 
 /** The settings, or the defaults when none were set. */
 export async function getAlertSettings(orgId: string): Promise<AlertSettings> {
+  return (await readStoredAlertSettings(orgId)).settings;
+}
+
+/** The settings as stored (`stored`: whether an owner set them, else they are the defaults). */
+export interface StoredAlertSettings {
+  settings: AlertSettings;
+  stored: boolean;
+}
+
+/** The settings and whether they were set (consistent). */
+export async function readStoredAlertSettings(orgId: string): Promise<StoredAlertSettings> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: alertSettingsKey(orgId), ConsistentRead: true }));
-  return Item ? settingsOf(Item) : DEFAULT_ALERT_SETTINGS;
+  return Item ? { settings: settingsOf(Item), stored: true } : { settings: DEFAULT_ALERT_SETTINGS, stored: false };
 }
 
 /** BatchGetItem takes at most this many keys a request. */
@@ -38,26 +50,66 @@ export async function getAlertSettingsOf(orgIds: Iterable<string>): Promise<Map<
   return new Map(ids.map((id) => [id, stored.get(id) ?? DEFAULT_ALERT_SETTINGS]));
 }
 
-/** Replaces the settings, in one transaction with the condition that the setter is still an owner (NotAnOwner). */
-export async function putAlertSettings(orgId: string, setterId: string, settings: AlertSettings, now: Date): Promise<void> {
-  await transact(
-    [
-      stillAnOwner(orgId, setterId),
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...alertSettingsKey(orgId),
-            entity: 'alert_settings',
-            organization_id: orgId,
-            low_balance: settings.low_balance,
-            thresholds: settings.thresholds,
-            updated_at: now.toISOString(),
-            updated_by_id: setterId,
+/** The settings changed between their read and the write: read again. */
+class SettingsChanged extends Error {}
+
+/** Up to this many reads and writes while the settings keep changing under a write. */
+const SETTINGS_WRITE_ATTEMPTS = 4;
+
+/**
+ * Replaces the settings, in one transaction with the condition that the setter is still an owner
+ * (NotAnOwner) and that they are still as read (`read`, read beside the owner check; else read now), with their
+ * `alerts.updated` event. Settings equal to those in force (the defaults included) write nothing.
+ */
+export async function putAlertSettings(
+  orgId: string,
+  setterId: string,
+  settings: AlertSettings,
+  source: AuditSource,
+  now: Date,
+  read?: StoredAlertSettings,
+): Promise<void> {
+  let current = read ?? (await readStoredAlertSettings(orgId));
+  for (let attempt = 1; ; attempt += 1) {
+    const changes = changesOf(current.settings, settings, ['low_balance', 'thresholds']);
+    if (!changes) return;
+    const { low_balance, thresholds } = current.settings;
+    const asRead = current.stored
+      ? {
+          ConditionExpression: `thresholds = :readThresholds AND ${low_balance === null ? '(attribute_not_exists(low_balance) OR attribute_type(low_balance, :null))' : 'low_balance = :readLow'}`,
+          ExpressionAttributeValues: {
+            ':readThresholds': thresholds,
+            ...(low_balance === null ? { ':null': 'NULL' } : { ':readLow': low_balance }),
           },
-        },
-      },
-    ],
-    notAnOwnerIn,
-  );
+        }
+      : { ConditionExpression: 'attribute_not_exists(PK)' };
+    try {
+      await transact(
+        [
+          stillAnOwner(orgId, setterId),
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...alertSettingsKey(orgId),
+                entity: 'alert_settings',
+                organization_id: orgId,
+                low_balance: settings.low_balance,
+                thresholds: settings.thresholds,
+                updated_at: now.toISOString(),
+                updated_by_id: setterId,
+              },
+              ...asRead,
+            },
+          },
+          auditEventPut(orgId, source, { type: 'alerts.updated', target: { type: 'organization', id: orgId }, changes }, now),
+        ],
+        (reasons) => notAnOwnerIn(reasons) ?? (conditionFailed(reasons, 1) ? new SettingsChanged() : null),
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof SettingsChanged) || attempt >= SETTINGS_WRITE_ATTEMPTS) throw error;
+    }
+    current = await readStoredAlertSettings(orgId);
+  }
 }

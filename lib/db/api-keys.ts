@@ -2,10 +2,11 @@
  * API keys as stored: one item per key in its organization's partition, and the public keys
  * that sign them. Item builders and single sends; what a key may do is decided in lib/auth/.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyGrant, Role } from '../model.ts';
 import { RUNNER_ROLES } from '../model.ts';
-import { batchGetAll, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
+import { type AuditSource, auditEventPut, changesOf } from './audit-events.ts';
+import { batchGetAll, conditionFailed, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
 import { type Limits, limitsUnchanged } from './credits.ts';
 import { apiKeyIdOf, apiKeyKey, apiKeysPrefix, orgKey, SIGNING_KEYS_PK, signingKeyKey } from './keys.ts';
 import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
@@ -76,6 +77,7 @@ export const grantOf = (key: ApiKeyRecord): ApiKeyGrant => ({
   daily_limit: key.daily_limit,
   created_at: key.created_at,
   rate_limit: key.rate_limit,
+  client_id: key.oauth?.client_id ?? null,
 });
 
 /**
@@ -114,18 +116,44 @@ export const apiKeyItem = (key: ApiKeyRecord): Record<string, unknown> => ({
     : {}),
 });
 
+/** How a key came to be, in its audit events: by the API (`POST …/api-keys`), or by an OAuth consent. */
+const createdVia = (key: ApiKeyRecord) => ({ created_via: key.oauth ? 'oauth' : 'api', client_id: key.oauth?.client_id ?? null });
+
+/** The `api_key.created` event of a new key: what it was given (never its token). */
+export function apiKeyCreatedEvent(key: ApiKeyRecord, source: AuditSource, now: Date): TransactItem {
+  const { name, role, spending_limit, daily_limit, allowed_ips, rate_limit, expires_at } = key;
+  return auditEventPut(
+    key.organization_id,
+    source,
+    {
+      type: 'api_key.created',
+      target: { type: 'api_key', id: key.id },
+      details: { name, role, spending_limit, daily_limit, allowed_ips, rate_limit, expires_at, ...createdVia(key) },
+    },
+    now,
+  );
+}
+
 /**
- * Writes a new key, in one transaction with the condition that its creator is still an owner of
- * the organization (NotAnOwner): an owner demoted while the token was being signed creates nothing.
+ * Writes a new key with its `api_key.created` event, in one transaction with the condition that
+ * its creator is still an owner of the organization (NotAnOwner): an owner demoted while the token
+ * was being signed creates nothing.
  */
-export async function createApiKey(key: ApiKeyRecord): Promise<void> {
+export async function createApiKey(key: ApiKeyRecord, source: AuditSource, now: Date): Promise<void> {
   await transact(
     [
       stillAnOwner(key.organization_id, key.created_by_id),
       { Put: { TableName: tableName(), Item: apiKeyItem(key), ConditionExpression: 'attribute_not_exists(PK)' } },
+      apiKeyCreatedEvent(key, source, now),
     ],
     notAnOwnerIn,
   );
+}
+
+/** One key as it is now (consistent), or null. */
+export async function getApiKey(orgId: string, keyId: string): Promise<ApiKeyRecord | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: apiKeyKey(orgId, keyId), ConsistentRead: true }));
+  return Item ? apiKeyOf(Item) : null;
 }
 
 /** One page of an organization's keys, by id. */
@@ -160,27 +188,72 @@ export async function listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
   return items.map(apiKeyOf);
 }
 
+/** The key changed (or vanished) between its read and the write: read again. */
+class KeyChanged extends Error {}
+
+/** Up to this many reads and writes while a key keeps changing under a write. */
+const KEY_WRITE_ATTEMPTS = 4;
+
 /**
- * Revokes a key: `revoked_at` is set once (a second revocation keeps the first instant). Returns
- * the key as revoked, or null when there is no such key.
+ * `write(key)` on the key as read (`read`, or read now when undefined), again on the key as it is
+ * when a concurrent write changed it first (its transaction's item 0 failed its condition).
  */
-export async function revokeApiKey(orgId: string, keyId: string, now: Date): Promise<ApiKeyRecord | null> {
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: apiKeyKey(orgId, keyId),
-        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':now': now.toISOString() },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return result.Attributes ? apiKeyOf(result.Attributes) : null;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
-    throw error;
+async function withKeyAsRead<T>(
+  orgId: string,
+  keyId: string,
+  read: ApiKeyRecord | null | undefined,
+  write: (key: ApiKeyRecord | null) => Promise<T>,
+): Promise<T> {
+  let key = read === undefined ? await getApiKey(orgId, keyId) : read;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write(key);
+    } catch (error) {
+      if (!(error instanceof KeyChanged) || attempt >= KEY_WRITE_ATTEMPTS) throw error;
+    }
+    key = await getApiKey(orgId, keyId);
   }
+}
+
+const changedUnderUs = (reasons: Parameters<typeof conditionFailed>[0]) => (conditionFailed(reasons, 0) ? new KeyChanged() : null);
+
+/**
+ * Revokes a key: `revoked_at` is set once, in one transaction with its `api_key.revoked` event,
+ * on the condition that it was not revoked meanwhile. A key revoked already is returned as it is,
+ * and nothing is written (a second revocation is no change). Returns the key as revoked, or null
+ * when there is no such key. `read`: the key as the caller read it beside its other reads.
+ */
+export async function revokeApiKey(
+  orgId: string,
+  keyId: string,
+  now: Date,
+  source: AuditSource,
+  read?: ApiKeyRecord | null,
+): Promise<ApiKeyRecord | null> {
+  return withKeyAsRead(orgId, keyId, read, async (key) => {
+    if (!key || key.revoked_at !== null) return key;
+    await transact(
+      [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: apiKeyKey(orgId, keyId),
+            UpdateExpression: 'SET revoked_at = :now',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revoked_at)',
+            ExpressionAttributeValues: { ':now': now.toISOString() },
+          },
+        },
+        auditEventPut(
+          orgId,
+          source,
+          { type: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { name: key.name, ...createdVia(key) } },
+          now,
+        ),
+      ],
+      changedUnderUs,
+    );
+    return { ...key, revoked_at: now.toISOString() };
+  });
 }
 
 /** What an owner may change of a key (PATCH): each field given is set, the others kept. */
@@ -193,41 +266,86 @@ export interface ApiKeyChanges {
   rate_limit?: { requests: number } | null;
 }
 
+/** The fields PATCH takes, as the key's routes show them (its `api_key.updated` event's `changes`). */
+const PATCHED_FIELDS = ['name', 'role', 'spending_limit', 'daily_limit', 'allowed_ips', 'rate_limit'] as const;
+
+/** Each field as stored (the key's rate is kept as its number of requests). */
+const storedOf = (key: Pick<ApiKeyRecord, (typeof PATCHED_FIELDS)[number]>): Record<string, unknown> => ({
+  name: key.name,
+  role: key.role,
+  spending_limit: key.spending_limit,
+  daily_limit: key.daily_limit,
+  allowed_ips: key.allowed_ips,
+  rate_limit_requests: key.rate_limit?.requests ?? null,
+});
+
+const STORED_NAME: Record<(typeof PATCHED_FIELDS)[number], string> = {
+  name: 'name',
+  role: 'role',
+  spending_limit: 'spending_limit',
+  daily_limit: 'daily_limit',
+  allowed_ips: 'allowed_ips',
+  rate_limit: 'rate_limit_requests',
+};
+
 /**
- * Changes a key that exists and is not revoked, in one conditional write; returns it as
- * changed, or null when there is no such key or it is revoked. The key's next request reads it
- * (lib/auth/api-key-standing.ts), and a charge in flight that read the old limits or role finds
- * them changed and re-reads (apiKeyMayPayItem).
+ * Changes a key that exists and is not revoked, in one transaction with its `api_key.updated`
+ * event: the fields that change, on the condition that each still holds the value read (so the
+ * event's `before` is exact) and the key is still not revoked. A change of nothing writes nothing.
+ * Returns the key as changed, or null when there is no such key or it is revoked. The key's next
+ * request reads it (lib/auth/api-key-standing.ts), and a charge in flight that read the old limits
+ * or role finds them changed and re-reads (apiKeyMayPayItem). `read`: the key as the caller read it.
  */
-export async function updateApiKey(orgId: string, keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | null> {
-  const stored: Record<string, unknown> = {
-    ...(changes.name === undefined ? {} : { name: changes.name }),
-    ...(changes.role === undefined ? {} : { role: changes.role }),
-    ...(changes.spending_limit === undefined ? {} : { spending_limit: changes.spending_limit }),
-    ...(changes.daily_limit === undefined ? {} : { daily_limit: changes.daily_limit }),
-    ...(changes.allowed_ips === undefined ? {} : { allowed_ips: changes.allowed_ips }),
-    ...(changes.rate_limit === undefined ? {} : { rate_limit_requests: changes.rate_limit?.requests ?? null }),
-  };
-  const entries = Object.entries(stored);
-  const names = Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name]));
-  const values = Object.fromEntries(entries.map(([, value], i) => [`:f${i}`, value]));
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: apiKeyKey(orgId, keyId),
-        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revoked_at)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
+export async function updateApiKey(
+  orgId: string,
+  keyId: string,
+  changes: ApiKeyChanges,
+  source: AuditSource,
+  now: Date,
+  read?: ApiKeyRecord | null,
+): Promise<ApiKeyRecord | null> {
+  return withKeyAsRead(orgId, keyId, read, async (key) => {
+    if (!key || key.revoked_at !== null) return null;
+    const after: ApiKeyRecord = { ...key, ...changes };
+    const changed = changesOf(key, after, PATCHED_FIELDS);
+    if (!changed) return key;
+    const fields = Object.keys(changed) as (typeof PATCHED_FIELDS)[number][];
+    const [was, is] = [storedOf(key), storedOf(after)];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    const conditions = ['attribute_exists(PK)', 'attribute_not_exists(revoked_at)'];
+    fields.forEach((field, i) => {
+      const stored = STORED_NAME[field];
+      names[`#f${i}`] = stored;
+      values[`:f${i}`] = is[stored];
+      sets.push(`#f${i} = :f${i}`);
+      if (was[stored] === null) {
+        values[':null'] = 'NULL';
+        conditions.push(`(attribute_not_exists(#f${i}) OR attribute_type(#f${i}, :null))`);
+      } else {
+        values[`:was${i}`] = was[stored];
+        conditions.push(`#f${i} = :was${i}`);
+      }
+    });
+    await transact(
+      [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: apiKeyKey(orgId, keyId),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+        auditEventPut(orgId, source, { type: 'api_key.updated', target: { type: 'api_key', id: keyId }, changes: changed }, now),
+      ],
+      changedUnderUs,
     );
-    return result.Attributes ? apiKeyOf(result.Attributes) : null;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
-    throw error;
-  }
+    return after;
+  });
 }
 
 /** `last_used_at` is written at most once per this much time per key, not on every request. */

@@ -18,6 +18,7 @@ import { config } from '../config.ts';
 import { traced } from '../observability/tracer.ts';
 import { callSlots } from './call-slots.ts';
 import { retryConflicts } from './conflict-retry.ts';
+import { AUDIT_PARTITION_PREFIX } from './keys.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -98,6 +99,20 @@ export function db(): DynamoDBDocumentClient {
       },
       { step: 'initialize', name: 'requestScope' },
     );
+    // A transaction cancelled by its audit event's condition: AuditWriteFailed, whatever else it changed.
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const index = context.commandName === 'TransactWriteItemsCommand' ? auditItemIndex(args.input as AuditedInput) : -1;
+        if (index < 0) return next(args);
+        try {
+          return await next(args);
+        } catch (error) {
+          if (cancellationReasons(error)?.[index]?.Code === 'ConditionalCheckFailed') throw new AuditWriteFailed();
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'auditWrite' },
+    );
     // Each attempt, signed and about to be sent, takes a slot (a retry's backoff holds none). The
     // slot is held until the attempt is answered or the call given up on; an attempt whose budget
     // ran out while it waited for one is not sent at all. A request's attempts go in the order of
@@ -122,6 +137,33 @@ export function db(): DynamoDBDocumentClient {
     );
   }
   return client;
+}
+
+/**
+ * An audit event that could not be written (its item's condition failed: an item stood at its
+ * key): its change is cancelled with it, and the request answers a plain 500. Never read as the
+ * change's own refusal (a 404, a 409), whatever the change's code makes of its cancellations.
+ */
+export class AuditWriteFailed extends Error {
+  constructor() {
+    super('the audit event of this change could not be written: nothing was changed');
+    this.name = 'AuditWriteFailed';
+  }
+}
+
+type AuditedInput = { TransactItems?: unknown[] } | undefined;
+
+/**
+ * The index of a transaction's audit event (lib/db/audit-events.ts), or -1: translated here, at
+ * the storage boundary, so that no change's own reading of its cancellations can take the event's
+ * failure for a refusal of its own.
+ */
+function auditItemIndex(input: AuditedInput): number {
+  return (input?.TransactItems ?? []).findIndex((item) => {
+    const pk = (item as { Put?: { Item?: { PK?: unknown } } }).Put?.Item?.PK;
+    const text = typeof pk === 'string' ? pk : (pk as { S?: string } | undefined)?.S;
+    return text?.startsWith(AUDIT_PARTITION_PREFIX) ?? false;
+  });
 }
 
 /** A call's budget, set when it starts (the requestScope middleware) and read by each of its attempts. */
@@ -278,6 +320,7 @@ export function cancellationReasons(error: unknown): CancellationReason[] | null
  */
 const NOT_WRITTEN = new Set([
   'TransactionCanceledException',
+  'AuditWriteFailed',
   'ConditionalCheckFailedException',
   'TransactionConflictException',
   'ThrottlingException',

@@ -45,6 +45,7 @@
  *   ORG#<org>         MEMBER_EMAIL#<address>    the address a member accepted an invitation with: that member's (so it is not invited again)
  *   INVITE_TOKEN#<h>  TOKEN                     an invitation's token, by h = sha256(token): which invitation (TTL past its expiry)
  *   INBOX#<address>   INVITATION#<inv id>       an invitation as its invitee's `GET /me` lists it (TTL as the invitation's)
+ *   AUDIT#<org>       EVENT#<occurred_at>#<id>  an audit event: who changed what (TTL AUDIT_RETENTION_DAYS, at least 400 days); never updated or deleted
  */
 import { createHash } from 'node:crypto';
 import type { ResourceKind } from '../model.ts';
@@ -483,3 +484,33 @@ export const inboxEntryKey = (email: string, invitationId: string): TableKey => 
   SK: `INVITATION#${invitationId}`,
 });
 export const inboxPrefix = (email: string) => ({ PK: inboxPartition(email), skPrefix: 'INVITATION#' });
+/**
+ * An organization's audit log, in a partition of its own: its own leading key lets the deployed
+ * functions' roles be denied UpdateItem and DeleteItem on it (an IAM condition on
+ * `dynamodb:LeadingKeys`, infra/function.ts), and a listing is one consistent Query of it.
+ */
+export const AUDIT_PARTITION_PREFIX = 'AUDIT#';
+export const auditPartition = (orgId: string): string => `${AUDIT_PARTITION_PREFIX}${orgId}`;
+
+/** An audit event sorts by its instant, then its id: the listing reads the partition backwards, newest first. */
+export const auditEventKey = (orgId: string, occurredAt: string, id: string): TableKey => ({
+  PK: auditPartition(orgId),
+  SK: `EVENT#${occurredAt}#${id}`,
+});
+
+/**
+ * Sort-key bounds of the events from `fromIso` (included; null: the first) to `toIso` (excluded;
+ * null: the last): every event's key is longer than `EVENT#<instant>`, so none equals the upper
+ * bound and BETWEEN leaves `toIso` out; `~` sorts after every instant.
+ */
+export const auditEventRange = (orgId: string, fromIso: string | null, toIso: string | null) => ({
+  PK: auditPartition(orgId),
+  from: `EVENT#${fromIso ?? ''}`,
+  to: `EVENT#${toIso ?? '~'}`,
+});
+
+/** An event's page position (its sort key without the prefix: `<occurred_at>#<id>`). */
+export const auditEventPosition = (sk: string): string => sk.slice('EVENT#'.length);
+
+/** The key of the event at a page position (auditEventPosition's inverse): where the next page starts. */
+export const auditEventAt = (orgId: string, position: string): TableKey => ({ PK: auditPartition(orgId), SK: `EVENT#${position}` });

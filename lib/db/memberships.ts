@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { defined } from '../defined.ts';
 import { AlreadyMemberError, LastOwnerError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
 import type { Role } from '../model.ts';
+import { type AuditEventInput, type AuditSource, auditEventPut, changesOf } from './audit-events.ts';
 import { type CancellationReason, cancellationReasons, conditionFailed, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { limitsUnchanged } from './credits.ts';
 import { memberEmailKey, membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
@@ -66,6 +67,30 @@ export const notAnOwnerIn = (reasons: CancellationReason[]): NotAnOwner | null =
 /** Whether a role counts toward the organization's owner count. */
 const ownerCount = (member: Pick<Membership, 'role'> | null): number => (member?.role === 'owner' ? 1 : 0);
 
+/** The fields a member's audit events record, as `…/members` shows them. */
+const AUDITED_FIELDS = ['role', 'spending_limit', 'daily_limit'] as const;
+
+/**
+ * The audit event of a membership going from `from` to `to` (null: none): `member.added` with what
+ * it was given, `member.removed` with what it was, `member.updated` with exactly what changed;
+ * null when nothing does.
+ */
+export function memberEvent(from: Membership | null, to: Membership | null): AuditEventInput | null {
+  const member = to ?? from;
+  if (!member) return null;
+  const target = { type: 'member' as const, id: member.user_id };
+  const { role, spending_limit, daily_limit } = member;
+  if (!from || !to) return { type: to ? 'member.added' : 'member.removed', target, details: { role, spending_limit, daily_limit } };
+  const changes = changesOf(from, to, AUDITED_FIELDS);
+  return changes ? { type: 'member.updated', target, changes } : null;
+}
+
+/** Who changes a membership, for its audit event, and when. */
+export interface MemberAudit {
+  source: AuditSource;
+  now: Date;
+}
+
 /** The membership changed between its read and the write: read again. */
 class MembershipChanged extends Error {}
 
@@ -117,6 +142,7 @@ async function writeMembership(
   to: Membership | null,
   /** Without a read first: an added owner also needs the count to exist (else CountMissing). */
   blind = false,
+  audit?: MemberAudit,
 ): Promise<void> {
   const key = membershipKey(orgId, userId);
   // As read, limits included: two owners changing one member's limits at once cannot lose either change.
@@ -161,8 +187,10 @@ async function writeMembership(
   // A removed member's address is free again: it may be invited anew (lib/db/invitations.ts).
   const address: TransactItem[] =
     from?.email && !to ? [{ Delete: { TableName: tableName(), Key: memberEmailKey(orgId, from.email) } }] : [];
+  const event = audit && memberEvent(from, to);
+  const logged = audit && event ? [auditEventPut(orgId, audit.source, event, audit.now)] : [];
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [org, member, ...address] }));
+    await db().send(new TransactWriteCommand({ TransactItems: [org, member, ...address, ...logged] }));
   } catch (error) {
     const [orgReason, memberReason] = cancellationReasons(error) ?? [];
     if (orgReason?.Code === 'ConditionalCheckFailed') {
@@ -186,6 +214,7 @@ async function changeMembership(
   orgId: string,
   userId: string,
   change: (current: Membership | null) => Membership | null,
+  audit: MemberAudit | undefined,
 ): Promise<{ before: Membership | null; after: Membership | null }> {
   for (let attempt = 1; ; attempt += 1) {
     const state = await readMemberWriteState(orgId, userId);
@@ -195,8 +224,10 @@ async function changeMembership(
       continue;
     }
     const after = change(state.member);
+    // A change of nothing (a PUT of the current role and limits) writes nothing, and no event.
+    if (state.member && after && !memberEvent(state.member, after)) return { before: state.member, after: state.member };
     try {
-      await writeMembership(orgId, userId, state.member, after);
+      await writeMembership(orgId, userId, state.member, after, false, audit);
       return { before: state.member, after };
     } catch (error) {
       if (!(error instanceof MembershipChanged) || attempt >= MEMBER_WRITE_ATTEMPTS) throw error;
@@ -215,6 +246,8 @@ export async function addMembership(input: {
   spendingLimit?: number | null;
   dailyLimit?: number | null;
   now?: Date;
+  /** Who adds it (the admin CLI's operator): its `member.added` event is written with it. */
+  audit?: AuditSource;
 }): Promise<Membership> {
   const added: Membership = {
     organization_id: input.orgId,
@@ -224,23 +257,29 @@ export async function addMembership(input: {
     daily_limit: input.dailyLimit ?? null,
     created_at: (input.now ?? new Date()).toISOString(),
   };
+  const audit = input.audit && { source: input.audit, now: input.now ?? new Date() };
   // One transaction without a read first (every test workspace and seed adds members this way);
   // an existing member, or an organization without its owner count yet, takes the path below.
   try {
-    await writeMembership(input.orgId, input.userId, null, added, true);
+    await writeMembership(input.orgId, input.userId, null, added, true, audit);
     return added;
   } catch (error) {
     if (!(error instanceof MembershipChanged)) throw error;
   }
-  const { after } = await changeMembership(input.orgId, input.userId, (current) => {
-    if (current) {
-      throw new AlreadyMemberError(
-        `${input.userId} is already a member of ${input.orgId} (role ${current.role}, spending limit ${current.spending_limit ?? 'none'})`,
-        { role: current.role, spending_limit: current.spending_limit },
-      );
-    }
-    return added;
-  });
+  const { after } = await changeMembership(
+    input.orgId,
+    input.userId,
+    (current) => {
+      if (current) {
+        throw new AlreadyMemberError(
+          `${input.userId} is already a member of ${input.orgId} (role ${current.role}, spending limit ${current.spending_limit ?? 'none'})`,
+          { role: current.role, spending_limit: current.spending_limit },
+        );
+      }
+      return added;
+    },
+    audit,
+  );
   return defined(after, 'the added membership');
 }
 
@@ -252,17 +291,23 @@ export async function putMembership(
   orgId: string,
   userId: string,
   change: { role: Role; spendingLimit?: number | null; dailyLimit?: number | null },
+  source: AuditSource,
   now = new Date(),
 ): Promise<{ member: Membership; created: boolean }> {
-  const { before, after } = await changeMembership(orgId, userId, (current) => ({
-    organization_id: orgId,
-    user_id: userId,
-    role: change.role,
-    spending_limit: change.spendingLimit === undefined ? (current?.spending_limit ?? null) : change.spendingLimit,
-    daily_limit: change.dailyLimit === undefined ? (current?.daily_limit ?? null) : change.dailyLimit,
-    created_at: current?.created_at ?? now.toISOString(),
-    email: current?.email ?? null,
-  }));
+  const { before, after } = await changeMembership(
+    orgId,
+    userId,
+    (current) => ({
+      organization_id: orgId,
+      user_id: userId,
+      role: change.role,
+      spending_limit: change.spendingLimit === undefined ? (current?.spending_limit ?? null) : change.spendingLimit,
+      daily_limit: change.dailyLimit === undefined ? (current?.daily_limit ?? null) : change.dailyLimit,
+      created_at: current?.created_at ?? now.toISOString(),
+      email: current?.email ?? null,
+    }),
+    { source, now },
+  );
   return { member: defined(after, 'the written membership'), created: before === null };
 }
 
@@ -284,31 +329,46 @@ export async function listMembershipsOfUser(userId: string): Promise<Membership[
 }
 
 /** Sets a member's monthly spending limit (null: none); role and created_at stay. */
-export const setMemberSpendingLimit = (orgId: string, userId: string, limit: number | null): Promise<Membership> =>
-  changeExisting(orgId, userId, (current) => ({ ...current, spending_limit: limit }));
+export const setMemberSpendingLimit = (orgId: string, userId: string, limit: number | null, source: AuditSource): Promise<Membership> =>
+  changeExisting(orgId, userId, (current) => ({ ...current, spending_limit: limit }), source);
 
 /** Sets a member's daily spending limit (null: none); role, monthly limit and created_at stay. */
-export const setMemberDailyLimit = (orgId: string, userId: string, limit: number | null): Promise<Membership> =>
-  changeExisting(orgId, userId, (current) => ({ ...current, daily_limit: limit }));
+export const setMemberDailyLimit = (orgId: string, userId: string, limit: number | null, source: AuditSource): Promise<Membership> =>
+  changeExisting(orgId, userId, (current) => ({ ...current, daily_limit: limit }), source);
 
 /** Changes a member's role; spending limit and created_at stay. LastOwnerError when it would demote the last owner. */
-export const setMemberRole = (orgId: string, userId: string, role: Role): Promise<Membership> =>
-  changeExisting(orgId, userId, (current) => ({ ...current, role }));
+export const setMemberRole = (orgId: string, userId: string, role: Role, source: AuditSource): Promise<Membership> =>
+  changeExisting(orgId, userId, (current) => ({ ...current, role }), source);
 
-async function changeExisting(orgId: string, userId: string, change: (current: Membership) => Membership): Promise<Membership> {
-  const { after } = await changeMembership(orgId, userId, (current) => {
-    if (!current) throw noSuchMember(orgId, userId);
-    return change(current);
-  });
+async function changeExisting(
+  orgId: string,
+  userId: string,
+  change: (current: Membership) => Membership,
+  source: AuditSource,
+): Promise<Membership> {
+  const { after } = await changeMembership(
+    orgId,
+    userId,
+    (current) => {
+      if (!current) throw noSuchMember(orgId, userId);
+      return change(current);
+    },
+    { source, now: new Date() },
+  );
   return defined(after, 'the changed membership');
 }
 
 /** Removes a membership and returns it as it was; NoSuchMemberError if there was none, LastOwnerError for the last owner. */
-export async function removeMembership(orgId: string, userId: string): Promise<Membership> {
-  const { before } = await changeMembership(orgId, userId, (current) => {
-    if (!current) throw noSuchMember(orgId, userId);
-    return null;
-  });
+export async function removeMembership(orgId: string, userId: string, source: AuditSource, now = new Date()): Promise<Membership> {
+  const { before } = await changeMembership(
+    orgId,
+    userId,
+    (current) => {
+      if (!current) throw noSuchMember(orgId, userId);
+      return null;
+    },
+    { source, now },
+  );
   return defined(before, 'the removed membership');
 }
 

@@ -9,7 +9,8 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Role } from '../model.ts';
-import { type ApiKeyRecord, apiKeyItem, apiKeyOf } from './api-keys.ts';
+import { type ApiKeyRecord, apiKeyCreatedEvent, apiKeyItem, apiKeyOf } from './api-keys.ts';
+import type { AuditSource } from './audit-events.ts';
 import { conditionFailed, db, requestDeadlineMs, tableName, transact } from './client.ts';
 import { retryConflicts } from './conflict-retry.ts';
 import { apiKeyKey, membershipKey, oauthCodeKey, oauthRefreshTokenKey, oauthTicketNonceKey } from './keys.ts';
@@ -46,6 +47,9 @@ export async function createOAuthGrant(
   codeHash: string,
   personRoles: readonly Role[],
   ticket: { nonce: string; untilMs: number },
+  /** The approving person, for the key's `api_key.created` event (written in the same transaction). */
+  source: AuditSource,
+  now: Date,
 ): Promise<void> {
   const roleValues = Object.fromEntries(personRoles.map((role, i) => [`:role${i}`, role]));
   // Sent again when it loses to a concurrent transaction (a form posted twice at once): the
@@ -87,6 +91,7 @@ export async function createOAuthGrant(
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
+      apiKeyCreatedEvent(key, source, now),
     ],
     // The ticket first: a form posted twice is that, whatever else changed meanwhile.
     (reasons) => (conditionFailed(reasons, 3) ? new TicketSpent() : conditionFailed(reasons, 0) ? new RoleNotHeld() : null),

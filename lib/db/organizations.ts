@@ -1,15 +1,25 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { defined } from '../defined.ts';
 import { AlreadyExistsError, InsufficientBalanceError, NoSuchOrganizationError } from '../errors.ts';
 import { NETWORKS, type Network, type Role } from '../model.ts';
+import { type AuditSource, auditEventPut, changesOf, creditsEvent } from './audit-events.ts';
 import { type BillingEvent, billingEventPut, newBillingEvent } from './billing-events.ts';
-import { batchGetAll, cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
+import {
+  batchGetAll,
+  cancellationCodes,
+  cancellationReasons,
+  conditionFailed,
+  db,
+  type TransactItem,
+  tableName,
+  transact,
+} from './client.ts';
+import { limitsUnchanged } from './credits.ts';
 import { type Grant, grantPut, ledgerPut, newGrantId } from './grants.ts';
 import { ORG_DIRECTORY_PK, orgDirectoryKey, orgIdOfDirectoryKey, orgKey } from './keys.ts';
 import { membershipItem } from './memberships.ts';
-import type { TableKey } from './table.ts';
 
 export interface Organization {
   id: string;
@@ -47,6 +57,8 @@ export interface NewOrganization {
   /** Its first members (each user once), with their limits (none unless given). */
   members?: readonly { userId: string; role: Role; spendingLimit?: number | null; dailyLimit?: number | null }[];
   now?: Date;
+  /** Who creates it (the admin CLI's operator): its `organization.created` audit event is written with it. */
+  audit?: AuditSource;
 }
 
 /**
@@ -122,6 +134,21 @@ export function newOrganizationItems(input: NewOrganization): { org: Organizatio
     };
     items.push({ Put: { TableName: tableName(), Item: membershipItem(membership), ConditionExpression: 'attribute_not_exists(PK)' } });
   }
+  if (input.audit) {
+    const { name, networks, spending_limit, daily_limit } = org;
+    items.push(
+      auditEventPut(
+        org.id,
+        input.audit,
+        {
+          type: 'organization.created',
+          target: { type: 'organization', id: org.id },
+          details: { name, networks, spending_limit, daily_limit },
+        },
+        now,
+      ),
+    );
+  }
   return { org, items };
 }
 
@@ -153,7 +180,7 @@ export async function getOrganization(id: string): Promise<Organization | null> 
  * negative amount requires the balance to cover it: the condition, not a prior read, keeps the
  * balance from going below zero whatever runs alongside.
  */
-export async function applyBillingEvent(orgId: string, event: BillingEvent): Promise<Organization> {
+export async function applyBillingEvent(orgId: string, event: BillingEvent, also: TransactItem[] = []): Promise<Organization> {
   const debit = event.amount < 0;
   try {
     await db().send(
@@ -170,6 +197,7 @@ export async function applyBillingEvent(orgId: string, event: BillingEvent): Pro
             },
           },
           billingEventPut(orgId, event),
+          ...also,
         ],
       }),
     );
@@ -206,12 +234,14 @@ export const expiryOrgItem = (orgId: string, credits: number, notice: Record<str
 /**
  * An operator's adjustment: takes credits off the balance with a `credits.deducted` event whose
  * description is the operator's reason. Refused (InsufficientBalanceError) if the balance would
- * go below zero. Not counted as monthly spend: spending limits cap what members run.
+ * go below zero. Not counted as monthly spend: spending limits cap what members run. Its
+ * `credits.deducted` audit event is written with it.
  */
 export async function deductCredits(
   orgId: string,
   amount: number,
   reason: string,
+  source: AuditSource,
   now = new Date(),
 ): Promise<{ organization: Organization; event: BillingEvent }> {
   const event = newBillingEvent({
@@ -222,7 +252,7 @@ export async function deductCredits(
     now,
     metadata: { reason },
   });
-  return { organization: await applyBillingEvent(orgId, event), event };
+  return { organization: await applyBillingEvent(orgId, event, [creditsEvent(orgId, event, reason, source, now)]), event };
 }
 
 /**
@@ -259,85 +289,152 @@ async function getOrganizations(ids: string[]): Promise<Organization[]> {
   return (await batchGetAll(ids.map(orgKey))).map(organizationOf);
 }
 
+/** What an organization's settings change takes: each field given is set, the others kept. */
+export interface OrganizationChange {
+  name?: string;
+  spendingLimit?: number | null;
+  dailyLimit?: number | null;
+  networks?: Network[];
+}
+
+/** The settings an `organization.updated` event records, as `GET /organizations/{id}` (and `org show`) shows them. */
+const AUDITED_SETTINGS = ['name', 'networks', 'spending_limit', 'daily_limit'] as const;
+
+/** The organization changed (or vanished) between its read and the write: read again. */
+class SettingsChanged extends Error {}
+
+/** Up to this many reads and writes while the settings keep changing under a write. */
+const SETTINGS_WRITE_ATTEMPTS = 4;
+
+/**
+ * The organization's update from `read` to `after`: the fields that change, on the condition that
+ * each still holds the value read (so the event's `before` is exact). Networks are compared as a
+ * set (size and members), which holds for a list and for a string set alike.
+ */
+function settingsUpdate(read: Organization, after: Organization, changed: readonly string[]): TransactItem {
+  const sets: string[] = [];
+  const conditions = ['attribute_exists(PK)'];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (changed.includes('name')) {
+    names['#name'] = 'name';
+    sets.push('#name = :newName');
+    conditions.push('#name = :readName');
+    Object.assign(values, { ':newName': after.name, ':readName': read.name });
+  }
+  if (changed.includes('spending_limit') || changed.includes('daily_limit')) {
+    const limits = limitsUnchanged(read);
+    conditions.push(limits.condition);
+    Object.assign(values, limits.values);
+    if (changed.includes('spending_limit')) {
+      sets.push('spending_limit = :newLimit');
+      values[':newLimit'] = after.spending_limit;
+    }
+    if (changed.includes('daily_limit')) {
+      sets.push('daily_limit = :newDailyLimit');
+      values[':newDailyLimit'] = after.daily_limit;
+    }
+  }
+  if (changed.includes('networks')) {
+    sets.push('networks = :newNetworks');
+    values[':newNetworks'] = after.networks;
+    values[':readCount'] = read.networks.length;
+    conditions.push(
+      'size(networks) = :readCount',
+      ...read.networks.map((network, i) => {
+        values[`:readNetwork${i}`] = network;
+        return `contains(networks, :readNetwork${i})`;
+      }),
+    );
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: orgKey(read.id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * Changes an organization's settings (PATCH, and the admin CLI): its name (and its directory
+ * entry, what `org list` shows), monthly and daily limits (null: none) and enabled networks, in
+ * one transaction with its `organization.updated` event, whose `changes` are exactly the fields
+ * whose value changes; runs, the listing and the balance see them on their next read, and a charge
+ * in flight that read the old limits re-reads (lib/db/credits.ts). A change of nothing writes
+ * nothing. `read` is the organization as the caller read it (consistently) beside its other reads;
+ * read again when a concurrent write changed it. Returns the organization as changed, or null when
+ * there is none.
+ */
+export async function changeOrganizationSettings(
+  orgId: string,
+  change: OrganizationChange,
+  source: AuditSource,
+  now: Date,
+  read?: Organization | null,
+): Promise<Organization | null> {
+  let org = read === undefined ? await getOrganization(orgId) : read;
+  for (let attempt = 1; org; attempt += 1) {
+    const after: Organization = {
+      ...org,
+      ...(change.name === undefined ? {} : { name: change.name }),
+      ...(change.spendingLimit === undefined ? {} : { spending_limit: change.spendingLimit }),
+      ...(change.dailyLimit === undefined ? {} : { daily_limit: change.dailyLimit }),
+      ...(change.networks === undefined ? {} : { networks: change.networks }),
+    };
+    const changes = changesOf(org, after, AUDITED_SETTINGS);
+    if (!changes) return org;
+    const renamed: TransactItem[] =
+      'name' in changes
+        ? [
+            {
+              Update: {
+                TableName: tableName(),
+                Key: orgDirectoryKey(orgId),
+                UpdateExpression: 'SET #name = :name',
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeNames: { '#name': 'name' },
+                ExpressionAttributeValues: { ':name': after.name },
+              },
+            },
+          ]
+        : [];
+    const event = auditEventPut(orgId, source, { type: 'organization.updated', target: { type: 'organization', id: orgId }, changes }, now);
+    try {
+      await transact([settingsUpdate(org, after, Object.keys(changes)), ...renamed, event], (reasons) =>
+        conditionFailed(reasons, 0) ? new SettingsChanged() : null,
+      );
+      return after;
+    } catch (error) {
+      if (!(error instanceof SettingsChanged) || attempt >= SETTINGS_WRITE_ATTEMPTS) throw error;
+    }
+    org = await getOrganization(orgId);
+  }
+  return null;
+}
+
 /** Replaces the organization's enabled networks (the admin CLI). */
-export const setNetworks = (orgId: string, networks: Network[]): Promise<Organization> =>
-  existing(orgId, updateOrganizationSettings(orgId, { networks }));
+export const setNetworks = (orgId: string, networks: Network[], source: AuditSource): Promise<Organization> =>
+  existing(orgId, changeOrganizationSettings(orgId, { networks: [...new Set(networks)] }, source, new Date()));
 
 /** Sets the organization's monthly spending limit (null: none; the admin CLI); runs see it on their next read. */
-export const setOrganizationSpendingLimit = (orgId: string, limit: number | null): Promise<Organization> =>
-  existing(orgId, updateOrganizationSettings(orgId, { spendingLimit: limit }));
+export const setOrganizationSpendingLimit = (orgId: string, limit: number | null, source: AuditSource): Promise<Organization> =>
+  existing(orgId, changeOrganizationSettings(orgId, { spendingLimit: limit }, source, new Date()));
 
 /** Sets the organization's daily spending limit (null: none; the admin CLI); runs see it on their next read. */
-export const setOrganizationDailyLimit = (orgId: string, limit: number | null): Promise<Organization> =>
-  existing(orgId, updateOrganizationSettings(orgId, { dailyLimit: limit }));
+export const setOrganizationDailyLimit = (orgId: string, limit: number | null, source: AuditSource): Promise<Organization> =>
+  existing(orgId, changeOrganizationSettings(orgId, { dailyLimit: limit }, source, new Date()));
+
+/** Renames the organization and its directory entry (what `org list` shows), in one transaction with its event. */
+export const renameOrganization = (orgId: string, name: string, source: AuditSource): Promise<Organization> =>
+  existing(orgId, changeOrganizationSettings(orgId, { name }, source, new Date()));
 
 /** The operator tools' refusal for an organization that does not exist. */
 async function existing(orgId: string, updated: Promise<Organization | null>): Promise<Organization> {
   const org = await updated;
   if (!org) throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
   return org;
-}
-
-/** Renames the organization and its directory entry (what `org list` shows) in one transaction. */
-export async function renameOrganization(orgId: string, name: string): Promise<Organization> {
-  const rename = (key: TableKey): TransactItem => ({
-    Update: {
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: 'SET #name = :name',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':name': name },
-    },
-  });
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: [rename(orgKey(orgId)), rename(orgDirectoryKey(orgId))] }));
-  } catch (error) {
-    if (cancellationCodes(error)?.includes('ConditionalCheckFailed'))
-      throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
-    throw error;
-  }
-  return defined(await getOrganization(orgId), `organization ${orgId} after its rename`);
-}
-
-/**
- * Changes an organization's settings (PATCH): its monthly and daily limits (null: none) and/or
- * its enabled networks, in one conditional write; runs, the listing and the balance see them on
- * their next read, and a charge in flight that read the old limits re-reads (lib/db/credits.ts).
- */
-export async function updateOrganizationSettings(
-  orgId: string,
-  changes: { spendingLimit?: number | null; dailyLimit?: number | null; networks?: Network[] },
-): Promise<Organization | null> {
-  const sets: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (changes.spendingLimit !== undefined) {
-    sets.push('spending_limit = :limit');
-    values[':limit'] = changes.spendingLimit;
-  }
-  if (changes.dailyLimit !== undefined) {
-    sets.push('daily_limit = :dailyLimit');
-    values[':dailyLimit'] = changes.dailyLimit;
-  }
-  if (changes.networks !== undefined) {
-    sets.push('networks = :networks');
-    values[':networks'] = changes.networks;
-  }
-  if (sets.length === 0) return getOrganization(orgId);
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: orgKey(orgId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return organizationOf(defined(result.Attributes, 'the updated organization'));
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return null;
-    throw error;
-  }
 }

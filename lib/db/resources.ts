@@ -5,6 +5,7 @@ import { config } from '../config.ts';
 import { defined } from '../defined.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { ResourceKind } from '../model.ts';
+import { type AuditEventType, type AuditSource, auditEventPut } from './audit-events.ts';
 import { cancellationCodes, cancellationReasons, db, type TransactItem, tableName } from './client.ts';
 import { projectSlugKey, resourceKey, skillNameKey, trashIndexKey } from './keys.ts';
 import type { AnyRecord, ConversationRecord, ProjectRecord, RecordOf, SkillRecord } from './resource-records.ts';
@@ -210,17 +211,23 @@ export function restoreStamp(read: AnyRecord, now: Date): string {
 }
 
 /**
- * Restores a deleted resource exactly as it was read, in ONE request: a conditional UpdateItem
- * when it is the only item involved, else a transaction that also takes its slug/name claim
- * and (conversation in a project) checks the project is live.
+ * Restores a deleted resource exactly as it was read, in ONE request: a transaction of its update,
+ * its slug/name claim and (conversation in a project) the check that the project is live, and its
+ * `<kind>.restored` audit event (the deletion it undoes in its `changes`).
  *
  * The update is conditional on `deleted_at` and `updated_at` still being what was read, so the
  * returned record is exact, and a concurrent writer makes this write fail with the item's
  * current state (ReturnValuesOnConditionCheckFailure) instead of needing another read. The TTL
  * attribute is removed: a live item must never be purged.
  */
-export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read: RecordOf[K], now = new Date()): Promise<RestoreWrite<K>> {
+export async function restoreResourceWrite<K extends ResourceKind>(
+  kind: K,
+  read: RecordOf[K],
+  source: AuditSource,
+  now = new Date(),
+): Promise<RestoreWrite<K>> {
   if (!read.deleted_at) throw new Error(`${kind} ${read.id} is not deleted`);
+  const orgId = defined(read.organization_id, `the organization of ${kind} ${read.id}`);
   const updatedAt = restoreStamp(read, now);
   const restored = { ...read, deleted_at: null, deleted_by_id: null, updated_at: updatedAt } as RecordOf[K] & { expires_at?: number };
   delete restored.expires_at;
@@ -233,22 +240,14 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
   const needs = dependencies(kind, read);
-
-  if (needs.items.length === 0) {
-    try {
-      await db().send(new UpdateCommand(update));
-      return { outcome: 'restored', record: restored };
-    } catch (error) {
-      const name = (error as Error).name;
-      if (name === 'ConditionalCheckFailedException')
-        return { outcome: 'stale', current: oldItem<K>((error as { Item?: Record<string, AttributeValue> }).Item) };
-      if (name === 'TransactionConflictException') return { outcome: 'contended' };
-      throw error;
-    }
-  }
+  const changes = {
+    deleted_at: { before: read.deleted_at, after: null },
+    deleted_by_id: { before: read.deleted_by_id ?? null, after: null },
+  };
+  const event = auditEventPut(orgId, source, { type: RESTORED[kind], target: { type: kind, id: read.id }, changes }, now);
 
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...needs.items] }));
+    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...needs.items, event] }));
     return { outcome: 'restored', record: restored };
   } catch (error) {
     const codes = cancellationCodes(error);
@@ -263,6 +262,14 @@ export async function restoreResourceWrite<K extends ResourceKind>(kind: K, read
     throw error;
   }
 }
+
+/** Each kind's restore event. */
+const RESTORED = {
+  asset: 'asset.restored',
+  skill: 'skill.restored',
+  conversation: 'conversation.restored',
+  project: 'project.restored',
+} as const satisfies Record<ResourceKind, AuditEventType>;
 
 /** The item a failed condition returned (raw attribute values), or null if it does not exist. */
 function oldItem<K extends ResourceKind>(item: Record<string, AttributeValue> | undefined): RecordOf[K] | null {

@@ -5,7 +5,9 @@
  * within the limit: two creations at once can never both take the tenth place. A delivery (one
  * event to one endpoint) lives in the endpoint's own partition, newest first by its event's time.
  */
+
 import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type AuditSource, auditEventPut } from './audit-events.ts';
 import { conditionFailed, db, queryAll, type TransactItem, tableName, transact, updateIf } from './client.ts';
 import {
   webhookCountKey,
@@ -68,6 +70,15 @@ const deliveryOf = (item: Record<string, unknown>): EndpointDeliveryRecord => ({
   body: item.body as string,
 });
 
+/** An endpoint's creation or deletion event: its URL and events, never its secret. */
+const endpointEvent = (type: 'webhook.created' | 'webhook.deleted', endpoint: WebhookEndpointRecord, source: AuditSource, now: Date) =>
+  auditEventPut(
+    endpoint.organization_id,
+    source,
+    { type, target: { type: 'webhook', id: endpoint.id }, details: { url: endpoint.url, events: endpoint.events } },
+    now,
+  );
+
 /** The organization has as many endpoints as it may: the new one was not written. */
 export class EndpointLimitReached extends Error {}
 
@@ -77,7 +88,13 @@ class NoSuchEndpoint extends Error {}
  * Writes a new endpoint, in one transaction: its creator still an owner (NotAnOwner), the
  * organization's count below `max` (EndpointLimitReached) and one more, the endpoint itself.
  */
-export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId: string, max: number): Promise<void> {
+export async function createEndpoint(
+  endpoint: WebhookEndpointRecord,
+  creatorId: string,
+  max: number,
+  source: AuditSource,
+  now: Date,
+): Promise<void> {
   const items: TransactItem[] = [
     stillAnOwner(endpoint.organization_id, creatorId),
     {
@@ -104,6 +121,7 @@ export async function createEndpoint(endpoint: WebhookEndpointRecord, creatorId:
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
+    endpointEvent('webhook.created', endpoint, source, now),
   ];
   await transact(items, (reasons) => notAnOwnerIn(reasons) ?? (conditionFailed(reasons, 1) ? new EndpointLimitReached() : null));
 }
@@ -148,12 +166,20 @@ export async function listEndpoints(orgId: string): Promise<WebhookEndpointRecor
 }
 
 /**
- * Deletes an endpoint and gives its place back, in one transaction with the condition that its
- * deleter is still an owner (NotAnOwner: an owner demoted since the request's role check deletes
- * nothing); then its deliveries. A delivery still queued finds no endpoint and sends nothing.
- * False when there is no such endpoint.
+ * Deletes an endpoint (`read`: as read beside the owner check; an endpoint never changes) and
+ * gives its place back, in one transaction with its `webhook.deleted` event and the condition that
+ * its deleter is still an owner (NotAnOwner: an owner demoted since the request's role check
+ * deletes nothing); then its deliveries. A delivery still queued finds no endpoint and sends
+ * nothing. False when there is no such endpoint.
  */
-export async function deleteEndpoint(orgId: string, webhookId: string, deleterId: string): Promise<boolean> {
+export async function deleteEndpoint(
+  read: WebhookEndpointRecord | null,
+  deleterId: string,
+  source: AuditSource,
+  now: Date,
+): Promise<boolean> {
+  if (!read) return false;
+  const { organization_id: orgId, id: webhookId } = read;
   try {
     await transact(
       [
@@ -167,6 +193,7 @@ export async function deleteEndpoint(orgId: string, webhookId: string, deleterId
             ExpressionAttributeValues: { ':minus': -1 },
           },
         },
+        endpointEvent('webhook.deleted', read, source, now),
       ],
       (reasons) => notAnOwnerIn(reasons) ?? (conditionFailed(reasons, 1) ? new NoSuchEndpoint() : null),
     );

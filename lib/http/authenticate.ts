@@ -31,12 +31,14 @@ export const authenticate = (): MiddlewareObj<HttpEvent, HttpResult, Error, Serv
     try {
       const token = bearerToken(request.event.headers?.authorization);
       const { sub, apiKey, verifiedEmail } = await tokenVerifier().verify(token);
+      // The address API Gateway saw (locally, the socket's): never a header the client sets.
+      const sourceIp = request.event.requestContext?.http?.sourceIp ?? '';
+      const origin = { id: context.requestId, sourceIp: sourceIp || null };
       if (!apiKey) {
-        context.caller = verifiedEmail === undefined ? { userId: sub } : { userId: sub, verifiedEmail };
+        context.caller = verifiedEmail === undefined ? { userId: sub, request: origin } : { userId: sub, verifiedEmail, request: origin };
         return;
       }
-      // The address API Gateway saw (locally, the socket's): never a header the client sets.
-      const standing = apiKeyStanding(apiKey.orgId, apiKey.id, new Date(), request.event.requestContext?.http?.sourceIp ?? '');
+      const standing = apiKeyStanding(apiKey.orgId, apiKey.id, new Date(), sourceIp);
       const mapped = (error: unknown) => {
         throw error instanceof TokenRefused ? refuse(error) : error;
       };
@@ -45,7 +47,7 @@ export const authenticate = (): MiddlewareObj<HttpEvent, HttpResult, Error, Serv
       // Awaited later (or never, when the handler fails first): no unhandled rejection meanwhile.
       grant.catch(() => undefined);
       settled.catch(() => undefined);
-      context.caller = { userId: sub, apiKey: { ...apiKey, grant } };
+      context.caller = { userId: sub, apiKey: { ...apiKey, grant }, request: origin };
       context.credential = { check: () => settled };
     } catch (error) {
       if (!(error instanceof TokenRefused)) throw error;

@@ -12,7 +12,7 @@ import { TokenRefused } from '../auth/refusals.ts';
 import type { TokenVerifier } from '../auth/verifier.ts';
 import { listMembershipsOfUser, type Membership } from '../db/memberships.ts';
 import { createOAuthGrant, RoleNotHeld, TicketSpent } from '../db/oauth-grants.ts';
-import { API_KEY_ROLES, ROLES, type Role } from '../model.ts';
+import { API_KEY_ROLES, type RequestOrigin, ROLES, type Role } from '../model.ts';
 import { type AuthorizationRequest, requestFingerprint } from './authorization-request.ts';
 import { open, seal } from './sealing-key.ts';
 
@@ -130,6 +130,11 @@ export async function approve(
   choice: ConsentChoice,
   now: Date,
   ticket: Pick<Ticket, 'nonce' | 'untilMs'>,
+  /**
+   * The consent's request: its id and address, which the grant's `api_key.created` event records
+   * (the person its actor); absent only outside a request (a test's or the bench's approval).
+   */
+  origin?: RequestOrigin,
 ): Promise<string> {
   const personRoles = ROLES.filter((role) => rank(role) >= rank(choice.role));
   const key = newApiKeyRecord({
@@ -159,6 +164,8 @@ export async function approve(
       codeHashOf(code),
       personRoles,
       ticket,
+      { actor: { type: 'user', id: userId, client_id: null }, request_id: origin?.id ?? null, source_ip: origin?.sourceIp ?? null },
+      now,
     );
   } catch (error) {
     if (error instanceof RoleNotHeld) throw new RoleAboveThePersons();

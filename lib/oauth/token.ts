@@ -33,14 +33,8 @@ import { signApiKeyToken } from '../auth/api-key-token.ts';
 import type { TokenSigner } from '../auth/signer.ts';
 import type { ApiKeyRecord } from '../db/api-keys.ts';
 import { revokeApiKey } from '../db/api-keys.ts';
-import {
-  getRefreshToken,
-  issueFirstRefreshToken,
-  putRefreshToken,
-  redeemOAuthCode,
-  revokeOAuthGrant,
-  rotateRefreshToken,
-} from '../db/oauth-grants.ts';
+import { systemSource } from '../db/audit-events.ts';
+import { getRefreshToken, issueFirstRefreshToken, putRefreshToken, redeemOAuthCode, rotateRefreshToken } from '../db/oauth-grants.ts';
 import { API_KEY_ID_PATTERN, ORGANIZATION_ID_PATTERN } from '../model.ts';
 import { publishSigningKeyOnce } from '../workspace/api-keys.ts';
 import { CODE_LIFETIME_MS, codeHashOf, MAX_GRANT_DAYS } from './consent.ts';
@@ -128,7 +122,8 @@ async function exchangeCode(form: URLSearchParams, signer: TokenSigner, now: Dat
   const redeemed = await redeemOAuthCode(codeHashOf(code), now);
   if (redeemed === null) throw invalidGrant('the code is not one this service issued');
   if ('reused' in redeemed) {
-    await revokeApiKey(redeemed.reused.organization_id, redeemed.reused.key_id, now);
+    // Its grant is read first (what its `api_key.revoked` event says of it): a refusal's path, not a client's.
+    await revokeApiKey(redeemed.reused.organization_id, redeemed.reused.key_id, now, systemSource('oauth'));
     throw invalidGrant('the code was used before: the grant it issued is revoked');
   }
   const stored = redeemed.code;
@@ -187,8 +182,10 @@ async function refresh(form: URLSearchParams, signer: TokenSigner, now: Date) {
     stored.refreshHash !== presented.hash
   ) {
     const issued = await getRefreshToken(presented.hash);
+    // The key as the rotation found it (its client is the presenter's; a key's client never changes):
+    // revoked with its `api_key.revoked` event, the system its actor.
     if (issued && issued.organization_id === presented.org && issued.key_id === presented.key && issued.client_id === clientId)
-      await revokeOAuthGrant(presented.org, presented.key, clientId, now);
+      await revokeApiKey(presented.org, presented.key, now, systemSource('oauth'), stored.key);
   }
   throw invalidGrant(REFRESH_REFUSED);
 }

@@ -3,7 +3,7 @@
  * project). Two sequential DynamoDB round trips: the resource and the caller's memberships are
  * read together (alongside the rate-limit counter), then one conditional write or transaction.
  */
-import { membershipsOfCaller } from '../auth/access.ts';
+import { auditSourceOf, membershipsOfCaller } from '../auth/access.ts';
 import { config } from '../config.ts';
 import type { Membership } from '../db/memberships.ts';
 import { getResource, restoreResourceWrite } from '../db/resources.ts';
@@ -68,7 +68,8 @@ export interface Restored<K extends ResourceKind> {
 /**
  * Restores resource `id` of `kind` for `caller`.
  *
- * A resource that is not deleted is returned unchanged (retries are safe). When the write
+ * A resource that is not deleted is returned unchanged (retries are safe; no event is written).
+ * A restore writes its `<kind>.restored` event with it. When the write
  * finds the item changed since it was read (a concurrent restore, a new deletion), the checks
  * run again on the state the failed write returned, without another read: concurrent restores
  * all answer 200 with the state the winner wrote.
@@ -88,7 +89,7 @@ export async function restoreResource<K extends ResourceKind>(kind: K, id: strin
     }
     const found = defined(record, `${kind} ${id}`);
     if (!found.deleted_at) return { record: found, role: access.role };
-    const write = await restoreResourceWrite(kind, found, now);
+    const write = await restoreResourceWrite(kind, found, await auditSourceOf(caller), now);
     if (write.outcome === 'restored') return { record: write.record, role: access.role };
     if (write.outcome === 'stale') record = write.current;
     else await pause(attempt);

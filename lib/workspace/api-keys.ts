@@ -6,6 +6,7 @@
  * record decides, on every request, whether it still stands and from where
  * (lib/auth/api-key-standing.ts).
  */
+import { auditSourceOf } from '../auth/access.ts';
 import { newApiKeyRecord } from '../auth/api-key-record.ts';
 import { signApiKeyToken } from '../auth/api-key-token.ts';
 import type { TokenSigner } from '../auth/signer.ts';
@@ -14,6 +15,7 @@ import {
   type ApiKeyChanges,
   type ApiKeyRecord,
   createApiKey,
+  getApiKey,
   listApiKeysPage,
   publishSigningKey,
   revokeApiKey,
@@ -137,7 +139,7 @@ export async function createWorkspaceApiKey(
     expiresAt: new Date(key.expires_at),
   });
   // The creator may have lost the owner role (or the organization) while the token was being signed.
-  await asOwner(createApiKey(key));
+  await asOwner(createApiKey(key, await auditSourceOf(caller), now));
   return { ...viewOf(key, NO_SPEND), token };
 }
 
@@ -178,12 +180,13 @@ export async function listWorkspaceApiKeys(
 
 /**
  * Owners only. The key is refused from its very next request on (401, reason `revoked`), on
- * every instance; a revoked key stays listed. Revoking it again changes nothing; an unknown key
- * is 404.
+ * every instance; a revoked key stays listed. Revoking it again changes nothing (and writes no
+ * event); an unknown key is 404. The key is read beside the owner check, then revoked with its
+ * `api_key.revoked` event in one transaction.
  */
 export async function revokeWorkspaceApiKey(caller: Caller, orgId: string, keyId: string, now = new Date()): Promise<void> {
-  await requireOwner(caller, orgId);
-  if (!(await revokeApiKey(orgId, keyId, now))) throw notFound();
+  const [, read] = await Promise.all([requireOwner(caller, orgId), getApiKey(orgId, keyId)]);
+  if (!(await revokeApiKey(orgId, keyId, now, await auditSourceOf(caller), read))) throw notFound();
 }
 
 /** What PATCH changes: any of the key's name and role and what ApiKeySettings holds; at least one. */
@@ -194,7 +197,8 @@ export interface ApiKeyChange extends ApiKeySettings {
 
 /**
  * Owners only. Changes a key that is not revoked (a revoked or unknown key is 404) in one
- * conditional write, and answers it with its spend (read alongside the owner check). In force
+ * transaction with its `api_key.updated` event (none, and no write, for the current values), and
+ * answers it with its spend (the key and its spend read alongside the owner check). In force
  * from the key's next request: its record is read on every request, and a run of the key in
  * flight whose charge has not landed finds its limits or role changed and is decided afresh by
  * the new ones (lib/billing/paid-run.ts).
@@ -206,9 +210,9 @@ export async function updateWorkspaceApiKey(
   change: ApiKeyChange,
   now = new Date(),
 ): Promise<ApiKeyView> {
-  const [, spent] = await Promise.all([requireOwner(caller, orgId), readMemberSpend(orgId, keyId, now)]);
+  const [, spent, read] = await Promise.all([requireOwner(caller, orgId), readMemberSpend(orgId, keyId, now), getApiKey(orgId, keyId)]);
   const changes: ApiKeyChanges = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
-  const updated = await updateApiKey(orgId, keyId, changes);
+  const updated = await updateApiKey(orgId, keyId, changes, await auditSourceOf(caller), now, read);
   if (!updated) throw notFound();
   return viewOf(updated, spent);
 }

@@ -4,7 +4,7 @@
  * owner can be neither removed nor demoted (409 `last_owner`), exactly under concurrency: every
  * membership write is one transaction with the organization's owner count (lib/db/memberships.ts).
  */
-import { membershipOfCaller, refuseApiKeys } from '../auth/access.ts';
+import { auditSourceOf, membershipOfCaller, refuseApiKeys } from '../auth/access.ts';
 import { cursorSigningKey } from '../config.ts';
 import { NO_SPEND, type PeriodSpend, readMemberSpend, readMembersSpend } from '../db/credits.ts';
 import { listMembersPage, type Membership, putMembership, removeMembership } from '../db/memberships.ts';
@@ -94,6 +94,7 @@ export async function putWorkspaceMember(
           ...(change.spending_limit === undefined ? {} : { spendingLimit: change.spending_limit }),
           ...(change.daily_limit === undefined ? {} : { dailyLimit: change.daily_limit }),
         },
+        await auditSourceOf(caller),
         now,
       ),
       readMemberSpend(orgId, userId, now),
@@ -108,7 +109,7 @@ export async function putWorkspaceMember(
 export async function removeWorkspaceMember(caller: Caller, orgId: string, userId: string): Promise<void> {
   await requireOwner(caller, orgId);
   try {
-    await removeMembership(orgId, userId);
+    await removeMembership(orgId, userId, await auditSourceOf(caller));
   } catch (error) {
     throw asServiceError(error, userId);
   }

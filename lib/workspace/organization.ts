@@ -2,9 +2,9 @@
  * An organization's settings as its members see them (`GET /organizations/{id}`) and as its
  * owners change them (`PATCH`). A non-member gets the same 404 as an unknown organization.
  */
-import { membershipOfCaller } from '../auth/access.ts';
+import { auditSourceOf, membershipOfCaller } from '../auth/access.ts';
 import { type PeriodSpend, readOrgSpend } from '../db/credits.ts';
-import { getOrganization, type Organization, updateOrganizationSettings } from '../db/organizations.ts';
+import { changeOrganizationSettings, getOrganization, type Organization } from '../db/organizations.ts';
 import { notFound } from '../errors.ts';
 import type { Caller, Network } from '../model.ts';
 import { requireOwner } from './owners.ts';
@@ -38,19 +38,24 @@ export async function readWorkspace(caller: Caller, orgId: string, now = new Dat
   return settingsOf(org, spent);
 }
 
-/** Owners; other members 403, anyone else 404. The change is one conditional write (the spend is read beside the owner check). */
+/**
+ * Owners; other members 403, anyone else 404. The organization and its spend are read beside the
+ * owner check; then one transaction: the change, conditional on the values read, with its
+ * `organization.updated` event. A change of nothing (the current values) writes nothing.
+ */
 export async function changeWorkspace(
   caller: Caller,
   orgId: string,
   changes: { spending_limit?: number | null | undefined; daily_limit?: number | null | undefined; networks?: Network[] | undefined },
   now = new Date(),
 ): Promise<WorkspaceSettings> {
-  const [, spent] = await Promise.all([requireOwner(caller, orgId), readOrgSpend(orgId, now)]);
-  const updated = await updateOrganizationSettings(orgId, {
+  const [, spent, read] = await Promise.all([requireOwner(caller, orgId), readOrgSpend(orgId, now), getOrganization(orgId)]);
+  const change = {
     ...(changes.spending_limit === undefined ? {} : { spendingLimit: changes.spending_limit }),
     ...(changes.daily_limit === undefined ? {} : { dailyLimit: changes.daily_limit }),
     ...(changes.networks === undefined ? {} : { networks: [...new Set(changes.networks)] }),
-  });
+  };
+  const updated = await changeOrganizationSettings(orgId, change, await auditSourceOf(caller), now, read);
   if (!updated) throw notFound();
   return settingsOf(updated, spent);
 }

@@ -5,6 +5,7 @@
  * so that `--help` and bad usage load no SDK and a command loads only what it uses.
  */
 
+import type { AuditSource } from '../../lib/db/audit-events.ts';
 import { ORGANIZATION_ID_PATTERN } from '../../lib/model.ts';
 
 /** Bad usage: exit 2 with a one-line message. */
@@ -27,6 +28,12 @@ export interface Target {
   local: boolean;
   /** The local stack's description (.local/dev.json), when there is one. */
   dev: DevInfo | null;
+  /**
+   * Who runs the command, for the audit events of its changes (docs/audit.md): the AWS principal's
+   * ARN (sts:GetCallerIdentity) against a deployed table, the OS user name against a local one.
+   * Asked once, by the commands that change something.
+   */
+  operator(): Promise<AuditSource>;
 }
 
 export interface DevInfo {

@@ -4,7 +4,9 @@
  * import their lib/ modules after this.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
+import type { AuditSource } from '../../lib/db/audit-events.ts';
 import { assertLocalStackRunning } from '../../lib/local/stack-state.ts';
 import { type DevInfo, type Target, UsageError } from './command.ts';
 
@@ -39,14 +41,35 @@ export async function connect(flags: { table?: string; region?: string; endpoint
     }
     if (endpoint) process.env.DYNAMODB_ENDPOINT = endpoint;
     if (isLoopback(endpoint)) await useLocalTable(endpoint!, table);
-    return { local: isLoopback(endpoint), dev: readDevInfo() };
+    const local = isLoopback(endpoint);
+    return { local, dev: readDevInfo(), operator: operatorOf(local) };
   }
   const dev = readDevInfo();
   if (!dev) throw new UsageError('no local stack found (.local/dev.json): start one with `npm start`, or pass --table');
   // Its DynamoDB Local may still answer for a moment after its server died: never write to an orphan.
   assertLocalStackRunning(dev);
   await useLocalTable(dev.dynamodbEndpoint, dev.tableName);
-  return { local: true, dev };
+  return { local: true, dev, operator: operatorOf(true) };
+}
+
+/**
+ * The operator of a command, asked once: against a deployed table, the ARN of the AWS principal
+ * whose credentials the command uses (sts:GetCallerIdentity, which needs no permission); against
+ * a local one, the OS user name. A principal that cannot be told changes nothing (exit 3).
+ */
+function operatorOf(local: boolean): () => Promise<AuditSource> {
+  let asked: Promise<AuditSource> | undefined;
+  return () => {
+    asked ??= (async () => {
+      const { operatorSource } = await import('../../lib/db/audit-events.ts');
+      if (local) return operatorSource(userInfo().username);
+      const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
+      const { Arn } = await new STSClient({}).send(new GetCallerIdentityCommand({}));
+      if (!Arn) throw new Error('sts:GetCallerIdentity named no principal: nothing was changed');
+      return operatorSource(Arn);
+    })();
+    return asked;
+  };
 }
 
 async function useLocalTable(endpoint: string, tableName: string): Promise<void> {

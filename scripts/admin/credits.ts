@@ -56,8 +56,12 @@ const grant = command({
       expiresAt: expiresAt(args.optional('expires-at'), Date.now()),
     } as const;
   },
-  run: async ({ orgId, amount, reason, source, expiresAt }) =>
-    (await import('../../lib/billing/grants.ts')).grantCredits(orgId, amount, new Date(), reason, { source, expiresAt }),
+  run: async ({ orgId, amount, reason, source, expiresAt }, target) =>
+    (await import('../../lib/billing/grants.ts')).grantCredits(orgId, amount, new Date(), reason, {
+      source,
+      expiresAt,
+      audit: await target.operator(),
+    }),
 });
 
 const deduct = command({
@@ -78,7 +82,8 @@ const deduct = command({
     if (reason.length > REASON_MAX) throw new UsageError(`--reason must be at most ${REASON_MAX} characters`);
     return { orgId: orgId(args), amount: args.amount('amount'), reason };
   },
-  run: async ({ orgId, amount, reason }) => (await import('../../lib/db/organizations.ts')).deductCredits(orgId, amount, reason),
+  run: async ({ orgId, amount, reason }, target) =>
+    (await import('../../lib/db/organizations.ts')).deductCredits(orgId, amount, reason, await target.operator()),
 });
 
 const migrateGrants = command({

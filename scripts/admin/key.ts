@@ -23,7 +23,7 @@ const revoke = command({
   summary: 'revoke an API key at once: its next request is refused (401 revoked)',
   options: { org: ORG, key: { type: 'string', value: 'KEY_ID', required: true, description: 'the key id (key_…)' } },
   parse: (args) => ({ orgId: orgId(args), keyId: keyId(args) }),
-  run: async ({ orgId, keyId }) => (await import('../../lib/admin/api-keys.ts')).revokeKey(orgId, keyId),
+  run: async ({ orgId, keyId }, target) => (await import('../../lib/admin/api-keys.ts')).revokeKey(orgId, keyId, await target.operator()),
 });
 
 const KEY = { type: 'string', value: 'KEY_ID', required: true, description: 'the key id (key_…)' } as const;
@@ -55,7 +55,8 @@ const setAllowedIps = command({
     },
   },
   parse: (args) => ({ orgId: orgId(args), keyId: keyId(args), allowed_ips: allowedIps(args) }),
-  run: async ({ orgId, keyId, allowed_ips }) => (await import('../../lib/admin/api-keys.ts')).changeKey(orgId, keyId, { allowed_ips }),
+  run: async ({ orgId, keyId, allowed_ips }, target) =>
+    (await import('../../lib/admin/api-keys.ts')).changeKey(orgId, keyId, { allowed_ips }, await target.operator()),
 });
 
 const setDailyLimit = command({
@@ -67,7 +68,8 @@ const setDailyLimit = command({
     keyId: keyId(args),
     daily_limit: args.required('limit') === 'none' ? null : args.integer('limit')!,
   }),
-  run: async ({ orgId, keyId, daily_limit }) => (await import('../../lib/admin/api-keys.ts')).changeKey(orgId, keyId, { daily_limit }),
+  run: async ({ orgId, keyId, daily_limit }, target) =>
+    (await import('../../lib/admin/api-keys.ts')).changeKey(orgId, keyId, { daily_limit }, await target.operator()),
 });
 
 const CLIENT = {
@@ -90,8 +92,8 @@ const revokeClient = command({
   summary: 'revoke every grant of one OAuth client in the organization at once: their next requests and refreshes are refused',
   options: { org: ORG, client: CLIENT },
   parse: (args) => ({ orgId: orgId(args), clientId: args.required('client') }),
-  run: async ({ orgId, clientId }) => ({
-    revoked: await (await import('../../lib/admin/api-keys.ts')).revokeClientGrants(orgId, clientId),
+  run: async ({ orgId, clientId }, target) => ({
+    revoked: await (await import('../../lib/admin/api-keys.ts')).revokeClientGrants(orgId, clientId, await target.operator()),
   }),
 });
 

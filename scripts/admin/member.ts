@@ -26,10 +26,10 @@ const add = command({
     spendingLimit: args.integer('spending-limit') ?? null,
     dailyLimit: args.integer('daily-limit') ?? null,
   }),
-  run: async (input) => {
+  run: async (input, target) => {
     const { addMembership } = await import('../../lib/db/memberships.ts');
     try {
-      return await addMembership(input);
+      return await addMembership({ ...input, audit: await target.operator() });
     } catch (error) {
       if (!(error instanceof AlreadyMemberError)) throw error;
       throw new AlreadyMemberError(
@@ -53,7 +53,8 @@ const setRole = command({
   summary: "change a member's role (spending limit and created_at stay)",
   options: { org: ORG, user: USER, role: ROLE },
   parse: (args) => ({ orgId: orgId(args), userId: userId(args), role: args.oneOf('role', ROLES) }),
-  run: async ({ orgId, userId, role }) => (await import('../../lib/db/memberships.ts')).setMemberRole(orgId, userId, role),
+  run: async ({ orgId, userId, role }, target) =>
+    (await import('../../lib/db/memberships.ts')).setMemberRole(orgId, userId, role, await target.operator()),
 });
 
 const setSpendingLimit = command({
@@ -65,7 +66,8 @@ const setSpendingLimit = command({
     limit: { type: 'string', value: 'N|none', required: true, description: 'credits per UTC month, or none' },
   },
   parse: (args) => ({ orgId: orgId(args), userId: userId(args), limit: limitOf(args, 'limit') }),
-  run: async ({ orgId, userId, limit }) => (await import('../../lib/db/memberships.ts')).setMemberSpendingLimit(orgId, userId, limit),
+  run: async ({ orgId, userId, limit }, target) =>
+    (await import('../../lib/db/memberships.ts')).setMemberSpendingLimit(orgId, userId, limit, await target.operator()),
 });
 
 const setDailyLimit = command({
@@ -77,7 +79,8 @@ const setDailyLimit = command({
     limit: { type: 'string', value: 'N|none', required: true, description: 'credits per UTC day, or none' },
   },
   parse: (args) => ({ orgId: orgId(args), userId: userId(args), limit: limitOf(args, 'limit') }),
-  run: async ({ orgId, userId, limit }) => (await import('../../lib/db/memberships.ts')).setMemberDailyLimit(orgId, userId, limit),
+  run: async ({ orgId, userId, limit }, target) =>
+    (await import('../../lib/db/memberships.ts')).setMemberDailyLimit(orgId, userId, limit, await target.operator()),
 });
 
 const remove = command({
@@ -85,7 +88,9 @@ const remove = command({
   summary: 'remove a member (their spend history stays)',
   options: { org: ORG, user: USER },
   parse: (args) => ({ orgId: orgId(args), userId: userId(args) }),
-  run: async ({ orgId, userId }) => ({ removed: await (await import('../../lib/db/memberships.ts')).removeMembership(orgId, userId) }),
+  run: async ({ orgId, userId }, target) => ({
+    removed: await (await import('../../lib/db/memberships.ts')).removeMembership(orgId, userId, await target.operator()),
+  }),
 });
 
 export const group: CommandGroup = { name: 'member', commands: [add, list, setRole, setSpendingLimit, setDailyLimit, remove] };

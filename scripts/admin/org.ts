@@ -27,7 +27,8 @@ const create = command({
     spendingLimit: args.integer('spending-limit') ?? null,
     dailyLimit: args.integer('daily-limit') ?? null,
   }),
-  run: async (input) => (await import('../../lib/db/organizations.ts')).createOrganization(input),
+  run: async (input, target) =>
+    (await import('../../lib/db/organizations.ts')).createOrganization({ ...input, audit: await target.operator() }),
 });
 
 const show = command({
@@ -60,7 +61,8 @@ const setNetworks = command({
     networks: { type: 'string', value: 'a,b', required: true, description: `networks to enable, of ${NETWORKS.join(',')}` },
   },
   parse: (args) => ({ orgId: orgId(args), networks: networks(args) }),
-  run: async ({ orgId, networks }) => (await import('../../lib/db/organizations.ts')).setNetworks(orgId, networks),
+  run: async ({ orgId, networks }, target) =>
+    (await import('../../lib/db/organizations.ts')).setNetworks(orgId, networks, await target.operator()),
 });
 
 /** A display name: what `org list` and `org show` print. */
@@ -74,7 +76,8 @@ const setSpendingLimit = command({
     limit: { type: 'string', value: 'N|none', required: true, description: 'credits per UTC month, or none' },
   },
   parse: (args) => ({ orgId: orgId(args), limit: args.required('limit') === 'none' ? null : (args.integer('limit') ?? null) }),
-  run: async ({ orgId, limit }) => (await import('../../lib/db/organizations.ts')).setOrganizationSpendingLimit(orgId, limit),
+  run: async ({ orgId, limit }, target) =>
+    (await import('../../lib/db/organizations.ts')).setOrganizationSpendingLimit(orgId, limit, await target.operator()),
 });
 
 const setDailyLimit = command({
@@ -85,7 +88,8 @@ const setDailyLimit = command({
     limit: { type: 'string', value: 'N|none', required: true, description: 'credits per UTC day, or none' },
   },
   parse: (args) => ({ orgId: orgId(args), limit: args.required('limit') === 'none' ? null : (args.integer('limit') ?? null) }),
-  run: async ({ orgId, limit }) => (await import('../../lib/db/organizations.ts')).setOrganizationDailyLimit(orgId, limit),
+  run: async ({ orgId, limit }, target) =>
+    (await import('../../lib/db/organizations.ts')).setOrganizationDailyLimit(orgId, limit, await target.operator()),
 });
 
 const rename = command({
@@ -100,7 +104,8 @@ const rename = command({
     if (name.length === 0 || name.length > NAME_MAX) throw new UsageError(`--name must be 1 to ${NAME_MAX} characters`);
     return { orgId: orgId(args), name };
   },
-  run: async ({ orgId, name }) => (await import('../../lib/db/organizations.ts')).renameOrganization(orgId, name),
+  run: async ({ orgId, name }, target) =>
+    (await import('../../lib/db/organizations.ts')).renameOrganization(orgId, name, await target.operator()),
 });
 
 export const group: CommandGroup = { name: 'org', commands: [create, show, list, setNetworks, setSpendingLimit, setDailyLimit, rename] };

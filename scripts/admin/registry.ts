@@ -11,6 +11,7 @@ export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
   key: async () => (await import('./key.ts')).group,
   credits: async () => (await import('./credits.ts')).group,
   events: async () => (await import('./events.ts')).group,
+  audit: async () => (await import('./audit.ts')).group,
   usage: async () => (await import('./usage.ts')).group,
   charges: async () => (await import('./charges.ts')).group,
   payments: async () => (await import('./payments.ts')).group,

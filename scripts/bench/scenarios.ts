@@ -15,6 +15,7 @@ import { stripeClient } from '../../lib/billing/stripe-client.ts';
 import { config } from '../../lib/config.ts';
 import { putAlertSettings } from '../../lib/db/alert-settings.ts';
 import { type ApiKeyRecord, createApiKey, publishSigningKey, touchApiKey } from '../../lib/db/api-keys.ts';
+import { auditEventPut, operatorSource } from '../../lib/db/audit-events.ts';
 import { billingEventPut, newBillingEvent } from '../../lib/db/billing-events.ts';
 import { tableName } from '../../lib/db/client.ts';
 import { canonicalHash } from '../../lib/db/idempotency.ts';
@@ -56,6 +57,11 @@ import { sampleProvider } from '../../lib/social/providers/sample.ts';
 import { newWebhookSecret } from '../../lib/webhooks/signature.ts';
 import { substitute } from './floor.ts';
 import { forEachIndex } from './pool.ts';
+
+/** Who the bench's own set-up changes are made by, in their audit events. */
+const BENCH_OPERATOR = operatorSource('bench');
+/** The request of a consent the bench approves directly. */
+const BENCH_ORIGIN = { id: 'bench', sourceIp: '127.0.0.1' };
 
 export interface BenchContext {
   /** A valid bearer token for `userId`; with `email`, carrying it as a verified address (`email`, `email_verified`). */
@@ -174,6 +180,17 @@ async function workspacePerSlot(context: BenchContext, role: Role, limits: Parti
   return (i: number) => slots[i % slots.length]!;
 }
 
+/**
+ * A change conditional on what it read (an audit event's `before` must be exact) cannot be sent
+ * twice: the floor replays it on a twin, an organization (or a key, a member) in the same state,
+ * changed in step with the route's by the same requests.
+ */
+async function twinOrganization(orgId: string, members: { userId: string; role: Role }[] = []): Promise<Record<string, string>> {
+  const twin = `org_bench_${hex()}`;
+  await createOrganization({ id: twin, members });
+  return { [orgId]: twin };
+}
+
 /** An organization per request, with one member of `role`: for routes whose writes an organization's limit would refuse after a few (the route's and its floor's). */
 async function organizationPerRequest(context: BenchContext, count: number, role: Role) {
   const members: { orgId: string; userId: string }[] = [];
@@ -215,6 +232,34 @@ const listBillingEvents: Scenario = {
 };
 
 /** 25 grants of an operator's, every other one expiring: a full page. */
+const listAuditEvents: Scenario = {
+  route: 'ListAuditEvents',
+  label: 'GET audit-events (100 of 100)',
+  async prepare(context) {
+    const { orgId, userOf } = await workspace(context);
+    // Written directly, 25 a batch: a log of 100 changes, one an hour.
+    const hour = 3_600_000;
+    const puts = Array.from({ length: 100 }, (_, i) => {
+      const event = {
+        type: 'organization.updated' as const,
+        target: { type: 'organization' as const, id: orgId },
+        changes: { daily_limit: { before: i, after: i + 1 } },
+      };
+      return {
+        PutRequest: { Item: defined(auditEventPut(orgId, BENCH_OPERATOR, event, new Date(Date.now() - (i + 1) * hour)).Put, 'a put').Item },
+      };
+    });
+    await forEachIndex(4, 4, (batch) =>
+      context.floor.send(new BatchWriteCommand({ RequestItems: { [tableName()]: puts.slice(batch * 25, batch * 25 + 25) } })),
+    );
+    const route = routeNamed('ListAuditEvents');
+    return {
+      event: (i) => request(route, { path: { organization_id: orgId }, query: 'limit=100', token: context.tokenFor(userOf(i)) }),
+      check: status(200),
+    };
+  },
+};
+
 const listCreditGrants: Scenario = {
   route: 'ListCreditGrants',
   label: 'GET organizations/{id}/credit-grants (25 of 25)',
@@ -544,7 +589,7 @@ async function benchKey(
     revoked_at: null,
     last_used_at: null,
   };
-  await createApiKey(key);
+  await createApiKey(key, BENCH_OPERATOR, now);
   return key;
 }
 
@@ -653,36 +698,44 @@ const listApiKeys: Scenario = {
   },
 };
 
-/** Changing one key's limits again and again: the owner check and the key's spend, then the one conditional write. */
+/** A key per request, its limits changed (a change, and its event); the floor changes a twin key in step. */
 const updateApiKey: Scenario = {
   route: 'UpdateApiKey',
   label: 'PATCH organizations/{id}/api-keys/{key} (daily limit)',
-  async prepare(context) {
+  async prepare(context, count) {
     const { orgId, userOf } = await workspace(context);
-    const { id: keyId } = await benchKey(orgId, userOf(0));
+    const keys: string[] = [];
+    await forEachIndex(count * 2, context.slots, async (j) => {
+      keys[j] = (await benchKey(orgId, userOf(0))).id;
+    });
     const route = routeNamed('UpdateApiKey');
     return {
       event: (i) =>
         request(route, {
-          path: { organization_id: orgId, key_id: keyId },
+          path: { organization_id: orgId, key_id: keys[2 * i] ?? '' },
           token: context.tokenFor(userOf(i)),
           body: { daily_limit: 1_000, allowed_ips: ['203.0.113.0/24'] },
         }),
+      floorReplacements: (i) => ({ [keys[2 * i] ?? '']: keys[2 * i + 1] ?? '' }),
       check: status(200),
     };
   },
 };
 
-/** Revoking one key again and again: the same conditional write each time (a revocation keeps its first instant). */
+/** A key to revoke per request, and another for the floor (a second revocation writes nothing). */
 const revokeApiKey: Scenario = {
   route: 'RevokeApiKey',
   label: 'DELETE organizations/{id}/api-keys/{key}',
-  async prepare(context) {
+  async prepare(context, count) {
     const { orgId, userOf } = await workspace(context);
-    const { id: keyId } = await benchKey(orgId, userOf(0));
+    const keys: string[] = [];
+    await forEachIndex(count * 2, context.slots, async (j) => {
+      keys[j] = (await benchKey(orgId, userOf(0))).id;
+    });
     const route = routeNamed('RevokeApiKey');
     return {
-      event: (i) => request(route, { path: { organization_id: orgId, key_id: keyId }, token: context.tokenFor(userOf(i)) }),
+      event: (i) => request(route, { path: { organization_id: orgId, key_id: keys[2 * i] ?? '' }, token: context.tokenFor(userOf(i)) }),
+      floorReplacements: (i) => ({ [keys[2 * i] ?? '']: keys[2 * i + 1] ?? '' }),
       check: status(204),
     };
   },
@@ -727,15 +780,25 @@ const getOrganization: Scenario = {
   },
 };
 
+/** An organization per request, its limit changed (a change, and its event); the floor changes a twin of it. */
 const updateOrganization: Scenario = {
   route: 'UpdateOrganization',
   label: 'PATCH organizations/{id} (spending limit)',
-  async prepare(context) {
-    const { orgId, userOf } = await workspace(context);
+  async prepare(context, count) {
+    const members = await organizationPerRequest(context, count, 'owner');
+    const twins: Record<string, string>[] = [];
+    await forEachIndex(count, context.slots, async (i) => {
+      twins[i] = await twinOrganization(members[i]?.orgId ?? '');
+    });
     const route = routeNamed('UpdateOrganization');
     return {
       event: (i) =>
-        request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)), body: { spending_limit: 1_000_000 } }),
+        request(route, {
+          path: { organization_id: members[i]?.orgId ?? '' },
+          token: context.tokenFor(members[i]?.userId ?? ''),
+          body: { spending_limit: 1_000_000 },
+        }),
+      floorReplacements: (i) => twins[i] ?? {},
       check: status(200),
     };
   },
@@ -751,22 +814,23 @@ const listMembers: Scenario = {
   },
 };
 
-/** An editor per request, kept an editor: the write is the same transaction each time (and for the floor). */
+/** An editor per request, made a viewer (a change, and its event), and another for the floor to change. */
 const putMember: Scenario = {
   route: 'PutMember',
-  label: 'PUT organizations/{id}/members/{user} (unchanged role)',
+  label: 'PUT organizations/{id}/members/{user} (editor to viewer)',
   async prepare(context, count) {
     const { orgId, userOf } = await workspace(context);
-    const editors = Array.from({ length: count }, () => `user_bench_${hex()}`);
-    await forEachIndex(count, context.slots, (i) => addMembership({ orgId, userId: editors[i] ?? '', role: 'editor' }));
+    const editors = Array.from({ length: count * 2 }, () => `user_bench_${hex()}`);
+    await forEachIndex(count * 2, context.slots, (i) => addMembership({ orgId, userId: editors[i] ?? '', role: 'editor' }));
     const route = routeNamed('PutMember');
     return {
       event: (i) =>
         request(route, {
-          path: { organization_id: orgId, user_id: editors[i] ?? '' },
+          path: { organization_id: orgId, user_id: editors[2 * i] ?? '' },
           token: context.tokenFor(userOf(i)),
-          body: { role: 'editor' },
+          body: { role: 'viewer' },
         }),
+      floorReplacements: (i) => ({ [editors[2 * i] ?? '']: editors[2 * i + 1] ?? '' }),
       check: status(200),
     };
   },
@@ -1127,7 +1191,14 @@ async function benchGrant(context: BenchContext, client: ClientMetadata, orgId: 
   };
   const choice = { organization_id: orgId, role: 'editor' as const, spending_limit: null, daily_limit: null, expires_in_days: 30 };
   // The consent form's ticket, as the page would have sealed it: its nonce is spent here.
-  const code = await approve(authorization, userId, choice, new Date(), { nonce: randomUUID(), untilMs: Date.now() + 600_000 });
+  const code = await approve(
+    authorization,
+    userId,
+    choice,
+    new Date(),
+    { nonce: randomUUID(), untilMs: Date.now() + 600_000 },
+    BENCH_ORIGIN,
+  );
   const codeHash = codeHashOf(code);
   const stored = await context.floor.send(
     new UpdateCommand({
@@ -1376,7 +1447,7 @@ const getAlertSettings: Scenario = {
   label: 'GET organizations/{id}/alerts',
   async prepare(context) {
     const { orgId, userOf } = await workspace(context);
-    await putAlertSettings(orgId, userOf(0), BENCH_ALERT_SETTINGS, new Date());
+    await putAlertSettings(orgId, userOf(0), BENCH_ALERT_SETTINGS, BENCH_OPERATOR, new Date());
     const route = routeNamed('GetAlertSettings');
     return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
   },
@@ -1388,14 +1459,19 @@ const putAlertSettingsScenario: Scenario = {
   label: 'PUT organizations/{id}/alerts',
   async prepare(context) {
     const slotOf = await workspacePerSlot(context, 'owner');
+    const twins = await Promise.all(
+      Array.from({ length: context.slots }, (_, i) => twinOrganization(slotOf(i).orgId, [{ userId: slotOf(i).userId, role: 'owner' }])),
+    );
     const route = routeNamed('PutAlertSettings');
     return {
+      // A new low balance each time: a change, and its event; the floor changes the slot's twin in step.
       event: (i) =>
         request(route, {
           path: { organization_id: slotOf(i).orgId },
           token: context.tokenFor(slotOf(i).userId),
-          body: { low_balance: 1_000, thresholds: [100, 80, 50] },
+          body: { low_balance: 1_000 + i, thresholds: [100, 80, 50] },
         }),
+      floorReplacements: (i) => twins[i % context.slots] ?? {},
       check: status(200),
     };
   },
@@ -1418,7 +1494,7 @@ async function benchEndpoint(orgId: string, ownerId: string): Promise<WebhookEnd
     secret: newWebhookSecret(),
     created_at: new Date().toISOString(),
   };
-  await createEndpoint(endpoint, ownerId, Number.MAX_SAFE_INTEGER);
+  await createEndpoint(endpoint, ownerId, Number.MAX_SAFE_INTEGER, BENCH_OPERATOR, new Date());
   return endpoint;
 }
 
@@ -1627,6 +1703,7 @@ const routeNotFound: Scenario = {
 
 export const SCENARIOS: readonly Scenario[] = [
   listBillingEvents,
+  listAuditEvents,
   listCreditGrants,
   usage('day'),
   usage('hour'),

@@ -15,7 +15,7 @@ import { publishEvent, resendDelivery } from '../../lib/alerts/endpoints.ts';
 import { NotAnOwner } from '../../lib/db/memberships.ts';
 import { deleteEndpoint, getEndpoint } from '../../lib/db/webhook-endpoints.ts';
 import { WEBHOOK_ATTEMPTS } from '../../lib/webhooks/delivery.ts';
-import { uniqueId, workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { drainJobs } from '../support/jobs.ts';
 import { captureOutput } from '../support/output.ts';
@@ -135,11 +135,13 @@ describe('notification endpoints', () => {
     const created = await create(orgId, tokenFor(users.owner), { url: 'http://127.0.0.1:9/hooks', events: ['*'] });
 
     // Below the route's role check: the transaction itself holds the deleter to the owner role.
-    await expect(deleteEndpoint(orgId, created.body.id, users.editor)).rejects.toBeInstanceOf(NotAnOwner);
+    await expect(deleteEndpoint(await getEndpoint(orgId, created.body.id), users.editor, TEST_OPERATOR, new Date())).rejects.toBeInstanceOf(
+      NotAnOwner,
+    );
 
     expect(await getEndpoint(orgId, created.body.id)).toMatchObject({ id: created.body.id });
-    expect(await deleteEndpoint(orgId, created.body.id, users.owner)).toBe(true);
-    expect(await deleteEndpoint(orgId, created.body.id, users.owner)).toBe(false);
+    expect(await deleteEndpoint(await getEndpoint(orgId, created.body.id), users.owner, TEST_OPERATOR, new Date())).toBe(true);
+    expect(await deleteEndpoint(await getEndpoint(orgId, created.body.id), users.owner, TEST_OPERATOR, new Date())).toBe(false);
   });
 
   it('refuses the 11th endpoint, also when they are created at once, and takes one again after a delete', async () => {

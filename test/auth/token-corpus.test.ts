@@ -6,7 +6,7 @@ import { createApiKey, revokeApiKey } from '../../lib/db/api-keys.ts';
 import { loadHandlers } from '../../lib/local/server.ts';
 import type { Route } from '../../lib/routes.ts';
 import { cellsAtDepth } from '../support/depth.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import type { Call } from '../support/http.ts';
 import { call } from '../support/http.ts';
 import { sampleRequest, tokenRoutes } from '../support/routes.ts';
@@ -37,22 +37,26 @@ await publishTestSigningKey();
 const revokedKey = `key_${'1'.repeat(32)}`;
 const neverStored = `key_${'2'.repeat(32)}`;
 const created = new Date().toISOString();
-await createApiKey({
-  id: revokedKey,
-  organization_id: orgId,
-  name: 'revoked',
-  role: 'editor',
-  spending_limit: null,
-  daily_limit: null,
-  allowed_ips: null,
-  rate_limit: null,
-  created_at: created,
-  created_by_id: users.owner,
-  expires_at: new Date(Date.now() + 86_400_000).toISOString(),
-  revoked_at: null,
-  last_used_at: null,
-});
-await revokeApiKey(orgId, revokedKey, new Date());
+await createApiKey(
+  {
+    id: revokedKey,
+    organization_id: orgId,
+    name: 'revoked',
+    role: 'editor',
+    spending_limit: null,
+    daily_limit: null,
+    allowed_ips: null,
+    rate_limit: null,
+    created_at: created,
+    created_by_id: users.owner,
+    expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    revoked_at: null,
+    last_used_at: null,
+  },
+  TEST_OPERATOR,
+  new Date(),
+);
+await revokeApiKey(orgId, revokedKey, new Date(), TEST_OPERATOR);
 
 const authenticated = tokenRoutes().map(([, route]) => route);
 const now = () => Math.floor(Date.now() / 1000);

@@ -20,7 +20,7 @@ import {
   setOrganizationDailyLimit,
   setOrganizationSpendingLimit,
 } from '../../lib/db/organizations.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { inFlight } from '../support/hold-charges.ts';
 import { call } from '../support/http.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
@@ -39,8 +39,8 @@ interface Payer {
 
 async function member(limits: { spending_limit?: number; daily_limit?: number } = {}): Promise<Payer> {
   const { orgId, users } = await workspace({ credits: CREDITS, networks: ['tiktok', 'x'] });
-  if (limits.spending_limit !== undefined) await setMemberSpendingLimit(orgId, users.editor, limits.spending_limit);
-  if (limits.daily_limit !== undefined) await setMemberDailyLimit(orgId, users.editor, limits.daily_limit);
+  if (limits.spending_limit !== undefined) await setMemberSpendingLimit(orgId, users.editor, limits.spending_limit, TEST_OPERATOR);
+  if (limits.daily_limit !== undefined) await setMemberDailyLimit(orgId, users.editor, limits.daily_limit, TEST_OPERATOR);
   return { orgId, owner: users.owner, payer: users.editor, token: tokenFor(users.editor) };
 }
 
@@ -81,44 +81,62 @@ const cases: [string, () => Promise<Payer>, (payer: Payer) => Promise<unknown>, 
   [
     'organization: its balance spent elsewhere',
     member,
-    ({ orgId }) => deductCredits(orgId, CREDITS - 2, 'test'),
+    ({ orgId }) => deductCredits(orgId, CREDITS - 2, 'test', TEST_OPERATOR),
     { '200': 2, '402 insufficient_credits': IN_FLIGHT - 2 },
     2,
   ],
-  ['organization: its network turned off', member, ({ orgId }) => setNetworks(orgId, ['x']), { '403 operation_not_enabled': IN_FLIGHT }, 0],
+  [
+    'organization: its network turned off',
+    member,
+    ({ orgId }) => setNetworks(orgId, ['x'], TEST_OPERATOR),
+    { '403 operation_not_enabled': IN_FLIGHT },
+    0,
+  ],
   [
     'organization: its monthly limit lowered',
     member,
-    ({ orgId }) => setOrganizationSpendingLimit(orgId, 1),
+    ({ orgId }) => setOrganizationSpendingLimit(orgId, 1, TEST_OPERATOR),
     { '200': 1, '402 spending_limit_exceeded': IN_FLIGHT - 1 },
     1,
   ],
   [
     'organization: its daily limit lowered',
     member,
-    ({ orgId }) => setOrganizationDailyLimit(orgId, 2),
+    ({ orgId }) => setOrganizationDailyLimit(orgId, 2, TEST_OPERATOR),
     { '200': 2, '402 spending_limit_exceeded': IN_FLIGHT - 2 },
     2,
   ],
   // The member's item.
-  ['member: removed', member, ({ orgId, payer }) => removeMembership(orgId, payer), { '403 forbidden': IN_FLIGHT }, 0],
-  ['member: made a viewer', member, ({ orgId, payer }) => setMemberRole(orgId, payer, 'viewer'), { '403 forbidden': IN_FLIGHT }, 0],
+  ['member: removed', member, ({ orgId, payer }) => removeMembership(orgId, payer, TEST_OPERATOR), { '403 forbidden': IN_FLIGHT }, 0],
+  [
+    'member: made a viewer',
+    member,
+    ({ orgId, payer }) => setMemberRole(orgId, payer, 'viewer', TEST_OPERATOR),
+    { '403 forbidden': IN_FLIGHT },
+    0,
+  ],
   [
     'member: its monthly limit lowered',
     () => member({ spending_limit: 1_000 }),
-    ({ orgId, payer }) => setMemberSpendingLimit(orgId, payer, 3),
+    ({ orgId, payer }) => setMemberSpendingLimit(orgId, payer, 3, TEST_OPERATOR),
     { '200': 3, '402 spending_limit_exceeded': IN_FLIGHT - 3 },
     3,
   ],
   [
     'member: a daily limit set',
     member,
-    ({ orgId, payer }) => setMemberDailyLimit(orgId, payer, 1),
+    ({ orgId, payer }) => setMemberDailyLimit(orgId, payer, 1, TEST_OPERATOR),
     { '200': 1, '402 spending_limit_exceeded': IN_FLIGHT - 1 },
     1,
   ],
   // The API key's item.
-  ['key: revoked', apiKey, ({ orgId, payer }) => revokeApiKey(orgId, payer, new Date()), { '401 unauthenticated': IN_FLIGHT }, 0],
+  [
+    'key: revoked',
+    apiKey,
+    ({ orgId, payer }) => revokeApiKey(orgId, payer, new Date(), TEST_OPERATOR),
+    { '401 unauthenticated': IN_FLIGHT },
+    0,
+  ],
   [
     'key: expired',
     apiKey,
@@ -134,18 +152,24 @@ const cases: [string, () => Promise<Payer>, (payer: Payer) => Promise<unknown>, 
     { '401 unauthenticated': IN_FLIGHT },
     0,
   ],
-  ['key: made a viewer', apiKey, ({ orgId, payer }) => updateApiKey(orgId, payer, { role: 'viewer' }), { '403 forbidden': IN_FLIGHT }, 0],
+  [
+    'key: made a viewer',
+    apiKey,
+    ({ orgId, payer }) => updateApiKey(orgId, payer, { role: 'viewer' }, TEST_OPERATOR, new Date()),
+    { '403 forbidden': IN_FLIGHT },
+    0,
+  ],
   [
     'key: its monthly limit lowered',
     () => apiKey({ spending_limit: 1_000 }),
-    ({ orgId, payer }) => updateApiKey(orgId, payer, { spending_limit: 2 }),
+    ({ orgId, payer }) => updateApiKey(orgId, payer, { spending_limit: 2 }, TEST_OPERATOR, new Date()),
     { '200': 2, '402 spending_limit_exceeded': IN_FLIGHT - 2 },
     2,
   ],
   [
     'key: its daily limit lowered',
     () => apiKey({ daily_limit: 1_000 }),
-    ({ orgId, payer }) => updateApiKey(orgId, payer, { daily_limit: 4 }),
+    ({ orgId, payer }) => updateApiKey(orgId, payer, { daily_limit: 4 }, TEST_OPERATOR, new Date()),
     { '200': 4, '402 spending_limit_exceeded': IN_FLIGHT - 4 },
     4,
   ],

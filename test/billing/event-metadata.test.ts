@@ -12,7 +12,7 @@ import { deductCredits } from '../../lib/db/organizations.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
 import { UpstreamError } from '../../lib/social/providers/types.ts';
 import { chargeDirectly } from '../support/charges.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -75,7 +75,7 @@ describe('billing event metadata', () => {
     const { orgId, users } = await workspace({ credits: 5 });
     await grantCredits(orgId, 10, new Date(), 'monthly top-up, invoice 77');
     await grantCredits(orgId, 1);
-    await deductCredits(orgId, 2, 'chargeback');
+    await deductCredits(orgId, 2, 'chargeback', TEST_OPERATOR);
 
     const reasons = (await events(orgId, users.owner)).map((event) => [event.type, event.metadata]);
     expect(reasons).toEqual([

@@ -28,7 +28,7 @@ import { main } from '../../scripts/admin/main.ts';
 import { receiver } from '../alerts/receivers.ts';
 import { chargeDirectly } from '../support/charges.ts';
 import { atDepth } from '../support/depth.ts';
-import { uniqueId, workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { drainJobs } from '../support/jobs.ts';
 import { startTableStream } from '../support/table-stream.ts';
@@ -470,7 +470,7 @@ describe('an organization from before grants', () => {
     await settled(await charge(20, ago(5 * MINUTE_MS)));
     expect(await refundRun(beforeCutoff, 'late')).toBe('refunded');
     expect(await refundRun(await charge(3, ago(MINUTE_MS)), 'recent')).toBe('refunded');
-    await deductCredits(orgId, 4, 'recent deduction');
+    await deductCredits(orgId, 4, 'recent deduction', TEST_OPERATOR);
     const records = await takeHeld(orgId);
     held.delete(orgId);
 
@@ -719,7 +719,7 @@ describe('a refund to an expired grant', () => {
     await hold(orgId);
     expect(await refundRun(run, 'failed')).toBe('refunded');
     const refundRecords = await takeHeld(orgId);
-    await deductCredits(orgId, 2, 'adjustment');
+    await deductCredits(orgId, 2, 'adjustment', TEST_OPERATOR);
 
     // Act
     await deliver(refundRecords);

@@ -71,7 +71,19 @@ describe('billing figures', () => {
 describe('what the console offers', () => {
   it('gives owners with a user token every screen and action, and API keys none that the API refuses them', () => {
     const owner = permissionsOf({ role: 'owner', tokenKind: 'user' });
-    expect(screensFor(owner)).toEqual(['overview', 'usage', 'billing', 'events', 'keys', 'apps', 'members', 'alerts', 'trash', 'jobs']);
+    expect(screensFor(owner)).toEqual([
+      'overview',
+      'usage',
+      'billing',
+      'events',
+      'keys',
+      'apps',
+      'members',
+      'alerts',
+      'trash',
+      'jobs',
+      'audit',
+    ]);
     expect(Object.values(owner).every(Boolean)).toBe(true);
     // An API key is never an owner; an editor key reads and restores, and manages nothing.
     const editorKey = permissionsOf({ role: 'editor', tokenKind: 'api_key' });
@@ -86,6 +98,7 @@ describe('what the console offers', () => {
       webhooks: false,
       trash: true,
       cancelJobs: true,
+      auditLog: false,
     });
   });
 

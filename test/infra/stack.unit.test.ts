@@ -135,7 +135,12 @@ const functionGroups = [
   },
 ];
 const onTheTable = (statement: Statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:'));
-const dynamoStatements = (functionId: string) => statementsOf(template, functionId).filter(onTheTable);
+/** The audit log's guard every role carries (infra/function.ts denyAuditChanges): checked on its own below. */
+const isAuditDeny = (statement: Statement) => statement.Effect === 'Deny';
+const dynamoStatements = (functionId: string) =>
+  statementsOf(template, functionId)
+    .filter(onTheTable)
+    .filter((s) => !isAuditDeny(s));
 /** A function's grants beyond DynamoDB (its logs, X-Ray, a queue). */
 const otherStatements = (functionId: string) => statementsOf(template, functionId).filter((statement) => !onTheTable(statement));
 /** The alarms that read a function's metric (`Errors`, `Throttles`, `Invocations`…), alone or summed with others' by metric math. */
@@ -290,6 +295,21 @@ describe('least privilege', () => {
       // One index: a single Resource (CloudFormation's form for one ARN), not a list of one.
       ...(route.indexes ?? []).map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] })),
     ]);
+  });
+
+  it("denies every function's role UpdateItem and DeleteItem on the audit log's partitions, whatever it is granted", () => {
+    const functions = ofType(template, 'AWS::Lambda::Function').map(([id]) => id);
+    const denials = functions.map((id) => statementsOf(template, id).filter(isAuditDeny));
+    expect(functions.length).toBeGreaterThan(routes.length);
+    for (const denied of denials)
+      expect(denied).toEqual([
+        {
+          Effect: 'Deny',
+          Action: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+          Resource: tableArn,
+          Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+        },
+      ]);
   });
 
   it('grants no wildcard DynamoDB action anywhere in the stack', () => {
@@ -714,6 +734,7 @@ describe('the cursor signing key', () => {
     expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
     expect(paging.map((route) => route.name).sort()).toEqual([
       'ListApiKeys',
+      'ListAuditEvents',
       'ListBillingEvents',
       'ListCreditGrants',
       'ListCreditPurchases',

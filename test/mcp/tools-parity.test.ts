@@ -12,7 +12,7 @@ import type { WebRequestParts } from '../../lib/http/web-request.ts';
 import { serveMcp } from '../../lib/mcp/server.ts';
 import { NETWORKS, type Network } from '../../lib/model.ts';
 import { cellsAtDepth } from '../support/depth.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { serveWithSdk } from '../support/mcp-sdk-oracle.ts';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -93,7 +93,7 @@ describe('tools/list', () => {
           const laneAnswers = [];
           for (let i = lane; i < sets.length; i += lanes.length) {
             const networks = sets[i]!;
-            await setNetworks(orgId, networks);
+            await setNetworks(orgId, networks, TEST_OPERATOR);
             // Numeric and string ids alike.
             const id = i % 2 ? i : `list-${i}`;
             laneAnswers.push({ networks, ...(await bothAnswers(orgId, users.viewer, { jsonrpc: '2.0', id, method: 'tools/list' })) });

@@ -28,7 +28,7 @@ import { type AuthorizationRequest, requestFingerprint } from '../../lib/oauth/a
 import { seal } from '../../lib/oauth/sealing-key.ts';
 import { REFRESH_REFUSED } from '../../lib/oauth/token.ts';
 import { sealCursor } from '../../lib/signed-cursor.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { mcpClient } from '../support/mcp-client.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -293,7 +293,7 @@ describe("the admin CLI: a client's grants", () => {
     ];
 
     const listed = await listClientGrants(orgId, clientId);
-    const revoked = await revokeClientGrants(orgId, clientId);
+    const revoked = await revokeClientGrants(orgId, clientId, TEST_OPERATOR);
 
     expect(listed.api_keys.map((key) => key.oauth)).toEqual([
       { client_id: clientId, client_name: 'Refusals', redirect_uri: REDIRECT },

@@ -20,7 +20,7 @@ import { listGrantsPage } from '../../lib/db/grants.ts';
 import { deductCredits } from '../../lib/db/organizations.ts';
 import { queryPurchases } from '../../lib/db/purchases.ts';
 import { receiver } from '../alerts/receivers.ts';
-import { uniqueId, workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { startLocalWorkers, webhooksQueue } from '../support/jobs.ts';
 import { balanceOf, type PaymentsHarness, pay, startPayments, until } from '../support/payments.ts';
@@ -194,21 +194,21 @@ describe('recharging', () => {
     const { orgId, owner, events } = await recharging('4242424242424242', 1_200, { credits: 1_000, monthly_cap: 2_000 });
 
     // Act: 1,200 → 1,100 → … 200: one of them crosses 1,000.
-    await Promise.all(Array.from({ length: 10 }, () => deductCredits(orgId, 100, 'a run')));
+    await Promise.all(Array.from({ length: 10 }, () => deductCredits(orgId, 100, 'a run', TEST_OPERATOR)));
     await settled();
     const first = await purchasesOf(orgId);
     const afterFirst = await balanceOf(orgId, owner);
     // Below again within the hour: deferred (once, however many charges follow).
-    await deductCredits(orgId, 300, 'a run');
+    await deductCredits(orgId, 300, 'a run', TEST_OPERATOR);
     await settled();
-    await deductCredits(orgId, 10, 'a run');
+    await deductCredits(orgId, 10, 'a run', TEST_OPERATOR);
     await settled();
     const deferredAt = (await read(orgId, tokenFor(owner))).body.next_attempt_at;
     // An hour later the due pass recharges; the month's cap (2,000) is then reached.
     await runDueRecharges(new Date(Date.now() + HOUR + 60_000));
     await settled();
     const second = await read(orgId, tokenFor(owner));
-    await deductCredits(orgId, 1_000, 'a run');
+    await deductCredits(orgId, 1_000, 'a run', TEST_OPERATOR);
     await settled();
     // Any trigger now meets the cap, announced once however many come at once.
     await Promise.all(Array.from({ length: 5 }, () => evaluate(orgId, 'due')));
@@ -269,7 +269,7 @@ describe('recharging', () => {
   it('a declined card fails, retries an hour later while below the threshold, and the third failure disables it', async () => {
     const { orgId, owner, events } = await recharging('4000000000000341');
 
-    await deductCredits(orgId, 300, 'a run');
+    await deductCredits(orgId, 300, 'a run', TEST_OPERATOR);
     await settled();
     const once = await read(orgId, tokenFor(owner));
     await runDueRecharges(new Date(Date.now() + HOUR + 60_000));
@@ -310,7 +310,7 @@ describe('recharging', () => {
   it('a card asking for authentication leaves the recharge open on a page its owner pays; unpaid for 24 h, it fails', async () => {
     const { orgId, owner, events } = await recharging('4000002760003184');
 
-    await deductCredits(orgId, 300, 'a run');
+    await deductCredits(orgId, 300, 'a run', TEST_OPERATOR);
     await settled();
     const [open] = await purchasesOf(orgId);
     const asked = events('auto_recharge.action_required');
@@ -330,7 +330,7 @@ describe('recharging', () => {
     );
     // The next one is left unpaid: 24 h later the due pass fails it.
     await runDueRecharges(new Date(Date.now() + HOUR + 60_000));
-    await deductCredits(orgId, 600, 'a run');
+    await deductCredits(orgId, 600, 'a run', TEST_OPERATOR);
     await settled();
     await runDueRecharges(new Date(Date.now() + 2 * HOUR));
     await settled();

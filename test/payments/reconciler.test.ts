@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createPurchase } from '../../functions/create-credit-purchase.ts';
 import { reconcilePayments } from '../../lib/billing/reconciler.ts';
 import { group } from '../../scripts/admin/payments.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { balanceOf, type PaymentsHarness, pay, startPayments, until } from '../support/payments.ts';
 import { eventsOf } from '../support/social.ts';
@@ -83,8 +83,8 @@ describe('npm run admin -- payments reconcile [--org ID]', () => {
     await bought(other.orgId, other.users.owner, 600, 'hold');
     const reconcile = group.commands[0];
 
-    const once = await reconcile?.run({ orgId }, { local: false, dev: null });
-    const again = await reconcile?.run({ orgId }, { local: false, dev: null });
+    const once = await reconcile?.run({ orgId }, { local: false, dev: null, operator: async () => TEST_OPERATOR });
+    const again = await reconcile?.run({ orgId }, { local: false, dev: null, operator: async () => TEST_OPERATOR });
 
     // A checkout's payment raises payment_intent.succeeded and checkout.session.completed: one settles it.
     expect(once).toEqual({ events: 2, settled: 1, reversed: 0 });

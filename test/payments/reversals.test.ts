@@ -13,7 +13,7 @@ import { handler as run } from '../../functions/run-social-operation.ts';
 import { reversalTarget } from '../../lib/billing/settle.ts';
 import { deductCredits } from '../../lib/db/organizations.ts';
 import type { StripeEvent } from '../../lib/local/payments-ledger.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import {
   balanceOf,
@@ -145,7 +145,7 @@ describe('charge.refunded and charge.dispute.created', () => {
   it('below zero after the credits were spent: a run answers 402 with the negative balance; reads answer as ever', async () => {
     const { orgId, users } = await workspace();
     const { intentId } = await paid(orgId, users.owner, 500);
-    await deductCredits(orgId, 450, 'spent elsewhere');
+    await deductCredits(orgId, 450, 'spent elsewhere', TEST_OPERATOR);
 
     await stripe.refunds.create({ payment_intent: intentId });
     await until(

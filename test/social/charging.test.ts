@@ -6,7 +6,7 @@ import { memberSpendKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
 import { setMemberSpendingLimit } from '../../lib/db/memberships.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { atDepth } from '../support/depth.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -62,7 +62,7 @@ describe('charging under concurrency (DynamoDB Local)', () => {
 
   it(`a member limit of 10 and ${PARALLEL} parallel runs: 10 succeed, ${PARALLEL - 10} get 402 spending_limit_exceeded`, async () => {
     const { orgId, users } = await workspace({ credits: 100 });
-    await setMemberSpendingLimit(orgId, users.editor, 10);
+    await setMemberSpendingLimit(orgId, users.editor, 10, TEST_OPERATOR);
 
     const answers = await Promise.all(Array.from({ length: PARALLEL }, () => profile(orgId, users.editor)));
 
@@ -104,7 +104,7 @@ describe('charging under concurrency (DynamoDB Local)', () => {
 
   it('a member limit does not hold back other members', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
-    await setMemberSpendingLimit(orgId, users.editor, 1);
+    await setMemberSpendingLimit(orgId, users.editor, 1, TEST_OPERATOR);
     expect((await profile(orgId, users.editor)).status).toBe(200);
     expect((await profile(orgId, users.editor)).status).toBe(402);
     expect((await profile(orgId, users.owner)).status).toBe(200);
@@ -112,7 +112,7 @@ describe('charging under concurrency (DynamoDB Local)', () => {
 
   it('a limit below the cost refuses the first run of the month, reporting what was spent', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
-    await setMemberSpendingLimit(orgId, users.editor, 0);
+    await setMemberSpendingLimit(orgId, users.editor, 0, TEST_OPERATOR);
     const answer = await profile(orgId, users.editor);
     expect(answer.status).toBe(402);
     expect(withoutRequestId(answer.body)).toEqual({
@@ -164,10 +164,10 @@ describe('charging under concurrency (DynamoDB Local)', () => {
 
   it('a limit raised after it was reached lets runs through again', async () => {
     const { orgId, users } = await workspace({ credits: 10 });
-    await setMemberSpendingLimit(orgId, users.editor, 1);
+    await setMemberSpendingLimit(orgId, users.editor, 1, TEST_OPERATOR);
     await profile(orgId, users.editor);
     expect((await profile(orgId, users.editor)).status).toBe(402);
-    await setMemberSpendingLimit(orgId, users.editor, 2);
+    await setMemberSpendingLimit(orgId, users.editor, 2, TEST_OPERATOR);
     expect((await profile(orgId, users.editor)).status).toBe(200);
   });
 

@@ -10,7 +10,7 @@ import { setMemberSpendingLimit } from '../../lib/db/memberships.ts';
 import { getOrganization, setNetworks } from '../../lib/db/organizations.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -44,7 +44,7 @@ describe('POST /social/{operation}/quote', () => {
     const { orgId, users } = await workspace({ credits: 7 });
     const viewer = await quote(orgId, users.viewer);
     const viewerRun = await run(orgId, users.viewer);
-    await setNetworks(orgId, ['x']);
+    await setNetworks(orgId, ['x'], TEST_OPERATOR);
     const disabled = await quote(orgId, users.editor);
     const disabledRun = await run(orgId, users.editor);
 
@@ -85,7 +85,7 @@ describe('POST /social/{operation}/quote', () => {
 
   it("reports a member's limit with its scope", async () => {
     const { orgId, users } = await workspace({ credits: 10 });
-    await setMemberSpendingLimit(orgId, users.editor, 1);
+    await setMemberSpendingLimit(orgId, users.editor, 1, TEST_OPERATOR);
     await run(orgId, users.editor);
     const answer = await quote(orgId, users.editor);
     expect(answer.body.refusal).toMatchObject({ code: 'spending_limit_exceeded', data: { scope: 'member', spending_limit: 1, spent: 1 } });

@@ -4,7 +4,7 @@ import { db } from '../../lib/db/client.ts';
 import { getOrganization, setNetworks } from '../../lib/db/organizations.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
-import { uniqueId, workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
@@ -101,7 +101,7 @@ describe('POST /social/{operation}', () => {
     it('a network disabled between two runs is refused on the second', async () => {
       const { orgId, users } = await workspace({ credits: 5 });
       expect((await run(orgId, users.editor)).status).toBe(200);
-      await setNetworks(orgId, ['x']);
+      await setNetworks(orgId, ['x'], TEST_OPERATOR);
       expect((await run(orgId, users.editor)).status).toBe(403);
     });
   });

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { operatorSource } from '../../lib/db/audit-events.ts';
 import { batchWriteAll } from '../../lib/db/client.ts';
 import { newOrganizationItems } from '../../lib/db/organizations.ts';
 import { defined } from '../../lib/defined.ts';
 import type { Network, Role } from '../../lib/model.ts';
+
+/** Who a test's direct changes are made by, in their audit events (an operator, as the admin CLI's are). */
+export const TEST_OPERATOR = operatorSource('test-operator');
 
 export const uniqueId = (prefix: string) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 

@@ -17,7 +17,7 @@ import { queryAll } from '../../lib/db/client.ts';
 import { getMembership } from '../../lib/db/memberships.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { isApiKeyId } from '../../lib/model.ts';
-import { workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { fuzzRuns } from '../support/fuzz.ts';
 import { call } from '../support/http.ts';
 import { startTableStream } from '../support/table-stream.ts';
@@ -78,21 +78,25 @@ async function chargeAs(orgId: string, payer: string, operation: (typeof OPERATI
 async function apiKeyOf(orgId: string, owner: string, index: number): Promise<string> {
   const id = `key_${randomBytes(16).toString('hex')}`;
   const now = new Date();
-  await createApiKey({
-    id,
-    organization_id: orgId,
-    name: `agent ${index}`,
-    role: 'editor',
-    spending_limit: null,
-    daily_limit: null,
-    allowed_ips: null,
-    rate_limit: null,
-    created_at: now.toISOString(),
-    created_by_id: owner,
-    expires_at: new Date(now.getTime() + DAY_MS).toISOString(),
-    revoked_at: null,
-    last_used_at: null,
-  });
+  await createApiKey(
+    {
+      id,
+      organization_id: orgId,
+      name: `agent ${index}`,
+      role: 'editor',
+      spending_limit: null,
+      daily_limit: null,
+      allowed_ips: null,
+      rate_limit: null,
+      created_at: now.toISOString(),
+      created_by_id: owner,
+      expires_at: new Date(now.getTime() + DAY_MS).toISOString(),
+      revoked_at: null,
+      last_used_at: null,
+    },
+    TEST_OPERATOR,
+    new Date(),
+  );
   return id;
 }
 
