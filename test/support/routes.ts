@@ -6,7 +6,7 @@ import type { Call, Handler } from './http.ts';
 export const tokenRoutes = (): (readonly [string, Route])[] =>
   routes.filter((route) => !route.public).map((route) => [route.name, route] as const);
 
-/** A request URL for `route` with every path parameter filled in: an organization, an operation, a key, job, webhook or purchase id, or a fresh UUID. */
+/** A request URL for `route` with every path parameter filled in: an organization, an operation, a key, job, webhook, purchase or invitation id, or a fresh UUID. */
 export function sampleUrl(route: Route, orgId: string): string {
   const filled = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
     name === 'organization_id'
@@ -21,7 +21,9 @@ export function sampleUrl(route: Route, orgId: string): string {
               ? `whk_${randomUUID().replaceAll('-', '')}`
               : name === 'purchase_id'
                 ? `pur_${randomUUID().replaceAll('-', '').slice(0, 26)}`
-                : randomUUID(),
+                : name === 'invitation_id'
+                  ? `inv_${randomUUID().replaceAll('-', '')}`
+                  : randomUUID(),
   );
   // Usage needs its window: yesterday and today, by day.
   const day = 86_400_000;
@@ -46,6 +48,9 @@ export const sampleBody = (route: Route): unknown => {
   if (route.name === 'PutAlertSettings') return { low_balance: null, thresholds: [80, 100] };
   if (route.name === 'UpdateApiKey') return { daily_limit: 10 };
   if (route.name === 'CreateCreditPurchase') return { credits: 500 };
+  if (route.name === 'PutAutoRecharge') return { enabled: false };
+  if (route.name === 'CreateInvitation') return { email: 'sample@example.com', role: 'viewer' };
+  if (route.name === 'AcceptInvitation') return { token: 'sample' };
   return {};
 };
 
