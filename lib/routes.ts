@@ -187,7 +187,7 @@ export const routes: readonly Route[] = [
     secrets: ['cursorSigningKey'],
     summary: "Read the organization's audit log: who changed what, and when",
     description:
-      "Owners, with a user's token. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. Every change of the organization's settings, members, API keys, alert settings, notification endpoints and restores, and every operator's change, as one event (`type`, `actor`, `target`, the `changes` before and after, `details`, the `request_id` and `source_ip` of the request that made it; never a secret), newest first (ties by id), listed within 1 s of the change's answer and kept 400 days; nothing changes or deletes one. Filters, all applied: `type` (1 to 20, comma-separated), `actor_id`, `target_id` (exact), `from` (inclusive) and `to` (exclusive); a bad or repeated one 400 naming it (`to` for a reversed window). Paged by `cursor`, bound to the organization and every filter. `Accept: text/csv` answers the same page as CSV. See docs/audit.md.",
+      "Owners, with a user's token. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404. Every change of the organization's settings, members, invitations, API keys, alert settings, notification endpoints, restores, auto-recharge settings and saved card, and every operator's change, as one event (`type`, `actor`, `target`, the `changes` before and after, `details`, the `request_id` and `source_ip` of the request that made it; never a secret), newest first (ties by id), listed within 1 s of the change's answer and kept 400 days; nothing changes or deletes one. Filters, all applied: `type` (1 to 20, comma-separated), `actor_id`, `target_id` (exact), `from` (inclusive) and `to` (exclusive); a bad or repeated one 400 naming it (`to` for a reversed window). Paged by `cursor`, bound to the organization and every filter. `Accept: text/csv` answers the same page as CSV. See docs/audit.md.",
     tag: 'Audit log',
     errors: ['forbidden', 'api_key_not_allowed', 'not_found'],
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },
@@ -309,11 +309,12 @@ export const routes: readonly Route[] = [
   },
   {
     // Rate-limit counter and membership, then the auto-recharge item (GetItem), then its versioned
-    // put (PutItem in a transaction).
+    // put and, when a setting changed, the audit event (PutItem in one transaction).
     name: 'PutAutoRecharge',
     method: 'PUT',
     path: '/organizations/{organization_id}/auto-recharge',
     entry: 'functions/put-auto-recharge.ts',
+    audit: { writes: ['auto_recharge.updated'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
     summary:
       'Set auto-recharge: buy `credits` by the saved card whenever the balance falls below `threshold`, at most `monthly_cap` a month',
@@ -330,6 +331,9 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/organizations/{organization_id}/auto-recharge/payment-method',
     entry: 'functions/create-payment-method.ts',
+    audit: {
+      none: "it opens Stripe's setup page and changes nothing here: the card, once entered there, is saved by the webhook (`payment_method.saved`, by the system)",
+    },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     secrets: ['stripeSecretKey'],
     summary: 'Save a card for auto-recharge: a page to enter it',
@@ -355,11 +359,12 @@ export const routes: readonly Route[] = [
   },
   {
     // Rate-limit counter and membership, then the auto-recharge item (GetItem); with a card, its
-    // versioned put (PutItem in a transaction), then Stripe's detach.
+    // versioned put and the audit event (PutItem in one transaction), then Stripe's detach.
     name: 'DeletePaymentMethod',
     method: 'DELETE',
     path: '/organizations/{organization_id}/auto-recharge/payment-method',
     entry: 'functions/delete-payment-method.ts',
+    audit: { writes: ['payment_method.removed'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
     secrets: ['stripeSecretKey'],
     summary: 'Remove the saved card',
@@ -372,12 +377,15 @@ export const routes: readonly Route[] = [
   {
     // The purchase (GetItem); the settle transaction: the payment's marker and the billing event
     // (PutItem), the balance, the purchase and its open-checkout slot (UpdateItem); a reversal's
-    // transaction and a failure's or expiry's update (UpdateItem). No rate-limit counter: public.
+    // transaction and a failure's or expiry's update (UpdateItem); a setup's card, the auto-recharge
+    // item's versioned put and its audit events (PutItem in one transaction). No rate-limit counter: public.
     name: 'ReceiveStripeWebhook',
     method: 'POST',
     path: '/payments/stripe/webhook',
     entry: 'functions/stripe-webhook.ts',
-    audit: { none: "Stripe's events move money (purchases, reversals): billing events, not audit events" },
+    // Its money (purchases, recharges, reversals, expiries) is billing events; a completed setup
+    // checkout's card is audited, by the system.
+    audit: { writes: ['payment_method.saved', 'payment_method.removed'] },
     tableActions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     secrets: ['stripeSecretKey', 'stripeWebhookSecret'],
     public: true,
@@ -611,12 +619,13 @@ export const routes: readonly Route[] = [
   {
     // The caller's membership, the organization (its name), the address's member and the pending
     // invitations (GetItem each, one round trip), then one transaction: the owner and the address
-    // (ConditionCheckItem), the pending invitations (UpdateItem), the invitation, its inbox entry and
-    // its token (PutItem); then SES.
+    // (ConditionCheckItem), the pending invitations (UpdateItem), the invitation, its inbox entry,
+    // its token and the audit event (PutItem); then SES.
     name: 'CreateInvitation',
     method: 'POST',
     path: '/organizations/{organization_id}/invitations',
     entry: 'functions/create-invitation.ts',
+    audit: { writes: ['invitation.created'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem'],
     sendsEmail: true,
     summary: 'Invite someone by email',
@@ -651,11 +660,12 @@ export const routes: readonly Route[] = [
   },
   {
     // As a creation's: the caller's membership, the invitation and the pending invitations (one
-    // round trip), then one transaction (the invitation UpdateItem), then SES.
+    // round trip), then one transaction (the invitation UpdateItem, the audit event PutItem), then SES.
     name: 'ResendInvitation',
     method: 'POST',
     path: '/organizations/{organization_id}/invitations/{invitation_id}/resend',
     entry: 'functions/resend-invitation.ts',
+    audit: { writes: ['invitation.resent'] },
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem'],
     sendsEmail: true,
     summary: 'Resend an invitation: a new link, a new expiry, one more email',
@@ -675,12 +685,14 @@ export const routes: readonly Route[] = [
   },
   {
     // The caller's membership and the invitation (GetItem, one round trip), then one transaction: the owner
-    // (ConditionCheckItem), the invitation and the pending ones (UpdateItem), the inbox entry (DeleteItem).
+    // (ConditionCheckItem), the invitation and the pending ones (UpdateItem), the inbox entry (DeleteItem),
+    // the audit event (PutItem).
     name: 'RevokeInvitation',
     method: 'DELETE',
     path: '/organizations/{organization_id}/invitations/{invitation_id}',
     entry: 'functions/revoke-invitation.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+    audit: { writes: ['invitation.revoked'] },
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
     summary: 'Revoke an invitation',
     description:
       "Owners, with a user's token. 204: a pending or expired invitation becomes `revoked`, its link dead at once; a revoked one 204 again, nothing changed; an accepted one 409 `invitation_not_pending`. Unknown, or another organization's: 404. API keys 403 `api_key_not_allowed`; other members 403; anyone else 404.",
@@ -691,13 +703,14 @@ export const routes: readonly Route[] = [
   {
     // The token's item or the inbox entry (GetItem), then the invitation and the caller's
     // membership (GetItem), then one transaction: the invitation, the owner count and the pending
-    // ones (UpdateItem), the membership and the address (PutItem), the organization and the inviter
-    // (ConditionCheckItem), the inbox entry (DeleteItem). An organization older than the owner
+    // ones (UpdateItem), the membership, the address and the two audit events (PutItem), the
+    // organization and the inviter (ConditionCheckItem), the inbox entry (DeleteItem). An organization older than the owner
     // count has it counted first (Query on the members index).
     name: 'AcceptInvitation',
     method: 'POST',
     path: '/invitations/accept',
     entry: 'functions/accept-invitation.ts',
+    audit: { writes: ['invitation.accepted', 'member.added'] },
     tableActions: [
       'dynamodb:UpdateItem',
       'dynamodb:GetItem',

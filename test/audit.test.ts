@@ -7,15 +7,27 @@
  * written here by its route.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as acceptInvitation } from '../functions/accept-invitation.ts';
 import { handler as createKey } from '../functions/create-api-key.ts';
+import { handler as createInvitation } from '../functions/create-invitation.ts';
+import { handler as createPaymentMethod } from '../functions/create-payment-method.ts';
 import { handler as createWebhook } from '../functions/create-webhook.ts';
 import { handler as deleteMember } from '../functions/delete-member.ts';
+import { handler as deletePaymentMethod } from '../functions/delete-payment-method.ts';
 import { handler as deleteWebhook } from '../functions/delete-webhook.ts';
+import { handler as getAutoRecharge } from '../functions/get-auto-recharge.ts';
+import { handler as getPaymentMethod } from '../functions/get-payment-method.ts';
 import { handler as listAuditEvents } from '../functions/list-audit-events.ts';
 import { handler as putAlertSettings } from '../functions/put-alert-settings.ts';
+import { handler as putAutoRecharge } from '../functions/put-auto-recharge.ts';
 import { handler as putMember } from '../functions/put-member.ts';
+import { handler as resendInvitation } from '../functions/resend-invitation.ts';
 import { handler as revokeKey } from '../functions/revoke-api-key.ts';
+import { handler as revokeInvitation } from '../functions/revoke-invitation.ts';
 import { handler as updateKey } from '../functions/update-api-key.ts';
 import { handler as updateOrganization } from '../functions/update-organization.ts';
 import { pemSigner } from '../lib/auth/signer.ts';
@@ -26,12 +38,15 @@ import { AUDIT_PARTITION_PREFIX } from '../lib/db/keys.ts';
 import { getMembership } from '../lib/db/memberships.ts';
 import { getOrganization } from '../lib/db/organizations.ts';
 import { getResource } from '../lib/db/resources.ts';
+import { type LocalSes, readOutbox, startLocalSes } from '../lib/local/ses-outbox.ts';
 import { approve, codeHashOf } from '../lib/oauth/consent.ts';
 import { exchange } from '../lib/oauth/token.ts';
 import { type Route, routes } from '../lib/routes.ts';
+import { invite } from '../lib/workspace/invite.ts';
 import { main } from '../scripts/admin/main.ts';
 import { TEST_OPERATOR, uniqueId, workspace } from './support/fixtures.ts';
 import { type Answer, call } from './support/http.ts';
+import { type PaymentsHarness, pay, startPayments, until } from './support/payments.ts';
 import { deleted, restore } from './support/resources.ts';
 import { apiKeyTokenWith, publishTestSigningKey, tokenFor, trustedKey } from './support/tokens.ts';
 
@@ -299,6 +314,285 @@ describe('each change writes its one event, with the actor, the target and exact
         },
       ].map((event) => ({ ...event, actor: operator, request_id: null, source_ip: null })),
     );
+  });
+});
+
+describe('invitations: created, resent, revoked and accepted, by owners, operators and the new member; never a token', () => {
+  // The email goes through SES's client to the stand-in on a port of this block's own.
+  const outboxDir = mkdtempSync(join(tmpdir(), 'audit-outbox-'));
+  let ses: LocalSes;
+  beforeAll(async () => {
+    ses = await startLocalSes(outboxDir);
+    process.env.SES_ENDPOINT = ses.endpoint;
+    process.env.INVITATION_FROM_ADDRESS = 'invitations@workspace.test';
+  });
+  afterAll(async () => {
+    await ses.close();
+    rmSync(outboxDir, { recursive: true, force: true });
+  });
+  /** The tokens of every link sent to `to`. */
+  const tokensTo = (to: string) =>
+    readOutbox(outboxDir)
+      .filter((message) => message.to === to)
+      .map((message) => String(message.accept_url).split('#invitation=')[1]);
+
+  it('each route and CLI command writes its event; an acceptance writes member.added too; a second revocation none', async () => {
+    const { orgId, users } = await workspace();
+    const { owner } = users;
+    const url = `/organizations/${orgId}/invitations`;
+    const email = `${uniqueId('ada.')}@example.com`;
+
+    const created = await send(createInvitation, 'POST', url, owner, { email, role: 'editor', spending_limit: 9, expires_in_days: 3 });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const target = { type: 'invitation', id };
+    await onlyNewEvent('CreateInvitation', orgId, owner, 0, {
+      type: 'invitation.created',
+      target,
+      changes: null,
+      details: { email, role: 'editor', spending_limit: 9, daily_limit: null, expires_at: created.body.expires_at },
+      ...byUser(owner, created),
+    });
+
+    const resent = await send(resendInvitation, 'POST', `${url}/${id}/resend`, owner);
+    expect(resent.status).toBe(200);
+    await onlyNewEvent('ResendInvitation', orgId, owner, 1, {
+      type: 'invitation.resent',
+      target,
+      changes: { expires_at: { before: created.body.expires_at, after: resent.body.expires_at } },
+      details: { email },
+      ...byUser(owner, resent),
+    });
+
+    // An expired one (an operator's, backdated) revives: its status changes too.
+    const stale = `${uniqueId('old.')}@example.com`;
+    const old = await invite(
+      orgId,
+      null,
+      { email: stale, role: 'viewer', expires_in_days: 1 },
+      'http://127.0.0.1/console',
+      TEST_OPERATOR,
+      new Date(Date.now() - 2 * 86_400_000),
+    );
+    expect(old.status).toBe('expired');
+    const revived = await send(resendInvitation, 'POST', `${url}/${old.id}/resend`, owner);
+    expect(revived.status).toBe(200);
+    await onlyNewEvent('ResendInvitation', orgId, owner, 3, {
+      type: 'invitation.resent',
+      target: { type: 'invitation', id: old.id },
+      changes: { expires_at: { before: old.expires_at, after: revived.body.expires_at }, status: { before: 'expired', after: 'pending' } },
+      details: { email: stale },
+      ...byUser(owner, revived),
+    });
+
+    const revoked = await send(revokeInvitation, 'DELETE', `${url}/${old.id}`, owner);
+    expect([revoked.status, (await send(revokeInvitation, 'DELETE', `${url}/${old.id}`, owner)).status]).toEqual([204, 204]);
+    await onlyNewEvent('RevokeInvitation', orgId, owner, 4, {
+      type: 'invitation.revoked',
+      target: { type: 'invitation', id: old.id },
+      changes: null,
+      details: { email: stale },
+      ...byUser(owner, revoked),
+    });
+
+    // Accepted by its (resent) link: the invitation's event and the new member's, one transaction, by the member.
+    const newcomer = uniqueId('newcomer_');
+    const token = tokensTo(email).at(-1);
+    const accepted = await call(acceptInvitation, {
+      method: 'POST',
+      url: '/invitations/accept',
+      token: tokenFor(newcomer, { extra: { email, email_verified: true } }),
+      body: { token },
+      sourceIp: IP,
+    });
+    expect(accepted.status).toBe(200);
+    const events = await eventsOf(orgId, owner);
+    expect(events.length).toBe(7);
+    const origin = byUser(newcomer, accepted);
+    const both = events.slice(0, 2).sort((a, b) => (a.type < b.type ? -1 : 1));
+    expect(both).toEqual([
+      {
+        id: expect.stringMatching(ID),
+        organization_id: orgId,
+        occurred_at: expect.stringMatching(ISO),
+        type: 'invitation.accepted',
+        target,
+        changes: null,
+        details: { email, role: 'editor', spending_limit: 9, daily_limit: null },
+        ...origin,
+      },
+      {
+        id: expect.stringMatching(ID),
+        organization_id: orgId,
+        occurred_at: both[0].occurred_at,
+        type: 'member.added',
+        target: { type: 'member', id: newcomer },
+        changes: null,
+        details: { role: 'editor', spending_limit: 9, daily_limit: null },
+        ...origin,
+      },
+    ]);
+    saw('AcceptInvitation', 'invitation.accepted');
+    saw('AcceptInvitation', 'member.added');
+
+    // The operator's, by the CLI.
+    const table = ['--table', process.env.TABLE_NAME!, '--endpoint', process.env.DYNAMODB_ENDPOINT!, '--region', 'us-east-1'];
+    const mail = ['--from', 'invitations@workspace.test', '--console-url', 'https://console.test/console'];
+    let printed = '';
+    const admin = async (...args: string[]) => {
+      let err = '';
+      const code = await main([...args, ...table], { out: (text) => (printed += text), err: (text) => (err += text) });
+      expect({ args, code, err }).toEqual({ args, code: 0, err: '' });
+    };
+    const grace = `${uniqueId('grace.')}@example.com`;
+    await admin('invitation', 'create', '--org', orgId, '--email', grace, '--role', 'viewer', '--daily-limit', '4', ...mail);
+    const byCli = JSON.parse(printed);
+    await admin('invitation', 'revoke', '--org', orgId, '--invitation', byCli.id);
+    await admin('invitation', 'revoke', '--org', orgId, '--invitation', byCli.id);
+    const operator = { actor: { type: 'operator', id: expect.any(String), client_id: null }, request_id: null, source_ip: null };
+    const all = await eventsOf(orgId, owner);
+    expect(
+      all.slice(0, 2).map(({ type, target, changes, details, actor, request_id, source_ip }) => ({
+        type,
+        target,
+        changes,
+        details,
+        actor,
+        request_id,
+        source_ip,
+      })),
+    ).toEqual([
+      { type: 'invitation.revoked', target: { type: 'invitation', id: byCli.id }, changes: null, details: { email: grace }, ...operator },
+      {
+        type: 'invitation.created',
+        target: { type: 'invitation', id: byCli.id },
+        changes: null,
+        details: { email: grace, role: 'viewer', spending_limit: null, daily_limit: 4, expires_at: byCli.expires_at },
+        ...operator,
+      },
+    ]);
+    expect(all.length).toBe(9);
+
+    // No token of any link, nor its hash, in any event.
+    const tokens = [...tokensTo(email), ...tokensTo(stale), ...tokensTo(grace)];
+    expect(tokens.length).toBe(5);
+    const text = JSON.stringify(all);
+    for (const each of tokens) {
+      expect(text).not.toContain(each);
+      expect(text).not.toContain(createHash('sha256').update(String(each), 'utf8').digest('hex'));
+    }
+  });
+});
+
+describe('auto-recharge and the card: the owner’s settings and card, and a card saved by a setup checkout (the system)', () => {
+  let harness: PaymentsHarness;
+  beforeAll(async () => {
+    harness = await startPayments();
+  });
+  afterAll(async () => harness.close());
+
+  it('PUT writes the changes of its four settings (none for the current values), cards saved and removed write theirs', async () => {
+    const { orgId, users } = await workspace({ credits: 5_000 });
+    const { owner } = users;
+    const url = `/organizations/${orgId}/auto-recharge`;
+    const card = `${url}/payment-method`;
+    const put = (body: unknown) => send(putAutoRecharge, 'PUT', url, owner, body);
+
+    const first = await put({ enabled: false, threshold: 10 });
+    expect(first.status).toBe(200);
+    await onlyNewEvent('PutAutoRecharge', orgId, owner, 0, {
+      type: 'auto_recharge.updated',
+      target: { type: 'organization', id: orgId },
+      changes: { threshold: { before: null, after: 10 } },
+      details: {},
+      ...byUser(owner, first),
+    });
+    // The current values, given or kept: nothing.
+    expect([(await put({ enabled: false, threshold: 10 })).status, (await put({ enabled: false })).status]).toEqual([200, 200]);
+
+    /** Saves a card on Stripe's setup page; the webhook makes it the organization's. */
+    const saveCard = async (number: string, last4: string) => {
+      const opened = await send(createPaymentMethod, 'POST', card, owner);
+      expect(opened.status).toBe(201);
+      expect(await pay(opened.body.checkout_url, number)).toBe(303);
+      const shown = await until(
+        async () => (await send(getPaymentMethod, 'GET', card, owner)).body.payment_method,
+        (method) => method?.last4 === last4,
+      );
+      expect(shown).toEqual({ brand: 'visa', last4 });
+    };
+    const system = { actor: { type: 'system', id: 'stripe', client_id: null }, request_id: null, source_ip: null };
+    const PM = expect.stringMatching(/^pm_/);
+
+    // Opening the page writes nothing (CreatePaymentMethod); the completed checkout, by the system.
+    await saveCard('4242424242424242', '4242');
+    const saved = await onlyNewEvent('ReceiveStripeWebhook', orgId, owner, 1, {
+      type: 'payment_method.saved',
+      target: { type: 'payment_method', id: PM },
+      changes: null,
+      details: { brand: 'visa', last4: '4242' },
+      ...system,
+    });
+
+    // Another card replaces it: two cards changed, one event each.
+    await saveCard('4000000000000341', '0341');
+    const events = await eventsOf(orgId, owner);
+    expect(events.length).toBe(4);
+    const pair = events.slice(0, 2).sort((a, b) => (a.type < b.type ? -1 : 1));
+    expect(pair).toEqual([
+      {
+        id: expect.stringMatching(ID),
+        organization_id: orgId,
+        occurred_at: expect.stringMatching(ISO),
+        type: 'payment_method.removed',
+        target: saved.target,
+        changes: null,
+        details: { brand: 'visa', last4: '4242' },
+        ...system,
+      },
+      {
+        id: expect.stringMatching(ID),
+        organization_id: orgId,
+        occurred_at: pair[0].occurred_at,
+        type: 'payment_method.saved',
+        target: { type: 'payment_method', id: PM },
+        changes: null,
+        details: { brand: 'visa', last4: '0341' },
+        ...system,
+      },
+    ]);
+    expect(pair[1].target.id).not.toBe(saved.target.id);
+    saw('ReceiveStripeWebhook', 'payment_method.removed');
+
+    const enabled = await put({ enabled: true, threshold: 1_000, credits: 500, monthly_cap: 1_000 });
+    expect(enabled.status).toBe(200);
+    await onlyNewEvent('PutAutoRecharge', orgId, owner, 4, {
+      type: 'auto_recharge.updated',
+      target: { type: 'organization', id: orgId },
+      changes: {
+        enabled: { before: false, after: true },
+        threshold: { before: 10, after: 1_000 },
+        credits: { before: null, after: 500 },
+        monthly_cap: { before: null, after: 1_000 },
+      },
+      details: {},
+      ...byUser(owner, enabled),
+    });
+
+    // The owner removes it: its event alone (the disable it brings is the engine's: a notice, no audit event); again, none.
+    const removed = await send(deletePaymentMethod, 'DELETE', card, owner);
+    expect([removed.status, (await send(deletePaymentMethod, 'DELETE', card, owner)).status]).toEqual([204, 204]);
+    await onlyNewEvent('DeletePaymentMethod', orgId, owner, 5, {
+      type: 'payment_method.removed',
+      target: pair[1].target,
+      changes: null,
+      details: { brand: 'visa', last4: '0341' },
+      ...byUser(owner, removed),
+    });
+    expect((await send(getAutoRecharge, 'GET', url, owner)).body).toMatchObject({
+      enabled: false,
+      disabled_reason: 'payment_method_removed',
+    });
   });
 });
 

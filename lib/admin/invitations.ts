@@ -5,6 +5,7 @@
  * a 409 is refused here naming its code (the CLI exits 1); an email SES did not take is the
  * route's 500 `upstream_failed` (the invitation stands: an owner resends it).
  */
+import type { AuditSource } from '../db/audit-events.ts';
 import { getInvitation, type InvitationFilter, listInvitationsPage } from '../db/invitations.ts';
 import { InvitationRefusedError, NoSuchInvitationError, NoSuchOrganizationError, ServiceError } from '../errors.ts';
 import { type InvitationStatus, type InvitationView, invitationView, revokeInvitationOf } from '../workspace/invitations.ts';
@@ -27,10 +28,11 @@ export async function inviteAsOperator(
   orgId: string,
   input: InvitationInput,
   consoleUrl: string,
+  source: AuditSource,
   createdAt = new Date(),
 ): Promise<InvitationView> {
   try {
-    return await invite(orgId, null, input, consoleUrl, createdAt);
+    return await invite(orgId, null, input, consoleUrl, source, createdAt);
   } catch (error) {
     throw refused(error, () => new NoSuchOrganizationError(`organization ${orgId} does not exist`));
   }
@@ -60,10 +62,15 @@ export async function listOrganizationInvitations(
  * at once), a revoked one stays as it is; an accepted one is refused (`invitation_not_pending`).
  * Returns the invitation as it is now.
  */
-export async function revokeAsOperator(orgId: string, invitationId: string, now = new Date()): Promise<InvitationView> {
+export async function revokeAsOperator(
+  orgId: string,
+  invitationId: string,
+  source: AuditSource,
+  now = new Date(),
+): Promise<InvitationView> {
   const unknown = () => new NoSuchInvitationError(`invitation ${invitationId} of organization ${orgId} does not exist`);
   try {
-    await revokeInvitationOf(orgId, invitationId, null, now);
+    await revokeInvitationOf(orgId, invitationId, null, source, now);
   } catch (error) {
     throw refused(error, unknown);
   }

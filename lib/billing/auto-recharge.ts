@@ -4,9 +4,23 @@
  * conditional on the version read (lib/db/auto-recharge.ts), made again from a fresh read when
  * another change came first. What a change triggers (a recharge below the threshold) is found on
  * the table's stream by the engine (lib/billing/recharge.ts), never here.
+ *
+ * The owners' changes and a saved card are audited (docs/audit.md): `auto_recharge.updated`,
+ * `payment_method.saved` and `payment_method.removed`, each one more item of the put's own
+ * transaction. The engine's changes of the item (claims, failures, a disable) are money: billing
+ * events and the owners' notices, never audit events.
  */
 import type Stripe from 'stripe';
-import { AutoRechargeChanged, type AutoRechargeRecord, autoRechargePut, getAutoRecharge, sendAutoRecharge } from '../db/auto-recharge.ts';
+import { auditSourceOf } from '../auth/access.ts';
+import { type AuditEventInput, type AuditSource, auditEventPut, changesOf, systemSource } from '../db/audit-events.ts';
+import {
+  AutoRechargeChanged,
+  type AutoRechargeRecord,
+  autoRechargePut,
+  getAutoRecharge,
+  type SavedCard,
+  sendAutoRecharge,
+} from '../db/auto-recharge.ts';
 import { getPurchaseSlots, rememberCustomer } from '../db/purchases.ts';
 import { paymentMethodRequired, paymentsNotEnabled, paymentsUpstreamFailed, validationFailed } from '../errors.ts';
 import { logger } from '../log.ts';
@@ -19,14 +33,28 @@ import { stripeClient } from './stripe-client.ts';
 /** Changes that met another change of the item and were made again. */
 const WRITE_ATTEMPTS = 8;
 
-/** Puts `change(read)` in place of the item as read, again from a fresh read when another change came first; null: nothing to write. */
-async function change<T>(orgId: string, make: (read: AutoRechargeRecord) => { next: AutoRechargeRecord | null; result: T }): Promise<T> {
+/** What a change makes of the item as read: the next item (null: nothing to write), its answer, and its audit events. */
+interface Made<T> {
+  next: AutoRechargeRecord | null;
+  result: T;
+  events?: AuditEventInput[];
+}
+
+/**
+ * Puts `change(read)` in place of the item as read, with its audit events (by `source`, at `now`)
+ * in the same transaction, again from a fresh read when another change came first.
+ */
+async function change<T>(
+  orgId: string,
+  audit: { source: AuditSource; now: Date },
+  make: (read: AutoRechargeRecord) => Made<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const read = await getAutoRecharge(orgId);
-    const { next, result } = make(read);
+    const { next, result, events = [] } = make(read);
     if (next === null) return result;
     try {
-      await sendAutoRecharge([autoRechargePut(read, next)]);
+      await sendAutoRecharge([autoRechargePut(read, next), ...events.map((event) => auditEventPut(orgId, audit.source, event, audit.now))]);
       return result;
     } catch (error) {
       if (!(error instanceof AutoRechargeChanged) || attempt === WRITE_ATTEMPTS) throw error;
@@ -43,7 +71,8 @@ export async function readAutoRecharge(caller: Caller, orgId: string, now = new 
 /**
  * An owner's PUT (the body validated by its handler): enabling needs the saved card (409
  * `payment_method_required`, checked on the item the write is conditional on); a cap below the
- * credits, once both are known, is 400 naming `monthly_cap`.
+ * credits, once both are known, is 400 naming `monthly_cap`. `auto_recharge.updated` with the
+ * changes of its four settings; a PUT of the current values writes none.
  */
 export async function putAutoRecharge(
   caller: Caller,
@@ -53,14 +82,29 @@ export async function putAutoRecharge(
   now = new Date(),
 ): Promise<AutoRechargeView> {
   await requireOwner(caller, orgId);
-  return change(orgId, (read) => {
+  return change(orgId, { source: await auditSourceOf(caller), now }, (read) => {
     const next = withSettings(read, settings, billingUrl(baseUrl, orgId));
     if (next.credits !== null && next.monthly_cap !== null && next.monthly_cap < next.credits)
       throw validationFailed([{ path: ['body', 'monthly_cap'], code: 'too_small', message: `must be at least credits (${next.credits})` }]);
     if (settings.enabled && read.card === null) throw paymentMethodRequired();
-    return { next, result: autoRechargeView({ ...next, version: read.version + 1 }, now) };
+    const changes = changesOf(read, next, SETTINGS);
+    return {
+      next,
+      result: autoRechargeView({ ...next, version: read.version + 1 }, now),
+      events: changes === null ? [] : [{ type: 'auto_recharge.updated', target: { type: 'organization', id: orgId }, changes }],
+    };
   });
 }
+
+/** What `auto_recharge.updated` compares: the owner's four settings (never the engine's state). */
+const SETTINGS = ['enabled', 'threshold', 'credits', 'monthly_cap'] as const;
+
+/** A card's audit event: its target the PaymentMethod, its details what the owners see of it (never more). */
+const cardEvent = (type: 'payment_method.saved' | 'payment_method.removed', card: SavedCard): AuditEventInput => ({
+  type,
+  target: { type: 'payment_method', id: card.id },
+  details: { brand: card.brand, last4: card.last4 },
+});
 
 type StripeClient = NonNullable<Awaited<ReturnType<typeof stripeClient>>>;
 
@@ -117,16 +161,19 @@ export async function readCard(caller: Caller, orgId: string): Promise<{ payment
 
 /**
  * The card removed (nothing to do without one): an enabled auto-recharge is disabled
- * (`payment_method_removed`, with its event), then the card is detached from the Customer.
+ * (`payment_method_removed`, with its event), then the card is detached from the Customer. Its
+ * `payment_method.removed` by the owner; none without a card. The disable it brings is the
+ * engine's rail (`disabled_reason`, `auto_recharge.disabled`), not an owner's setting.
  */
 export async function removeCard(caller: Caller, orgId: string, now = new Date()): Promise<void> {
   await requireOwner(caller, orgId);
-  const removed = await change(orgId, (read) => {
+  const removed = await change(orgId, { source: await auditSourceOf(caller), now }, (read) => {
     if (read.card === null) return { next: null, result: null };
     const disabled = disabledFor(read, 'payment_method_removed', `${read.card.id}#${read.version}`);
     return {
       next: { ...(disabled ?? { ...read, notices: [] }), card: null, card_changed_at: Math.floor(now.getTime() / 1000) },
       result: read.card,
+      events: [cardEvent('payment_method.removed', read.card)],
     };
   });
   if (removed) await detach(removed.id);
@@ -143,7 +190,9 @@ async function detach(paymentMethodId: string): Promise<void> {
 /**
  * A completed setup session's card becomes the organization's one card (the earlier one detached,
  * the count of failures reset). A session older than the card's last change (a later card, or a
- * removal) saves nothing: events come in any order. True when this call saved it.
+ * removal) saves nothing: events come in any order. True when this call saved it. Its
+ * `payment_method.saved` by the system (`stripe`), and the replaced card's `payment_method.removed`
+ * (a change of two cards: one event each).
  */
 export async function saveCardOfSession(
   stripe: StripeClient,
@@ -156,11 +205,13 @@ export async function saveCardOfSession(
   const customer = typeof method.customer === 'string' ? method.customer : method.customer?.id;
   if (!customer) return false;
   const card = { id: method.id, customer, brand: method.card?.brand ?? 'card', last4: method.card?.last4 ?? '' };
-  const replaced = await change(session.organizationId, (read) => {
+  const audit = { source: systemSource('stripe'), now: new Date() };
+  const replaced = await change(session.organizationId, audit, (read): Made<SavedCard | null | undefined> => {
     if (read.card?.id === card.id || session.created < read.card_changed_at) return { next: null, result: undefined };
     return {
       next: { ...read, card, card_changed_at: session.created, consecutive_failures: 0, notices: [] },
       result: read.card,
+      events: [...(read.card ? [cardEvent('payment_method.removed', read.card)] : []), cardEvent('payment_method.saved', card)],
     };
   });
   if (replaced === undefined) return false;

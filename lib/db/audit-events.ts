@@ -119,8 +119,12 @@ export const operatorSource = (principal: string): AuditSource => ({
   source_ip: null,
 });
 
-/** A mechanism of the service itself (`oauth`: a reused token revoking its grant). */
-export const systemSource = (mechanism: 'oauth'): AuditSource => ({
+/**
+ * A mechanism of the service itself: `oauth`, a reused token revoking its grant; `stripe`, a
+ * completed setup checkout saving its card (the webhook, the reconciler or the CLI bringing
+ * Stripe's event).
+ */
+export const systemSource = (mechanism: 'oauth' | 'stripe'): AuditSource => ({
   actor: { type: 'system', id: mechanism, client_id: null },
   request_id: null,
   source_ip: null,

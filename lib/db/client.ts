@@ -102,12 +102,13 @@ export function db(): DynamoDBDocumentClient {
     // A transaction cancelled by its audit event's condition: AuditWriteFailed, whatever else it changed.
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const index = context.commandName === 'TransactWriteItemsCommand' ? auditItemIndex(args.input as AuditedInput) : -1;
-        if (index < 0) return next(args);
+        const indexes = context.commandName === 'TransactWriteItemsCommand' ? auditItemIndexes(args.input as AuditedInput) : [];
+        if (indexes.length === 0) return next(args);
         try {
           return await next(args);
         } catch (error) {
-          if (cancellationReasons(error)?.[index]?.Code === 'ConditionalCheckFailed') throw new AuditWriteFailed();
+          const reasons = cancellationReasons(error);
+          if (indexes.some((index) => reasons?.[index]?.Code === 'ConditionalCheckFailed')) throw new AuditWriteFailed();
           throw error;
         }
       },
@@ -154,15 +155,15 @@ export class AuditWriteFailed extends Error {
 type AuditedInput = { TransactItems?: unknown[] } | undefined;
 
 /**
- * The index of a transaction's audit event (lib/db/audit-events.ts), or -1: translated here, at
- * the storage boundary, so that no change's own reading of its cancellations can take the event's
- * failure for a refusal of its own.
+ * The indexes of a transaction's audit events (lib/db/audit-events.ts; two when a change of two
+ * objects writes one each, an acceptance's): translated here, at the storage boundary, so that no
+ * change's own reading of its cancellations can take an event's failure for a refusal of its own.
  */
-function auditItemIndex(input: AuditedInput): number {
-  return (input?.TransactItems ?? []).findIndex((item) => {
+function auditItemIndexes(input: AuditedInput): number[] {
+  return (input?.TransactItems ?? []).flatMap((item, index) => {
     const pk = (item as { Put?: { Item?: { PK?: unknown } } }).Put?.Item?.PK;
     const text = typeof pk === 'string' ? pk : (pk as { S?: string } | undefined)?.S;
-    return text?.startsWith(AUDIT_PARTITION_PREFIX) ?? false;
+    return text?.startsWith(AUDIT_PARTITION_PREFIX) ? [index] : [];
   });
 }
 

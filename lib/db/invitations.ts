@@ -19,9 +19,14 @@
  * trusts it): an acceptance holds only while the invitation is pending, unexpired and its token
  * current, so two acceptances give one membership, and an acceptance racing a revocation or a
  * resend is wholly one or the other.
+ *
+ * Each write's audit event (docs/audit.md) is one more item of its transaction, last: created,
+ * resent, revoked; an acceptance writes two, `invitation.accepted` and the new member's
+ * `member.added` (a change of two objects, one event each). Never a token or its hash in one.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../model.ts';
+import { type AuditSource, auditEventPut } from './audit-events.ts';
 import { conditionFailed, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
 import {
   inboxEntryKey,
@@ -216,6 +221,21 @@ async function decided(items: { item: TransactItem; refusal: (() => Error) | nul
   );
 }
 
+/** An invitation's audit event (its target the invitation), one more item of the change's transaction. */
+const invitationEvent = (
+  invitation: InvitationRecord,
+  source: AuditSource,
+  event: {
+    type: 'invitation.created' | 'invitation.resent' | 'invitation.revoked' | 'invitation.accepted';
+    changes?: Record<string, { before: unknown; after: unknown }>;
+    details: Record<string, unknown>;
+  },
+  now: Date,
+) => ({
+  item: auditEventPut(invitation.organization_id, source, { target: { type: 'invitation', id: invitation.id }, ...event }, now),
+  refusal: null,
+});
+
 const ownerCheck = (orgId: string, userId: string | null) =>
   userId === null ? [] : [{ item: stillAnOwner(orgId, userId), refusal: () => new NotAnOwner() }];
 
@@ -231,8 +251,10 @@ export async function createInvitation(
   tokenHash: string,
   slots: InvitationSlots,
   nowMs: number,
+  source: AuditSource,
 ): Promise<void> {
   const orgId = invitation.organization_id;
+  const { email, role, spending_limit, daily_limit, valid_until: expires_at } = invitation;
   await decided([
     ...ownerCheck(orgId, invitation.invited_by),
     {
@@ -259,6 +281,12 @@ export async function createInvitation(
     },
     { item: { Put: { TableName: tableName(), Item: inboxItem(invitation) } }, refusal: null },
     { item: { Put: { TableName: tableName(), Item: tokenItem(invitation, tokenHash) } }, refusal: null },
+    invitationEvent(
+      invitation,
+      source,
+      { type: 'invitation.created', details: { email, role, spending_limit, daily_limit, expires_at } },
+      new Date(nowMs),
+    ),
   ]);
 }
 
@@ -275,8 +303,15 @@ export async function resendInvitation(
   senderId: string | null,
   slots: InvitationSlots,
   nowMs: number,
+  source: AuditSource,
 ): Promise<void> {
   const orgId = read.organization_id;
+  // An expired one revives: its status as shown, `expired`, is `pending` again.
+  const revived = Date.parse(read.valid_until) <= nowMs;
+  const changes = {
+    expires_at: { before: read.valid_until, after: resent.valid_until },
+    ...(revived ? { status: { before: 'expired', after: 'pending' } } : {}),
+  };
   await decided([
     ...ownerCheck(orgId, senderId),
     {
@@ -304,6 +339,7 @@ export async function resendInvitation(
     },
     { item: { Put: { TableName: tableName(), Item: inboxItem(resent) } }, refusal: null },
     { item: { Put: { TableName: tableName(), Item: tokenItem(resent, tokenHash) } }, refusal: null },
+    invitationEvent(read, source, { type: 'invitation.resent', changes, details: { email: read.email } }, new Date(nowMs)),
   ]);
 }
 
@@ -313,12 +349,12 @@ export async function resendInvitation(
  * removed, its place and inbox entry freed.
  */
 export async function revokeInvitation(
-  orgId: string,
-  invitationId: string,
-  email: string,
+  invitation: InvitationRecord,
   revokerId: string | null,
   now: Date,
+  source: AuditSource,
 ): Promise<void> {
+  const { organization_id: orgId, id: invitationId, email } = invitation;
   await decided([
     ...ownerCheck(orgId, revokerId),
     {
@@ -341,6 +377,7 @@ export async function revokeInvitation(
     },
     { item: slotFreed(orgId, invitationId), refusal: null },
     { item: { Delete: { TableName: tableName(), Key: inboxEntryKey(email, invitationId) } }, refusal: null },
+    invitationEvent(invitation, source, { type: 'invitation.revoked', details: { email } }, now),
   ]);
 }
 
@@ -350,7 +387,7 @@ export async function revokeInvitation(
  * limits and the address recorded, for a user not yet a member (AlreadyAMember); the owner count
  * kept (OwnerCountMissing on an organization older than it); the address claimed for the member;
  * the inviter still holding a role at least the invited one (InviterLacksRole); its place and
- * inbox entry freed.
+ * inbox entry freed; its two audit events, the invitation's and the new member's (actor: the member).
  */
 export async function acceptInvitation(
   invitation: InvitationRecord,
@@ -358,8 +395,10 @@ export async function acceptInvitation(
   proof: { tokenHash: string } | null,
   inviterRoles: readonly Role[] | null,
   now: Date,
+  source: AuditSource,
 ): Promise<void> {
   const orgId = invitation.organization_id;
+  const { role, spending_limit, daily_limit } = member;
   const owner = member.role === 'owner';
   const inviterValues = Object.fromEntries((inviterRoles ?? []).map((role, i) => [`:role${i}`, role]));
   await decided([
@@ -430,6 +469,21 @@ export async function acceptInvitation(
           },
         ]
       : []),
+    invitationEvent(
+      invitation,
+      source,
+      { type: 'invitation.accepted', details: { email: invitation.email, role, spending_limit, daily_limit } },
+      now,
+    ),
+    {
+      item: auditEventPut(
+        orgId,
+        source,
+        { type: 'member.added', target: { type: 'member', id: member.user_id }, details: { role, spending_limit, daily_limit } },
+        now,
+      ),
+      refusal: null,
+    },
   ]);
 }
 

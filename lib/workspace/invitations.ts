@@ -7,7 +7,9 @@
  * its SHA-256; an unknown, expired, revoked or accepted invitation is answered alike (404).
  */
 import { createHash } from 'node:crypto';
+import { auditSourceOf } from '../auth/access.ts';
 import { cursorSigningKey } from '../config.ts';
+import type { AuditSource } from '../db/audit-events.ts';
 import {
   AlreadyAMember,
   acceptInvitation,
@@ -116,13 +118,15 @@ export async function listInvitations(
 
 /**
  * Revokes an invitation (owners; `revokerId` null for an operator): a pending or expired one
- * becomes `revoked` and its token dead at once; a revoked one again changes nothing; an accepted
- * one is 409 `invitation_not_pending`; an unknown one (or another organization's) 404.
+ * becomes `revoked` and its token dead at once, with its `invitation.revoked` event (`source`: who);
+ * a revoked one again changes nothing and writes none; an accepted one is 409
+ * `invitation_not_pending`; an unknown one (or another organization's) 404.
  */
 export async function revokeInvitationOf(
   orgId: string,
   invitationId: string,
   revokerId: string | null,
+  source: AuditSource,
   now = new Date(),
   standing?: Promise<void>,
 ): Promise<void> {
@@ -133,7 +137,7 @@ export async function revokeInvitationOf(
     if (invitation.status === 'revoked') return;
     if (invitation.status === 'accepted') throw invitationNotPending('accepted');
     try {
-      await asOwner(revokeInvitation(orgId, invitationId, invitation.email, revokerId, now));
+      await asOwner(revokeInvitation(invitation, revokerId, now, source));
       return;
     } catch (error) {
       // Accepted or revoked since it was read: read it again, and answer what it became.
@@ -144,7 +148,7 @@ export async function revokeInvitationOf(
 
 /** `DELETE …/invitations/{id}`: owners with a user's token. */
 export async function revokeWorkspaceInvitation(caller: Caller, orgId: string, invitationId: string, now = new Date()): Promise<void> {
-  await revokeInvitationOf(orgId, invitationId, caller.userId, now, requireOwner(caller, orgId));
+  await revokeInvitationOf(orgId, invitationId, caller.userId, await auditSourceOf(caller), now, requireOwner(caller, orgId));
 }
 
 // ---------------------------------------------------------------- acceptance
@@ -206,6 +210,8 @@ export async function acceptWorkspaceInvitation(caller: Caller, by: AcceptBy, no
   if (current) throw alreadyMember('you are a member of this organization already; the invitation stays pending');
   // The inviter accepting an invitation it sent is no member (else the line above): it no longer holds its role.
   if (invitation.invited_by === caller.userId) throw notFound();
+  // The actor of its events: the new member (a user's token: API keys are refused above).
+  const source = await auditSourceOf(caller);
   const member: Membership = {
     organization_id: invitation.organization_id,
     user_id: caller.userId,
@@ -223,6 +229,7 @@ export async function acceptWorkspaceInvitation(caller: Caller, by: AcceptBy, no
         'token' in by ? { tokenHash: tokenHashOf(by.token) } : null,
         rolesAtLeast(invitation.role),
         now,
+        source,
       );
       break;
     } catch (error) {

@@ -8,6 +8,8 @@
  * is 500 `upstream_failed` naming the invitation, which a resend sends again.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { auditSourceOf } from '../auth/access.ts';
+import type { AuditSource } from '../db/audit-events.ts';
 import {
   AddressIsAMember,
   createInvitation,
@@ -112,6 +114,7 @@ async function mail(invitation: InvitationRecord, token: string, consoleUrl: str
 /**
  * Invites `input.email` to the organization, as `inviter` (an owner's user id; null for an
  * operator, whose role is not checked), and sends its email. `consoleUrl`: where the link goes.
+ * `source`: who, for its `invitation.created` audit event (the owner, or the operator).
  * `standing`: the inviter's owner check, in flight; read beside the first reads (one round trip),
  * its refusal answers before anything they found.
  */
@@ -120,6 +123,7 @@ export async function invite(
   inviter: string | null,
   input: InvitationInput,
   consoleUrl: string,
+  source: AuditSource,
   now = new Date(),
   standing?: Promise<void>,
 ): Promise<InvitationView> {
@@ -156,7 +160,7 @@ export async function invite(
     };
     try {
       // `now` may be in the past (the admin CLI's `--at`): the pending ones are counted as of this instant.
-      await asOwner(createInvitation(invitation, tokenHashOf(token), slots, Date.now()));
+      await asOwner(createInvitation(invitation, tokenHashOf(token), slots, Date.now(), source));
     } catch (error) {
       if (error instanceof AddressIsAMember) throw alreadyMember('a member of the organization has this address');
       if (error instanceof InvitationSlotsChanged && attempt < ATTEMPTS) continue;
@@ -176,7 +180,7 @@ export async function inviteToWorkspace(
   consoleUrl: string,
   now = new Date(),
 ): Promise<InvitationView> {
-  return invite(orgId, caller.userId, input, consoleUrl, now, requireOwner(caller, orgId));
+  return invite(orgId, caller.userId, input, consoleUrl, await auditSourceOf(caller), now, requireOwner(caller, orgId));
 }
 
 /**
@@ -192,6 +196,8 @@ export async function resendWorkspaceInvitation(
   consoleUrl: string,
   now = new Date(),
 ): Promise<InvitationView> {
+  // Who, for its event: known before the owner check starts (a user's token: no read).
+  const source = await auditSourceOf(caller);
   const standing = requireOwner(caller, orgId);
   const token = newToken();
   for (let attempt = 1; ; attempt += 1) {
@@ -213,7 +219,7 @@ export async function resendWorkspaceInvitation(
       token_hash: tokenHashOf(token),
     };
     try {
-      await asOwner(resendInvitation(read, resent, tokenHashOf(token), caller.userId, slots, now.getTime()));
+      await asOwner(resendInvitation(read, resent, tokenHashOf(token), caller.userId, slots, now.getTime(), source));
     } catch (error) {
       if ((error instanceof InvitationSlotsChanged || error instanceof InvitationChanged) && attempt < ATTEMPTS) continue;
       throw error;

@@ -105,7 +105,7 @@ const create = command({
   },
   run: async ({ orgId, input, at, mail }, target) => {
     const consoleUrl = await useMailOf(target, mail);
-    return (await import('../../lib/admin/invitations.ts')).inviteAsOperator(orgId, input, consoleUrl, at);
+    return (await import('../../lib/admin/invitations.ts')).inviteAsOperator(orgId, input, consoleUrl, await target.operator(), at);
   },
 });
 
@@ -125,7 +125,8 @@ const revoke = command({
   summary: 'revoke a pending or expired invitation (its link dead at once); prints it',
   options: { org: ORG, invitation: { type: 'string', value: 'ID', required: true, description: 'the invitation (inv_…)' } },
   parse: (args) => ({ orgId: orgId(args), invitationId: invitationId(args) }),
-  run: async ({ orgId, invitationId }) => (await import('../../lib/admin/invitations.ts')).revokeAsOperator(orgId, invitationId),
+  run: async ({ orgId, invitationId }, target) =>
+    (await import('../../lib/admin/invitations.ts')).revokeAsOperator(orgId, invitationId, await target.operator()),
 });
 
 export const group: CommandGroup = { name: 'invitation', commands: [create, list, revoke] };

@@ -875,7 +875,7 @@ async function invitationPerRequest(context: BenchContext, count: number) {
   await forEachIndex(count, context.slots, async (i) => {
     const { orgId, userId: ownerId } = defined(owners[i], 'an owner');
     const invitee = `user_bench_${hex()}`;
-    const invitation = await invite(orgId, ownerId, { email: addressOf(invitee), role: 'editor' }, BENCH_CONSOLE_URL);
+    const invitation = await invite(orgId, ownerId, { email: addressOf(invitee), role: 'editor' }, BENCH_CONSOLE_URL, BENCH_OPERATOR);
     const floorOrg = `org_bench_${hex()}`;
     await createOrganization({ id: floorOrg, members: [{ userId: ownerId, role: 'owner' }] });
     const twin = new Map([[orgId, floorOrg]]);
@@ -928,7 +928,8 @@ const listInvitationsScenario: Scenario = {
     const { orgId, userOf } = await workspace(context);
     const { invite } = await import('../../lib/workspace/invite.ts');
     // One at a time: each creation is a transaction on the organization's pending invitations.
-    for (let k = 0; k < 26; k += 1) await invite(orgId, userOf(0), { email: `listed-${k}@example.com`, role: 'viewer' }, BENCH_CONSOLE_URL);
+    for (let k = 0; k < 26; k += 1)
+      await invite(orgId, userOf(0), { email: `listed-${k}@example.com`, role: 'viewer' }, BENCH_CONSOLE_URL, BENCH_OPERATOR);
     const route = routeNamed('ListInvitations');
     return { event: (i) => request(route, { path: { organization_id: orgId }, token: context.tokenFor(userOf(i)) }), check: status(200) };
   },

@@ -31,7 +31,7 @@ import { countRoundTrips } from '../../lib/db/round-trips.ts';
 import { answerSendEmail, isSendEmailCall, type OutboxMessage } from '../../lib/local/ses-outbox.ts';
 import { invite } from '../../lib/workspace/invite.ts';
 import { atDepth } from '../support/depth.ts';
-import { uniqueId, workspace } from '../support/fixtures.ts';
+import { TEST_OPERATOR, uniqueId, workspace } from '../support/fixtures.ts';
 import { type Answer, call, withoutRequestId } from '../support/http.ts';
 import { tokenFor } from '../support/tokens.ts';
 
@@ -235,6 +235,7 @@ describe('POST /organizations/{organization_id}/invitations', () => {
       null,
       { email, role: 'viewer', expires_in_days: 1 },
       'http://console.test/console',
+      TEST_OPERATOR,
       new Date(Date.now() - 2 * 86_400_000),
     );
     expect(old.status).toBe('expired');
@@ -343,6 +344,7 @@ describe('POST /invitations/accept', () => {
       null,
       { email: staleEmail, role: 'viewer', expires_in_days: 1 },
       'http://127.0.0.1/console',
+      TEST_OPERATOR,
       new Date(Date.now() - 86_400_000 - 1000),
     );
 
@@ -569,6 +571,7 @@ describe('GET, resend and DELETE …/invitations', () => {
       null,
       { email, role: 'viewer', expires_in_days: 2 },
       'http://127.0.0.1/console',
+      TEST_OPERATOR,
       new Date(Date.now() - 3 * 86_400_000),
     );
     expect((await list(orgId, owner, '?status=expired')).body.invitations.map((each: { id: string }) => each.id)).toEqual([old.id]);
@@ -583,6 +586,7 @@ describe('GET, resend and DELETE …/invitations', () => {
       null,
       { email: other, role: 'viewer', expires_in_days: 1 },
       'http://127.0.0.1/console',
+      TEST_OPERATOR,
       new Date(Date.now() - 2 * 86_400_000),
     );
     const newer = await create(orgId, owner, { email: other, role: 'editor' });
