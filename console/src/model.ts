@@ -473,3 +473,21 @@ export function cardBrand(brand: string): string {
   };
   return names[brand] ?? brand;
 }
+
+/** A value of an audit event as a person reads it: `null` is "none", text as it is, the rest as JSON. */
+const auditValue = (value: unknown): string =>
+  value === null || value === undefined ? 'none' : typeof value === 'string' ? value : JSON.stringify(value);
+
+/**
+ * What an audit event says, one line per field: a change as `field: before → after`, a detail as
+ * `field: value` (docs/audit.md). Null details, and an event that names nothing, give no line.
+ */
+export function auditLines(
+  changes: Record<string, { before: unknown; after: unknown }> | null,
+  details: Record<string, unknown> | null,
+): string[] {
+  if (changes) return Object.entries(changes).map(([field, { before, after }]) => `${field}: ${auditValue(before)} → ${auditValue(after)}`);
+  return Object.entries(details ?? {})
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([field, value]) => `${field}: ${auditValue(value)}`);
+}

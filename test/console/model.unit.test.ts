@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { intlAccepts, usableLanguage } from '../../console/src/locale.ts';
 import {
   adviceFor,
+  auditLines,
   cardBrand,
   connectedApps,
   disabledReasonText,
@@ -36,6 +37,20 @@ import {
   usageWindow,
 } from '../../console/src/model.ts';
 import { authorizeUrl, callbackOf, challengeOf, logoutUrl, randomToken, tokenRequestBody } from '../../console/src/pkce.ts';
+
+describe('an audit event, as a person reads it', () => {
+  it('says a change as before → after, a detail as its value, and leaves out null details', () => {
+    expect(auditLines({ spending_limit: { before: null, after: 100 }, networks: { before: ['x'], after: ['x', 'tiktok'] } }, null)).toEqual(
+      ['spending_limit: none → 100', 'networks: ["x"] → ["x","tiktok"]'],
+    );
+    expect(auditLines(null, { name: 'agent', role: 'editor', client_id: null, daily_limit: 5 })).toEqual([
+      'name: agent',
+      'role: editor',
+      'daily_limit: 5',
+    ]);
+    expect(auditLines(null, {})).toEqual([]);
+  });
+});
 
 describe('billing figures', () => {
   it('writes prices from minor units without Intl, zero-decimal currencies whole', () => {

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiError, apiBase, data, download, fetchText } from '../api.ts';
-import { formatTime, joinCsvPages, nextLink } from '../model.ts';
+import { auditLines, formatTime, joinCsvPages, nextLink } from '../model.ts';
 import { ErrorNote, Field, Loading, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 const PAGE_SIZE = 25;
@@ -126,7 +126,7 @@ export function AuditScreen() {
       {page.loading && !page.value ? <Loading what="audit events" /> : null}
       {page.value && events.length === 0 ? <p>No audit events match.</p> : null}
       {events.length > 0 ? (
-        <table class="data" data-testid="audit-events">
+        <table class="data audit" data-testid="audit-events">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -141,7 +141,7 @@ export function AuditScreen() {
               <tr key={event.id}>
                 <td data-label="When">{formatTime(event.occurred_at)}</td>
                 <td data-label="Event">
-                  <code>{event.type}</code>
+                  <code class="nowrap">{event.type}</code>
                 </td>
                 <td data-label="By">
                   {event.actor.id}
@@ -153,7 +153,9 @@ export function AuditScreen() {
                   <span class="muted"> {event.target.type}</span>
                 </td>
                 <td data-label="What">
-                  <code>{JSON.stringify(event.changes ?? event.details)}</code>
+                  {auditLines(event.changes ?? null, event.details ?? null).map((line) => (
+                    <div key={line}>{line}</div>
+                  ))}
                 </td>
               </tr>
             ))}
