@@ -12,9 +12,10 @@ import { grantsLedgerConsumer } from '../lib/billing/ledger.ts';
 import { rechargeConsumer } from '../lib/billing/recharge.ts';
 import { logger } from '../lib/log.ts';
 import { dispatchBatch, type StreamConsumer } from '../lib/stream/dispatch.ts';
+import { healthConsumer } from '../lib/social/health/consumer.ts';
 import { usageConsumer } from '../lib/usage/aggregate.ts';
 
-export const STREAM_CONSUMERS: readonly StreamConsumer[] = [usageConsumer, crossingsConsumer, grantsLedgerConsumer, rechargeConsumer];
+export const STREAM_CONSUMERS: readonly StreamConsumer[] = [usageConsumer, crossingsConsumer, grantsLedgerConsumer, rechargeConsumer, healthConsumer];
 
 export const handler = async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
   logger.resetKeys();
