@@ -11,11 +11,17 @@ import { crossingsConsumer } from '../lib/alerts/crossings.ts';
 import { grantsLedgerConsumer } from '../lib/billing/ledger.ts';
 import { rechargeConsumer } from '../lib/billing/recharge.ts';
 import { logger } from '../lib/log.ts';
-import { dispatchBatch, type StreamConsumer } from '../lib/stream/dispatch.ts';
 import { healthConsumer } from '../lib/social/health/consumer.ts';
+import { dispatchBatch, type StreamConsumer } from '../lib/stream/dispatch.ts';
 import { usageConsumer } from '../lib/usage/aggregate.ts';
 
-export const STREAM_CONSUMERS: readonly StreamConsumer[] = [usageConsumer, crossingsConsumer, grantsLedgerConsumer, rechargeConsumer, healthConsumer];
+export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
+  usageConsumer,
+  crossingsConsumer,
+  grantsLedgerConsumer,
+  rechargeConsumer,
+  healthConsumer,
+];
 
 export const handler = async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
   logger.resetKeys();

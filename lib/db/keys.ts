@@ -230,7 +230,10 @@ export const dueBefore = (nowMs: number): string => new Date(nowMs).toISOString(
  */
 /** The partition of every (operation, provider)'s health: read whole by the status page and each instance's breakers. */
 export const SOCIAL_HEALTH_PK = 'SOCIAL_HEALTH';
-export const socialHealthKey = (operation: string, provider: string): TableKey => ({ PK: SOCIAL_HEALTH_PK, SK: `${operation}#${provider}` });
+export const socialHealthKey = (operation: string, provider: string): TableKey => ({
+  PK: SOCIAL_HEALTH_PK,
+  SK: `${operation}#${provider}`,
+});
 
 export const resultCacheKey = (orgId: string, operation: string, inputHash: string): TableKey => ({
   PK: `RESULT#${orgId}#${operation}#${inputHash}`,

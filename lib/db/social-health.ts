@@ -89,7 +89,7 @@ export async function addHealth(operation: string, provider: string, adds: Healt
   for (const [bucket, counts] of adds.buckets) {
     addCount(`ok_${bucket}`, counts.ok);
     addCount(`fail_${bucket}`, counts.fail);
-    counts.latency.forEach((count, band) => addCount(`lat_${bucket}_${band}`, count));
+    for (const [band, count] of counts.latency.entries()) addCount(`lat_${bucket}_${band}`, count);
   }
   const set: string[] = [];
   if (adds.lastOkMs !== undefined) {

@@ -187,7 +187,11 @@ async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise
     // Another delivery holds the item's run (its lease not yet out): come back later.
     if (error instanceof ServiceError && error.code === 'idempotency_key_reused' && error.details.retryAfterSeconds) return false;
     // Every provider out (nothing charged): put the item back for a later delivery, until the job's deadline.
-    if (error instanceof ServiceError && error.code === 'operation_unavailable' && clock() < (item.createdAtMs ?? 0) + unavailableRetryMs()) {
+    if (
+      error instanceof ServiceError &&
+      error.code === 'operation_unavailable' &&
+      clock() < (item.createdAtMs ?? 0) + unavailableRetryMs()
+    ) {
       await releaseJobItem(item.jobId, item.index, clock());
       return false;
     }

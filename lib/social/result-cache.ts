@@ -39,7 +39,9 @@ export function lookUp(
   if (!parsed.success) return { forward: 'miss' };
   // Compared in milliseconds, so that max-age=0 never accepts a stored result; Age is whole seconds (RFC 9111).
   const ageMs = Math.max(0, nowMs - stored.storedAtMs);
-  return ageMs <= maxAgeSeconds * 1000 ? { hit: { output: parsed.data, ageSeconds: Math.floor(ageMs / 1000), provider: stored.provider } } : { forward: 'request' };
+  return ageMs <= maxAgeSeconds * 1000
+    ? { hit: { output: parsed.data, ageSeconds: Math.floor(ageMs / 1000), provider: stored.provider } }
+    : { forward: 'request' };
 }
 
 /** What became of a fresh result: stored, too large to store, or not stored because the write failed. */

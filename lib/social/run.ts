@@ -38,11 +38,11 @@ import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRe
 import { logError, logger, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
+import { EveryProviderFailed, NotFoundAnswer, type Served, serveWithFailover, usableProviders } from './failover.ts';
 import { type FieldsParam, project } from './fields.ts';
+import { type Attempt, encodeAttempts } from './health/attempts.ts';
 import { decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
 import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
-import { EveryProviderFailed, NotFoundAnswer, type Served, serveWithFailover, usableProviders } from './failover.ts';
-import { type Attempt, encodeAttempts } from './health/attempts.ts';
 import { REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
 import { providerIdentity, providersFor } from './providers/index.ts';
 import type { SocialProvider } from './providers/types.ts';

@@ -21,7 +21,8 @@ let faults: Fault[] | undefined;
 function configured(): Fault[] {
   if (!faults) {
     const text = optional('SOCIAL_TEST_FAULTS');
-    if (text && optional('SOCIAL_TEST_MODE') !== 'true') throw new Error('SOCIAL_TEST_FAULTS is a test switch: it needs SOCIAL_TEST_MODE=true');
+    if (text && optional('SOCIAL_TEST_MODE') !== 'true')
+      throw new Error('SOCIAL_TEST_FAULTS is a test switch: it needs SOCIAL_TEST_MODE=true');
     faults = (text ?? '')
       .split(/[;\s]+/)
       .filter(Boolean)

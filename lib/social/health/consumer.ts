@@ -59,7 +59,15 @@ export async function countAttempts(observed: readonly Observed[], nowMs = Date.
       const key = `${operation}#${attempt.provider}`;
       let group = grouped.get(key);
       if (!group) {
-        group = { operation, provider: attempt.provider, buckets: new Map(), lastOkMs: undefined, lastFailMs: undefined, okAfter: [], failAfter: [] };
+        group = {
+          operation,
+          provider: attempt.provider,
+          buckets: new Map(),
+          lastOkMs: undefined,
+          lastFailMs: undefined,
+          okAfter: [],
+          failAfter: [],
+        };
         grouped.set(key, group);
       }
       const bucket = bucketOf(atMs, settings);

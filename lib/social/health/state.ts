@@ -65,7 +65,11 @@ export type BreakerState = 'closed' | 'open' | 'half_open';
  * A breaker: open for `openSeconds` after it opened (its provider skipped), then half-open (runs
  * go to it again: each is a probe) until a probe succeeds (closed) or fails (open again).
  */
-export function breakerOf(health: ProviderHealth | undefined, nowMs: number, settings: HealthSettings): { state: BreakerState; probeAtMs: number } {
+export function breakerOf(
+  health: ProviderHealth | undefined,
+  nowMs: number,
+  settings: HealthSettings,
+): { state: BreakerState; probeAtMs: number } {
   if (health?.openedAtMs === undefined) return { state: 'closed', probeAtMs: nowMs };
   const probeAtMs = health.openedAtMs + settings.openSeconds * 1000;
   return { state: nowMs < probeAtMs ? 'open' : 'half_open', probeAtMs };
@@ -130,7 +134,12 @@ export function operationStatus(providers: readonly ProviderStatus[]): Status {
 }
 
 /** Since when an operation has been in its status, as well as the counters tell (docs: "since" is approximate). */
-export function sinceOf(status: Status, healths: readonly (ProviderHealth | undefined)[], nowMs: number, settings: HealthSettings): number | null {
+export function sinceOf(
+  status: Status,
+  healths: readonly (ProviderHealth | undefined)[],
+  nowMs: number,
+  settings: HealthSettings,
+): number | null {
   const known = healths.filter((health): health is ProviderHealth => health !== undefined);
   if (status === 'partial_outage' || status === 'major_outage') {
     const opened = known.map((health) => health.openedAtMs).filter((at): at is number => at !== undefined);
@@ -149,5 +158,11 @@ export function sinceOf(status: Status, healths: readonly (ProviderHealth | unde
 /** The page's indicator: the worst status among the operations a provider serves. */
 export function indicatorOf(statuses: readonly Status[]): Indicator {
   const status = worst(statuses);
-  return status === 'major_outage' ? 'critical' : status === 'partial_outage' ? 'major' : status === 'degraded_performance' ? 'minor' : 'none';
+  return status === 'major_outage'
+    ? 'critical'
+    : status === 'partial_outage'
+      ? 'major'
+      : status === 'degraded_performance'
+        ? 'minor'
+        : 'none';
 }

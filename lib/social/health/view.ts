@@ -64,13 +64,21 @@ export function noteAttempts(operation: string, attempts: readonly Attempt[], no
     const key = `${operation}#${attempt.provider}`;
     let health = local.get(key);
     if (!health) {
-      health = { operation, provider: attempt.provider, buckets: new Map(), lastOkMs: undefined, lastFailMs: undefined, openedAtMs: undefined };
+      health = {
+        operation,
+        provider: attempt.provider,
+        buckets: new Map(),
+        lastOkMs: undefined,
+        lastFailMs: undefined,
+        openedAtMs: undefined,
+      };
       local.set(key, health);
     }
     const bucket = bucketOf(nowMs, settings);
     const counts = health.buckets.get(bucket) ?? emptyBucket();
     health.buckets.set(bucket, counts);
-    for (const old of health.buckets.keys()) if (old < bucketOf(nowMs - settings.windowSeconds * 1000, settings)) health.buckets.delete(old);
+    for (const old of health.buckets.keys())
+      if (old < bucketOf(nowMs - settings.windowSeconds * 1000, settings)) health.buckets.delete(old);
     const breaker = breakerOf(health, nowMs, settings);
     if (attempt.ok) {
       counts.ok += 1;
@@ -80,7 +88,8 @@ export function noteAttempts(operation: string, attempts: readonly Attempt[], no
       counts.fail += 1;
       health.lastFailMs = nowMs;
       if (breaker.state === 'half_open') health.openedAtMs = nowMs;
-      else if (breaker.state === 'closed' && tripping(windowOf(health, nowMs, settings.windowSeconds, settings), settings)) health.openedAtMs = nowMs;
+      else if (breaker.state === 'closed' && tripping(windowOf(health, nowMs, settings.windowSeconds, settings), settings))
+        health.openedAtMs = nowMs;
     }
   }
 }

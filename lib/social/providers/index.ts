@@ -81,7 +81,8 @@ export function providersFor(operation: string): SocialProvider[] {
 export const configuredSocialProviders = (): readonly SocialProvider[] => configuredProviders().providers;
 
 /** Whether a configured provider serves the operation. */
-export const servedByProvider = (operation: string): boolean => configuredProviders().providers.some((provider) => provider.serves(operation));
+export const servedByProvider = (operation: string): boolean =>
+  configuredProviders().providers.some((provider) => provider.serves(operation));
 
 /**
  * The configured providers as clients see them: their display names, joined (`ScrapeCreators +

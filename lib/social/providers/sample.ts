@@ -254,15 +254,16 @@ export const sampleProvider: ProviderRun = sampleProviderNamed('sample');
 /** The sample provider's code under a name: `sample`, or `sample_backup` (a second one, for failover locally). */
 function sampleProviderNamed(provider: string): ProviderRun {
   return {
-  async run({ operation, input, signal }: ProviderRequest) {
-    if (latencyMs > 0) await setTimeout(latencyMs, undefined, { signal });
-    const failure = testFailureIn(input);
-    if (failure) return fail(failure, operation, signal);
-    // `sample_down` / `sample_backup_down`: this provider alone fails (a failover rehearsal).
-    if (downWordIn(input, provider)) throw new UpstreamError(`the ${provider} provider answered HTTP 503 (test mode: ${provider}_down)`, { status: 503 });
-    if (operation.name === 'resolve_mention') return resolveMention(input);
-    return new Generator(operation, input).generate();
-  },
+    async run({ operation, input, signal }: ProviderRequest) {
+      if (latencyMs > 0) await setTimeout(latencyMs, undefined, { signal });
+      const failure = testFailureIn(input);
+      if (failure) return fail(failure, operation, signal);
+      // `sample_down` / `sample_backup_down`: this provider alone fails (a failover rehearsal).
+      if (downWordIn(input, provider))
+        throw new UpstreamError(`the ${provider} provider answered HTTP 503 (test mode: ${provider}_down)`, { status: 503 });
+      if (operation.name === 'resolve_mention') return resolveMention(input);
+      return new Generator(operation, input).generate();
+    },
   };
 }
 

@@ -42,7 +42,9 @@ function keyReader({ apiKey: plain, apiKeySecretArn }: TikHubSettings): () => Pr
   let key: Promise<string> | undefined;
   const fetchKey = async (): Promise<string> => {
     if (plain) return plain;
-    const secret = await (await import('../../../secrets-extension.ts')).secretString(defined(apiKeySecretArn, 'TIKHUB_API_KEY_SECRET_ARN'));
+    const secret = await (await import('../../../secrets-extension.ts')).secretString(
+      defined(apiKeySecretArn, 'TIKHUB_API_KEY_SECRET_ARN'),
+    );
     if (!secret) throw new Error('the TikHub API key secret is empty');
     if (secret.trim().startsWith('{')) {
       const found = (JSON.parse(secret) as { api_key?: string }).api_key;
@@ -67,18 +69,22 @@ export function tikhubProvider(options: { baseUrl: string; apiKey: () => Promise
   return {
     async run({ operation, input, signal }) {
       const mapping = TIKHUB_MAPPINGS[operation.name];
-      if (!mapping || !Object.hasOwn(TIKHUB_MAPPINGS, operation.name)) throw new UpstreamError(`operation ${operation.name} is not served by TikHub`);
+      if (!mapping || !Object.hasOwn(TIKHUB_MAPPINGS, operation.name))
+        throw new UpstreamError(`operation ${operation.name} is not served by TikHub`);
       const unsupported = unsupportedInput(operation.name, input);
       if (unsupported) throw new UpstreamError(unsupported, { code: 'unsupported_input' });
       const url = new URL(`${options.baseUrl}${mapping.path}`);
       for (const [name, value] of Object.entries(mapping.params(input))) {
         if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
       }
-      const response = await fetch(url, { headers: { authorization: `Bearer ${await options.apiKey()}`, accept: 'application/json' }, signal }).catch(
-        (error: unknown) => {
-          throw new UpstreamError(signal.aborted ? 'the provider call was aborted (timeout)' : `TikHub could not be reached: ${(error as Error).message}`);
-        },
-      );
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${await options.apiKey()}`, accept: 'application/json' },
+        signal,
+      }).catch((error: unknown) => {
+        throw new UpstreamError(
+          signal.aborted ? 'the provider call was aborted (timeout)' : `TikHub could not be reached: ${(error as Error).message}`,
+        );
+      });
       const body = await response.text();
       let parsed: unknown;
       try {
@@ -86,14 +92,20 @@ export function tikhubProvider(options: { baseUrl: string; apiKey: () => Promise
       } catch {
         throw new UpstreamError(`TikHub answered ${response.status} with a body that is not JSON`, { status: response.status });
       }
-      if (response.status === 404) throw new UpstreamNotFoundError(`not found on ${operation.network ?? 'the network'}, or not public`, { status: 404 });
+      if (response.status === 404)
+        throw new UpstreamNotFoundError(`not found on ${operation.network ?? 'the network'}, or not public`, { status: 404 });
       const code = field(parsed, 'code');
       if (!response.ok || (typeof code === 'number' && code !== 200)) {
         const message = field(parsed, 'message') ?? field(field(parsed, 'detail'), 'message');
-        throw new UpstreamError(`TikHub answered ${response.status}${typeof message === 'string' ? `: ${message}` : ''}`, { status: response.status });
+        throw new UpstreamError(`TikHub answered ${response.status}${typeof message === 'string' ? `: ${message}` : ''}`, {
+          status: response.status,
+        });
       }
       const data = mapping.response().safeParse(field(parsed, 'data'));
-      if (!data.success) throw new UpstreamError(`TikHub's answer to ${operation.name} is not the shape read: ${data.error.issues[0]?.path.join('.') ?? ''}`);
+      if (!data.success)
+        throw new UpstreamError(
+          `TikHub's answer to ${operation.name} is not the shape read: ${data.error.issues[0]?.path.join('.') ?? ''}`,
+        );
       return mapping.translate(data.data as never, input);
     },
   };

@@ -143,7 +143,11 @@ const timeline = () => z.object({ timeline: z.array(tweetShape()), next_cursor: 
 export const x: Readonly<Record<string, TikHubMapping>> = {
   x_search: {
     path: '/api/v1/twitter/web/fetch_search_timeline',
-    params: (input) => ({ keyword: String(input.query), search_type: input.sort === 'top' ? 'Top' : 'Latest', cursor: str(input.cursor) ?? undefined }),
+    params: (input) => ({
+      keyword: String(input.query),
+      search_type: input.sort === 'top' ? 'Top' : 'Latest',
+      cursor: str(input.cursor) ?? undefined,
+    }),
     response: timeline,
     translate: (data: z.output<ReturnType<typeof timeline>>, input) =>
       page(data.timeline.slice(0, Number(input.count)).map(xPost), data.next_cursor),
