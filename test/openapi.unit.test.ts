@@ -439,9 +439,7 @@ describe('social operations', () => {
       ...(servedByTikHub ? ['TikHub'] : []),
       'sample',
     ]);
-    expect(operation.description.includes('Not served by ScrapeCreators')).toBe(
-      !servedByScrapeCreators,
-    );
+    expect(operation.description.includes('Not served by ScrapeCreators')).toBe(!servedByScrapeCreators);
     expect(operation.requestBody.content['application/json'].schema).toEqual(input);
     expect(inlined(operation.responses['200'].content['application/json'].schema)).toEqual(output);
     expect(operation.responses['402']).toEqual(document.paths['/social/{operation}'].post.responses['402']);
