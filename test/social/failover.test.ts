@@ -183,61 +183,65 @@ describe('failover between ScrapeCreators and TikHub', () => {
 describe('the primary down for x_profile: the drill', () => {
   const RUNS = atDepth(40, 200);
 
-  it(`${RUNS} runs: ≥ 99 % succeed through TikHub, each failed run refunded, the status says so, then it recovers`, async () => {
-    forgetHealth();
-    // One more for the probe that closes the breaker.
-    const { orgId, users } = await workspace({ credits: RUNS + 1 });
-    sc.always({ kind: 'status', status: 500, body: vendorError(500, 'server_error', 'down') });
-    const scCallsBefore = sc.requests.length;
-    let served = 0;
-    let failed = 0;
-    for (let i = 0; i < RUNS; i += 1) {
-      const answer = await runAs(orgId, users.editor, 'x_profile', { handle: 'nasa' });
-      if (answer.status === 200 && answer.headers['social-provider'] === 'TikHub') served += 1;
-      else failed += 1;
-    }
-    expect(served / RUNS).toBeGreaterThanOrEqual(0.99);
-    // The breaker opened by its 5th failure (or was open already from the cases above): ScrapeCreators was not called again.
-    expect(sc.requests.length - scCallsBefore).toBeLessThanOrEqual(5);
-    const events = await eventsOf(orgId);
-    expect(events.filter((event) => event.type === 'social_operation.charged')).toHaveLength(RUNS);
-    expect(events.filter((event) => event.type === 'social_operation.refunded')).toHaveLength(failed);
-    expect((await getOrganization(orgId))?.credits).toBe(RUNS + 1 - served);
+  it(
+    `${RUNS} runs: ≥ 99 % succeed through TikHub, each failed run refunded, the status says so, then it recovers`,
+    async () => {
+      forgetHealth();
+      // One more for the probe that closes the breaker.
+      const { orgId, users } = await workspace({ credits: RUNS + 1 });
+      sc.always({ kind: 'status', status: 500, body: vendorError(500, 'server_error', 'down') });
+      const scCallsBefore = sc.requests.length;
+      let served = 0;
+      let failed = 0;
+      for (let i = 0; i < RUNS; i += 1) {
+        const answer = await runAs(orgId, users.editor, 'x_profile', { handle: 'nasa' });
+        if (answer.status === 200 && answer.headers['social-provider'] === 'TikHub') served += 1;
+        else failed += 1;
+      }
+      expect(served / RUNS).toBeGreaterThanOrEqual(0.99);
+      // The breaker opened by its 5th failure (or was open already from the cases above): ScrapeCreators was not called again.
+      expect(sc.requests.length - scCallsBefore).toBeLessThanOrEqual(5);
+      const events = await eventsOf(orgId);
+      expect(events.filter((event) => event.type === 'social_operation.charged')).toHaveLength(RUNS);
+      expect(events.filter((event) => event.type === 'social_operation.refunded')).toHaveLength(failed);
+      expect((await getOrganization(orgId))?.credits).toBe(RUNS + 1 - served);
 
-    // The stream counts the runs; the page says partial_outage (TikHub serves it), within the same minute.
-    await stream.catchUp();
-    status.forgetStatusPage();
-    const page = await call(status.handler, { url: '/social/status' });
-    expect(page.headers['cache-control']).toBe('public, max-age=30');
-    expect(page.body.operations).toHaveLength(52);
-    const xProfile = page.body.operations.find((entry: { operation: string }) => entry.operation === 'x_profile');
-    expect(xProfile.status).toBe('partial_outage');
-    expect(xProfile.providers.map((provider: { name: string }) => provider.name)).toEqual(['ScrapeCreators', 'TikHub']);
-    expect(xProfile.providers[0].status).toBe('major_outage');
-    // TikHub answered every run of the drill (the cases above made it fail once or twice).
-    expect(xProfile.providers[1].status).not.toBe('major_outage');
-    expect(xProfile.providers[1].success_rate_1h).toBeGreaterThan(0.9);
-    expect(xProfile.providers[1].p50_ms).toBeGreaterThan(0);
-    expect(Date.now() - Date.parse(xProfile.since)).toBeLessThan(60_000);
-    // The worst served operation is a partial outage: Statuspage's `major`.
-    expect(page.body.indicator).toBe('major');
+      // The stream counts the runs; the page says partial_outage (TikHub serves it), within the same minute.
+      await stream.catchUp();
+      status.forgetStatusPage();
+      const page = await call(status.handler, { url: '/social/status' });
+      expect(page.headers['cache-control']).toBe('public, max-age=30');
+      expect(page.body.operations).toHaveLength(52);
+      const xProfile = page.body.operations.find((entry: { operation: string }) => entry.operation === 'x_profile');
+      expect(xProfile.status).toBe('partial_outage');
+      expect(xProfile.providers.map((provider: { name: string }) => provider.name)).toEqual(['ScrapeCreators', 'TikHub']);
+      expect(xProfile.providers[0].status).toBe('major_outage');
+      // TikHub answered every run of the drill (the cases above made it fail once or twice).
+      expect(xProfile.providers[1].status).not.toBe('major_outage');
+      expect(xProfile.providers[1].success_rate_1h).toBeGreaterThan(0.9);
+      expect(xProfile.providers[1].p50_ms).toBeGreaterThan(0);
+      expect(Date.now() - Date.parse(xProfile.since)).toBeLessThan(60_000);
+      // The worst served operation is a partial outage: Statuspage's `major`.
+      expect(page.body.indicator).toBe('major');
 
-    // Recovery: ScrapeCreators answers again; past the open period a run probes it and closes the breaker.
-    sc.always({ kind: 'fixture' });
-    const later = Date.now() + 31_000;
-    const probe = await runSocialOperation({
-      caller: { userId: users.editor },
-      orgId,
-      operationName: 'x_profile',
-      input: { handle: 'nasa' },
-      now: () => later,
-    });
-    expect(probe.provider).toBe('ScrapeCreators');
-    await stream.catchUp();
-    const after = operationOf(await socialStatus(later), 'x_profile');
-    expect(after?.status).not.toMatch(/outage/);
-    expect(after?.providers[0]?.status).not.toBe('major_outage');
-  });
+      // Recovery: ScrapeCreators answers again; past the open period a run probes it and closes the breaker.
+      sc.always({ kind: 'fixture' });
+      const later = Date.now() + 31_000;
+      const probe = await runSocialOperation({
+        caller: { userId: users.editor },
+        orgId,
+        operationName: 'x_profile',
+        input: { handle: 'nasa' },
+        now: () => later,
+      });
+      expect(probe.provider).toBe('ScrapeCreators');
+      await stream.catchUp();
+      const after = operationOf(await socialStatus(later), 'x_profile');
+      expect(after?.status).not.toMatch(/outage/);
+      expect(after?.providers[0]?.status).not.toBe('major_outage');
+    },
+    atDepth(20_000, 120_000),
+  );
 
   it('every provider skipped: 503 operation_unavailable with Retry-After, nothing charged', async () => {
     forgetHealth();
