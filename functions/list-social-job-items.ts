@@ -17,6 +17,9 @@ export const jobItemSchema = z.object({
   }),
   charged: z.int().register(z.globalRegistry, { description: 'credits this item was charged' }),
   finished_at: z.nullable(z.string()),
+  provider: z.nullable(z.string()).register(z.globalRegistry, {
+    description: 'the provider that produced its output (`Social-Provider` of a single run); null until it succeeded',
+  }),
 });
 
 /** The 200 body (for the OpenAPI document). */

@@ -63,6 +63,7 @@ export const handler = endpoint(
       ...(result.cacheStatus === undefined ? {} : { 'Cache-Status': result.cacheStatus }),
       ...(result.ageSeconds === undefined ? {} : { Age: String(result.ageSeconds) }),
       ...(result.sampleData ? { 'Sample-Data': 'true' } : {}),
+      ...(result.provider === undefined ? {} : { 'Social-Provider': result.provider }),
     });
   },
 );
@@ -82,4 +83,5 @@ export const responseHeaders = [
   'Cache-Status',
   'Age',
   'Sample-Data',
+  'Social-Provider',
 ] as const;

@@ -11,10 +11,17 @@ import { crossingsConsumer } from '../lib/alerts/crossings.ts';
 import { grantsLedgerConsumer } from '../lib/billing/ledger.ts';
 import { rechargeConsumer } from '../lib/billing/recharge.ts';
 import { logger } from '../lib/log.ts';
+import { healthConsumer } from '../lib/social/health/consumer.ts';
 import { dispatchBatch, type StreamConsumer } from '../lib/stream/dispatch.ts';
 import { usageConsumer } from '../lib/usage/aggregate.ts';
 
-export const STREAM_CONSUMERS: readonly StreamConsumer[] = [usageConsumer, crossingsConsumer, grantsLedgerConsumer, rechargeConsumer];
+export const STREAM_CONSUMERS: readonly StreamConsumer[] = [
+  usageConsumer,
+  crossingsConsumer,
+  grantsLedgerConsumer,
+  rechargeConsumer,
+  healthConsumer,
+];
 
 export const handler = async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
   logger.resetKeys();

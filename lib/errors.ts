@@ -62,6 +62,10 @@ export const ERROR_CATALOG = {
   headers_too_large: { status: 431, message: 'the request line and headers are too large' },
   internal_error: { status: 500, message: 'the request failed on the service side; retry with backoff' },
   upstream_failed: { status: 500, message: 'the social data provider failed; the charge was refunded, retry with backoff' },
+  operation_unavailable: {
+    status: 503,
+    message: 'every provider of this operation is failing: nothing was charged, retry after Retry-After (GET /social/status)',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -444,6 +448,17 @@ export const internalError = (message: string = ERROR_CATALOG.internal_error.mes
   new ServiceError('internal_error', message);
 
 export const upstreamFailed = (): ServiceError => new ServiceError('upstream_failed');
+
+/**
+ * Every provider of the operation is skipped by its open breaker (docs/social-operations.md,
+ * "Failover"): nothing charged; `Retry-After` is when the first breaker lets a probe through.
+ */
+export const operationUnavailable = (operation: string, retryAfterSeconds: number, providers: readonly string[]): ServiceError =>
+  new ServiceError(
+    'operation_unavailable',
+    `every provider of ${operation} (${providers.join(', ')}) is failing: nothing was charged; retry in ${retryAfterSeconds} s, or see GET /social/status`,
+    { retryAfterSeconds, data: { operation, providers: [...providers], retry_after: retryAfterSeconds } },
+  );
 
 /** The invitation was written, but the email service did not take its email: resend it. */
 export const invitationEmailNotSent = (invitationId: string): ServiceError =>

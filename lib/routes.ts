@@ -443,7 +443,7 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey'],
     summary: 'Run a social operation',
     description:
-      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event. With `Max-Credits: N`, a call that would be charged more than N answers 402 `max_credits_exceeded` and charges nothing. Daily and monthly limits (the organization's, the member's or API key's) answer 402 `spending_limit_exceeded` saying which (`data.period`); the first of `max_credits_exceeded`, the limits, `insufficient_credits` answers. Out of credits (`insufficient_credits`, `data: { balance, cost, how_to_add_credits, billing_url }`), `billing_url` is the console's Billing screen for the organization, where an owner buys credits: `<base>/console?organization_id=<id>#billing`.",
+      "Editors and owners. The body is the operation input, the 200 body its output (each operation is also described as its own path, with its schemas and cost). The run is charged its cost before the provider is called (`Credits-Charged`, `Credits-Remaining`) and refunded if the provider fails (500 `upstream_failed`). An operation with more than one provider fails over to the next when one fails (timeout, 5xx, 429, an unusable answer; \"not found\" and empty results are answers), still charged once; `Social-Provider` names the provider that answered. When every provider of the operation is skipped by its open breaker: 503 `operation_unavailable` with `Retry-After`, nothing charged (`GET /social/status`). With an `Idempotency-Key`, the same request within 24 hours replays the first answer without a second charge. With `Cache-Control: max-age=N`, this organization's result of the same input from the last N seconds answers at the cached cost (`Cache-Status`, `Age`); every fresh result is kept 24 hours for that. `Charge-Id` names the charge's billing event. With `Max-Credits: N`, a call that would be charged more than N answers 402 `max_credits_exceeded` and charges nothing. Daily and monthly limits (the organization's, the member's or API key's) answer 402 `spending_limit_exceeded` saying which (`data.period`); the first of `max_credits_exceeded`, the limits, `insufficient_credits` answers. Out of credits (`insufficient_credits`, `data: { balance, cost, how_to_add_credits, billing_url }`), `billing_url` is the console's Billing screen for the organization, where an owner buys credits: `<base>/console?organization_id=<id>#billing`.",
     tag: 'Social operations',
     errors: [
       'insufficient_credits',
@@ -454,6 +454,7 @@ export const routes: readonly Route[] = [
       'not_found',
       'idempotency_key_reused',
       'upstream_failed',
+      'operation_unavailable',
     ],
   },
   {
@@ -890,6 +891,19 @@ export const routes: readonly Route[] = [
     description:
       "No token needed, not rate limited. The RS256 public keys (RFC 7517) that sign this deployment's API keys: the current one, and any earlier one whose keys may still be valid.",
     tag: 'API keys',
+    errors: [],
+  },
+  {
+    name: 'GetSocialStatus',
+    method: 'GET',
+    path: '/social/status',
+    entry: 'functions/get-social-status.ts',
+    tableActions: ['dynamodb:Query'],
+    public: true,
+    summary: "Every social operation's status and its providers' health",
+    description:
+      "No token needed; cacheable 30 s. In Statuspage's words: the page's `indicator` (`none`, `minor`, `major`, `critical`), and for each of the 52 operations in catalog order its `status` (`operational`, `degraded_performance`, `partial_outage`: a provider is out and the others serve it, `major_outage`: every provider out, or none configured here), `since`, and its providers in failover order with their status, success rate and p50 over the last hour. From the runs themselves: a breaker's change shows within 60 s. A run of an operation in `major_outage` answers 503 `operation_unavailable`, nothing charged.",
+    tag: 'Social operations',
     errors: [],
   },
   {

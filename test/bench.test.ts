@@ -167,6 +167,8 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   OAuthProtectedResource: '',
   // Read from the table once a minute per instance: the bench's warm-up request did.
   GetJwks: '',
+  // Kept in memory 15 s (one Query per instance then): the warm-up read it.
+  GetSocialStatus: '',
   OAuthAuthorizationServer: '',
   // A registered client's sign-in page: the client's registration.
   OAuthAuthorize: 'GetItem',

@@ -33,6 +33,8 @@ const PART_4_CODES: Record<number, string[]> = {
     'purchase_limit_reached',
     'payment_method_required',
   ],
+  // "Every operation, a status, and failover": every provider of the operation skipped by its open breaker.
+  503: ['operation_unavailable'],
 };
 
 /** Codes beyond DESIGN.md, each for an answer DESIGN.md does not cover (see docs/api-conventions.md). */

@@ -18,6 +18,7 @@ import { type Route, routes } from '../lib/routes.ts';
 import { EXAMPLE_INPUTS } from '../lib/social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../lib/social/catalog/index.ts';
 import { SCRAPECREATORS_OPERATIONS } from '../lib/social/providers/scrapecreators/operations.ts';
+import { TIKHUB_OPERATIONS } from '../lib/social/providers/tikhub/index.ts';
 import { testAjv } from './support/ajv.ts';
 import { assertDescribed } from './support/contract.ts';
 import { call } from './support/http.ts';
@@ -88,6 +89,7 @@ describe('validity', () => {
       'no-ambiguous-paths #/paths/~1social~1jobs~1{job_id}: Paths should resolve unambiguously. Found two ambiguous paths: `/social/{operation}/jobs` and `/social/jobs/{job_id}`.',
       'no-ambiguous-paths #/paths/~1social~1{operation}~1quote: Paths should resolve unambiguously. Found two ambiguous paths: `/social/jobs/{job_id}` and `/social/{operation}/quote`.',
       'operation-4xx-response #/paths/~1.well-known~1jwks.json/get/responses: Operation must have at least one `4XX` response.',
+      'operation-4xx-response #/paths/~1social~1status/get/responses: Operation must have at least one `4XX` response.',
       'operation-4xx-response #/paths/~1/get/responses: Operation must have at least one `4XX` response.',
       'operation-4xx-response #/paths/~1openapi.json/get/responses: Operation must have at least one `4XX` response.',
       'operation-4xx-response #/paths/~1docs/get/responses: Operation must have at least one `4XX` response.',
@@ -198,7 +200,7 @@ describe('routes', () => {
   });
 
   it('lists for each status the codes of the error catalog it can carry', () => {
-    expect(statuses('/social/{operation}', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '429', '500']);
+    expect(statuses('/social/{operation}', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '429', '500', '503']);
     expect(codesAt('/social/{operation}', 'post', '400')).toEqual(['validation_failed', 'invalid_json', 'unsupported_api_version']);
     expect(codesAt('/social/{operation}', 'post', '402')).toEqual([
       'insufficient_credits',
@@ -257,6 +259,7 @@ describe('routes', () => {
       'Cache-Status',
       'Age',
       'Sample-Data',
+      'Social-Provider',
     ]);
     expect(headersAt('/social/{operation}', 'post', '401')).toEqual(['x-request-id', 'Endless-Api-Version', 'WWW-Authenticate']);
     expect(headersAt('/social/{operation}', 'post', '429')).toContain('Retry-After');
@@ -396,7 +399,7 @@ describe('social operations', () => {
 
   it('describes each of the 52 operations as its own path', () => {
     const paths = Object.keys(document.paths).filter(
-      (path) => path.startsWith('/social/') && !path.includes('{') && path !== '/social/operations',
+      (path) => path.startsWith('/social/') && !path.includes('{') && path !== '/social/operations' && path !== '/social/status',
     );
 
     expect(paths).toEqual([...CATALOG.keys()].map((name) => `/social/${name}`));
@@ -430,10 +433,13 @@ describe('social operations', () => {
     expect(operation).toMatchObject({ operationId: name, tags: [definition.network ?? 'cross-network'], 'x-credit-cost': definition.cost });
     // Which providers serve it, and for the others what a deployment on them answers.
     const servedByScrapeCreators = name === 'resolve_mention' || SCRAPECREATORS_OPERATIONS.has(name);
-    expect(operation['x-served-by']).toEqual(servedByScrapeCreators ? ['ScrapeCreators', 'sample'] : ['sample']);
-    expect(operation.description.includes('Not served by ScrapeCreators: a deployment on it answers 403 `operation_not_enabled`')).toBe(
-      !servedByScrapeCreators,
-    );
+    const servedByTikHub = TIKHUB_OPERATIONS.has(name);
+    expect(operation['x-served-by']).toEqual([
+      ...(servedByScrapeCreators ? ['ScrapeCreators'] : []),
+      ...(servedByTikHub ? ['TikHub'] : []),
+      'sample',
+    ]);
+    expect(operation.description.includes('Not served by ScrapeCreators')).toBe(!servedByScrapeCreators);
     expect(operation.requestBody.content['application/json'].schema).toEqual(input);
     expect(inlined(operation.responses['200'].content['application/json'].schema)).toEqual(output);
     expect(operation.responses['402']).toEqual(document.paths['/social/{operation}'].post.responses['402']);

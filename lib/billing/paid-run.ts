@@ -509,14 +509,21 @@ export type RefundOutcome = 'refunded' | 'gone' | 'failed';
  * when the sweeper asks), with a key its claim released and, for an item of a capped job, its
  * cost given back to the job's budget.
  */
-export function refundTransaction(run: HeldCharge, reason: string, now: Date, dueBy?: number): TransactItem[] {
+export function refundTransaction(
+  run: HeldCharge,
+  reason: string,
+  now: Date,
+  dueBy?: number,
+  extraMetadata: Record<string, string> = {},
+): TransactItem[] {
   const event = newBillingEvent({
     type: 'social_operation.refunded',
     title: `${run.operation} refunded`,
     description: `${run.operation} run by ${run.userId}: ${reason}; charge ${run.eventId} refunded`,
     amount: run.cost,
     now,
-    metadata: eventMetadata(run),
+    // Extra facts of the run (its providers' attempts, for the health counters), never the money's.
+    metadata: { ...extraMetadata, ...eventMetadata(run) },
   });
   const items = [
     creditItem(run.orgId, run.cost),
@@ -540,10 +547,14 @@ class KeyGone extends Error {}
  * Gives a run's charge back, once, whoever asks (the run itself, any number of sweepers): every
  * item is conditional on the run's pending record being held by `run.owner`. Never throws.
  */
-export async function refundRun(run: HeldCharge, reason: string, options: { now?: Date; dueBy?: number } = {}): Promise<RefundOutcome> {
+export async function refundRun(
+  run: HeldCharge,
+  reason: string,
+  options: { now?: Date; dueBy?: number; metadata?: Record<string, string> } = {},
+): Promise<RefundOutcome> {
   const now = options.now ?? new Date();
   try {
-    await transact(refundTransaction(run, reason, now, options.dueBy), (reasons) => {
+    await transact(refundTransaction(run, reason, now, options.dueBy, options.metadata), (reasons) => {
       if (conditionFailed(reasons, REFUND_ITEM.pending)) return new RunGone();
       if (run.idempotencyKey && conditionFailed(reasons, REFUND_ITEM.release)) return new KeyGone();
       return null;

@@ -86,6 +86,8 @@ export interface JobItemRecord {
   error: ItemError | null;
   charged: number;
   finished_at: string | null;
+  /** The provider that produced its output; null before it succeeded (or for items run before providers were named). */
+  provider: string | null;
   /** While running: until when its worker holds it (epoch ms); a redelivery after that takes it over. */
   lease_until_ms: number | null;
 }
@@ -136,6 +138,7 @@ const itemOf = (item: Record<string, unknown>): JobItemRecord => ({
   error: (item.error as ItemError | undefined) ?? null,
   charged: num(item.charged),
   finished_at: (item.finished_at as string | undefined) ?? null,
+  provider: typeof item.provider === 'string' ? item.provider : null,
   lease_until_ms: item.lease_until_ms == null ? null : Number(item.lease_until_ms),
 });
 
@@ -506,6 +509,8 @@ export interface ItemResult {
   output?: unknown;
   error?: ItemError;
   charged: number;
+  /** The provider that produced its output (`Social-Provider` of a single run). */
+  provider?: string | undefined;
 }
 
 /**
@@ -519,6 +524,10 @@ export function itemResult(jobId: string, index: number, from: 'pending' | 'runn
   if (result.output !== undefined) {
     set.push('output_gzip = :output');
     values[':output'] = gzipSync(JSON.stringify(result.output));
+  }
+  if (result.provider !== undefined) {
+    set.push('provider = :provider');
+    values[':provider'] = result.provider;
   }
   if (result.error) {
     set.push('#error = :error');

@@ -37,6 +37,7 @@
  *   ORG#<org>         PURCHASES                 the organization's open checkouts (bounded) and its Stripe Customer
  *   PURCHASEKEY#<org>#<u>#<h> PURCHASEKEY       Idempotency-Key of a purchase's creation (TTL 24 h)
  *   PAYMENT#<payment intent id> SETTLED         the marker that a PaymentIntent's credits were added: put once, by the settle transaction
+ *   SOCIAL_HEALTH     <operation>#<provider>    a provider's health on one operation: calls, failures and latency bands per bucket (last hour), its breaker
  *   PAYMENTS_RECONCILER CHECKPOINT             where the payments reconciler's last pass reached (Stripe event time)
  *   ORG#<org>         AUTO_RECHARGE             auto-recharge: its settings, the saved card, the month's recharges, the one in flight;
  *                                               while an attempt is due, GSI1 = RECHARGE_DUE / <due at>#<org>
@@ -228,6 +229,13 @@ export const dueBefore = (nowMs: number): string => new Date(nowMs).toISOString(
  * hash of the validated input). Its own partition per input: a busy organization's cache spreads
  * over the table instead of sharing its organization item's partition.
  */
+/** The partition of every (operation, provider)'s health: read whole by the status page and each instance's breakers. */
+export const SOCIAL_HEALTH_PK = 'SOCIAL_HEALTH';
+export const socialHealthKey = (operation: string, provider: string): TableKey => ({
+  PK: SOCIAL_HEALTH_PK,
+  SK: `${operation}#${provider}`,
+});
+
 export const resultCacheKey = (orgId: string, operation: string, inputHash: string): TableKey => ({
   PK: `RESULT#${orgId}#${operation}#${inputHash}`,
   SK: 'RESULT',

@@ -19,6 +19,8 @@ export interface CachedResult {
   /** The output as stored (unchecked: the domain checks it against the operation's schema). */
   output: unknown;
   storedAtMs: number;
+  /** The provider that produced it (results stored before failover have none). */
+  provider: string | undefined;
 }
 
 /** A stored result, or null when there is none, it expired, or it cannot be decoded (a miss). */
@@ -28,14 +30,23 @@ export async function getCachedResult(key: TableKey, nowMs: number): Promise<Cac
   try {
     const output: unknown = JSON.parse(gunzipSync(item.output_gzip as Uint8Array).toString('utf8'));
     const storedAtMs = Number(item.stored_at_ms);
-    return Number.isFinite(storedAtMs) ? { output, storedAtMs } : null;
+    const provider = typeof item.provider === 'string' ? item.provider : undefined;
+    return Number.isFinite(storedAtMs) ? { output, storedAtMs, provider } : null;
   } catch {
     return null;
   }
 }
 
-/** Stores a result unless it is too large; says which. One PutItem, replacing any older result. */
-export async function putCachedResult(key: TableKey, output: unknown, nowMs: number): Promise<'stored' | 'too-large'> {
+/**
+ * Stores a result unless it is too large; says which. One PutItem, replacing any older result.
+ * `origin`: the provider that produced it and what each provider tried did (lib/social/health/attempts.ts).
+ */
+export async function putCachedResult(
+  key: TableKey,
+  output: unknown,
+  nowMs: number,
+  origin: { provider?: string; attempts?: string } = {},
+): Promise<'stored' | 'too-large'> {
   const gzipped = gzipSync(JSON.stringify(output));
   if (gzipped.byteLength > MAX_STORED_RESULT_BYTES) return 'too-large';
   await db().send(
@@ -47,6 +58,8 @@ export async function putCachedResult(key: TableKey, output: unknown, nowMs: num
         output_gzip: gzipped,
         stored_at_ms: nowMs,
         expires_at: Math.floor(nowMs / 1000) + RESULT_TTL_SECONDS,
+        ...(origin.provider ? { provider: origin.provider } : {}),
+        ...(origin.attempts ? { attempts: origin.attempts } : {}),
       },
     }),
   );

@@ -20,6 +20,8 @@ export interface JobItemView {
   error: { code: string; message: string; data?: Record<string, unknown> } | null;
   charged: number;
   finished_at: string | null;
+  /** The provider that produced its output (`Social-Provider` of a single run); null otherwise. */
+  provider: string | null;
 }
 
 /** An item's status as shown: a pending item of a cancelled job is cancelled (the cancel counted it). */
@@ -39,6 +41,7 @@ const itemView = (item: JobItemRecord, job: JobRecord, base: string | undefined)
   error: item.error && base !== undefined ? fieldsWithBillingUrl(item.error, base, job.organization_id) : item.error,
   charged: item.charged,
   finished_at: item.finished_at,
+  provider: item.provider,
 });
 
 /**

@@ -24,7 +24,7 @@
  */
 import { apiKeyStanding } from '../auth/api-key-standing.ts';
 import { TokenRefused } from '../auth/refusals.ts';
-import { socialConfig } from '../config.ts';
+import { integer, socialConfig } from '../config.ts';
 import { getJob, getJobItem, type JobItemRecord, type JobRecord } from '../db/jobs.ts';
 import { invalidToken, ServiceError } from '../errors.ts';
 import { logger } from '../log.ts';
@@ -74,7 +74,16 @@ interface RunnableItem {
   /** The job's `max_credits`: every item's charge counts in the job's budget under it. Absent from messages queued before it existed. */
   maxCredits?: number | null | undefined;
   input: unknown;
+  /** When its job was created: an item whose operation is unavailable is retried until JOB_UNAVAILABLE_RETRY_SECONDS after it. */
+  createdAtMs?: number | undefined;
 }
+
+/**
+ * How long after its job's creation an item whose every provider is skipped by an open breaker
+ * (503 `operation_unavailable`) is put back and tried again later rather than failed: the job's
+ * deadline for an outage (JOB_UNAVAILABLE_RETRY_SECONDS, default an hour).
+ */
+const unavailableRetryMs = (): number => integer('JOB_UNAVAILABLE_RETRY_SECONDS', 3_600, 0) * 1000;
 
 const runnableOf = (job: JobRecord, item: JobItemRecord): RunnableItem => ({
   jobId: job.id,
@@ -86,6 +95,7 @@ const runnableOf = (job: JobRecord, item: JobItemRecord): RunnableItem => ({
   fields: job.fields,
   maxCredits: job.max_credits,
   input: item.input,
+  createdAtMs: Date.parse(job.created_at),
 });
 
 const leaseUntil = (clock: () => number): number => clock() + leaseMs(socialConfig().providerTimeoutMs);
@@ -166,11 +176,25 @@ async function runAndRecord(item: RunnableItem, options: WorkerOptions): Promise
       ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
       now: clock,
     });
-    outcome = { status: 'succeeded', output: result.output, charged: result.replayed ? (result.firstCharged ?? 0) : result.charged };
+    outcome = {
+      status: 'succeeded',
+      output: result.output,
+      charged: result.replayed ? (result.firstCharged ?? 0) : result.charged,
+      ...(result.provider === undefined ? {} : { provider: result.provider }),
+    };
   } catch (error) {
     if (!(error instanceof ServiceError || error instanceof TokenRefused)) throw error;
     // Another delivery holds the item's run (its lease not yet out): come back later.
     if (error instanceof ServiceError && error.code === 'idempotency_key_reused' && error.details.retryAfterSeconds) return false;
+    // Every provider out (nothing charged): put the item back for a later delivery, until the job's deadline.
+    if (
+      error instanceof ServiceError &&
+      error.code === 'operation_unavailable' &&
+      clock() < (item.createdAtMs ?? 0) + unavailableRetryMs()
+    ) {
+      await releaseJobItem(item.jobId, item.index, clock());
+      return false;
+    }
     outcome = failedOutcome(error instanceof TokenRefused ? invalidToken(error.reason, error.message) : error);
   }
   const finished = await finishJobItem({ id: item.jobId, organization_id: item.orgId }, item.index, 'running', outcome, new Date(clock()));

@@ -151,6 +151,7 @@ export function successResult(result: RunResult, call: CallContext): CallToolRes
       ...(result.cacheStatus === undefined ? {} : { cache_status: result.cacheStatus }),
       ...(result.ageSeconds === undefined ? {} : { age: result.ageSeconds }),
       ...(result.sampleData ? { sample_data: true } : {}),
+      ...(result.provider === undefined ? {} : { provider: result.provider }),
       ...truncation,
     },
   };

@@ -176,7 +176,7 @@ function responseHeaders(status: number, endpoint: EndpointDescription | undefin
   if (endpoint && status !== 401) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
   if (status === 401) names.push('WWW-Authenticate');
   if (status === 405) names.push('Allow');
-  if (status === 429) names.push('Retry-After');
+  if (status === 429 || status === 503) names.push('Retry-After');
   // A request with the same Idempotency-Key still in progress: come back shortly.
   if (status === 409 && codes.includes('idempotency_key_reused')) names.push('Retry-After');
   for (const name of extra) {
@@ -340,7 +340,9 @@ function methodsOf(route: Route, module: RouteModule): string[] {
 }
 
 /** The providers as `x-served-by` names them: a real vendor before generated sample data. */
-const VENDORS_FIRST = [...PROVIDERS].sort((a, b) => Number(a.sampleData) - Number(b.sampleData));
+const VENDORS_FIRST = PROVIDERS.filter((provider) => provider.name !== 'sample_backup').sort(
+  (a, b) => Number(a.sampleData) - Number(b.sampleData),
+);
 
 /** The run route again, for one catalog operation: its own input and output schemas, example and cost. */
 function catalogOperation(name: string, runRoute: Route, module: RouteModule, shared: SharedResponses, schemas: SharedSchemas): Json {

@@ -84,6 +84,12 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string' },
     example: 'workspace; fwd=miss; stored',
   },
+  'Social-Provider': {
+    description:
+      "The provider that produced the output (`ScrapeCreators`, `TikHub`, `sample`): the first of the operation's providers that answered, after failing over from those that failed; on a cached result, the provider that produced it. Absent on a replay and on results cached before providers were named.",
+    schema: { type: 'string' },
+    example: 'TikHub',
+  },
   'Sample-Data': {
     description:
       '`true` when the output is generated sample data: this deployment runs the `sample` provider (locally, or a test stack). Never sent with real data.',

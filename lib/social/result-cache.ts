@@ -15,6 +15,8 @@ const CACHE_NAME = 'workspace';
 export interface CacheHit {
   output: unknown;
   ageSeconds: number;
+  /** The provider that produced it (registry name), when stored with one. */
+  provider?: string | undefined;
 }
 
 /** Why a run went to the provider (RFC 9211 `fwd`): not asked to use the cache, nothing usable stored, or stored but older than asked. */
@@ -37,16 +39,23 @@ export function lookUp(
   if (!parsed.success) return { forward: 'miss' };
   // Compared in milliseconds, so that max-age=0 never accepts a stored result; Age is whole seconds (RFC 9111).
   const ageMs = Math.max(0, nowMs - stored.storedAtMs);
-  return ageMs <= maxAgeSeconds * 1000 ? { hit: { output: parsed.data, ageSeconds: Math.floor(ageMs / 1000) } } : { forward: 'request' };
+  return ageMs <= maxAgeSeconds * 1000
+    ? { hit: { output: parsed.data, ageSeconds: Math.floor(ageMs / 1000), provider: stored.provider } }
+    : { forward: 'request' };
 }
 
 /** What became of a fresh result: stored, too large to store, or not stored because the write failed. */
 export type Stored = 'stored' | 'too-large' | 'failed';
 
 /** Stores a fresh result for later runs; never throws (a result is delivered whether or not it is stored). */
-export async function storeResult(key: TableKey, output: unknown, nowMs: number): Promise<Stored> {
+export async function storeResult(
+  key: TableKey,
+  output: unknown,
+  nowMs: number,
+  origin: { provider?: string; attempts?: string } = {},
+): Promise<Stored> {
   try {
-    return await putCachedResult(key, output, nowMs);
+    return await putCachedResult(key, output, nowMs, origin);
   } catch (error) {
     logError('a result could not be stored in the cache', error);
     return 'failed';

@@ -38,12 +38,14 @@ import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRe
 import { logError, logger, logKeys } from '../log.ts';
 import type { Caller } from '../model.ts';
 import type { OperationDefinition } from './catalog/index.ts';
+import { EveryProviderFailed, NotFoundAnswer, type Served, serveWithFailover, usableProviders } from './failover.ts';
 import { type FieldsParam, project } from './fields.ts';
+import { type Attempt, encodeAttempts } from './health/attempts.ts';
 import { decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
 import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
-import { callProvider, providerBudgetMs, REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
-import { socialProvider } from './providers/index.ts';
-import { type SocialProvider, UpstreamNotFoundError } from './providers/types.ts';
+import { REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
+import { providerIdentity, providersFor } from './providers/index.ts';
+import type { SocialProvider } from './providers/types.ts';
 import { type CacheHit, cacheStatus, type Forward, lookUp, storeResult } from './result-cache.ts';
 
 /** Re-reads after a spending limit changed under a charge; more would mean limits flapping. */
@@ -101,12 +103,18 @@ export interface RunResult {
   ageSeconds: number | undefined;
   /** The output is generated sample data (the deployment runs the `sample` provider), not real data. */
   sampleData: boolean;
+  /** The provider that produced the output (a cached result: the one that produced it); undefined on a replay or an old cached result. */
+  provider?: string | undefined;
 }
 
 export async function runSocialOperation(request: RunRequest): Promise<RunResult> {
   const result = await runOnce(request);
-  return { ...result, sampleData: socialProvider().sampleData };
+  return { ...result, sampleData: providerIdentity().sampleData };
 }
+
+/** A provider's name as clients see it (`Social-Provider`, `_meta.provider`, the status page). */
+const displayNameOf = (providers: readonly SocialProvider[], name: string | undefined): string | undefined =>
+  name === undefined ? undefined : (providers.find((provider) => provider.name === name)?.displayName ?? name);
 
 async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData'>> {
   const now = request.now ?? Date.now;
@@ -116,7 +124,7 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   const selection = selectFields(operation, request.fields);
   // What the caller asked for: recorded for a replay, and what the answer carries.
   const shaped = (output: unknown): unknown => (selection ? project(output, selection.keep) : output);
-  const provider = socialProvider();
+  const providers = providersFor(operation.name);
   const idempotency = request.idempotencyKey
     ? idempotencyOf(request.orgId, request.caller.userId, request.idempotencyKey, operation.name, input, selection?.canonical)
     : undefined;
@@ -124,7 +132,7 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   const deadlineMs = request.deadlineMs ?? Number.POSITIVE_INFINITY;
   const settle = () => ({ untilMs: settleUntilMs(deadlineMs), nowMs: now() });
 
-  const paid = await pay(request, operation, provider, { idempotency, cacheKey, deadlineMs, now });
+  const paid = await pay(request, operation, providers, { idempotency, cacheKey, deadlineMs, now });
   if ('replay' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, replayed: true });
     return {
@@ -132,28 +140,39 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
       replayed: true,
       firstCharged: paid.replay.charged,
       cacheStatus: undefined,
+      provider: undefined,
     };
   }
   if ('free' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, cache: 'hit' });
-    return { ...answered(shaped(paid.free.output), 0, paid.balance, undefined), ...hitOf(paid.free) };
+    return { ...answered(shaped(paid.free.output), 0, paid.balance, undefined), ...hitOf(paid.free, providers) };
   }
   logKeys({ credits_charged: paid.run.cost, credits_refunded: 0, ...(paid.hit ? { cache: 'hit' } : {}) });
-  if (paid.hit) return { ...(await deliver(paid.run, shaped(paid.hit.output), idempotency, settle())), ...hitOf(paid.hit) };
+  if (paid.hit) return { ...(await deliver(paid.run, shaped(paid.hit.output), idempotency, settle())), ...hitOf(paid.hit, providers) };
 
-  const budgetMs = providerBudgetMs(socialConfig().providerTimeoutMs, now(), deadlineMs);
-  let output: unknown;
+  const { providerTimeoutMs } = socialConfig();
+  let served: Served;
   try {
-    output = await callProvider(provider, operation, input, budgetMs);
+    served = await serveWithFailover(paid.providers, operation, input, {
+      timeoutMs: providerTimeoutMs,
+      endsAtMs: runEndsByMs(providerTimeoutMs * Math.max(1, paid.providers.length), paid.startedAtMs, deadlineMs),
+      now,
+    });
   } catch (error) {
     throw await refundAfterFailure(paid.run, error);
   }
+  logKeys({ provider: served.provider, ...(served.attempts.length > 1 ? { failover: encodeAttempts(served.attempts) } : {}) });
   const [result, stored] = await Promise.all([
-    deliver(paid.run, shaped(output), idempotency, settle()),
-    storeResult(cacheKey, output, now()),
+    deliver(paid.run, shaped(served.output), idempotency, settle(), { 'Social-Provider': displayNameOf(providers, served.provider) }),
+    storeResult(cacheKey, served.output, now(), { provider: served.provider, attempts: encodeAttempts(served.attempts) }),
   ]);
   logKeys({ cache: `${paid.forward}/${stored}` });
-  return { ...result, cacheStatus: cacheStatus({ forward: paid.forward, stored }), ageSeconds: undefined };
+  return {
+    ...result,
+    cacheStatus: cacheStatus({ forward: paid.forward, stored }),
+    ageSeconds: undefined,
+    provider: displayNameOf(providers, served.provider),
+  };
 }
 
 const answered = (output: unknown, charged: number, remaining: number | undefined, chargeId: string | undefined) => ({
@@ -165,14 +184,19 @@ const answered = (output: unknown, charged: number, remaining: number | undefine
   ageSeconds: undefined,
 });
 
-const hitOf = (hit: CacheHit) => ({ cacheStatus: cacheStatus({ hit: true }), ageSeconds: hit.ageSeconds });
+/** A cached result keeps the provider that produced it. */
+const hitOf = (hit: CacheHit, providers: readonly SocialProvider[]) => ({
+  cacheStatus: cacheStatus({ hit: true }),
+  ageSeconds: hit.ageSeconds,
+  provider: displayNameOf(providers, hit.provider),
+});
 
 /** How pay() ends: a replay, a cached result at no cost, or a run held (charged or taken over), with a cached result to deliver or the reason it goes to the provider. */
 type Paid =
   | { replay: { body: unknown; charged?: number | undefined } }
   | { free: CacheHit; balance: number }
   | { run: HeldCharge; hit: CacheHit; forward?: never }
-  | { run: HeldCharge; hit?: never; forward: Forward };
+  | { run: HeldCharge; hit?: never; forward: Forward; providers: SocialProvider[]; startedAtMs: number };
 
 interface PayContext {
   idempotency: Idempotency | undefined;
@@ -186,7 +210,7 @@ interface PayContext {
  * run (already paid for), or charge; re-read when the charge found a stale limit or the key
  * changed hands.
  */
-async function pay(request: RunRequest, operation: OperationDefinition, provider: SocialProvider, context: PayContext): Promise<Paid> {
+async function pay(request: RunRequest, operation: OperationDefinition, providers: SocialProvider[], context: PayContext): Promise<Paid> {
   const { orgId, caller, maxAgeSeconds } = request;
   const { idempotency, now } = context;
   const { providerTimeoutMs } = socialConfig();
@@ -213,27 +237,30 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (refused) throw refused;
     if (!org || !member) throw new Error('unreachable: accessRefusal refuses a missing organization or member');
     // The organization's networks were checked by accessRefusal: what remains is the provider.
-    if (!isEnabled(operation, org.networks, (name) => provider.serves(name)))
-      throw operationNotOffered(operation.name, provider.displayName);
+    if (!isEnabled(operation, org.networks, () => providers.length > 0))
+      throw operationNotOffered(operation.name, providerIdentity().displayName);
     const decision = idempotency ? decide(record, idempotency, now(), orphaned) : { kind: 'charge' as const };
     if (decision.kind === 'replay') return { replay: decision.replay };
     const capped = decision.kind === 'charge' ? maxCreditsRefusal(ask.cost, request.maxCredits) : null;
     if (capped) throw capped;
     if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge') return { free: cache.hit, balance: org.credits };
     const nowMs = now();
+    // Going to the providers: those whose breaker is open are skipped; all open → 503, nothing charged.
+    const usable = 'hit' in cache ? [] : usableProviders(operation.name, providers, nowMs);
+    const chainTimeoutMs = providerTimeoutMs * Math.max(1, usable.length);
     const attempt = {
       orgId,
       userId: caller.userId,
       operation: operation.name,
       owner,
-      sweepAfterMs: sweepAfterMs(runEndsByMs(providerTimeoutMs, nowMs, context.deadlineMs)),
+      sweepAfterMs: sweepAfterMs(runEndsByMs(chainTimeoutMs, nowMs, context.deadlineMs)),
       ...(request.requestId ? { requestId: request.requestId } : {}),
     };
     try {
       if (decision.kind === 'takeover' && idempotency) {
         const run = await takeOverRun(idempotency.key, decision.record, { ...attempt, nowMs, leaseMs: leaseMs(providerTimeoutMs) });
         // The dead attempt's charge paid for a run of the provider: that is what the retry delivers.
-        return { run, forward: 'forward' in cache ? cache.forward : 'miss' };
+        return { run, forward: 'forward' in cache ? cache.forward : 'miss', providers: usable, startedAtMs: nowMs };
       }
       const replacing = decision.kind === 'charge' ? decision.replacing : undefined;
       const run = await chargeRun(
@@ -249,7 +276,7 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
             : {}),
         },
       );
-      return 'hit' in cache ? { run, hit: cache.hit } : { run, forward: cache.forward };
+      return 'hit' in cache ? { run, hit: cache.hit } : { run, forward: cache.forward, providers: usable, startedAtMs: nowMs };
     } catch (error) {
       // A limit changed, or a concurrent request with the same key won the claim or the
       // takeover: read again and decide afresh (the second case ends in a replay or a 409).
@@ -271,12 +298,17 @@ const chargeRetryUntilMs = (deadlineMs: number): number => deadlineMs - socialCo
  * The provider failed: refund the charge (releasing the key in the same transaction), then say
  * which happened. A refund that cannot be written now is left to the sweeper.
  */
-async function refundAfterFailure(run: HeldCharge, error: unknown): Promise<Error> {
-  const notFoundUpstreamToo = error instanceof UpstreamNotFoundError;
+async function refundAfterFailure(run: HeldCharge, failure: unknown): Promise<Error> {
+  // What each provider did rides on the refund's event, for the health counters (never a write of its own).
+  const attempts: Attempt[] = failure instanceof EveryProviderFailed || failure instanceof NotFoundAnswer ? failure.attempts : [];
+  const error = failure instanceof EveryProviderFailed ? failure.last : failure instanceof NotFoundAnswer ? failure.error : failure;
+  const notFoundUpstreamToo = failure instanceof NotFoundAnswer;
   // "Not found upstream" is the caller's answer (an account that is not public), not a failure to alert on.
-  if (notFoundUpstreamToo) logger.info('not found upstream; refunding', { operation: run.operation, error: error.message });
+  if (notFoundUpstreamToo) logger.info('not found upstream; refunding', { operation: run.operation, error: (error as Error).message });
   else logError('social operation failed upstream; refunding', error, { operation: run.operation });
-  const outcome = await refundRun(run, notFoundUpstreamToo ? 'not found upstream' : 'the upstream call failed');
+  const outcome = await refundRun(run, notFoundUpstreamToo ? 'not found upstream' : 'the upstream call failed', {
+    ...(attempts.length > 0 ? { metadata: { attempts: encodeAttempts(attempts) } } : {}),
+  });
   // A refund still owed is named as such on the request line, next to the charge.
   logKeys(outcome === 'failed' ? { credits_refund_pending: run.cost } : { credits_refunded: run.cost });
   if (outcome === 'failed') return upstreamFailedRefundPending();
@@ -285,7 +317,7 @@ async function refundAfterFailure(run: HeldCharge, error: unknown): Promise<Erro
     // key took it over and settles it: either way nobody pays for this failure.
     logger.warn('the run to refund is no longer held by this attempt', { charge: run.eventId });
   }
-  return notFoundUpstreamToo ? notFoundUpstream(error.message) : upstreamFailed();
+  return notFoundUpstreamToo ? notFoundUpstream((error as Error).message) : upstreamFailed();
 }
 
 /**
@@ -305,7 +337,8 @@ async function deliver(
   output: unknown,
   idempotency: Idempotency | undefined,
   settle: { untilMs: number; nowMs: number },
-): Promise<Omit<RunResult, 'cacheStatus' | 'ageSeconds' | 'sampleData'>> {
+  headers: { 'Social-Provider'?: string | undefined } = {},
+): Promise<Omit<RunResult, 'cacheStatus' | 'ageSeconds' | 'sampleData' | 'provider'>> {
   const [remaining] = await Promise.all([
     getOrganization(run.orgId).then(
       (after) => after?.credits,
@@ -315,7 +348,20 @@ async function deliver(
       },
     ),
     // The charge is kept with the stored response, for a replay to say what the first run cost.
-    settleRun(run, idempotency ? { status: 200, headers: { 'Credits-Charged': String(run.cost) }, body: output } : undefined, settle),
+    settleRun(
+      run,
+      idempotency
+        ? {
+            status: 200,
+            headers: {
+              'Credits-Charged': String(run.cost),
+              ...(headers['Social-Provider'] === undefined ? {} : { 'Social-Provider': headers['Social-Provider'] }),
+            },
+            body: output,
+          }
+        : undefined,
+      settle,
+    ),
   ]);
   return { output, charged: run.cost, remaining, replayed: false, chargeId: run.eventId };
 }

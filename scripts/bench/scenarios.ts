@@ -1762,6 +1762,7 @@ export const SCENARIOS: readonly Scenario[] = [
   mcpToolsCallWithOAuth,
   publicDocument('OAuthProtectedResource', 'GET oauth-protected-resource'),
   publicDocument('GetJwks', 'GET /.well-known/jwks.json'),
+  publicDocument('GetSocialStatus', 'GET /social/status'),
   publicDocument('OAuthAuthorizationServer', 'GET /.well-known/oauth-authorization-server'),
   oauthAuthorize,
   oauthRegister,

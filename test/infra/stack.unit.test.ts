@@ -1412,6 +1412,18 @@ describe('the table stream: its function, event source mapping and on-failure qu
           },
         },
       },
+      // The providers' health: stored results and refund events that carry a run's attempts.
+      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['result_cache'] }, attempts: { S: [{ prefix: '' }] } } } },
+      {
+        eventName: ['INSERT'],
+        dynamodb: {
+          NewImage: {
+            entity: { S: ['billing_event'] },
+            type: { S: ['social_operation.refunded'] },
+            metadata: { M: { attempts: { S: [{ prefix: '' }] } } },
+          },
+        },
+      },
     ]);
   });
 

@@ -7,7 +7,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OPERATION_NAMES } from '../../lib/social/catalog/names.ts';
 import type { ProviderDescriptor, ProviderRequest } from '../../lib/social/providers/types.ts';
 
-const SETTINGS = ['SOCIAL_PROVIDER', 'SCRAPECREATORS_API_KEY', 'SCRAPECREATORS_API_KEY_SECRET_ARN', 'SAMPLE_PROVIDER_LATENCY_MS'] as const;
+const SETTINGS = [
+  'SOCIAL_PROVIDER',
+  'SOCIAL_PROVIDER_ORDER',
+  'SCRAPECREATORS_API_KEY',
+  'SCRAPECREATORS_API_KEY_SECRET_ARN',
+  'TIKHUB_API_KEY',
+  'SAMPLE_PROVIDER_LATENCY_MS',
+] as const;
 const saved = Object.fromEntries(SETTINGS.map((name) => [name, process.env[name]]));
 
 /** The registry of a cold start with these settings (the others unset). */
@@ -30,23 +37,43 @@ describe('the provider registry', () => {
   it('names each provider once', async () => {
     const { PROVIDERS } = await coldStart({ SOCIAL_PROVIDER: 'sample' });
 
-    expect(PROVIDERS.map((descriptor) => descriptor.name)).toEqual(['sample', 'http']);
+    expect(PROVIDERS.map((descriptor) => descriptor.name)).toEqual(['sample', 'sample_backup', 'http', 'tikhub']);
   });
 
   it('serves what the configured provider serves: sample every operation, http the 41 ScrapeCreators maps', async () => {
     const sample = await coldStart({ SOCIAL_PROVIDER: 'sample' });
     expect(OPERATION_NAMES.filter(sample.servedByProvider)).toHaveLength(52);
-    expect(sample.socialProvider()).toMatchObject({ name: 'sample', sampleData: true });
+    expect(sample.providerIdentity()).toEqual({ displayName: 'sample', sampleData: true });
 
     const http = await coldStart({ SOCIAL_PROVIDER: 'http', SCRAPECREATORS_API_KEY: 'key' });
     expect(OPERATION_NAMES.filter(http.servedByProvider)).toHaveLength(41);
     expect(http.servedByProvider('resolve_mention')).toBe(true);
     expect(http.servedByProvider('x_trends')).toBe(false);
-    expect(http.socialProvider()).toMatchObject({ name: 'http', sampleData: false });
+    expect(http.providerIdentity()).toEqual({ displayName: 'ScrapeCreators', sampleData: false });
+    expect(http.providersFor('x_trends')).toEqual([]);
+
+    const both = await coldStart({ SOCIAL_PROVIDER: 'http,tikhub', SCRAPECREATORS_API_KEY: 'key', TIKHUB_API_KEY: 'key' });
+    expect(OPERATION_NAMES.filter(both.servedByProvider)).toHaveLength(46);
+    expect(both.providersFor('x_profile').map((provider) => provider.name)).toEqual(['http', 'tikhub']);
+    expect(both.providersFor('x_trends').map((provider) => provider.name)).toEqual(['tikhub']);
+    expect(both.providerIdentity()).toEqual({ displayName: 'ScrapeCreators + TikHub', sampleData: false });
+
+    const reordered = await coldStart({
+      SOCIAL_PROVIDER: 'http,tikhub',
+      SCRAPECREATORS_API_KEY: 'key',
+      TIKHUB_API_KEY: 'key',
+      SOCIAL_PROVIDER_ORDER: 'x_profile=tikhub,http',
+    });
+    expect(reordered.providersFor('x_profile').map((provider) => provider.name)).toEqual(['tikhub', 'http']);
   });
 
   it.each([
-    [{ SOCIAL_PROVIDER: 'ftp' }, 'SOCIAL_PROVIDER must be "sample" or "http", got "ftp"'],
+    [
+      { SOCIAL_PROVIDER: 'ftp' },
+      'SOCIAL_PROVIDER must be one or more of "sample", "sample_backup", "http", "tikhub" (comma-separated), got "ftp"',
+    ],
+    [{ SOCIAL_PROVIDER: 'sample,sample' }, 'SOCIAL_PROVIDER names a provider twice: "sample,sample"'],
+    [{ SOCIAL_PROVIDER: 'tikhub' }, 'SOCIAL_PROVIDER=tikhub needs TIKHUB_API_KEY or TIKHUB_API_KEY_SECRET_ARN'],
     [{}, 'SOCIAL_PROVIDER is not set'],
     [{ SOCIAL_PROVIDER: 'http' }, 'SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN'],
     [{ SOCIAL_PROVIDER: 'sample', SAMPLE_PROVIDER_LATENCY_MS: '-5' }, 'SAMPLE_PROVIDER_LATENCY_MS must be an integer >= 0, got "-5"'],
@@ -54,7 +81,7 @@ describe('the provider registry', () => {
     const registry = await coldStart(env);
 
     expect(() => registry.servedByProvider('instagram_profile')).toThrow(message);
-    expect(() => registry.socialProvider()).toThrow(message);
+    expect(() => registry.providersFor('instagram_profile')).toThrow(message);
   });
 });
 

@@ -286,6 +286,7 @@ describe('MCP tools/call with _meta.max_age', () => {
       cache_status: 'workspace; hit',
       age: expect.any(Number),
       sample_data: true,
+      provider: 'sample',
     });
     expect(answer.body.result.structuredContent).toMatchObject({ username: 'nasa' });
   });

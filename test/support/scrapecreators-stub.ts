@@ -26,6 +26,8 @@ export interface ScrapeCreatorsStub {
   requests: StubRequest[];
   /** Answer the next request with this behaviour (then back to fixtures). */
   next(behaviour: Behaviour): void;
+  /** Answer every request not queued by `next` with this behaviour, from now on (fixtures again with `{ kind: 'fixture' }`). */
+  always(behaviour: Behaviour): void;
   /** Called when a request arrives (before answering): for counting what happened before it. */
   onRequest: ((request: StubRequest) => void) | undefined;
   close(): Promise<void>;
@@ -36,12 +38,16 @@ export const vendorError = (status: number, error: string, message: string) =>
 
 export async function startScrapeCreatorsStub(): Promise<ScrapeCreatorsStub> {
   const queue: Behaviour[] = [];
+  let standing: Behaviour = { kind: 'fixture' };
   const hanging = new Set<ServerResponse>();
   let server: Server | undefined;
   const stub: ScrapeCreatorsStub = {
     baseUrl: '',
     requests: [],
     next: (behaviour) => queue.push(behaviour),
+    always: (behaviour) => {
+      standing = behaviour;
+    },
     onRequest: undefined,
     close: async () => {
       for (const response of hanging) response.destroy();
@@ -60,7 +66,7 @@ export async function startScrapeCreatorsStub(): Promise<ScrapeCreatorsStub> {
     stub.onRequest?.(seen);
     const send = (status: number, body: string) => response.writeHead(status, { 'Content-Type': 'application/json' }).end(body);
     if (seen.apiKey !== STUB_KEY) return send(401, vendorError(401, 'unauthorized', 'Invalid API key'));
-    const behaviour = queue.shift() ?? { kind: 'fixture' };
+    const behaviour = queue.shift() ?? standing;
     if (behaviour.kind === 'hang') {
       hanging.add(response);
       return;

@@ -33,6 +33,9 @@ Object.assign(process.env, {
   // The deterministic provider, for every file; a file that tests another sets its own before
   // importing the service (test/social/http-provider.test.ts).
   SOCIAL_PROVIDER: 'sample',
+  // Breakers that never trip on a file's deliberate failures; the failover tests set their own
+  // (test/social/failover.test.ts), and the instances' shared view is read before every check there only.
+  HEALTH_BREAKER_MIN_FAILURES: '1000000',
   // Generous, so that a busy machine's DynamoDB Local cannot fail a test by timing out; the
   // bound itself is tested with a short one (test/hung-database.test.ts).
   DYNAMODB_CALL_TIMEOUT_MS: '30000',

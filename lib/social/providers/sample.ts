@@ -249,15 +249,35 @@ async function fail(failure: TestFailure, operation: OperationDefinition, signal
 let latencyMs = 0;
 
 /** The provider's code: one object for the process, so that tests can watch or replace its `run`. */
-export const sampleProvider: ProviderRun = {
-  async run({ operation, input, signal }: ProviderRequest) {
-    if (latencyMs > 0) await setTimeout(latencyMs, undefined, { signal });
-    const failure = testFailureIn(input);
-    if (failure) return fail(failure, operation, signal);
-    if (operation.name === 'resolve_mention') return resolveMention(input);
-    return new Generator(operation, input).generate();
-  },
-};
+export const sampleProvider: ProviderRun = sampleProviderNamed('sample');
+
+/** The sample provider's code under a name: `sample`, or `sample_backup` (a second one, for failover locally). */
+function sampleProviderNamed(provider: string): ProviderRun {
+  return {
+    async run({ operation, input, signal }: ProviderRequest) {
+      if (latencyMs > 0) await setTimeout(latencyMs, undefined, { signal });
+      const failure = testFailureIn(input);
+      if (failure) return fail(failure, operation, signal);
+      // `sample_down` / `sample_backup_down`: this provider alone fails (a failover rehearsal).
+      if (downWordIn(input, provider))
+        throw new UpstreamError(`the ${provider} provider answered HTTP 503 (test mode: ${provider}_down)`, { status: 503 });
+      if (operation.name === 'resolve_mention') return resolveMention(input);
+      return new Generator(operation, input).generate();
+    },
+  };
+}
+
+/** Whether any string of the input holds `<provider>_down` (the sample providers' failover word). */
+function downWordIn(input: unknown, provider: string): boolean {
+  const word = `${provider}_down`;
+  const found = (value: unknown): boolean =>
+    typeof value === 'string'
+      ? value.includes(word)
+      : Array.isArray(value)
+        ? value.some(found)
+        : value !== null && typeof value === 'object' && Object.values(value).some(found);
+  return found(input);
+}
 
 /** SOCIAL_PROVIDER=sample: every operation, answered with generated data (npm start, tests, a stack deployed for rehearsal). */
 export const SAMPLE_PROVIDER: ProviderDescriptor<{ latencyMs: number }> = {
@@ -272,3 +292,22 @@ export const SAMPLE_PROVIDER: ProviderDescriptor<{ latencyMs: number }> = {
     return sampleProvider;
   },
 };
+
+/**
+ * SOCIAL_PROVIDER=sample,sample_backup: a second sample provider (the same generated data), so
+ * that a local or trial stack has two providers for every operation and can rehearse failover,
+ * breakers and the status page (docs/social-operations.md, "Test mode").
+ */
+export const SAMPLE_BACKUP_PROVIDER: ProviderDescriptor<{ latencyMs: number }> = {
+  name: 'sample_backup',
+  displayName: 'sample (backup)',
+  sampleData: true,
+  settings: () => ({ latencyMs: integer('SAMPLE_PROVIDER_LATENCY_MS', 0, 0) }),
+  serves: () => true,
+  async create(settings) {
+    latencyMs = settings.latencyMs;
+    return sampleBackupProvider;
+  },
+};
+
+const sampleBackupProvider = sampleProviderNamed('sample_backup');
