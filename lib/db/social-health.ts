@@ -6,9 +6,33 @@
  * breakers, never on a run's path.
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type Bucket, emptyBucket, LATENCY_BANDS_MS, type ProviderHealth } from '../social/health/state.ts';
 import { db, tableName } from './client.ts';
 import { SOCIAL_HEALTH_PK, socialHealthKey } from './keys.ts';
+
+/** One bucket of one (operation, provider): calls that answered, calls that failed, and their latencies by band. */
+export interface Bucket {
+  ok: number;
+  fail: number;
+  /** Count per latency band (LATENCY_BANDS_MS). */
+  latency: number[];
+}
+
+/** What is stored for one (operation, provider). */
+export interface ProviderHealth {
+  operation: string;
+  provider: string;
+  /** By bucket number (epoch seconds / bucket width). */
+  buckets: Map<number, Bucket>;
+  lastOkMs: number | undefined;
+  lastFailMs: number | undefined;
+  /** When its breaker opened (or last reopened on a failed probe); undefined: closed. */
+  openedAtMs: number | undefined;
+}
+
+/** Upper bounds of the latency bands (ms); the last band is everything slower. */
+export const LATENCY_BANDS_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000] as const;
+
+export const emptyBucket = (): Bucket => ({ ok: 0, fail: 0, latency: new Array(LATENCY_BANDS_MS.length + 1).fill(0) });
 
 const BANDS = LATENCY_BANDS_MS.length + 1;
 

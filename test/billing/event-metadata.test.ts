@@ -52,7 +52,12 @@ describe('billing event metadata', () => {
     expect(answer.status).toBe(500);
     const [, charged, refunded] = await events(orgId, users.owner);
     expect(refunded?.type).toBe('social_operation.refunded');
-    expect(refunded?.metadata).toEqual({ ...charged?.metadata, request_id: answer.headers['x-request-id'] });
+    // Plus the providers tried, which the health counters read (docs/social-operations.md, "Health").
+    expect(refunded?.metadata).toEqual({
+      ...charged?.metadata,
+      request_id: answer.headers['x-request-id'],
+      attempts: expect.stringMatching(/^sample:fail:\d+$/),
+    });
     expect(refunded?.metadata.charge_id).toBe(charged?.id);
   });
 

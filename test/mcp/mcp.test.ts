@@ -110,6 +110,7 @@ describe('POST /mcp with the MCP SDK client', () => {
       credits_remaining: 4,
       charge_id: expect.stringMatching(/^evt_/),
       cache_status: 'workspace; fwd=bypass; stored',
+      provider: 'sample',
       sample_data: true,
     });
     expect((await getOrganization(orgId))!.credits).toBe(4);

@@ -85,6 +85,7 @@ describe('a run killed mid-call, retried with its Idempotency-Key', () => {
           cacheStatus: 'workspace; fwd=bypass; stored',
           ageSeconds: undefined,
           sampleData: true,
+          provider: 'sample',
         },
       ]);
       for (const answer of delivered) expect(answer.output).toEqual(delivered[0]!.output);

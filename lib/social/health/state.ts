@@ -3,37 +3,15 @@
  * (lib/db/social-health.ts), whether its breaker is closed, open or letting probes through, and
  * the status page's words for it (Statuspage's vocabulary: docs/social-operations.md, "Status").
  */
+import { type Bucket, emptyBucket, LATENCY_BANDS_MS, type ProviderHealth } from '../../db/social-health.ts';
 import type { HealthSettings } from './settings.ts';
 
-/** One bucket of one (operation, provider): calls that answered, calls that failed, and their latencies by band. */
-export interface Bucket {
-  ok: number;
-  fail: number;
-  /** Count per latency band (LATENCY_BANDS_MS). */
-  latency: number[];
-}
-
-/** What is stored for one (operation, provider). */
-export interface ProviderHealth {
-  operation: string;
-  provider: string;
-  /** By bucket number (epoch seconds / bucket width). */
-  buckets: Map<number, Bucket>;
-  lastOkMs: number | undefined;
-  lastFailMs: number | undefined;
-  /** When its breaker opened (or last reopened on a failed probe); undefined: closed. */
-  openedAtMs: number | undefined;
-}
-
-/** Upper bounds of the latency bands (ms); the last band is everything slower. */
-export const LATENCY_BANDS_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000] as const;
+export { type Bucket, emptyBucket, LATENCY_BANDS_MS, type ProviderHealth };
 
 export const bandOf = (ms: number): number => {
   const at = LATENCY_BANDS_MS.findIndex((bound) => ms <= bound);
   return at === -1 ? LATENCY_BANDS_MS.length : at;
 };
-
-export const emptyBucket = (): Bucket => ({ ok: 0, fail: 0, latency: new Array(LATENCY_BANDS_MS.length + 1).fill(0) });
 
 export const bucketOf = (ms: number, settings: Pick<HealthSettings, 'bucketSeconds'>): number =>
   Math.floor(ms / 1000 / settings.bucketSeconds);
