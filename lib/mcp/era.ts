@@ -110,7 +110,8 @@ function envelopeProblem(meta: Record<string, unknown>): { key: string; problem:
 export function classify(parsed: Message, headers: Headers): Era {
   if (parsed.kind === 'response') return { era: 'legacy' };
   const versionHeader = trimmed(headers.get('mcp-protocol-version'));
-  const headerNamesModern = versionHeader !== undefined && versionHeader >= MODERN_VERSION;
+  // Exactly the new revision: any other unknown value is the legacy transport's 400, as today.
+  const headerNamesModern = versionHeader === MODERN_VERSION;
   const meta = metaOf((parsed.message as { params?: unknown }).params);
   const claimed = meta !== undefined && META_KEYS.protocolVersion in meta;
   // A notification of either revision is accepted (202): nothing answers it.

@@ -76,6 +76,14 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(tools.find((tool) => tool.name === 'x_profile')).toEqual({
       name: 'x_profile',
       title: 'X profile',
+      // Its network's icon (lib/icons.ts), on the console's asset route of this origin.
+      icons: [
+        {
+          src: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/console\/icon-x\.[0-9a-f]{16}\.svg$/),
+          mimeType: 'image/svg+xml',
+          sizes: ['any'],
+        },
+      ],
       description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
       // The listing's schemas, each nullable `type: [T, "null"]` as anyOf branches (lib/mcp/tools.ts),
       // the input with `_fields`, the output requiring nothing (a projected or cut result conforms).
