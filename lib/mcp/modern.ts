@@ -4,9 +4,8 @@
  * raises are answered at HTTP 200, but -32021 (a capability the request did not declare), at 400.
  */
 import { mcpMaxResultChars } from '../config.ts';
-import { iconsOf } from '../icons.ts';
 import { declaresTasks, META_KEYS, MODERN_VERSION, ModernErrorCode, TASKS_EXTENSION } from './era.ts';
-import { INSTRUCTIONS, SERVER_INFO } from './initialize.ts';
+import { INSTRUCTIONS, serverInfo } from './initialize.ts';
 import { ErrorCode, errorResponse, type JsonRpcRequest, resultResponse, type ThrownError } from './jsonrpc.ts';
 import { JsonRpcError } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
@@ -20,7 +19,7 @@ export const DISCOVER_TTL_MS = 3_600_000;
 export const TOOLS_LIST_TTL_MS = 300_000;
 
 /** Who answers, as every modern result's `_meta` names it. */
-const serverMeta = (scope: McpScope) => ({ [META_KEYS.serverInfo]: { ...SERVER_INFO, icons: iconsOf('service', scope.baseUrl) } });
+const serverMeta = (scope: McpScope) => ({ [META_KEYS.serverInfo]: serverInfo(scope.baseUrl) });
 
 const complete = (result: Record<string, unknown>, scope: McpScope) => {
   const meta = result._meta as Record<string, unknown> | undefined;

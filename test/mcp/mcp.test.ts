@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getOrganization } from '../../lib/db/organizations.ts';
+import { iconFileNames } from '../../lib/icons.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { portableSchema, requiringNothing } from '../../lib/mcp/tools.ts';
 import { workspace } from '../support/fixtures.ts';
@@ -47,7 +48,12 @@ describe('POST /mcp with the MCP SDK client', () => {
     const { orgId, users } = await workspace();
     const client = await agent(orgId, users.viewer);
 
-    expect(client.getServerVersion()).toEqual({ name: 'workspace-service', title: 'Workspace Service', version: '1.0.0' });
+    expect(client.getServerVersion()).toEqual({
+      name: 'workspace-service',
+      title: 'Workspace Service',
+      version: '1.0.0',
+      icons: [{ src: `${base}/console/${iconFileNames().get('service')}`, mimeType: 'image/svg+xml', sizes: ['any'] }],
+    });
     expect(client.getServerCapabilities()).toEqual({ tools: {} });
     expect(client.getInstructions()).toContain('spends workspace credits');
     expect(await client.ping()).toEqual({});
