@@ -4,6 +4,7 @@
  * raises are answered at HTTP 200, but -32021 (a capability the request did not declare), at 400.
  */
 import { mcpMaxResultChars } from '../config.ts';
+import type { JobView } from '../jobs/view.ts';
 import { declaresTasks, META_KEYS, MODERN_VERSION, ModernErrorCode, TASKS_EXTENSION } from './era.ts';
 import { INSTRUCTIONS, serverInfo } from './initialize.ts';
 import { ErrorCode, errorResponse, type JsonRpcRequest, resultResponse, type ThrownError } from './jsonrpc.ts';
@@ -58,7 +59,7 @@ async function resultOf(request: JsonRpcRequest, capabilities: Record<string, un
       const result = await callTool(scope, params.name, params.arguments as Record<string, unknown> | undefined, meta);
       // With the tasks extension, a job started is answered as its task (its id is the job's).
       if (params.name === 'start_job' && declaresTasks(capabilities) && !result.isError && result.structuredContent) {
-        return { resultType: 'task', ...taskOf(result.structuredContent as never), _meta: serverMeta(scope) };
+        return { resultType: 'task', ...taskOf(result.structuredContent as unknown as JobView), _meta: serverMeta(scope) };
       }
       return complete(inSchemaOrder(result), scope);
     }
