@@ -61,7 +61,10 @@ export const handler = Object.assign(
 
 /** For the API description: the methods it describes this `ANY` route under, and its answers besides 200. */
 export const methods = ['POST'];
-export const otherResponses = { '202': 'A notification or a response from the client was accepted; no body.' };
+export const otherResponses = {
+  '202': 'A notification or a response from the client was accepted; no body.',
+  '404': 'A 2026-07-28 request naming a method this server does not serve: a JSON-RPC error `-32601` (docs/mcp.md).',
+};
 
 /**
  * The request body, for the API description (the MCP transport validates it, not this schema):

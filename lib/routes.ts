@@ -999,8 +999,9 @@ export const routes: readonly Route[] = [
     public: true,
     page: true,
     assets: CONSOLE_ASSETS.map((asset) => asset.source),
-    summary: "The console's script or style sheet, by the hashed name its page links",
-    description: 'Cached for a year; any other name answers 404 `not_found`.',
+    summary: "The console's script or style sheet, by the hashed name its page links, or an icon MCP clients show",
+    description:
+      'Cached for a year; the icons (`icon-<network>.<hash>.svg`, `icon-service.<hash>.svg`) are the SVGs MCP listings name (docs/mcp.md). Any other name answers 404 `not_found`.',
     tag: 'Console',
     errors: ['not_found'],
   },
@@ -1026,7 +1027,7 @@ export const routes: readonly Route[] = [
     secrets: ['providerApiKey', 'cursorSigningKey'],
     summary: 'The social operations as MCP tools (Model Context Protocol)',
     description:
-      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member, then the job tools `start_job` and `get_job`) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`; `start_job` as `POST /social/{operation}/jobs`, `get_job` as `GET /social/jobs/{job_id}` with a page of its items). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. A request whose `Origin` is not allowed (by the CORS configuration, or as its own origin on a loopback address) answers 403 `forbidden` before authentication (DNS rebinding). A notification or a response of the client answers 202 with no body. See docs/mcp.md.',
+      'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member, then the job tools `start_job` and `get_job`) and `tools/call` (editors and owners; charged, limited and refunded like `POST /social/{operation}`; `start_job` as `POST /social/{operation}/jobs`, `get_job` as `GET /social/jobs/{job_id}` with a page of its items). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. A request whose `Origin` is not allowed (by the CORS configuration, or as its own origin on a loopback address) answers 403 `forbidden` before authentication (DNS rebinding). A notification or a response of the client answers 202 with no body. Serves MCP 2026-07-28 beside 2025-11-25 and earlier, chosen per request: a request whose `params._meta` names `io.modelcontextprotocol/protocolVersion` is 2026-07-28 (`server/discover`, `tools/list`, `tools/call`, and `tasks/get`, `tasks/update`, `tasks/cancel` for bulk jobs as tasks); its refusals are JSON-RPC errors at 400 (`-32602`, `-32020`, `-32021`, `-32022`) or 404 (`-32601`, a method not served). See docs/mcp.md.',
     tag: 'AI agents (MCP)',
     errors: ['forbidden', 'method_not_allowed'],
   },

@@ -31,10 +31,10 @@ function validated<T>(schema: z.ZodMiniType<T>, request: JsonRpcRequest): { data
 const HANDLERS = new Map<string, Handler>([
   [
     'initialize',
-    async (request) => {
+    async (request, scope) => {
       const parsed = validated(initializeRequest(), request);
       if ('error' in parsed) return parsed.error;
-      return resultResponse(request.id, JSON.stringify(initializeResult(parsed.data.params.protocolVersion)));
+      return resultResponse(request.id, JSON.stringify(initializeResult(parsed.data.params.protocolVersion, scope.baseUrl)));
     },
   ],
   // PingRequestSchema asks nothing the message schema has not already checked.

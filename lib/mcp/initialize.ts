@@ -4,9 +4,13 @@
  * Server does (lib/mcp/versions.ts).
  */
 import { SERVICE_NAME } from '../config.ts';
+import { iconsOf } from '../icons.ts';
 import { negotiatedVersion } from './versions.ts';
 
 export const SERVER_INFO = { name: SERVICE_NAME, title: 'Workspace Service', version: '1.0.0' };
+
+/** Who this server is, with the service's icon on the origin the client reached (both revisions). */
+export const serverInfo = (baseUrl: string) => ({ ...SERVER_INFO, icons: iconsOf('service', baseUrl) });
 
 /** Tools only: no resources, prompts, logging, completions or tasks (those methods answer -32601). */
 export const CAPABILITIES = { tools: {} };
@@ -23,9 +27,9 @@ export const INSTRUCTIONS = [
 ].join(' ');
 
 /** The result of `initialize`, in the SDK Server's key order. */
-export const initializeResult = (requestedVersion: string) => ({
+export const initializeResult = (requestedVersion: string, baseUrl: string) => ({
   protocolVersion: negotiatedVersion(requestedVersion),
   capabilities: CAPABILITIES,
-  serverInfo: SERVER_INFO,
+  serverInfo: serverInfo(baseUrl),
   instructions: INSTRUCTIONS,
 });

@@ -12,6 +12,7 @@
  */
 import type { WebRequestParts } from '../http/web-request.ts';
 import { answerRequest } from './dispatch.ts';
+import { answerModern } from './modern.ts';
 import type { McpScope } from './scope.ts';
 import { batchRefused, type McpAnswer, receive } from './transport.ts';
 
@@ -33,6 +34,10 @@ export async function serveMcp(request: WebRequestParts, scope: McpScope): Promi
   if (Array.isArray(message)) return batchRefused();
   const received = receive(request.headers, request.body, message);
   if ('answer' in received) return received.answer;
+  if ('modern' in received) {
+    const { status, text } = await answerModern(received.modern, received.capabilities, scope);
+    return { status, headers: { 'content-type': 'application/json' }, text };
+  }
   // A JSON-RPC response as the SDK's transport sends one in JSON mode: 200, application/json.
   return { status: 200, headers: { 'content-type': 'application/json' }, text: await answerRequest(received.request, scope) };
 }

@@ -3,6 +3,7 @@
  * once per instance and per set of operations it lists, as GET /social/operations does.
  */
 import { boundedMemo } from '../bounded-memo.ts';
+import { type IconName, iconsOf } from '../icons.ts';
 import { logger } from '../log.ts';
 import type { OperationDescriptor } from '../social/catalog/descriptors.ts';
 import { type ListedOperation, listingKey, listSocialOperations } from '../social/list.ts';
@@ -12,6 +13,7 @@ import { errorResponse, type RequestId, resultResponse, type ThrownError } from 
 import { protocolError } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { toolOf } from './tools.ts';
+import type { Tool } from './types.ts';
 
 /**
  * The operations this caller may list as tools (the available ones: an agent is offered only
@@ -27,24 +29,43 @@ async function listedOperations(scope: McpScope): Promise<ListedOperation[]> {
 }
 
 /** The listing as an object: what the SDK's server is given by test/support/mcp-sdk-oracle.ts, the tests' reference. */
-export const listTools = async (scope: McpScope) => ({ tools: toolsOf(await listedOperations(scope)) });
+export const listTools = async (scope: McpScope) => ({ tools: toolsOf(await listedOperations(scope), scope.baseUrl) });
 
-/** The operations' tools, then the two job tools (lib/mcp/job-tools.ts) and the budget (lib/mcp/budget-tool.ts). */
-const toolsOf = (operations: OperationDescriptor[]) => [...operations.map(toolOf), ...JOB_TOOLS, BUDGET_TOOL];
+/** A tool with its icon, placed where the SDK's ToolSchema puts `icons` (after `title`), so the bytes stay the SDK's. */
+function withIcon(tool: Tool, icon: IconName, baseUrl: string): Tool {
+  const { name, title, ...rest } = tool;
+  return { name, title, icons: iconsOf(icon, baseUrl), ...rest };
+}
 
-/** Each listing's `{"tools":[…]}`, by the operations it lists: at most 2^7 sets of networks. */
+/**
+ * The operations' tools (each with its network's icon), then the two job tools
+ * (lib/mcp/job-tools.ts) and the budget (lib/mcp/budget-tool.ts), with the service's.
+ */
+const toolsOf = (operations: OperationDescriptor[], baseUrl: string) => [
+  ...operations.map((operation) => withIcon(toolOf(operation), operation.network ?? 'service', baseUrl)),
+  ...[...JOB_TOOLS, BUDGET_TOOL].map((tool) => withIcon(tool, 'service', baseUrl)),
+];
+
+/**
+ * Each listing's `{"tools":[…]}`, by the operations it lists (at most 2^7 sets of networks) and
+ * the origin its icons are on (one per deployment, besides tests' hosts).
+ */
 const listings = boundedMemo<string>(32);
 
-/** The JSON-RPC response to a tools/list whose params are valid: the SDK's bytes, from the serialized listing. */
-export async function toolsListAnswer(id: RequestId, scope: McpScope): Promise<string> {
+/**
+ * The JSON-RPC response to a tools/list whose params are valid: the SDK's bytes, from the
+ * serialized listing. `extra`: members a 2026-07-28 answer adds after `tools` (lib/mcp/modern.ts).
+ */
+export async function toolsListAnswer(id: RequestId, scope: McpScope, extra?: Record<string, unknown>): Promise<string> {
   let operations: ListedOperation[];
   try {
     operations = await listedOperations(scope);
   } catch (error) {
     return errorResponse(id, error as ThrownError);
   }
-  return resultResponse(
-    id,
-    listings(listingKey(operations), () => JSON.stringify({ tools: toolsOf(operations) })),
+  const listing = listings(`${scope.baseUrl} ${listingKey(operations)}`, () =>
+    JSON.stringify({ tools: toolsOf(operations, scope.baseUrl) }),
   );
+  // The cached text is not parsed again (~170 KB): the extra members are appended before its closing brace.
+  return resultResponse(id, extra ? `${listing.slice(0, -1)},${JSON.stringify(extra).slice(1)}` : listing);
 }

@@ -6,7 +6,8 @@
  * sends is ignored, as the SDK does. Only POST comes here (functions/mcp.ts answers 405 to the
  * rest); batches were refused before (lib/mcp/server.ts).
  */
-import { ErrorCode, type JsonRpcRequest } from './jsonrpc.ts';
+import { classify } from './era.ts';
+import { ErrorCode, errorResponse, type JsonRpcRequest } from './jsonrpc.ts';
 import { isJsonContentType } from './media-type.ts';
 import { parseMessage } from './messages.ts';
 import { isInitializeRequest } from './request-schemas.ts';
@@ -54,7 +55,11 @@ export function reparsedBody(body: string | undefined): { value: unknown } | und
  * the protocol must answer. `message` is the body already parsed as JSON, undefined when it was
  * not JSON (or absent): the SDK then reads the body itself, bounded, and answers its parse error.
  */
-export function receive(headers: Headers, body: string | undefined, message: unknown): { answer: McpAnswer } | { request: JsonRpcRequest } {
+export function receive(
+  headers: Headers,
+  body: string | undefined,
+  message: unknown,
+): { answer: McpAnswer } | { request: JsonRpcRequest } | { modern: JsonRpcRequest; capabilities: Record<string, unknown> } {
   // Accept is a list: the SDK looks for both substrings (Content-Type, below, is parsed).
   const accept = headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -83,6 +88,19 @@ export function receive(headers: Headers, body: string | undefined, message: unk
   }
   const parsed = parseMessage(raw);
   if (!parsed) return { answer: transportError(400, ErrorCode.ParseError, 'Parse error: Invalid JSON-RPC message') };
+  // Which revision speaks (lib/mcp/era.ts): a 2026-07-28 request, checked, goes to lib/mcp/modern.ts.
+  const era = classify(parsed, headers);
+  if (era.era === 'refused') {
+    return {
+      answer: {
+        status: era.refusal.status,
+        headers: { 'content-type': 'application/json' },
+        text: errorResponse(era.id, era.refusal.error),
+      },
+    };
+  }
+  if (era.era === 'modern-notification') return { answer: accepted };
+  if (era.era === 'modern') return { modern: era.request, capabilities: era.capabilities };
   // The version a client sends after initialize must be one this server speaks; initialize itself negotiates.
   const version = headers.get('mcp-protocol-version');
   if (version !== null && !isSupportedVersion(version) && !(parsed.kind !== 'response' && isInitializeRequest(parsed.message))) {

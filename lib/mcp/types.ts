@@ -12,9 +12,17 @@ export interface ObjectSchema {
   [keyword: string]: unknown;
 }
 
+/** An icon a client may show (MCP 2025-11-25 and later). */
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+}
+
 export interface Tool {
   name: string;
   title?: string;
+  icons?: Icon[];
   description?: string;
   inputSchema: ObjectSchema;
   outputSchema?: ObjectSchema;

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getOrganization } from '../../lib/db/organizations.ts';
+import { iconFileNames } from '../../lib/icons.ts';
 import { createLocalServer, loadHandlers } from '../../lib/local/server.ts';
 import { portableSchema, requiringNothing } from '../../lib/mcp/tools.ts';
 import { workspace } from '../support/fixtures.ts';
@@ -47,7 +48,12 @@ describe('POST /mcp with the MCP SDK client', () => {
     const { orgId, users } = await workspace();
     const client = await agent(orgId, users.viewer);
 
-    expect(client.getServerVersion()).toEqual({ name: 'workspace-service', title: 'Workspace Service', version: '1.0.0' });
+    expect(client.getServerVersion()).toEqual({
+      name: 'workspace-service',
+      title: 'Workspace Service',
+      version: '1.0.0',
+      icons: [{ src: `${base}/console/${iconFileNames().get('service')}`, mimeType: 'image/svg+xml', sizes: ['any'] }],
+    });
     expect(client.getServerCapabilities()).toEqual({ tools: {} });
     expect(client.getInstructions()).toContain('spends workspace credits');
     expect(await client.ping()).toEqual({});
@@ -76,6 +82,14 @@ describe('POST /mcp with the MCP SDK client', () => {
     expect(tools.find((tool) => tool.name === 'x_profile')).toEqual({
       name: 'x_profile',
       title: 'X profile',
+      // Its network's icon (lib/icons.ts), on the console's asset route of this origin.
+      icons: [
+        {
+          src: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/console\/icon-x\.[0-9a-f]{16}\.svg$/),
+          mimeType: 'image/svg+xml',
+          sizes: ['any'],
+        },
+      ],
       description: 'Get an X account by handle: bio, location, followers, following and post counts. Costs 1 credit.',
       // The listing's schemas, each nullable `type: [T, "null"]` as anyOf branches (lib/mcp/tools.ts),
       // the input with `_fields`, the output requiring nothing (a projected or cut result conforms).

@@ -165,7 +165,19 @@ describe('initialize', () => {
     result('init', {
       protocolVersion,
       capabilities: { tools: {} },
-      serverInfo: { name: SERVICE_NAME, title: 'Workspace Service', version: '1.0.0' },
+      serverInfo: {
+        name: SERVICE_NAME,
+        title: 'Workspace Service',
+        version: '1.0.0',
+        // The service's icon, on the origin the client reached (lib/icons.ts).
+        icons: [
+          {
+            src: expect.stringMatching(/^https:\/\/api\.test\/console\/icon-service\.[0-9a-f]{16}\.svg$/),
+            mimeType: 'image/svg+xml',
+            sizes: ['any'],
+          },
+        ],
+      },
       instructions: expect.stringContaining('Every call spends workspace credits'),
     });
 

@@ -11,7 +11,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { WebRequestParts } from '../../lib/http/web-request.ts';
-import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from '../../lib/mcp/initialize.ts';
+import { CAPABILITIES, INSTRUCTIONS, serverInfo } from '../../lib/mcp/initialize.ts';
 import type { McpScope } from '../../lib/mcp/scope.ts';
 import { jsonBody, type McpAnswer } from '../../lib/mcp/server.ts';
 import { callTool } from '../../lib/mcp/tools-call.ts';
@@ -33,7 +33,11 @@ const toWebRequest = ({ method, url, headers, body }: WebRequestParts, withBody:
 export async function serveWithSdk(request: WebRequestParts, scope: McpScope): Promise<McpAnswer> {
   const message = jsonBody(request.body);
   if (Array.isArray(message)) return batchRefused();
-  const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: noClientSchemas });
+  const server = new Server(serverInfo(scope.baseUrl), {
+    capabilities: CAPABILITIES,
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: noClientSchemas,
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => listTools(scope));
   server.setRequestHandler(CallToolRequestSchema, (call) => callTool(scope, call.params.name, call.params.arguments, call.params._meta));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
