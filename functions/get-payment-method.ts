@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { readCard } from '../lib/billing/auto-recharge.ts';
+import { readCard } from '../lib/billing/auto-recharge-settings.ts';
 import { endpoint } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { putAutoRecharge } from '../lib/billing/auto-recharge.ts';
+import { putAutoRecharge } from '../lib/billing/auto-recharge-settings.ts';
 import { purchaseConfig } from '../lib/config.ts';
 import { validationFailed } from '../lib/errors.ts';
 import { baseUrl } from '../lib/http/base-url.ts';

@@ -32,6 +32,7 @@ const LAYERS = [
       'lib/observability',
       'lib/docs-assets.ts',
       'lib/console-assets.ts',
+      'lib/icons.ts',
     ],
   },
   // The table, the queues and email: what is stored or sent, by the domain's modules.

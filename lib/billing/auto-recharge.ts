@@ -1,103 +1,28 @@
 /**
- * Auto-recharge as owners set it (docs/funding.md, "Auto-recharge" and "The card"): its settings
- * and the organization's one saved card. Every change is a put of the auto-recharge item
- * conditional on the version read (lib/db/auto-recharge.ts), made again from a fresh read when
- * another change came first. What a change triggers (a recharge below the threshold) is found on
- * the table's stream by the engine (lib/billing/recharge.ts), never here.
+ * The organization's one saved card (docs/funding.md, "The card"): a Stripe setup session to save
+ * it, saving it when the session completes, and removing it. These call Stripe; the settings,
+ * which never do, are lib/billing/auto-recharge-settings.ts (whose `change` every write here goes
+ * through: a put of the auto-recharge item conditional on the version read). What a change
+ * triggers (a recharge below the threshold) is found on the table's stream by the engine
+ * (lib/billing/recharge.ts), never here.
  *
- * The owners' changes and a saved card are audited (docs/audit.md): `auto_recharge.updated`,
- * `payment_method.saved` and `payment_method.removed`, each one more item of the put's own
- * transaction. The engine's changes of the item (claims, failures, a disable) are money: billing
- * events and the owners' notices, never audit events.
+ * A saved card is audited (docs/audit.md): `payment_method.saved` and `payment_method.removed`,
+ * each one more item of the put's own transaction. The engine's changes of the item (claims,
+ * failures, a disable) are money: billing events and the owners' notices, never audit events.
  */
 import type Stripe from 'stripe';
 import { auditSourceOf } from '../auth/access.ts';
-import { type AuditEventInput, type AuditSource, auditEventPut, changesOf, systemSource } from '../db/audit-events.ts';
-import {
-  AutoRechargeChanged,
-  type AutoRechargeRecord,
-  autoRechargePut,
-  getAutoRecharge,
-  type SavedCard,
-  sendAutoRecharge,
-} from '../db/auto-recharge.ts';
+import { type AuditEventInput, systemSource } from '../db/audit-events.ts';
+import type { SavedCard } from '../db/auto-recharge.ts';
 import { getPurchaseSlots, rememberCustomer } from '../db/purchases.ts';
-import { paymentMethodRequired, paymentsNotEnabled, paymentsUpstreamFailed, validationFailed } from '../errors.ts';
+import { paymentsNotEnabled, paymentsUpstreamFailed } from '../errors.ts';
 import { logger } from '../log.ts';
 import type { Caller } from '../model.ts';
 import { requireOwner } from '../workspace/owners.ts';
+import { change, type Made } from './auto-recharge-settings.ts';
 import { billingUrl } from './billing-url.ts';
-import { type AutoRechargeView, autoRechargeView, disabledFor, type SettingsChange, withSettings } from './recharge-rules.ts';
+import { disabledFor } from './recharge-rules.ts';
 import { stripeClient } from './stripe-client.ts';
-
-/** Changes that met another change of the item and were made again. */
-const WRITE_ATTEMPTS = 8;
-
-/** What a change makes of the item as read: the next item (null: nothing to write), its answer, and its audit events. */
-interface Made<T> {
-  next: AutoRechargeRecord | null;
-  result: T;
-  events?: AuditEventInput[];
-}
-
-/**
- * Puts `change(read)` in place of the item as read, with its audit events (by `source`, at `now`)
- * in the same transaction, again from a fresh read when another change came first.
- */
-async function change<T>(
-  orgId: string,
-  audit: { source: AuditSource; now: Date },
-  make: (read: AutoRechargeRecord) => Made<T>,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const read = await getAutoRecharge(orgId);
-    const { next, result, events = [] } = make(read);
-    if (next === null) return result;
-    try {
-      await sendAutoRecharge([autoRechargePut(read, next), ...events.map((event) => auditEventPut(orgId, audit.source, event, audit.now))]);
-      return result;
-    } catch (error) {
-      if (!(error instanceof AutoRechargeChanged) || attempt === WRITE_ATTEMPTS) throw error;
-    }
-  }
-}
-
-/** Owners only; the item read beside the membership (one round trip), shown only once the caller is known to be an owner. */
-export async function readAutoRecharge(caller: Caller, orgId: string, now = new Date()): Promise<AutoRechargeView> {
-  const [, settings] = await Promise.all([requireOwner(caller, orgId), getAutoRecharge(orgId)]);
-  return autoRechargeView(settings, now);
-}
-
-/**
- * An owner's PUT (the body validated by its handler): enabling needs the saved card (409
- * `payment_method_required`, checked on the item the write is conditional on); a cap below the
- * credits, once both are known, is 400 naming `monthly_cap`. `auto_recharge.updated` with the
- * changes of its four settings; a PUT of the current values writes none.
- */
-export async function putAutoRecharge(
-  caller: Caller,
-  orgId: string,
-  settings: SettingsChange,
-  baseUrl: string,
-  now = new Date(),
-): Promise<AutoRechargeView> {
-  await requireOwner(caller, orgId);
-  return change(orgId, { source: await auditSourceOf(caller), now }, (read) => {
-    const next = withSettings(read, settings, billingUrl(baseUrl, orgId));
-    if (next.credits !== null && next.monthly_cap !== null && next.monthly_cap < next.credits)
-      throw validationFailed([{ path: ['body', 'monthly_cap'], code: 'too_small', message: `must be at least credits (${next.credits})` }]);
-    if (settings.enabled && read.card === null) throw paymentMethodRequired();
-    const changes = changesOf(read, next, SETTINGS);
-    return {
-      next,
-      result: autoRechargeView({ ...next, version: read.version + 1 }, now),
-      events: changes === null ? [] : [{ type: 'auto_recharge.updated', target: { type: 'organization', id: orgId }, changes }],
-    };
-  });
-}
-
-/** What `auto_recharge.updated` compares: the owner's four settings (never the engine's state). */
-const SETTINGS = ['enabled', 'threshold', 'credits', 'monthly_cap'] as const;
 
 /** A card's audit event: its target the PaymentMethod, its details what the owners see of it (never more). */
 const cardEvent = (type: 'payment_method.saved' | 'payment_method.removed', card: SavedCard): AuditEventInput => ({
@@ -152,11 +77,6 @@ export async function startCardSetup(
   }
   if (!session.url) throw paymentsUpstreamFailed();
   return { checkout_url: session.url, expires_at: new Date(session.expires_at * 1000).toISOString() };
-}
-
-export async function readCard(caller: Caller, orgId: string): Promise<{ payment_method: { brand: string; last4: string } | null }> {
-  const [, { card }] = await Promise.all([requireOwner(caller, orgId), getAutoRecharge(orgId)]);
-  return { payment_method: card === null ? null : { brand: card.brand, last4: card.last4 } };
 }
 
 /**

@@ -83,6 +83,11 @@ describe.each(functions.map((fn) => [fn.name, fn] as const))('%s', (name, route)
     if (!('sendsEmail' in route && route.sendsEmail))
       expect(bundled.filter((input) => input.includes('@aws-sdk/client-sesv2'))).toEqual([]);
     else expect(bundled.filter((input) => input.includes('@aws-sdk/client-sesv2')).length).toBeGreaterThan(0);
+    // The Stripe SDK (about 240 KB): only the routes that call Stripe, which are the ones given its key.
+    if (!route.path.startsWith('(')) {
+      const callsStripe = ((route as Route).secrets ?? []).includes('stripeSecretKey');
+      expect(bundled.some((input) => input.includes('node_modules/stripe/'))).toBe(callsStripe);
+    }
     expect(bundled.filter((input) => /aws-xray-sdk|powertools\/tracer/.test(input))).toEqual([]);
     // The SDK's credential chain beyond the environment (infra/stubs/credentials-from-env.ts).
     expect(
