@@ -81,9 +81,11 @@ describe('the embedded queue', () => {
     await stop();
 
     expect(receivedAt - sentAt).toBeGreaterThanOrEqual(150);
-    // The wait is measured from the end of the delay.
+    // The wait is measured from the end of the delay: what the receive took beyond the 150 ms, not
+    // the 150 ms (a bound on the delivery time would fail on a loaded machine: it once took 105 ms).
     expect(waits).toHaveLength(1);
-    expect(waits[0]).toBeLessThan(100);
+    expect(waits[0]).toBeGreaterThanOrEqual(0);
+    expect(waits[0]).toBeLessThanOrEqual(receivedAt - sentAt - 150 + 5);
   });
 
   it("holds at most `perGroup` messages of one organization at once: its slow messages leave the others' free slots", async () => {
