@@ -181,7 +181,7 @@ describe('failover between ScrapeCreators and TikHub', () => {
 });
 
 describe('the primary down for x_profile: the drill', () => {
-  const RUNS = atDepth(40, 200);
+  const RUNS = atDepth(12, 200);
 
   it(
     `${RUNS} runs: ≥ 99 % succeed through TikHub, each failed run refunded, the status says so, then it recovers`,
