@@ -251,3 +251,33 @@ export function Notice({ text }: { text: string | undefined }) {
     </p>
   );
 }
+
+/**
+ * The buttons of a listing read a page at a time: back to the page before (the cursors of the
+ * pages before this one are kept, since the API's cursors only go forward) and on to the next one
+ * while `page` has more. `labels`: the words of the two buttons, newest-first listings saying
+ * "Newer"/"Older".
+ */
+export function Pager({
+  cursors,
+  setCursors,
+  page,
+  labels = ['Newer', 'Older'],
+}: {
+  cursors: (string | undefined)[];
+  setCursors: (cursors: (string | undefined)[]) => void;
+  page: { has_more: boolean; next_cursor?: string | null } | undefined;
+  labels?: readonly [string, string];
+}) {
+  const next = page?.has_more ? page.next_cursor : null;
+  return (
+    <div class="row pager">
+      <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+        {labels[0]}
+      </button>
+      <button type="button" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
+        {labels[1]}
+      </button>
+    </div>
+  );
+}

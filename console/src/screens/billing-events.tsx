@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, apiBase, data, download, fetchText } from '../api.ts';
 import { formatCredits, formatTime, joinCsvPages, nextLink } from '../model.ts';
-import { ErrorNote, Loading, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
+import { ErrorNote, Loading, Pager, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 const PAGE_SIZE = 25;
 /** At most this many pages of 100 in one download: 5,000 events. */
@@ -86,18 +86,7 @@ export function BillingEventsScreen() {
           </tbody>
         </table>
       ) : null}
-      <div class="row pager">
-        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Newer
-        </button>
-        <button
-          type="button"
-          disabled={!page.value?.has_more || !page.value.next_cursor}
-          onClick={() => page.value?.next_cursor && setCursors([...cursors, page.value.next_cursor])}
-        >
-          Older
-        </button>
-      </div>
+      <Pager cursors={cursors} setCursors={setCursors} page={page.value} />
     </section>
   );
 }

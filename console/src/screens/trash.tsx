@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { data } from '../api.ts';
 import { formatTime } from '../model.ts';
-import { ErrorNote, Loading, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
+import { ErrorNote, Loading, Notice, Pager, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 type Kind = 'asset' | 'skill' | 'conversation' | 'project';
 const KINDS: Kind[] = ['project', 'conversation', 'asset', 'skill'];
@@ -111,18 +111,7 @@ export function TrashScreen() {
           </tbody>
         </table>
       ) : null}
-      <div class="row pager">
-        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <button
-          type="button"
-          disabled={!trash.value?.has_more || !trash.value.next_cursor}
-          onClick={() => trash.value?.next_cursor && setCursors([...cursors, trash.value.next_cursor])}
-        >
-          Next page
-        </button>
-      </div>
+      <Pager cursors={cursors} setCursors={setCursors} page={trash.value} labels={['Previous page', 'Next page']} />
     </section>
   );
 }
