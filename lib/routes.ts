@@ -423,10 +423,10 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/social/operations',
     entry: 'functions/list-social-operations.ts',
-    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:Query'],
     summary: 'List the social operations this organization can run',
     description:
-      'Any member. The operations of the networks enabled for the organization (plus `resolve_mention`) that the configured provider serves, in catalog order, each with its description (cost included) and the JSON Schemas (draft 2020-12) of its input and output. Not a member: 403.',
+      "Any member. The operations of the networks enabled for the organization (plus `resolve_mention`) that the configured provider serves, in catalog order, each with its description (cost included) and the JSON Schemas (draft 2020-12) of its input and output, whether a provider serves it here (`available`) and which serves it first (`provider`). `include=unavailable` adds those no provider serves here (`available: false`, `provider: null`); `include=health` adds each one's `status`, the word `GET /social/status` gives it (one read for all); both: `include=unavailable,health`. Not a member: 403.",
     tag: 'Social operations',
     errors: ['forbidden'],
     notProduced: { 402: NEVER_402, 409: NEVER_409_READ },

@@ -47,3 +47,21 @@ export async function socialStatus(nowMs = Date.now()): Promise<StatusBody> {
   }
   return { indicator: indicatorOf(served), updated_at: new Date(nowMs).toISOString(), operations };
 }
+
+/** Kept this long per instance by statusPage: a breaker's change still shows within a minute (30 s client cache + 15 s). */
+const KEEP_MS = 15_000;
+let kept: { body: StatusBody; untilMs: number } | undefined;
+
+/**
+ * The status page as the status route, the listing's `include=health` and the MCP tool
+ * `get_status` serve it: one Query at most every 15 s per instance, the same words in all three.
+ */
+export async function statusPage(nowMs = Date.now()): Promise<StatusBody> {
+  if (!kept || kept.untilMs <= nowMs) kept = { body: await socialStatus(nowMs), untilMs: nowMs + KEEP_MS };
+  return kept.body;
+}
+
+/** For tests: forget the page kept in memory. */
+export const forgetStatusPage = (): void => {
+  kept = undefined;
+};
