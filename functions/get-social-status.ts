@@ -2,35 +2,23 @@ import * as z from 'zod/mini';
 import { baseChain } from '../lib/http/base-chain.ts';
 import { NETWORKS } from '../lib/model.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
-import { type StatusBody, socialStatus } from '../lib/social/health/status.ts';
-
-/** Served from memory for this long, and cacheable by clients for 30 s: a breaker's change shows within a minute. */
-const KEEP_MS = 15_000;
-let kept: { body: StatusBody; untilMs: number } | undefined;
+import { STATUSES } from '../lib/social/health/state.ts';
+import { forgetStatusPage, statusPage } from '../lib/social/health/status.ts';
 
 /**
  * GET /social/status — anyone, no token: every operation's status and its providers' (success rate
  * and p50 over the last hour), in Statuspage's words, with the page's indicator
  * (docs/social-operations.md, "Status"). One Query at most every 15 s per instance.
  */
-export const handler = baseChain().handler(async () => {
-  const nowMs = Date.now();
-  if (!kept || kept.untilMs <= nowMs) kept = { body: await socialStatus(nowMs), untilMs: nowMs + KEEP_MS };
-  return {
-    statusCode: 200,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=30' },
-    body: JSON.stringify(kept.body),
-  };
-});
+export const handler = baseChain().handler(async () => ({
+  statusCode: 200,
+  headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=30' },
+  body: JSON.stringify(await statusPage()),
+}));
 
-/** For tests: forget the page kept in memory. */
-export const forgetStatusPage = (): void => {
-  kept = undefined;
-};
+export { forgetStatusPage };
 
 export const responseHeaders = ['Cache-Control'];
-
-const STATUSES = ['operational', 'degraded_performance', 'partial_outage', 'major_outage'] as const;
 
 export const operationHealthSchema = z.object({
   operation: z.enum(OPERATION_NAMES),

@@ -4,6 +4,7 @@ import { endpoint, JsonText } from '../lib/http/endpoint.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { NETWORKS } from '../lib/model.ts';
 import { OPERATION_NAMES } from '../lib/social/catalog/names.ts';
+import { STATUSES } from '../lib/social/health/state.ts';
 import { listingKey, listSocialOperations, type OperationListing } from '../lib/social/list.ts';
 
 /**
@@ -21,22 +22,32 @@ const serializedListing = (listing: OperationListing): JsonText =>
 const query = z.object({
   organization_id: organizationId,
   include: z.optional(
-    z.enum(['unavailable']).register(z.globalRegistry, {
-      description:
-        "`unavailable`: also list the operations of the organization's networks that this deployment's provider does not serve, with `available: false`",
-    }),
+    z
+      .string()
+      .check(
+        z.maxLength(32, 'must be "unavailable", "health" or "unavailable,health"'),
+        z.regex(/^(unavailable|health)(,(unavailable|health))?$/, 'must be "unavailable", "health" or "unavailable,health"'),
+      )
+      .register(z.globalRegistry, {
+        description:
+          "comma-separated. `unavailable`: also list the operations of the organization's networks that no provider of this deployment serves, with `available: false`. `health`: add each operation's `status`, as `GET /social/status` gives it",
+      }),
   ),
 });
 
 /**
- * GET /social/operations?organization_id=[&include=unavailable] — any member; the operations this
- * workspace can run, or with `include=unavailable` also those its deployment's provider lacks.
+ * GET /social/operations?organization_id=[&include=unavailable,health] — any member; the
+ * operations this workspace can run, or with `include=unavailable` also those its deployment's
+ * providers lack; with `include=health`, each one's status (serialized per request: it changes).
  */
-export const handler = endpoint({ schemas: { query } }, async ({ query }, context) =>
-  serializedListing(
-    await listSocialOperations(context.caller, query.organization_id, { includeUnavailable: query.include === 'unavailable' }),
-  ),
-);
+export const handler = endpoint({ schemas: { query } }, async ({ query }, context) => {
+  const include = new Set(query.include?.split(','));
+  const listing = await listSocialOperations(context.caller, query.organization_id, {
+    includeUnavailable: include.has('unavailable'),
+    includeHealth: include.has('health'),
+  });
+  return include.has('health') ? new JsonText(JSON.stringify(listing)) : serializedListing(listing);
+});
 
 const jsonSchema = z.record(z.string(), z.unknown());
 
@@ -44,7 +55,8 @@ const jsonSchema = z.record(z.string(), z.unknown());
 export const responseSchema = z.object({
   provider: z.object({
     name: z.string().register(z.globalRegistry, {
-      description: "this deployment's social data provider: `ScrapeCreators`, or `sample` (generated data, for local and trial stacks)",
+      description:
+        "this deployment's social data providers, in failover order: `ScrapeCreators`, `ScrapeCreators + TikHub`, or `sample` (generated data, for local and trial stacks)",
     }),
     sample_data: z.boolean().register(z.globalRegistry, {
       description: 'true when runs answer generated sample data (`Sample-Data: true` on each run), never real accounts',
@@ -61,7 +73,14 @@ export const responseSchema = z.object({
       }),
       available: z.boolean().register(z.globalRegistry, {
         description:
-          "whether this deployment's provider serves the operation; false (listed with `include=unavailable` only): a run answers 403 `operation_not_enabled`",
+          'whether a provider of this deployment serves the operation; false (listed with `include=unavailable` only): a run answers 403 `operation_not_enabled`',
+      }),
+      provider: z.nullable(z.string()).register(z.globalRegistry, {
+        description:
+          'the provider that serves it first (`ScrapeCreators`, `TikHub`, `sample`); the others, in failover order, on `GET /social/status`. null when none serves it here',
+      }),
+      status: z.optional(z.enum(STATUSES)).register(z.globalRegistry, {
+        description: 'with `include=health` only: its status, the word `GET /social/status` gives it',
       }),
       input_schema: jsonSchema,
       output_schema: jsonSchema,

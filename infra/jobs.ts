@@ -78,6 +78,8 @@ export interface JobsProps {
   /** The run path's configuration (table, provider, telemetry): the worker runs items as a run does. */
   environment: Record<string, string>;
   providerApiKey: Secret;
+  /** The second provider's key (TikHub), read like the first's. */
+  tikhubApiKey: Secret;
   retention: RetentionDays;
   tracer: boolean;
 }
@@ -102,6 +104,7 @@ export class Jobs extends Construct {
     const { role, logGroup } = functionRole(stack, 'JobWorker', props.retention, props.table);
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...JOB_WORKER_TABLE_ACTIONS], resources: [props.table.tableArn] }));
     props.providerApiKey.grantRead(role);
+    props.tikhubApiKey.grantRead(role);
     this.worker = bundledFunction(stack, 'JobWorker', {
       description: `Runs the items of bulk jobs from the jobs queue (${JOB_WORKER_ENTRY})`,
       entry: JOB_WORKER_ENTRY,
@@ -111,6 +114,7 @@ export class Jobs extends Construct {
       environment: {
         ...props.environment,
         SCRAPECREATORS_API_KEY_SECRET_ARN: props.providerApiKey.secretArn,
+        TIKHUB_API_KEY_SECRET_ARN: props.tikhubApiKey.secretArn,
       },
       tracer: props.tracer,
     });

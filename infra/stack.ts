@@ -136,6 +136,17 @@ export class WorkspaceServiceStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason: "A third-party vendor's API key: no Lambda can rotate it; it is rotated by hand (docs/deployment.md).",
     });
+    // The second provider's key (TikHub, docs/social-operations.md), created empty like the
+    // first's: a stack whose SocialProvider names `tikhub` serves its operations once an operator
+    // puts the key in; until then its calls fail (and fail over, or are refunded).
+    const tikhubApiKey = new Secret(this, 'TikHubApiKey', {
+      description: 'TikHub API key for the second social operations provider (set the value after the first deploy)',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(tikhubApiKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: "A third-party vendor's API key: no Lambda can rotate it; it is rotated by hand (docs/deployment.md).",
+    });
     // Paging cursors only, and never a credential: a forged cursor could only position a listing
     // inside what its caller may already read (every page checks access again), so the key may be
     // resolved into the environment at deploy time. Rotating it (a new value, then a deploy)
@@ -196,6 +207,7 @@ export class WorkspaceServiceStack extends Stack {
     });
     const secrets: Record<RouteSecret, Secret> = {
       providerApiKey,
+      tikhubApiKey,
       cursorSigningKey,
       oauthSealingKey,
       stripeSecretKey,
@@ -213,6 +225,7 @@ export class WorkspaceServiceStack extends Stack {
       RESTORE_WINDOW_DAYS: param.restoreWindowDays.valueAsString,
       SOCIAL_PROVIDER: param.socialProvider.valueAsString,
       SCRAPECREATORS_BASE_URL: param.scrapeCreatorsBaseUrl.valueAsString,
+      TIKHUB_BASE_URL: param.tikhubBaseUrl.valueAsString,
       PROVIDER_TIMEOUT_MS: param.providerTimeoutMs.valueAsString,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -262,6 +275,7 @@ export class WorkspaceServiceStack extends Stack {
         'TABLE_NAME',
         'SOCIAL_PROVIDER',
         'SCRAPECREATORS_BASE_URL',
+        'TIKHUB_BASE_URL',
         'PROVIDER_TIMEOUT_MS',
         'CREDITS_HELP',
         'POWERTOOLS_SERVICE_NAME',
@@ -269,6 +283,7 @@ export class WorkspaceServiceStack extends Stack {
         'POWERTOOLS_LOG_LEVEL',
       ]),
       providerApiKey,
+      tikhubApiKey,
       retention,
       tracer: props.tracer ?? false,
     });
@@ -388,6 +403,10 @@ export class WorkspaceServiceStack extends Stack {
     new CfnOutput(this, 'ConsoleUrl', { value: `${this.api.apiEndpoint}/console`, description: 'The web console (docs/console.md)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'For the admin CLI: --table' });
     new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
+    new CfnOutput(this, 'TikHubApiKeySecretArn', {
+      value: tikhubApiKey.secretArn,
+      description: 'Put the TikHub API key here (SocialProvider http,tikhub; docs/deployment.md)',
+    });
     new CfnOutput(this, 'OAuthSealingKeySecretArn', {
       value: oauthSealingKey.secretArn,
       description: 'Rotate the OAuth sealing key here, keeping the old one under previous (docs/deployment.md)',
@@ -525,14 +544,19 @@ export class WorkspaceServiceStack extends Stack {
       ),
       socialProvider: text(
         'SocialProvider',
-        'Social operations provider: http (ScrapeCreators) or sample (generated data, for test stacks)',
+        'Social operations providers, in failover order: http (ScrapeCreators), http,tikhub (ScrapeCreators, then TikHub: all its operations and failover), tikhub,http, or sample / sample,sample_backup (generated data, for test stacks)',
         {
           default: 'http',
-          allowedValues: ['http', 'sample'],
+          allowedValues: ['http', 'http,tikhub', 'tikhub,http', 'sample', 'sample,sample_backup'],
         },
       ),
       scrapeCreatorsBaseUrl: text('ScrapeCreatorsBaseUrl', 'Base URL of the ScrapeCreators API', {
         default: 'https://api.scrapecreators.com',
+        allowedPattern: '^https://.+',
+        constraintDescription: 'must be an https:// URL',
+      }),
+      tikhubBaseUrl: text('TikHubBaseUrl', 'Base URL of the TikHub API', {
+        default: 'https://api.tikhub.io',
         allowedPattern: '^https://.+',
         constraintDescription: 'must be an https:// URL',
       }),

@@ -24,6 +24,7 @@ export const INSTRUCTIONS = [
   'spending_limit_exceeded (data.resets_at says when it resets), max_credits_exceeded, forbidden',
   'and operation_not_enabled will not change by retrying;',
   'upstream_failed and internal_error may succeed if retried later; not_found means the account or item does not exist.',
+  'operation_unavailable (nothing charged) means every provider of that operation is failing: get_status says which operations work now.',
 ].join(' ');
 
 /** The result of `initialize`, in the SDK Server's key order. */

@@ -17,11 +17,12 @@ import { callJobTool, isJobTool } from './job-tools.ts';
 import { errorResponse, type RequestId, resultResponse, type ThrownError } from './jsonrpc.ts';
 import { asServiceError, unknownTool } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
+import { callStatusTool, STATUS_TOOL_NAME } from './status-tool.ts';
 import { refusalResult, successResult } from './tools.ts';
 import { type CallToolResult, inSchemaOrder } from './types.ts';
 
 const knownTool = (name: string): boolean =>
-  (OPERATION_NAMES as readonly string[]).includes(name) || isJobTool(name) || name === BUDGET_TOOL_NAME;
+  (OPERATION_NAMES as readonly string[]).includes(name) || isJobTool(name) || name === BUDGET_TOOL_NAME || name === STATUS_TOOL_NAME;
 
 /**
  * The request's `_meta.max_age` (seconds, 0 to 86400): what `Cache-Control: max-age` is to a REST
@@ -89,6 +90,7 @@ export async function callTool(
     const maxCredits = maxCreditsOf(meta);
     if (isJobTool(name)) return await callJobTool(scope, name, args, maxChars, maxCredits);
     if (name === BUDGET_TOOL_NAME) return await callBudgetTool(scope, args);
+    if (name === STATUS_TOOL_NAME) return await callStatusTool(args);
     const { fields, rest } = fieldsArgumentOf(args);
     const result = await runSocialOperation({
       caller: scope.caller,

@@ -12,6 +12,7 @@ import { JOB_TOOLS } from './job-tools.ts';
 import { errorResponse, type RequestId, resultResponse, type ThrownError } from './jsonrpc.ts';
 import { protocolError } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
+import { STATUS_TOOL } from './status-tool.ts';
 import { toolOf } from './tools.ts';
 import type { Tool } from './types.ts';
 
@@ -39,11 +40,12 @@ function withIcon(tool: Tool, icon: IconName, baseUrl: string): Tool {
 
 /**
  * The operations' tools (each with its network's icon), then the two job tools
- * (lib/mcp/job-tools.ts) and the budget (lib/mcp/budget-tool.ts), with the service's.
+ * (lib/mcp/job-tools.ts), the budget (lib/mcp/budget-tool.ts) and the status
+ * (lib/mcp/status-tool.ts), with the service's.
  */
 const toolsOf = (operations: OperationDescriptor[], baseUrl: string) => [
   ...operations.map((operation) => withIcon(toolOf(operation), operation.network ?? 'service', baseUrl)),
-  ...[...JOB_TOOLS, BUDGET_TOOL].map((tool) => withIcon(tool, 'service', baseUrl)),
+  ...[...JOB_TOOLS, BUDGET_TOOL, STATUS_TOOL].map((tool) => withIcon(tool, 'service', baseUrl)),
 ];
 
 /**

@@ -251,12 +251,14 @@ describe('routes and functions', () => {
           'RESTORE_WINDOW_DAYS',
           'SOCIAL_PROVIDER',
           'SCRAPECREATORS_BASE_URL',
+          'TIKHUB_BASE_URL',
           'PROVIDER_TIMEOUT_MS',
           'POWERTOOLS_SERVICE_NAME',
           'POWERTOOLS_METRICS_NAMESPACE',
           'POWERTOOLS_LOG_LEVEL',
           ...(readsAtRunTime(route) ? EXTENSION_SETTINGS : []),
           ...((route.secrets ?? []).includes('providerApiKey') ? ['SCRAPECREATORS_API_KEY_SECRET_ARN'] : []),
+          ...((route.secrets ?? []).includes('tikhubApiKey') ? ['TIKHUB_API_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('oauthSealingKey') ? ['OAUTH_SEALING_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('stripeSecretKey') ? ['STRIPE_SECRET_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('stripeWebhookSecret') ? ['STRIPE_WEBHOOK_SECRET_SECRET_ARN'] : []),
@@ -500,6 +502,7 @@ describe('nested stacks: one per domain of the route table', () => {
       // The OAuth sealing key is new.
       secrets: [
         'ProviderApiKey671227A8',
+        'TikHubApiKeyADF7E755',
         'CursorSigningKey255C5A33',
         'OAuthSealingKey1BB7AC03',
         'StripeSecretKeyA7F6217B',
@@ -540,6 +543,33 @@ describe('a route that reads the provider key', () => {
     const workerRole = { Ref: resource(template, workerId).Properties.Role['Fn::GetAtt'][0] };
     expect(secretReaders(template)).toEqual(expect.arrayContaining([...declaring.map((route) => [roleOf(template, route)]), [workerRole]]));
     expect(secretReaders(template)).toHaveLength(declaring.length + 1);
+  });
+
+  it('and, for a stack with both providers (SocialProvider http,tikhub), the TikHub key: the same functions read both, each by its ARN', () => {
+    expect(template.toJSON().Parameters.SocialProvider.AllowedValues).toContain('http,tikhub');
+    const [tikhubId] = secretNamed(template, 'TikHubApiKey');
+    const readersOf = (id: string) =>
+      ofType(template, 'AWS::IAM::Policy')
+        .filter(([, policy]) => JSON.stringify(policy.Properties.PolicyDocument).includes(`"Ref":"${id}"`))
+        .flatMap(([, policy]) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref))
+        .sort();
+    const runners = [
+      ...routes.filter((route) => route.secrets?.includes('providerApiKey')).map((route) => functionOf(template, route)),
+      workerId,
+    ];
+    expect(routes.filter((route) => route.secrets?.includes('tikhubApiKey'))).toEqual(
+      routes.filter((route) => route.secrets?.includes('providerApiKey')),
+    );
+    expect(readersOf(tikhubId)).toEqual(readersOf(secretNamed(template, 'ProviderApiKey')[0]));
+    expect(readersOf(tikhubId)).toHaveLength(runners.length);
+    for (const id of runners) {
+      expect(resource(template, id).Properties.Environment.Variables).toMatchObject({
+        SOCIAL_PROVIDER: { Ref: 'SocialProvider' },
+        SCRAPECREATORS_API_KEY_SECRET_ARN: { Ref: secretNamed(template, 'ProviderApiKey')[0] },
+        TIKHUB_API_KEY_SECRET_ARN: { Ref: tikhubId },
+        TIKHUB_BASE_URL: { Ref: 'TikHubBaseUrl' },
+      });
+    }
   });
 });
 
@@ -599,6 +629,7 @@ describe('the provider API key', () => {
 
     expect(ofType(template, 'AWS::SecretsManager::Secret').map(([id]) => id)).toEqual([
       secretId,
+      secretNamed(template, 'TikHubApiKey')[0],
       secretNamed(template, 'CursorSigningKey')[0],
       secretNamed(template, 'OAuthSealingKey')[0],
       secretNamed(template, 'StripeSecretKey')[0],
@@ -613,6 +644,7 @@ describe('the provider API key', () => {
       const allowed: Record<string, unknown> = {
         API_KEY_KMS_KEY_ID: { 'Fn::GetAtt': [ofType(t, 'AWS::KMS::Key')[0]![0], 'Arn'] },
         SCRAPECREATORS_API_KEY_SECRET_ARN: { Ref: secretNamed(t, 'ProviderApiKey')[0] },
+        TIKHUB_API_KEY_SECRET_ARN: { Ref: secretNamed(t, 'TikHubApiKey')[0] },
         OAUTH_SEALING_KEY_SECRET_ARN: { Ref: secretNamed(t, 'OAuthSealingKey')[0] },
         STRIPE_SECRET_KEY_SECRET_ARN: { Ref: secretNamed(t, 'StripeSecretKey')[0] },
         STRIPE_WEBHOOK_SECRET_SECRET_ARN: { Ref: secretNamed(t, 'StripeWebhookSecret')[0] },
@@ -905,7 +937,12 @@ describe('the API', () => {
     template.hasParameter('JwtIssuer', { Type: 'String' });
     template.hasParameter('JwtAudience', { Type: 'String' });
     template.hasParameter('JwtJwksUri', { Type: 'String', AllowedPattern: '^https://.+' });
-    template.hasParameter('SocialProvider', { Type: 'String', Default: 'http', AllowedValues: ['http', 'sample'] });
+    template.hasParameter('SocialProvider', {
+      Type: 'String',
+      Default: 'http',
+      AllowedValues: ['http', 'http,tikhub', 'tikhub,http', 'sample', 'sample,sample_backup'],
+    });
+    template.hasParameter('TikHubBaseUrl', { Type: 'String', Default: 'https://api.tikhub.io' });
     template.hasParameter('ScrapeCreatorsBaseUrl', { Type: 'String', Default: 'https://api.scrapecreators.com' });
     template.hasParameter('ProviderTimeoutMs', { Type: 'Number', Default: 10000 });
   });
@@ -1327,6 +1364,7 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
     });
     expect(variables.JOBS_QUEUE_URL).toBeUndefined();
     expect(variables.SCRAPECREATORS_API_KEY_SECRET_ARN).toBeDefined();
+    expect(variables.TIKHUB_API_KEY_SECRET_ARN).toBeDefined();
   });
 
   it('alarms on a message in the dead-letter queue and on the oldest message waiting more than 15 minutes', () => {

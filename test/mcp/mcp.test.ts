@@ -60,7 +60,7 @@ describe('POST /mcp with the MCP SDK client', () => {
     await client.close();
   });
 
-  it('lists as tools exactly the operations GET /social/operations lists to that member, then the two job tools and get_budget', async () => {
+  it('lists as tools exactly the operations GET /social/operations lists to that member, then the two job tools, get_budget and get_status', async () => {
     const { orgId, users } = await workspace({ networks: ['x', 'reddit'] });
     const client = await agent(orgId, users.viewer);
 
@@ -74,8 +74,9 @@ describe('POST /mcp with the MCP SDK client', () => {
       'start_job',
       'get_job',
       'get_budget',
+      'get_status',
     ]);
-    expect(tools).toHaveLength(listed.operations.length + 3);
+    expect(tools).toHaveLength(listed.operations.length + 4);
     const profile = listed.operations.find((operation) => operation.name === 'x_profile')!;
     expect(JSON.stringify(profile.output_schema)).toContain('"type":["string","null"]');
     const input = portableSchema(profile.input_schema) as { properties: object };
@@ -351,8 +352,8 @@ describe('/mcp over plain HTTP', () => {
     // Both requests may straddle a window boundary; within one window the count goes down by one.
     const [a, b] = [Number(first.headers.get('ratelimit-remaining')), Number(second.headers.get('ratelimit-remaining'))];
     expect(b === a - 1 || b === 299).toBe(true);
-    // The 52 operations, the two job tools and get_budget.
-    expect(((await second.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(55);
+    // The 52 operations, the two job tools, get_budget and get_status.
+    expect(((await second.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(56);
   });
 
   it('answers a notification with 202 and no body', async () => {

@@ -8,6 +8,7 @@ import { handler as consoleAsset } from '../../functions/get-console-asset.ts';
 import { handler as mcp } from '../../functions/mcp.ts';
 import { ICON_SVGS } from '../../lib/icons.ts';
 import { INSTRUCTIONS } from '../../lib/mcp/initialize.ts';
+import { statusPage } from '../../lib/social/health/status.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call } from '../support/http.ts';
 import { drainJobs } from '../support/jobs.ts';
@@ -276,6 +277,24 @@ describe('both eras side by side', () => {
     expect(Object.keys(_meta)).toEqual(['io.modelcontextprotocol/serverInfo']);
     expect(rest).toEqual(legacy.body.result);
     expect({ status: legacyTask.status, body: legacyTask.body }).toEqual(error(200, -32601, 'Method not found'));
+
+    // get_status in both eras: the body of GET /social/status, as structured content and as text.
+    const status = { name: 'get_status', arguments: {} };
+    const [legacyStatus, currentStatus] = await Promise.all([
+      post(orgId, users.viewer, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: status }),
+      post(
+        orgId,
+        users.viewer,
+        { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { ...status, _meta: envelope() } },
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'get_status' },
+      ),
+    ]);
+    const page = JSON.parse(JSON.stringify(await statusPage()));
+    expect(page.operations).toHaveLength(52);
+    for (const answer of [legacyStatus, currentStatus]) {
+      expect(answer.body.result.structuredContent).toEqual(page);
+      expect(JSON.parse(answer.body.result.content[0].text)).toEqual(page);
+    }
   });
 });
 
@@ -380,9 +399,12 @@ describe('icons', () => {
   it('names one per network and one for the service, each served by the console asset route: SVG, a year, no script', async () => {
     const every = await workspace({ networks: ['instagram', 'x', 'tiktok', 'youtube', 'facebook', 'linkedin', 'reddit'] });
     const { tools } = (await modern(every.orgId, every.users.viewer, 'tools/list')).body.result as {
-      tools: { icons: { src: string }[] }[];
+      tools: { name: string; icons: { src: string }[] }[];
     };
     const sources = [...new Set(tools.map((tool) => tool.icons[0]!.src))];
+    // The service's tools share one icon: the service's.
+    const iconOf = (name: string) => tools.find((tool) => tool.name === name)?.icons[0]?.src;
+    expect(iconOf('get_status')).toBe(iconOf('get_budget'));
 
     const served = await Promise.all(
       sources.map((src) =>

@@ -27,6 +27,7 @@ Object.assign(process.env, {
 });
 const run = await import('../../functions/run-social-operation.ts');
 const status = await import('../../functions/get-social-status.ts');
+const list = await import('../../functions/list-social-operations.ts');
 const { runSocialOperation } = await import('../../lib/social/run.ts');
 const { socialStatus } = await import('../../lib/social/health/status.ts');
 const { forgetHealth } = await import('../../lib/social/health/view.ts');
@@ -223,6 +224,16 @@ describe('the primary down for x_profile: the drill', () => {
       expect(Date.now() - Date.parse(xProfile.since)).toBeLessThan(60_000);
       // The worst served operation is a partial outage: Statuspage's `major`.
       expect(page.body.indicator).toBe('major');
+      // The catalog with include=health says the same word, and which provider serves each first.
+      const listing = await call(list.handler, {
+        url: `/social/operations?organization_id=${orgId}&include=unavailable,health`,
+        token: tokenFor(users.viewer),
+      });
+      const listed = new Map(listing.body.operations.map((entry: { name: string }) => [entry.name, entry]));
+      expect(listed.get('x_profile')).toMatchObject({ available: true, provider: 'ScrapeCreators', status: 'partial_outage' });
+      expect(listed.get('x_search')).toMatchObject({ available: true, provider: 'TikHub' });
+      expect(listed.get('youtube_trending')).toMatchObject({ available: false, provider: null, status: 'major_outage' });
+      expect(listing.body.provider.name).toBe('ScrapeCreators + TikHub');
 
       // Recovery: ScrapeCreators answers again; past the open period a run probes it and closes the breaker.
       sc.always({ kind: 'fixture' });

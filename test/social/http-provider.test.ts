@@ -70,7 +70,13 @@ describe('the http provider (ScrapeCreators) against a stub on 127.0.0.1', () =>
     expect(listed.map((operation) => operation.name)).toEqual(OPERATION_NAMES);
     expect(listed.filter((operation) => !operation.available).map((operation) => operation.name)).toEqual(UNSERVED);
     // Otherwise the same descriptor: a client reads its schemas and cost before choosing.
-    expect(listed.find((operation) => operation.name === 'x_search')).toMatchObject({ name: 'x_search', network: 'x', cost: 1 });
+    expect(listed.find((operation) => operation.name === 'x_search')).toMatchObject({
+      name: 'x_search',
+      network: 'x',
+      cost: 1,
+      provider: null,
+    });
+    expect(listed.find((operation) => operation.name === 'x_profile')).toMatchObject({ available: true, provider: 'ScrapeCreators' });
   });
 
   it('with include=unavailable still leaves out the networks the organization turned off', async () => {

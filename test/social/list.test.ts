@@ -3,6 +3,7 @@ import { handler } from '../../functions/list-social-operations.ts';
 import { db } from '../../lib/db/client.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
 import { descriptors, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
+import { forgetStatusPage, statusPage } from '../../lib/social/health/status.ts';
 import { listSocialOperations } from '../../lib/social/list.ts';
 import { uniqueId, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
@@ -10,7 +11,7 @@ import { tokenFor } from '../support/tokens.ts';
 
 const listUrl = (orgId: string) => `/social/operations?organization_id=${orgId}`;
 /** An operation as the listing shows it on a deployment whose provider serves it. */
-const listed = (name: string) => ({ ...descriptors().get(name), available: true });
+const listed = (name: string) => ({ ...descriptors().get(name), available: true, provider: 'sample' });
 const SAMPLE = { name: 'sample', sample_data: true };
 
 describe('GET /social/operations', () => {
@@ -33,6 +34,7 @@ describe('GET /social/operations', () => {
       cost: 1,
       cached_cost: 0,
       available: true,
+      provider: 'sample',
       input_schema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
@@ -90,7 +92,9 @@ describe('GET /social/operations', () => {
     const { orgId, users } = await workspace();
     const answer = await call(handler, { url: `${listUrl(orgId)}&include=everything`, token: tokenFor(users.viewer) });
     expect(answer.status).toBe(400);
-    expect(answer.body.data.issues).toEqual([{ path: ['query', 'include'], code: 'invalid_value', message: 'must be "unavailable"' }]);
+    expect(answer.body.data.issues).toEqual([
+      { path: ['query', 'include'], code: 'invalid_format', message: 'must be "unavailable", "health" or "unavailable,health"' },
+    ]);
   });
 
   it('a non-member and an unknown organization get the same 403', async () => {
@@ -118,14 +122,29 @@ describe('GET /social/operations', () => {
     expect((await call(handler, { url: listUrl(orgId), token: tokenFor(users.viewer) })).status).toBe(200);
   });
 
-  it('takes one DynamoDB round trip: counter, organization and membership together', async () => {
-    const { orgId, users } = await workspace();
+  it('takes one DynamoDB round trip: counter, organization and membership together (and with include=health, one Query beside them)', async () => {
+    const { orgId, users } = await workspace({ networks: ['x'] });
+    forgetStatusPage();
     const counter = countRoundTrips(db());
     try {
       const answer = await call(handler, { url: listUrl(orgId), token: tokenFor(users.viewer) });
       expect(answer.status).toBe(200);
       expect(counter.log.sequential).toBe(1);
       expect(counter.log.commands.sort()).toEqual(['GetItemCommand', 'GetItemCommand', 'UpdateItemCommand']);
+      counter.reset();
+      const health = await call(handler, { url: `${listUrl(orgId)}&include=health`, token: tokenFor(users.viewer) });
+      expect(counter.log.sequential).toBe(1);
+      expect(counter.log.commands.sort()).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand', 'UpdateItemCommand']);
+      // Each operation's status is the status page's word for it; nothing else changes.
+      const page = await statusPage();
+      const statusOf = new Map(page.operations.map((entry) => [entry.operation, entry.status]));
+      expect(health.body).toEqual({
+        ...answer.body,
+        operations: answer.body.operations.map((operation: { name: string }) => ({ ...operation, status: statusOf.get(operation.name) })),
+      });
+      expect(health.body.operations[0].status).toBe('operational');
+      const both = await call(handler, { url: `${listUrl(orgId)}&include=unavailable,health`, token: tokenFor(users.viewer) });
+      expect(both.body).toEqual(health.body);
     } finally {
       counter.stop();
     }

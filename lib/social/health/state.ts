@@ -53,7 +53,9 @@ export function breakerOf(
   return { state: nowMs < probeAtMs ? 'open' : 'half_open', probeAtMs };
 }
 
-export type Status = 'operational' | 'degraded_performance' | 'partial_outage' | 'major_outage';
+/** Statuspage's component statuses, best first. */
+export const STATUSES = ['operational', 'degraded_performance', 'partial_outage', 'major_outage'] as const;
+export type Status = (typeof STATUSES)[number];
 export type Indicator = 'none' | 'minor' | 'major' | 'critical';
 
 const SEVERITY: readonly Status[] = ['operational', 'degraded_performance', 'partial_outage', 'major_outage'];

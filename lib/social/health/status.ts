@@ -47,3 +47,28 @@ export async function socialStatus(nowMs = Date.now()): Promise<StatusBody> {
   }
   return { indicator: indicatorOf(served), updated_at: new Date(nowMs).toISOString(), operations };
 }
+
+/** Kept this long per instance by statusPage: a breaker's change still shows within a minute (30 s client cache + 15 s). */
+const KEEP_MS = 15_000;
+let kept: { body: Promise<StatusBody>; untilMs: number } | undefined;
+
+/**
+ * The status page as the status route, the listing's `include=health` and the MCP tool
+ * `get_status` serve it: one Query at most every 15 s per instance (requests that arrive while it
+ * is read share the read), the same words in all three. A failed read is not kept.
+ */
+export function statusPage(nowMs = Date.now()): Promise<StatusBody> {
+  if (!kept || kept.untilMs <= nowMs) {
+    const entry = { body: socialStatus(nowMs), untilMs: nowMs + KEEP_MS };
+    kept = entry;
+    entry.body.catch(() => {
+      if (kept === entry) kept = undefined;
+    });
+  }
+  return kept.body;
+}
+
+/** For tests: forget the page kept in memory. */
+export const forgetStatusPage = (): void => {
+  kept = undefined;
+};
