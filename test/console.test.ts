@@ -289,6 +289,11 @@ describe('the console, signed in as the demo owner', () => {
     expect(balance).toBe(`${credits.balance.toLocaleString('en-US')} credits`);
     const text = await mainText(owner.page);
     for (const label of ['This month', 'Today', 'Your month', 'Your day', 'Workspace limits']) expect(text).toContain(label);
+    // The status page's word for each operation: the sample provider serves all of them.
+    await owner.page.waitForSelector('[data-testid="service-status"]');
+    expect(await owner.page.$eval('[data-testid="service-status"]', (element) => element.textContent)).toBe(
+      'All 52 operations are working.',
+    );
     await shot(owner.page, 'overview');
   });
 

@@ -491,3 +491,22 @@ export function auditLines(
     .filter(([, value]) => value !== null && value !== undefined)
     .map(([field, value]) => `${field}: ${auditValue(value)}`);
 }
+
+/** The status words of GET /social/status as a person reads them (docs/social-operations.md, "Status"). */
+const STATUS_WORDS: Record<string, string> = {
+  degraded_performance: 'slow',
+  partial_outage: 'served by a backup provider',
+  major_outage: 'not available',
+};
+
+/** The operations of the status page that are not `operational`, each with what it means and since when. */
+export function notWorking(
+  operations: readonly { operation: string; status: string; since: string | null }[],
+): { operation: string; words: string }[] {
+  return operations
+    .filter((entry) => entry.status !== 'operational')
+    .map((entry) => ({
+      operation: entry.operation,
+      words: `${STATUS_WORDS[entry.status] ?? entry.status}${entry.since ? ` since ${formatTime(entry.since)}` : ''}`,
+    }));
+}

@@ -22,6 +22,7 @@ import {
   joinCsvPages,
   meterOf,
   nextLink,
+  notWorking,
   parseAddresses,
   parseLimit,
   parseThresholds,
@@ -49,6 +50,22 @@ describe('an audit event, as a person reads it', () => {
       'daily_limit: 5',
     ]);
     expect(auditLines(null, {})).toEqual([]);
+  });
+});
+
+describe('the operations not working, from the status page', () => {
+  it('names each with what it means for a run, and since when; none while all are operational', () => {
+    expect(
+      notWorking([
+        { operation: 'x_profile', status: 'partial_outage', since: '2026-11-29T03:01:02.000Z' },
+        { operation: 'x_search', status: 'operational', since: null },
+        { operation: 'youtube_trending', status: 'major_outage', since: null },
+      ]),
+    ).toEqual([
+      { operation: 'x_profile', words: 'served by a backup provider since 2026-11-29 03:01 UTC' },
+      { operation: 'youtube_trending', words: 'not available' },
+    ]);
+    expect(notWorking([{ operation: 'x_search', status: 'operational', since: null }])).toEqual([]);
   });
 });
 

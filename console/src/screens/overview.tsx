@@ -1,7 +1,10 @@
-/** Balance and spend against every limit: the organization's and the caller's, by month and by day. One request (the credits route). */
+/**
+ * Balance and spend against every limit: the organization's and the caller's, by month and by day;
+ * and the operations that are not working now. Two requests (the credits route, the status page).
+ */
 import { useState } from 'preact/hooks';
 import { data } from '../api.ts';
-import { formatCredits, formatTime, parseLimit } from '../model.ts';
+import { formatCredits, formatTime, notWorking, parseLimit } from '../model.ts';
 import { ErrorNote, Field, Loading, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 export function OverviewScreen() {
@@ -54,6 +57,7 @@ export function OverviewScreen() {
           ) : null}
         </>
       )}
+      <ServiceStatus />
     </section>
   );
 }
@@ -107,5 +111,33 @@ function OrganizationLimits({ monthly, daily, onSaved }: { monthly: number | nul
       </button>
       <Notice text={done} />
     </form>
+  );
+}
+
+/**
+ * What GET /social/status says, in one line while every operation works, else the operations that
+ * do not (a run of one "not available" answers 503 `operation_unavailable`, charging nothing).
+ */
+function ServiceStatus() {
+  const { api } = useWorkspace();
+  const status = useLoad(() => data(api.GET('/social/status')), []);
+  const page = status.value;
+  if (!page) return <ErrorNote error={status.error} />;
+  const affected = notWorking(page.operations);
+  return (
+    <>
+      <h3>Operations</h3>
+      {affected.length === 0 ? (
+        <p data-testid="service-status">All {page.operations.length} operations are working.</p>
+      ) : (
+        <ul data-testid="service-status">
+          {affected.map(({ operation, words }) => (
+            <li key={operation}>
+              <code>{operation}</code>: {words}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }
