@@ -5,12 +5,12 @@
  * the timeout on the socket as well.
  */
 import { optional } from '../../config.ts';
-import { defined } from '../../defined.ts';
 import type { Network } from '../../model.ts';
 import { parseMention } from '../mention.ts';
 import { mappingFor, verificationFor, verifiedAccount } from './scrapecreators/index.ts';
 import { SCRAPECREATORS_OPERATIONS } from './scrapecreators/operations.ts';
 import { type ProviderDescriptor, type ProviderRequest, type ProviderRun, UpstreamError, UpstreamNotFoundError } from './types.ts';
+import { vendorKeyReader } from './vendor-key.ts';
 
 export interface HttpProviderSettings {
   /** SCRAPECREATORS_BASE_URL, without a trailing slash. */
@@ -40,37 +40,15 @@ export const HTTP_PROVIDER: ProviderDescriptor<HttpProviderSettings> = {
   create: async (settings) => httpProvider({ baseUrl: settings.baseUrl, apiKey: keyReader(settings) }),
 };
 
-/**
- * The ScrapeCreators key: from the environment locally; deployed, from Secrets Manager through the
- * Parameters and Secrets extension, fetched by the first run that needs it. The secret is the key
- * itself, or JSON with an `api_key` (or `apiKey`) field. A failed fetch is retried by the next
- * run, not kept.
- */
-function keyReader({ apiKey: plain, apiKeySecretArn }: HttpProviderSettings): () => Promise<string> {
-  let key: Promise<string> | undefined;
-  const fetchKey = async (): Promise<string> => {
-    if (plain) return plain;
-    // settings() refuses neither.
-    const secret = await (await import('../../secrets-extension.ts')).secretString(
-      defined(apiKeySecretArn, 'SCRAPECREATORS_API_KEY_SECRET_ARN'),
-    );
-    if (!secret) throw new Error('the ScrapeCreators API key secret is empty');
-    if (secret.trim().startsWith('{')) {
-      const parsed = JSON.parse(secret) as { api_key?: string; apiKey?: string };
-      const found = parsed.api_key ?? parsed.apiKey;
-      if (!found) throw new Error('the ScrapeCreators API key secret has no api_key field');
-      return found;
-    }
-    return secret.trim();
-  };
-  return () => {
-    key ??= fetchKey().catch((error: unknown) => {
-      key = undefined;
-      throw error;
-    });
-    return key;
-  };
-}
+/** The ScrapeCreators key (its secret may name the field `api_key` or `apiKey`). */
+const keyReader = ({ apiKey, apiKeySecretArn }: HttpProviderSettings): (() => Promise<string>) =>
+  vendorKeyReader({
+    vendor: 'ScrapeCreators',
+    plain: apiKey,
+    secretArn: apiKeySecretArn,
+    secretArnVariable: 'SCRAPECREATORS_API_KEY_SECRET_ARN',
+    fields: ['api_key', 'apiKey'],
+  });
 
 export interface HttpProviderOptions {
   baseUrl: string;

@@ -6,8 +6,8 @@
  * not a blind retry, is what tries again.
  */
 import { optional } from '../../../config.ts';
-import { defined } from '../../../defined.ts';
 import { type ProviderDescriptor, type ProviderRun, UpstreamError, UpstreamNotFoundError } from '../types.ts';
+import { vendorKeyReader } from '../vendor-key.ts';
 import { type TikHubMapping, unsupportedInput, x } from './x.ts';
 
 export interface TikHubSettings {
@@ -37,30 +37,15 @@ export const TIKHUB_PROVIDER: ProviderDescriptor<TikHubSettings> = {
   create: async (settings) => tikhubProvider({ baseUrl: settings.baseUrl, apiKey: keyReader(settings) }),
 };
 
-/** The key: from the environment locally; deployed, its own secret (the key itself, or JSON with `api_key`), fetched once. */
-function keyReader({ apiKey: plain, apiKeySecretArn }: TikHubSettings): () => Promise<string> {
-  let key: Promise<string> | undefined;
-  const fetchKey = async (): Promise<string> => {
-    if (plain) return plain;
-    const secret = await (await import('../../../secrets-extension.ts')).secretString(
-      defined(apiKeySecretArn, 'TIKHUB_API_KEY_SECRET_ARN'),
-    );
-    if (!secret) throw new Error('the TikHub API key secret is empty');
-    if (secret.trim().startsWith('{')) {
-      const found = (JSON.parse(secret) as { api_key?: string }).api_key;
-      if (!found) throw new Error('the TikHub API key secret has no api_key field');
-      return found;
-    }
-    return secret.trim();
-  };
-  return () => {
-    key ??= fetchKey().catch((error: unknown) => {
-      key = undefined;
-      throw error;
-    });
-    return key;
-  };
-}
+/** The TikHub key: its own secret (the key itself, or JSON with `api_key`). */
+const keyReader = ({ apiKey, apiKeySecretArn }: TikHubSettings): (() => Promise<string>) =>
+  vendorKeyReader({
+    vendor: 'TikHub',
+    plain: apiKey,
+    secretArn: apiKeySecretArn,
+    secretArnVariable: 'TIKHUB_API_KEY_SECRET_ARN',
+    fields: ['api_key'],
+  });
 
 const field = (value: unknown, name: string): unknown =>
   typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
