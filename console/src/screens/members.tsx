@@ -115,23 +115,7 @@ function MemberForm({
         </Field>
       )}
       <div class="row">
-        <Field label="Role">
-          {(props) => (
-            <select {...props} value={role} onChange={(event) => setRole(event.currentTarget.value as Role)}>
-              {ROLES.map((each) => (
-                <option key={each} value={each}>
-                  {each}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Monthly limit (credits)" hint="Empty: none">
-          {(props) => <input {...props} inputMode="numeric" value={month} onInput={(event) => setMonth(event.currentTarget.value)} />}
-        </Field>
-        <Field label="Daily limit (credits)" hint="Empty: none">
-          {(props) => <input {...props} inputMode="numeric" value={day} onInput={(event) => setDay(event.currentTarget.value)} />}
-        </Field>
+        <RoleAndLimits role={role} setRole={setRole} month={month} setMonth={setMonth} day={day} setDay={setDay} />
       </div>
       <ErrorNote error={action.error} />
       <div class="row">
@@ -242,23 +226,7 @@ function InviteForm({ onInvited }: { onInvited: (email: string) => void }) {
         )}
       </Field>
       <div class="row">
-        <Field label="Role">
-          {(props) => (
-            <select {...props} value={role} onChange={(event) => setRole(event.currentTarget.value as Role)}>
-              {ROLES.map((each) => (
-                <option key={each} value={each}>
-                  {each}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Monthly limit (credits)" hint="Empty: none">
-          {(props) => <input {...props} inputMode="numeric" value={month} onInput={(event) => setMonth(event.currentTarget.value)} />}
-        </Field>
-        <Field label="Daily limit (credits)" hint="Empty: none">
-          {(props) => <input {...props} inputMode="numeric" value={day} onInput={(event) => setDay(event.currentTarget.value)} />}
-        </Field>
+        <RoleAndLimits role={role} setRole={setRole} month={month} setMonth={setMonth} day={day} setDay={setDay} />
         <Field label="Link valid for (days)" hint="1 to 30">
           {(props) => <input {...props} inputMode="numeric" value={days} onInput={(event) => setDays(event.currentTarget.value)} />}
         </Field>
@@ -336,5 +304,39 @@ function PendingInvitations({ reloadKey, onChanged }: { reloadKey: number; onCha
         ))}
       </ul>
     </section>
+  );
+}
+
+/** A membership's role and its monthly and daily limits, as a member's form and an invitation's both take them. */
+function RoleAndLimits(props: {
+  role: Role;
+  setRole: (role: Role) => void;
+  month: string;
+  setMonth: (month: string) => void;
+  day: string;
+  setDay: (day: string) => void;
+}) {
+  return (
+    <>
+      <Field label="Role">
+        {(field) => (
+          <select {...field} value={props.role} onChange={(event) => props.setRole(event.currentTarget.value as Role)}>
+            {ROLES.map((each) => (
+              <option key={each} value={each}>
+                {each}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Monthly limit (credits)" hint="Empty: none">
+        {(field) => (
+          <input {...field} inputMode="numeric" value={props.month} onInput={(event) => props.setMonth(event.currentTarget.value)} />
+        )}
+      </Field>
+      <Field label="Daily limit (credits)" hint="Empty: none">
+        {(field) => <input {...field} inputMode="numeric" value={props.day} onInput={(event) => props.setDay(event.currentTarget.value)} />}
+      </Field>
+    </>
   );
 }
