@@ -9,8 +9,9 @@
  *   filter_by new_on_board) → `list[]{hashtag_name, publish_cnt, video_views, rank, …}`;
  * - sound: `get_sound_rank_list` (period, page, limit, rank_type popular, new_on_board,
  *   country_code) → `sound_list[]{title, link, rank, …}`;
- * - creator: `get_creator_list` (page, limit, sort_by follower, creator_country) →
- *   `creators[]{nick_name, tt_link, follower_cnt, …}`, unranked: rank is the position;
+ * - creator: `get_creator_list` (page, limit, sort_by follower, creator_country; no period: the
+ *   board as it is now) → `creators[]{nick_name, tt_link, follower_cnt, …}`, unranked: rank is
+ *   the position;
  * - video: `get_popular_trends` (period 7|30, page, limit, order_by vv, country_code) →
  *   `videos[]{title, item_url, …}`, unranked: rank is the position.
  *
