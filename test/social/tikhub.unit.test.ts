@@ -189,6 +189,18 @@ describe('TikHub: the other operations, read as documented or as assumed', () =>
     ]);
   });
 
+  it("linkedin_user_posts: a profile's full urn (urn:li:…:<id>) is sent as its id, as get_user_posts' example takes it", async () => {
+    const profile = TIKHUB_FIXTURES['/api/v1/linkedin/web/get_user_profile'] as { urn: string };
+    const bare = profile.urn;
+    profile.urn = `urn:li:fsd_profile:${bare}`;
+    try {
+      const { requests } = await runOn('linkedin_user_posts', { url: 'https://www.linkedin.com/in/satyanadella' });
+      expect(requests[1]?.query.urn).toBe(bare);
+    } finally {
+      profile.urn = bare;
+    }
+  });
+
   it('linkedin_search_people: keywords, title and company; a location by name is not sent (TikHub takes a geo id)', async () => {
     const { output, requests } = await runOn('linkedin_search_people', { query: 'satya', title: 'CEO', company: 'Microsoft' });
     expect(requests).toEqual([

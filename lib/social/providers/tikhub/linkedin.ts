@@ -101,7 +101,8 @@ export const linkedin: Readonly<Record<string, TikHubMapping>> = {
       let urn = cursorUrn;
       if (!urn) {
         const member = await get('/api/v1/linkedin/web/get_user_profile', { username }, memberUrn());
-        urn = 'urn' in member ? member.urn : member.data.urn;
+        // get_user_posts' documented example takes the bare id (`ACoAAB…`): a full `urn:li:…:<id>` is cut to it.
+        urn = ('urn' in member ? member.urn : member.data.urn).split(':').at(-1) ?? '';
       }
       if (!/^[A-Za-z0-9_-]{1,100}$/.test(urn)) throw new UpstreamError("TikHub's profile answer has no usable urn");
       const at = Number(cursorPage ?? 1);
