@@ -44,7 +44,10 @@ export interface ConfirmAbove {
  * The threshold above which the caller's MCP calls ask first: the lower of the organization's and
  * (for an API key) the key's, null when neither sets one. Pure; the run path and the budget ask here.
  */
-export function confirmAboveOf(org: { confirm_above: number | null }, key: { confirm_above?: number | null } | undefined): ConfirmAbove | null {
+export function confirmAboveOf(
+  org: { confirm_above: number | null },
+  key: { confirm_above?: number | null } | undefined,
+): ConfirmAbove | null {
   const own = key?.confirm_above ?? null;
   if (own !== null && (org.confirm_above === null || own < org.confirm_above)) return { credits: own, scope: 'api_key' };
   return org.confirm_above === null ? null : { credits: org.confirm_above, scope: 'organization' };

@@ -37,6 +37,7 @@
  *   ORG#<org>         PURCHASES                 the organization's open checkouts (bounded) and its Stripe Customer
  *   PURCHASEKEY#<org>#<u>#<h> PURCHASEKEY       Idempotency-Key of a purchase's creation (TTL 24 h)
  *   PAYMENT#<payment intent id> SETTLED         the marker that a PaymentIntent's credits were added: put once, by the settle transaction
+ *   CONSENT#<nonce>   CONSENT                   the use of an MCP consent (confirmation token or requestState): put once, by what it allowed (TTL)
  *   SOCIAL_HEALTH     <operation>#<provider>    a provider's health on one operation: calls, failures and latency bands per bucket (last hour), its breaker
  *   PAYMENTS_RECONCILER CHECKPOINT             where the payments reconciler's last pass reached (Stripe event time)
  *   ORG#<org>         AUTO_RECHARGE             auto-recharge: its settings, the saved card, the month's recharges, the one in flight;
@@ -522,3 +523,6 @@ export const auditEventPosition = (sk: string): string => sk.slice('EVENT#'.leng
 
 /** The key of the event at a page position (auditEventPosition's inverse): where the next page starts. */
 export const auditEventAt = (orgId: string, position: string): TableKey => ({ PK: auditPartition(orgId), SK: `EVENT#${position}` });
+
+/** The single use of an MCP consent, by the nonce sealed in it (lib/mcp/consent.ts). */
+export const consentUseKey = (nonce: string): TableKey => ({ PK: `CONSENT#${nonce}`, SK: 'CONSENT' });

@@ -134,7 +134,8 @@ export function keyedSealer(label: string, source: SealingKeySource): Sealer {
       if (key === undefined) return null;
       const wanted = macOf(key, purpose, kid, payload);
       const givenBytes = Buffer.from(given, 'base64url');
-      if (givenBytes.length !== wanted.length || !timingSafeEqual(givenBytes, wanted) || given !== wanted.toString('base64url')) return null;
+      if (givenBytes.length !== wanted.length || !timingSafeEqual(givenBytes, wanted) || given !== wanted.toString('base64url'))
+        return null;
       // The MAC says this service wrote the payload, from a value of the sealer's own shape.
       return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as T;
     },
