@@ -493,9 +493,9 @@ describe('consent before an expensive call', async () => {
     expect(await invalid({ user: ask.users.editor }, { handle: 'esa', _confirm_token: fresh })).toBe('mismatch');
     expect(await invalid({ user: ask.users.owner }, { ...profile, _confirm_token: fresh })).toBe('mismatch');
     // Another tool with the same arguments.
-    expect(refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_user_posts', { ...profile, _confirm_token: fresh })).data.reason).toBe(
-      'mismatch',
-    );
+    expect(
+      refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_user_posts', { ...profile, _confirm_token: fresh })).data.reason,
+    ).toBe('mismatch');
     expect(await balance(ask.orgId)).toBe((before ?? 0) - 1);
   });
 
@@ -505,9 +505,9 @@ describe('consent before an expensive call', async () => {
     const call = { tool: 'x_profile', digest: argumentsDigest('x_profile', profile, undefined) };
     const needed = new ConsentNeeded(1, { credits: 0, scope: 'organization' }, before);
     const stale = (await confirmationRequired(scope, call, needed, Date.now() - 11 * 60_000)).details.data?.confirm_token;
-    expect(refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', { ...profile, _confirm_token: stale })).data.reason).toBe(
-      'expired',
-    );
+    expect(
+      refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', { ...profile, _confirm_token: stale })).data.reason,
+    ).toBe('expired');
 
     const token = refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', profile)).data.confirm_token;
     const both = await Promise.all(
