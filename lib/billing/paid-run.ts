@@ -271,7 +271,7 @@ export function chargeCancellation(
     memberSpent: spent(CHARGE_ITEM.memberSpend),
     claimTaken: request.claim !== undefined && conditionFailed(reasons, CHARGE_ITEM.claim),
     jobSpent: job === undefined ? undefined : budgetSpentOf(job ?? {}),
-    consentUsed: request.consent !== undefined && conditionFailed(reasons, jobBudgetAt(request) + (request.job ? 1 : 0)),
+    ...(request.consent ? { consentUsed: conditionFailed(reasons, jobBudgetAt(request) + (request.job ? 1 : 0)) } : {}),
   };
   const anyFailed =
     found.org !== undefined ||
