@@ -466,6 +466,18 @@ describe('consent before an expensive call', async () => {
   };
   const profile = { handle: 'nasa' };
 
+  it('lists the _confirm_token argument on the tools that spend only while a threshold applies', async () => {
+    const list = (org: string, user: string) => post(org, user, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    const [asking, plain] = await Promise.all([list(ask.orgId, ask.users.viewer), list(orgId, users.viewer)]);
+    const argumentsOf = (answer: Awaited<ReturnType<typeof list>>, name: string) =>
+      Object.keys(answer.body.result.tools.find((tool: { name: string }) => tool.name === name).inputSchema.properties);
+    expect(argumentsOf(asking, 'x_profile')).toContain('_confirm_token');
+    expect(argumentsOf(asking, 'start_job')).toContain('_confirm_token');
+    expect(argumentsOf(asking, 'get_budget')).not.toContain('_confirm_token');
+    expect(argumentsOf(plain, 'x_profile')).not.toContain('_confirm_token');
+    expect(argumentsOf(plain, 'start_job')).not.toContain('_confirm_token');
+  });
+
   it('asks a legacy client with a token, runs once with it, and refuses reuse, alteration, other arguments and another caller', async () => {
     const before = await balance(ask.orgId);
     const asked = refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', profile));
