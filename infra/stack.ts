@@ -430,6 +430,10 @@ export class WorkspaceServiceStack extends Stack {
       value: oauthSealingKey.secretArn,
       description: 'Rotate the OAuth sealing key here, keeping the old one under previous (docs/deployment.md)',
     });
+    new CfnOutput(this, 'McpConsentKeySecretArn', {
+      value: mcpConsentKey.secretArn,
+      description: 'Rotate the MCP consent key here, keeping the old one under previous (docs/deployment.md)',
+    });
     new CfnOutput(this, 'JobsQueueUrl', {
       value: this.jobs.queue.queueUrl,
       description: 'For the admin CLI: jobs recover|requeue --queue-url',
