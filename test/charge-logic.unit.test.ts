@@ -226,7 +226,11 @@ describe('a consent spent by the charge (MCP, lib/mcp/consent.ts)', () => {
   });
 
   it('is read back from its position, and refuses with its own refusal once used', () => {
-    for (const [extra, at] of [[{}, 6], [{ job }, 7], [{ job, claim }, 8]] as const) {
+    for (const [extra, at] of [
+      [{}, 6],
+      [{ job }, 7],
+      [{ job, claim }, 8],
+    ] as const) {
       const reasons = Array.from({ length: at + 1 }, (_, i) => (i === at ? used : ok));
       const cancelled = { ...request, ...extra, consent };
       const found = chargeCancellation(reasons, cancelled);

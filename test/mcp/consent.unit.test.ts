@@ -62,7 +62,7 @@ describe('the consent gate', () => {
   it('spends a good token, and asks again when the cost is now above the one consented', async () => {
     const token = await tokenOf();
     const spent = await consentGate(scope, { ...call, presented: { form: 'token', value: token } })(3, org(2));
-    expect(spent?.item.Put?.Item.PK).toMatch(/^CONSENT#[0-9a-f-]{36}$/);
+    expect(spent?.item.Put?.Item?.PK).toMatch(/^CONSENT#[0-9a-f-]{36}$/);
     expect(spent?.item.Put?.ConditionExpression).toBe('attribute_not_exists(PK)');
     expect((spent?.refusal as ServiceError).details.data).toEqual({ reason: 'used' });
     await expect(consentGate(scope, { ...call, presented: { form: 'token', value: token } })(4, org(2))).rejects.toBeInstanceOf(
