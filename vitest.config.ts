@@ -52,6 +52,7 @@ const DEEP = [
   'test/admin-cli.test.ts',
   'test/billing/grants.test.ts',
   'test/payments/stripe-webhook.test.ts',
+  'test/property.test.ts',
 ];
 
 export default defineConfig({
