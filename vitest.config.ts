@@ -53,6 +53,7 @@ const DEEP = [
   'test/billing/grants.test.ts',
   'test/payments/stripe-webhook.test.ts',
   'test/property.test.ts',
+  'test/restore.test.ts',
 ];
 
 export default defineConfig({
