@@ -1,16 +1,23 @@
 /**
  * `admin charges pending|sweep` (scripts/admin/charges.ts) against this file's table: what an
- * operator sees of runs in flight, the sweep on demand, and bad usage.
+ * operator sees of runs in flight, the sweep on demand, and bad usage. The CLI's own `main` in this
+ * process (its six processes cost the file about 0.7 CPU-s); what only a process shows, its exit
+ * codes and streams and the local stack's files, is test/admin-cli.test.ts's.
  */
 import { describe, expect, it } from 'vitest';
 import { getOrganization } from '../lib/db/organizations.ts';
 import { listPendingRuns } from '../lib/db/pending-runs.ts';
+import { main } from '../scripts/admin/main.ts';
 import { chargeDirectly } from './support/charges.ts';
 import { workspace } from './support/fixtures.ts';
-import { runAdmin } from './support/processes.ts';
 
 const table = ['--table', process.env.TABLE_NAME!, '--endpoint', process.env.DYNAMODB_ENDPOINT!, '--region', 'us-east-1'];
-const admin = (...args: string[]) => runAdmin([...args, ...table]);
+async function admin(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main([...args, ...table], { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+  return { code, stdout, stderr };
+}
 
 describe('admin charges', () => {
   it('lists the pending runs of an organization, and sweeps those due by --at, printing {"refunded": N}', async () => {
