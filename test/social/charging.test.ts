@@ -11,8 +11,8 @@ import { call, withoutRequestId } from '../support/http.ts';
 import { eventsOf, runUrl } from '../support/social.ts';
 import { tokenFor } from '../support/tokens.ts';
 
-/** Runs at once against a balance or limit of 10 (everyday 25; `npm run test:long` 50: test/support/depth.ts). */
-const PARALLEL = atDepth(25, 50);
+/** Runs at once against a balance or limit of 10 (everyday 20, twice it; `npm run test:long` 50: test/support/depth.ts). */
+const PARALLEL = atDepth(20, 50);
 const profile = (orgId: string, user: string) =>
   call(handler, { method: 'POST', url: runUrl('instagram_profile', orgId), token: tokenFor(user), body: { handle: 'natgeo' } });
 
