@@ -11,8 +11,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OPERATION_NAMES } from '../lib/social/catalog/index.ts';
-import { workspace } from './support/fixtures.ts';
 import { atDepth } from './support/depth.ts';
+import { workspace } from './support/fixtures.ts';
 import { fuzzRuns } from './support/fuzz.ts';
 import { type Answer, call } from './support/http.ts';
 import { handlerOf, tokenRoutes } from './support/routes.ts';
