@@ -18,21 +18,10 @@ import {
   type TransactItem,
   tableName,
   transact,
-  updateIf,
 } from '../db/client.ts';
 import { limitsUnchanged, memberMayPayItem, memberSpendItem, orgSpendItem, periodSpendOf, type SpendLimits } from '../db/credits.ts';
 import { orgKey, spendDay, spendMonth } from '../db/keys.ts';
-import {
-  emptyLane,
-  FILLED_LANES,
-  type Lane,
-  laneEmptyItem,
-  laneFenceItem,
-  laneFillItem,
-  laneOf,
-  readLane,
-  readLanes,
-} from '../db/lanes.ts';
+import { emptyLane, FILLED_LANES, type Lane, laneEmptyItem, laneFillItem, laneOf, readLane, readLanes } from '../db/lanes.ts';
 import { organizationOf } from '../db/organizations.ts';
 import { SWEEP_INDEX } from '../db/table.ts';
 import { logger } from '../log.ts';
@@ -543,23 +532,6 @@ export function reclaimLanes(orgId: string): Promise<number> {
     if (returned > 0) logger.info('lanes reclaimed before a refusal', { organization_id: orgId, credits: returned });
     return returned;
   });
-}
-
-// ---------------------------------------------------------------- fence
-
-/**
- * After a change of what a charge on a lane no longer checks (the organization's limits or
- * networks; a member's role or limits, a removal; a key's limits, a revocation): every lane it
- * concerns that holds credits is fenced, so none takes a charge once the change has answered.
- * A fenced lane goes back to the balance before it is filled again, under the new settings (a
- * fill checks them as read, and a fill racing the change is refused by its conditions or was
- * written before this read). `payer`: one member's or key's lanes; otherwise all of them.
- */
-export async function fenceLanes(orgId: string, payer?: string): Promise<number> {
-  const held = (await readLanes(orgId, payer)).filter((lane) => lane.credits > 0 && !lane.fenced);
-  await Promise.all(held.map(async (lane) => updateIf(laneFenceItem(lane))));
-  if (held.length > 0) logger.info('lanes fenced after a change of settings', { organization_id: orgId, payer, lanes: held.length });
-  return held.length;
 }
 
 // ---------------------------------------------------------------- idle return

@@ -15,20 +15,11 @@
  * LANES_PER_PAYER lanes, so its concurrent runs charge different items.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, queryAll, type TransactItem, tableName } from './client.ts';
-import type { PeriodSpend } from './credits.ts';
+import { db, queryAll, type TransactItem, tableName, updateIf } from './client.ts';
+import { FILLED_LANES, laneKey, lanePartition } from './keys.ts';
 import type { TableKey } from './table.ts';
 
-/** The partition of an organization's lanes: one Query reads them all (the balance), or one payer's (`<payer>#`). */
-const lanePartition = (orgId: string): string => `LANE#${orgId}`;
-
-export const laneKey = (orgId: string, payer: string, lane: number): TableKey => ({
-  PK: lanePartition(orgId),
-  SK: `${payer}#${String(lane).padStart(2, '0')}`,
-});
-
-/** GSI1 partition listing every lane that holds credits, by when it was filled: the idle return reads it. */
-export const FILLED_LANES = 'LANES_FILLED';
+export { FILLED_LANES, laneKey };
 
 /** One lane as stored (credits 0 when never filled). */
 export interface Lane {
@@ -82,17 +73,6 @@ export async function readLanes(orgId: string, payer?: string): Promise<Lane[]> 
 export async function readLane(orgId: string, payer: string, lane: number): Promise<Lane> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: laneKey(orgId, payer, lane), ConsistentRead: true }));
   return result.Item ? laneOf(result.Item) : emptyLane(orgId, payer, lane);
-}
-
-/** The credits of `lanes` that count in a period's spend: the month's, and the day's. */
-export function reservedIn(lanes: readonly Lane[], month: string, day: string): PeriodSpend {
-  let [inMonth, inDay] = [0, 0];
-  for (const lane of lanes) {
-    if (lane.month !== month) continue;
-    inMonth += lane.credits;
-    if (lane.day === day) inDay += lane.credits;
-  }
-  return { month: inMonth, day: inDay };
 }
 
 /** Whether a counter or organization item says lanes were filled against it (its readers then count the lanes too). */
@@ -185,11 +165,27 @@ export function laneEmptyItem(had: Lane): TransactItem {
   };
 }
 
-/** Fences one lane: no charge on it until it goes back to the balance (the lane must exist). */
-export const laneFenceItem = (lane: Lane) => ({
-  TableName: tableName(),
-  Key: laneKey(lane.orgId, lane.payer, lane.lane),
-  UpdateExpression: 'SET fenced = :true',
-  ConditionExpression: 'attribute_exists(PK)',
-  ExpressionAttributeValues: { ':true': true },
-});
+/**
+ * After a change of what a charge on a lane no longer checks (the organization's limits or
+ * networks; a member's role or limits, a removal; a key's limits, a revocation): every lane it
+ * concerns that holds credits is fenced, so none takes a charge once the change has answered.
+ * A fenced lane goes back to the balance before it is filled again, under the new settings (a
+ * fill checks them as read, so a fill racing the change is refused by its conditions, or was
+ * written before this read and is fenced by it). `payer`: one member's or key's lanes; otherwise
+ * all of them. One Query, and one write a lane that holds credits (none for a cold organization).
+ */
+export async function fenceLanes(orgId: string, payer?: string): Promise<number> {
+  const held = (await readLanes(orgId, payer)).filter((lane) => lane.credits > 0 && !lane.fenced);
+  await Promise.all(
+    held.map((lane) =>
+      updateIf({
+        TableName: tableName(),
+        Key: laneKey(lane.orgId, lane.payer, lane.lane),
+        UpdateExpression: 'SET fenced = :true',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':true': true },
+      }),
+    ),
+  );
+  return held.length;
+}

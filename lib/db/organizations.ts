@@ -19,7 +19,7 @@ import {
 import { limitsUnchanged } from './credits.ts';
 import { type Grant, grantPut, ledgerPut, newGrantId } from './grants.ts';
 import { ORG_DIRECTORY_PK, orgDirectoryKey, orgIdOfDirectoryKey, orgKey } from './keys.ts';
-import { hasLanes, laneMovesOf, readLanes } from './lanes.ts';
+import { fenceLanes, hasLanes, laneMovesOf, readLanes } from './lanes.ts';
 import { membershipItem } from './memberships.ts';
 
 export interface Organization {
@@ -439,6 +439,8 @@ export async function changeOrganizationSettings(
       await transact([settingsUpdate(org, after, Object.keys(changes)), ...renamed, event], (reasons) =>
         conditionFailed(reasons, 0) ? new SettingsChanged() : null,
       );
+      // A hot organization's lanes were filled under the old limits and networks.
+      if (Object.keys(changes).some((field) => field !== 'name')) await fenceLanes(orgId);
       return after;
     } catch (error) {
       if (!(error instanceof SettingsChanged) || attempt >= SETTINGS_WRITE_ATTEMPTS) throw error;

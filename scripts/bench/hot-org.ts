@@ -12,7 +12,7 @@ import { config } from '../../lib/config.ts';
 import { db, tableName } from '../../lib/db/client.ts';
 import { readMembersSpend, readOrgSpend } from '../../lib/db/credits.ts';
 import { billingEventsPrefix, orgKey } from '../../lib/db/keys.ts';
-import { readLanes } from '../../lib/db/lanes.ts';
+import { laneKey, readLanes } from '../../lib/db/lanes.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
 import { createOrganization, getOrganization } from '../../lib/db/organizations.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
@@ -68,6 +68,9 @@ export interface HotResult {
 
 const hex = () => randomBytes(6).toString('hex');
 
+/** The organization an item of the burst belongs to, from its partition key (`<KIND>#<org>`). */
+const orgOf = (key: Record<string, unknown>): string => String(key.PK).slice(String(key.PK).indexOf('#') + 1);
+
 /** Counts cancelled transactions and their conflicts, per request (by the ClientRequestToken every charge attempt shares). */
 function countConflicts() {
   const counts = {
@@ -101,7 +104,7 @@ function countConflicts() {
         reasons.forEach((reason, i) => {
           if (reason.Code !== 'TransactionConflict') return;
           const key = Object.values(items[i] ?? {})[0]?.Key;
-          const kind = String(key?.PK ?? '').startsWith('LANE#') ? 'lane' : String(key?.SK ?? '?').split('#')[0]!;
+          const kind = key && key.PK === laneKey(orgOf(key), '', 0).PK ? 'lane' : (String(key?.SK ?? '?').split('#')[0] ?? '?');
           counts.heldItems[kind] = (counts.heldItems[kind] ?? 0) + 1;
         });
         throw error;
