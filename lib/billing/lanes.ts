@@ -265,10 +265,10 @@ async function fillWished(orgId: string): Promise<void> {
   wishes.set(orgId, rest);
   try {
     const planned = await planFills(batch);
-    if (planned.length === 1) return await settle(planned, (fill) => fillOne(fill));
+    if (planned.length === 1 || !underLimitsTogether(planned)) return await settle(planned, (fill) => fillOne(fill));
     if (planned.length === 0) return;
     try {
-      await transact(batchFillTransaction(planned), () => new BatchRefused());
+      await transact(batchFillTransaction(planned), () => new BatchRefused(), head.ask.retryUntilMs);
       for (const fill of planned) fill.wish.resolve(true);
     } catch (error) {
       if (!(error instanceof BatchRefused)) throw error;
@@ -302,11 +302,33 @@ async function planFills(batch: FillWish[]): Promise<PlannedFill[]> {
     const need = ask.cost - had.credits;
     // A low balance is shared out among the lanes charging here rather than taken by the first to ask.
     const share = Math.floor(payer.org.credits / (2 * Math.max(1, busyHere(ask.orgId).size)));
-    const amount = Math.max(need, Math.min(settings.block - had.credits, share));
+    // A counter's condition cannot refuse a period's first write (it has no attribute yet to compare):
+    // no fill takes more than a limit itself, as no charge costs more (creditRefusal).
+    const amount = Math.min(Math.max(need, Math.min(settings.block - had.credits, share)), mostUnderLimits(payer));
+    if (amount < need) {
+      wish.resolve(false);
+      continue;
+    }
     const expiresAt = isApiKeyId(ask.userId) ? ((await getApiKey(ask.orgId, ask.userId))?.expires_at ?? null) : null;
     planned.push({ wish, had, need, amount, expiresAt });
   }
   return planned;
+}
+
+/** The most one fill may move: the smallest of the organization's and the payer's limits as read (Infinity without). */
+function mostUnderLimits(payer: Payer): number {
+  const limits = [holderLimits(payer, 'org'), holderLimits(payer, 'member')].flatMap((scope) => [scope.month, scope.day]);
+  return Math.min(...limits.map((limit) => limit ?? Number.POSITIVE_INFINITY));
+}
+
+/** Whether fills may share one transaction: together they take no more than any limit itself (mostUnderLimits). */
+function underLimitsTogether(planned: PlannedFill[]): boolean {
+  const total = planned.reduce((sum, fill) => sum + fill.amount, 0);
+  const [first] = planned;
+  if (!first || total > mostUnderLimits({ ...first.wish.payer, member: { role: '', spending_limit: null, daily_limit: null } })) return false;
+  const byPayer = new Map<string, number>();
+  for (const fill of planned) byPayer.set(fill.wish.ask.userId, (byPayer.get(fill.wish.ask.userId) ?? 0) + fill.amount);
+  return planned.every((fill) => (byPayer.get(fill.wish.ask.userId) ?? 0) <= mostUnderLimits(fill.wish.payer));
 }
 
 /** Answers each planned fill by `fill`, one at a time. */
@@ -330,8 +352,10 @@ async function fillOne({ wish, had, need, amount: wanted, expiresAt }: PlannedFi
   let amount = wanted;
   for (let attempt = 1; attempt <= 4; attempt += 1) {
     try {
-      await transact(fillTransaction(payer, ask, had, amount, periods, expiresAt), (reasons) =>
-        fillCancellation(reasons, payer, amount, periods.day),
+      await transact(
+        fillTransaction(payer, ask, had, amount, periods, expiresAt),
+        (reasons) => fillCancellation(reasons, payer, amount, periods.day),
+        ask.retryUntilMs,
       );
       return true;
     } catch (error) {

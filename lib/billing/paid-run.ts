@@ -434,8 +434,11 @@ async function chargeBalance(payer: Payer, request: ChargeRequest, chargeId: str
 async function chargeOnLane(payer: Payer, request: ChargeRequest, chargeId: string, settings: LaneSettings): Promise<void> {
   const { orgId, userId } = request;
   const lease = await takeLane(orgId, userId, settings);
+  let moves = 0;
+  // Another process's charge held the lane: move to another at most LANE_MOVES times, then wait for it
+  // under the charge's retry policy (lib/db/conflict-retry.ts), as a cold charge waits for the balance.
   const lost = (reasons: CancellationReason[]) => {
-    if (reasons[LANE_CHARGE_ITEM.lane]?.Code === 'TransactionConflict') throw new LaneHeld();
+    if (reasons[LANE_CHARGE_ITEM.lane]?.Code === 'TransactionConflict' && moves < LANE_MOVES) throw new LaneHeld();
   };
   try {
     for (let attempt = 1; attempt <= LANE_ATTEMPTS; attempt += 1) {
@@ -445,6 +448,7 @@ async function chargeOnLane(payer: Payer, request: ChargeRequest, chargeId: stri
         return;
       } catch (error) {
         if (error instanceof LaneHeld) {
+          moves += 1;
           lease.move();
           continue;
         }
@@ -460,6 +464,9 @@ async function chargeOnLane(payer: Payer, request: ChargeRequest, chargeId: stri
     lease.release();
   }
 }
+
+/** A charge moves off a lane another process holds at most this often; then it waits its turn there. */
+const LANE_MOVES = 2;
 
 /** A charge on a lane gives up (and the run reads again) after this many fills or moves that did not let it through. */
 const LANE_ATTEMPTS = 8;
