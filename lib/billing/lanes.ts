@@ -9,20 +9,28 @@
  * to every limit as a charge is (the counters' ceilings, the payer's right to pay with its limits
  * as read, the organization's limits as read); a return gives back exactly what the lane held.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyMayPayItem, getApiKey } from '../db/api-keys.ts';
 import {
   type CancellationReason,
   conditionFailed,
   conditionFailedOn,
+  db,
   queryAll,
   type TransactItem,
   tableName,
   transact,
+  updateIf,
 } from '../db/client.ts';
 import { limitsUnchanged, memberMayPayItem, memberSpendItem, orgSpendItem, periodSpendOf, type SpendLimits } from '../db/credits.ts';
 import { orgKey, spendDay, spendMonth } from '../db/keys.ts';
-import { emptyLane, FILLED_LANES, type Lane, laneEmptyItem, laneFillItem, laneOf, readLane, readLanes } from '../db/lanes.ts';
+import { emptyLane, FILLED_LANES, hasLanes, type Lane, laneEmptyItem, laneFillItem, laneOf, readLane, readLanes } from '../db/lanes.ts';
 import { organizationOf } from '../db/organizations.ts';
+
+/** The organization's item as stored (with `lanes` and `lane_moves`), consistently. */
+const getOrganizationItem = async (orgId: string): Promise<Record<string, unknown> | undefined> =>
+  (await db().send(new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true }))).Item;
+
 import { SWEEP_INDEX } from '../db/table.ts';
 import { logger } from '../log.ts';
 import { isApiKeyId } from '../model.ts';
@@ -61,9 +69,28 @@ export function laneSettings(env: NodeJS.ProcessEnv = process.env): LaneSettings
     // milliseconds, so more would only spread the balance thinner (a Lambda instance runs one at a time).
     perProcess: integerFrom('LANES_PER_PROCESS', env.LANES_PER_PROCESS, 2, 1, 99),
     block: integerFrom('LANE_BLOCK_CREDITS', env.LANE_BLOCK_CREDITS, 50, 1, 1_000_000),
-    hotAfterConflicts: integerFrom('HOT_AFTER_CONFLICTS', env.HOT_AFTER_CONFLICTS, 2, 1, 1_000),
+    hotAfterConflicts: integerFrom('HOT_AFTER_CONFLICTS', env.HOT_AFTER_CONFLICTS, 1, 1, 1_000),
     idleMs: integerFrom('LANE_IDLE_SECONDS', env.LANE_IDLE_SECONDS, 300, 1, 86_400) * 1000,
   };
+}
+
+// ---------------------------------------------------------------- when hot
+
+/**
+ * Organizations this process saw turn hot (a charge lost to concurrent ones on the balance), until
+ * when: the other runs of the burst that read the organization cold go to lanes at once rather
+ * than each lose to the balance first. Runs that read it afterwards see its item's `lanes`.
+ */
+const seenHot = new Map<string, number>();
+
+export const markHot = (orgId: string, settings: Pick<LaneSettings, 'idleMs'>, nowMs = Date.now()): void => {
+  seenHot.set(orgId, nowMs + settings.idleMs);
+};
+
+export function knownHot(orgId: string, nowMs = Date.now()): boolean {
+  const until = seenHot.get(orgId);
+  if (until !== undefined && until <= nowMs) seenHot.delete(orgId);
+  return until !== undefined && until > nowMs;
 }
 
 // ---------------------------------------------------------------- which lane
@@ -325,7 +352,8 @@ function mostUnderLimits(payer: Payer): number {
 function underLimitsTogether(planned: PlannedFill[]): boolean {
   const total = planned.reduce((sum, fill) => sum + fill.amount, 0);
   const [first] = planned;
-  if (!first || total > mostUnderLimits({ ...first.wish.payer, member: { role: '', spending_limit: null, daily_limit: null } })) return false;
+  if (!first || total > mostUnderLimits({ ...first.wish.payer, member: { role: '', spending_limit: null, daily_limit: null } }))
+    return false;
   const byPayer = new Map<string, number>();
   for (const fill of planned) byPayer.set(fill.wish.ask.userId, (byPayer.get(fill.wish.ask.userId) ?? 0) + fill.amount);
   return planned.every((fill) => (byPayer.get(fill.wish.ask.userId) ?? 0) <= mostUnderLimits(fill.wish.payer));
@@ -573,6 +601,7 @@ export async function returnIdleLanes(nowMs = Date.now(), settings = laneSetting
     ExpressionAttributeValues: { ':listed': FILLED_LANES, ':before': String(nowMs - settings.idleMs).padStart(15, '0') },
   });
   let [lanes, credits] = [0, 0];
+  const orgs = new Set<string>();
   for (const item of items) {
     // The index is eventually consistent: the lane is returned as stored now.
     const found = laneOf(item);
@@ -581,9 +610,30 @@ export async function returnIdleLanes(nowMs = Date.now(), settings = laneSetting
     // An emptied lane is unlisted too (returned as if fenced: nothing to give back).
     credits += await returnLanes([lane.credits === 0 ? { ...lane, fenced: true } : lane]);
     lanes += 1;
+    orgs.add(lane.orgId);
   }
+  for (const orgId of orgs) await coolDown(orgId);
   if (lanes > 0) logger.info('idle lanes returned', { lanes, credits });
   return { lanes, credits };
+}
+
+/**
+ * An organization whose lanes all hold nothing turns cold again: its item loses `lanes`, so its
+ * runs charge the balance and its reads are one GetItem, as a small organization's. Only if no
+ * fill moved credits since the lanes were read (`lane_moves`): a fill racing this keeps it hot.
+ */
+async function coolDown(orgId: string): Promise<void> {
+  const org = await getOrganizationItem(orgId);
+  if (!org || !hasLanes(org)) return;
+  if ((await readLanes(orgId)).some((lane) => lane.credits > 0 || lane.fenced)) return;
+  const cooled = await updateIf({
+    TableName: tableName(),
+    Key: orgKey(orgId),
+    UpdateExpression: 'REMOVE lanes',
+    ConditionExpression: 'lane_moves = :seen',
+    ExpressionAttributeValues: { ':seen': org.lane_moves ?? 0 },
+  });
+  if (cooled) logger.info('organization is cold again: its lanes are empty and idle', { organization_id: orgId });
 }
 
 export { emptyLane, readLane };

@@ -78,7 +78,17 @@ import {
   type Spent,
   shortfallRefusal,
 } from './charge-rules.ts';
-import { fillLane, LanePayerChanged, type LaneSettings, laneSettings, oneAtATime, reclaimLanes, takeLane } from './lanes.ts';
+import {
+  fillLane,
+  knownHot,
+  LanePayerChanged,
+  type LaneSettings,
+  laneSettings,
+  markHot,
+  oneAtATime,
+  reclaimLanes,
+  takeLane,
+} from './lanes.ts';
 
 export type { HeldCharge } from '../db/pending-runs.ts';
 
@@ -380,7 +390,8 @@ export async function chargeRun(payer: Payer, request: ChargeRequest): Promise<H
   const run = heldRun(request, chargeId);
   const settings = laneSettings();
   try {
-    if (settings.mode !== 'off' && (payer.org.lanes || settings.mode === 'always')) await chargeOnLane(payer, request, chargeId, settings);
+    const hot = payer.org.lanes || settings.mode === 'always' || knownHot(request.orgId);
+    if (settings.mode !== 'off' && hot) await chargeOnLane(payer, request, chargeId, settings);
     else await chargeBalance(payer, request, chargeId, settings);
   } catch (error) {
     if (error instanceof ServiceError || error instanceof StaleRead || !mayHaveBeenWritten(error)) throw error;
@@ -404,7 +415,7 @@ async function chargeBalance(payer: Payer, request: ChargeRequest, chargeId: str
     if (settings.mode !== 'auto') return;
     const held = (at: number) => reasons[at]?.Code === 'TransactionConflict';
     if (held(CHARGE_ITEM.org) || held(CHARGE_ITEM.orgSpend)) contended += 1;
-    if (contended >= settings.hotAfterConflicts) throw new TurnedHot();
+    if (contended >= settings.hotAfterConflicts || knownHot(request.orgId)) throw new TurnedHot();
   };
   try {
     await transact(
@@ -418,7 +429,9 @@ async function chargeBalance(payer: Payer, request: ChargeRequest, chargeId: str
     );
   } catch (error) {
     if (!(error instanceof TurnedHot)) throw error;
-    logger.info('charges conflict on the balance: this run charges a lane', { organization_id: request.orgId });
+    if (!knownHot(request.orgId))
+      logger.info('charges conflict on the balance: the organization turns hot', { organization_id: request.orgId });
+    markHot(request.orgId, settings);
     await chargeOnLane(payer, request, chargeId, settings);
   }
 }
