@@ -4,7 +4,7 @@ import { endpoint, Reply } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { createWorkspaceApiKey, DEFAULT_KEY_LIFETIME_DAYS, MAX_KEY_LIFETIME_DAYS } from '../lib/workspace/api-keys.ts';
-import { allowedIpsField, limitField, rateLimitField } from '../lib/workspace/limit-fields.ts';
+import { allowedIpsField, confirmAboveField, limitField, rateLimitField } from '../lib/workspace/limit-fields.ts';
 import { apiKeyName, apiKeyRole, apiKeySchema } from '../lib/workspace/schemas.ts';
 
 const body = z.strictObject({
@@ -14,6 +14,9 @@ const body = z.strictObject({
     "the key's own monthly (UTC) spending limit in credits; null or omitted: none (the organization's still applies)",
   ),
   daily_limit: limitField("the key's own daily (UTC) spending limit in credits; null or omitted: none (the organization's still applies)"),
+  confirm_above: confirmAboveField(
+    "the key's MCP consent threshold: its tool calls quoted above this many credits run only after consent; null or omitted: none of its own (the organization's still applies)",
+  ),
   allowed_ips: allowedIpsField,
   rate_limit: rateLimitField,
   expires_in_days: z.optional(

@@ -24,6 +24,10 @@ export const responseSchema = z.object({
       description: "only for a caller with an API key: the key's id, its own limits and spend (the figures of `member`)",
     }),
   ),
+  confirm_above: z.nullable(z.object({ credits: z.int(), scope: z.enum(['organization', 'api_key']) })).register(z.globalRegistry, {
+    description:
+      "the caller's MCP consent threshold: tool calls quoted above `credits` run only after consent; the lower of the organization's and the key's, `scope` naming whose; null: never ask",
+  }),
 });
 
 /** GET /organizations/{organization_id}/credits — any member; the balance and this month's and today's spend. */

@@ -3,12 +3,12 @@ import { endpoint } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { apiKeyIdParam, organizationId } from '../lib/http/params.ts';
 import { updateWorkspaceApiKey } from '../lib/workspace/api-keys.ts';
-import { allowedIpsField, limitField, rateLimitField } from '../lib/workspace/limit-fields.ts';
+import { allowedIpsField, confirmAboveField, limitField, rateLimitField } from '../lib/workspace/limit-fields.ts';
 import { apiKeyName, apiKeyRole } from '../lib/workspace/schemas.ts';
 
 export { apiKeySchema as responseSchema } from '../lib/workspace/schemas.ts';
 
-const FIELDS = ['name', 'role', 'spending_limit', 'daily_limit', 'allowed_ips', 'rate_limit'] as const;
+const FIELDS = ['name', 'role', 'spending_limit', 'daily_limit', 'confirm_above', 'allowed_ips', 'rate_limit'] as const;
 
 const body = z
   .strictObject({
@@ -16,6 +16,9 @@ const body = z
     role: z.optional(apiKeyRole),
     spending_limit: limitField("the key's own monthly (UTC) spending limit in credits; null: none; omitted: kept"),
     daily_limit: limitField("the key's own daily (UTC) spending limit in credits; null: none; omitted: kept"),
+    confirm_above: confirmAboveField(
+      "the key's MCP consent threshold: its tool calls quoted above this many credits run only after consent; null: none of its own; omitted: kept",
+    ),
     allowed_ips: allowedIpsField,
     rate_limit: rateLimitField,
   })

@@ -3,7 +3,7 @@ import { endpoint } from '../lib/http/endpoint.ts';
 import { jsonBody } from '../lib/http/json-body.ts';
 import { organizationId } from '../lib/http/params.ts';
 import { NETWORKS } from '../lib/model.ts';
-import { limitField } from '../lib/workspace/limit-fields.ts';
+import { confirmAboveField, limitField } from '../lib/workspace/limit-fields.ts';
 import { changeWorkspace } from '../lib/workspace/organization.ts';
 
 export { settingsSchema as responseSchema } from '../lib/workspace/schemas.ts';
@@ -12,6 +12,9 @@ const body = z
   .strictObject({
     spending_limit: limitField('monthly (UTC) spending limit of the organization in credits; null for none'),
     daily_limit: limitField('daily (UTC) spending limit of the organization in credits; null for none'),
+    confirm_above: confirmAboveField(
+      'MCP tool calls quoted above this many credits run only after consent (docs/mcp.md, "Consent before an expensive call"); null: never ask',
+    ),
     networks: z.optional(
       z
         .array(z.enum(NETWORKS))
@@ -23,8 +26,12 @@ const body = z
   })
   .check(
     z.refine(
-      (value) => value.spending_limit !== undefined || value.daily_limit !== undefined || value.networks !== undefined,
-      'must change spending_limit, daily_limit or networks (one or more)',
+      (value) =>
+        value.spending_limit !== undefined ||
+        value.daily_limit !== undefined ||
+        value.networks !== undefined ||
+        value.confirm_above !== undefined,
+      'must change spending_limit, daily_limit, confirm_above or networks (one or more)',
     ),
   );
 

@@ -29,6 +29,7 @@ export const RUN_TIME_SECRETS: Record<Exclude<RouteSecret, 'cursorSigningKey'>, 
   providerApiKey: 'SCRAPECREATORS_API_KEY_SECRET_ARN',
   tikhubApiKey: 'TIKHUB_API_KEY_SECRET_ARN',
   oauthSealingKey: 'OAUTH_SEALING_KEY_SECRET_ARN',
+  mcpConsentKey: 'MCP_CONSENT_KEY_SECRET_ARN',
   stripeSecretKey: 'STRIPE_SECRET_KEY_SECRET_ARN',
   stripeWebhookSecret: 'STRIPE_WEBHOOK_SECRET_SECRET_ARN',
 };

@@ -180,6 +180,24 @@ export class WorkspaceServiceStack extends Stack {
       reason:
         'It seals the OAuth consent ticket and the hosted sign-in state, i.e. who signed in. It is rotated by hand: putting {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps the tickets in flight valid for their 10 minutes. No Lambda rotation, because the previous key must be kept for those 10 minutes, and a rotation function would replace it.',
     });
+    // Seals MCP consent (confirmation tokens and requestStates: lib/mcp/consent-token.ts), apart from
+    // the OAuth key (habit 19): whoever holds it can let an agent spend above its owner's threshold.
+    const mcpConsentKey = new Secret(this, 'McpConsentKey', {
+      description:
+        'Seals MCP consent (the confirmation tokens of calls above confirm_above): {"kid","key","previous"} JSON, read at run time (rotation: docs/deployment.md)',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ kid: 'k1' }),
+        generateStringKey: 'key',
+        passwordLength: 64,
+        excludePunctuation: true,
+      },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(mcpConsentKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'It seals MCP consent tokens, each valid 10 minutes and single-use. Rotated by hand like the OAuth sealing key: {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps tokens in flight valid; a rotation function would drop the previous key.',
+    });
     // Stripe's secret API key: it makes checkouts and refunds. Created with a random placeholder, like
     // the provider key: until an operator puts an `sk_…` key in it, buying credits answers 403
     // `operation_not_enabled` (docs/funding.md, "Deployed").
@@ -210,6 +228,7 @@ export class WorkspaceServiceStack extends Stack {
       tikhubApiKey,
       cursorSigningKey,
       oauthSealingKey,
+      mcpConsentKey,
       stripeSecretKey,
       stripeWebhookSecret,
     };
@@ -410,6 +429,10 @@ export class WorkspaceServiceStack extends Stack {
     new CfnOutput(this, 'OAuthSealingKeySecretArn', {
       value: oauthSealingKey.secretArn,
       description: 'Rotate the OAuth sealing key here, keeping the old one under previous (docs/deployment.md)',
+    });
+    new CfnOutput(this, 'McpConsentKeySecretArn', {
+      value: mcpConsentKey.secretArn,
+      description: 'Rotate the MCP consent key here, keeping the old one under previous (docs/deployment.md)',
     });
     new CfnOutput(this, 'JobsQueueUrl', {
       value: this.jobs.queue.queueUrl,

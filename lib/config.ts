@@ -218,6 +218,21 @@ export function oauthSealingKeySource(): { secretArn: string } | { value: string
 }
 
 /**
+ * Where the MCP consent key is read from (lib/mcp/consent-token.ts, which says what it seals):
+ * deployed, its own Secrets Manager secret by ARN (MCP_CONSENT_KEY_SECRET_ARN, which the stack
+ * gives the MCP function alone), read at run time; locally and in tests, the same JSON in
+ * MCP_CONSENT_KEY. Both at once is refused, as for the OAuth sealing key.
+ */
+export function mcpConsentKeySource(): { secretArn: string } | { value: string } {
+  const secretArn = optional('MCP_CONSENT_KEY_SECRET_ARN');
+  const value = optional('MCP_CONSENT_KEY');
+  if (secretArn && value) throw new Error('set MCP_CONSENT_KEY_SECRET_ARN (deployed) or MCP_CONSENT_KEY (local), not both');
+  if (secretArn) return { secretArn };
+  if (value) return { value };
+  throw new Error('MCP_CONSENT_KEY_SECRET_ARN (deployed) or MCP_CONSENT_KEY (local) is not set');
+}
+
+/**
  * Where Stripe's secret API key is read from (lib/billing/stripe-client.ts): deployed, its Secrets
  * Manager secret by ARN (STRIPE_SECRET_KEY_SECRET_ARN), read at run time; locally and in tests,
  * STRIPE_SECRET_KEY. Neither: this deployment sells no credits (403 `operation_not_enabled`).

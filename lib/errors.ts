@@ -17,6 +17,7 @@ export const ERROR_CATALOG = {
   insufficient_credits: { status: 402, message: 'the organization has too few credits for this operation' },
   spending_limit_exceeded: { status: 402, message: 'this run would exceed a daily or monthly spending limit' },
   max_credits_exceeded: { status: 402, message: 'this call would be charged more than the Max-Credits it allows' },
+  consent_declined: { status: 403, message: 'the user declined this call: nothing was charged' },
   forbidden: { status: 403, message: 'your role does not allow this' },
   operation_not_enabled: { status: 403, message: 'this operation is not enabled for this organization' },
   api_key_not_allowed: {
@@ -33,6 +34,10 @@ export const ERROR_CATALOG = {
   name_taken: { status: 409, message: 'the name is taken by a live custom skill' },
   parent_deleted: { status: 409, message: "the conversation's project is deleted" },
   idempotency_key_reused: { status: 409, message: 'this Idempotency-Key was used with another operation or body' },
+  confirmation_invalid: {
+    status: 409,
+    message: 'this confirmation token cannot confirm this call (expired, used, or for another call): nothing was charged',
+  },
   last_owner: { status: 409, message: 'an organization keeps at least one owner: add or promote another owner first' },
   payload_too_large: { status: 413, message: 'the request or the response is over the 6 MB a Lambda invocation carries' },
   job_limit_reached: {
@@ -57,6 +62,10 @@ export const ERROR_CATALOG = {
   webhook_limit_reached: {
     status: 409,
     message: 'the organization has as many notification endpoints as it may: delete one first',
+  },
+  confirmation_required: {
+    status: 428,
+    message: 'this call costs more than the consent threshold set by an owner: ask the user, then call again with the confirmation token',
   },
   rate_limited: { status: 429, message: 'rate limit exceeded' },
   headers_too_large: { status: 431, message: 'the request line and headers are too large' },
@@ -270,7 +279,28 @@ export const jobMaxCreditsExceeded = (cost: number, maxCredits: number, remainin
     { data: { cost, max_credits: maxCredits, remaining } },
   );
 
+/** Why a confirmation token confirms nothing (MCP consent, lib/mcp/consent.ts). */
+export type ConfirmationProblem = 'expired' | 'used' | 'mismatch' | 'malformed';
+
+const CONFIRMATION_PROBLEMS: Record<ConfirmationProblem, string> = {
+  expired: 'it expired (a token is valid 10 minutes)',
+  used: 'it was used already (a token confirms one call)',
+  mismatch: 'it was issued for another tool, other arguments, another caller or another organization',
+  malformed: 'it is not a token this service issued',
+};
+
+/** A `_confirm_token` that confirms nothing: call again without it for a new quote and token. */
+export const confirmationInvalid = (reason: ConfirmationProblem): ServiceError =>
+  new ServiceError(
+    'confirmation_invalid',
+    `this confirmation token cannot confirm this call: ${CONFIRMATION_PROBLEMS[reason]}; nothing was charged. Call again without "_confirm_token" to get a new quote and token, and ask the user again`,
+    { data: { reason } },
+  );
+
 // ---------------------------------------------------------------- 403
+
+/** The user declined an MCP call's consent request. */
+export const consentDeclined = (): ServiceError => new ServiceError('consent_declined');
 
 export const forbidden = (message: string): ServiceError => new ServiceError('forbidden', message);
 export const notAMember = (): ServiceError => forbidden('you are not a member of this organization');

@@ -59,6 +59,8 @@ export interface ApiKeyGrant {
   role: Role;
   spending_limit: number | null;
   daily_limit: number | null;
+  /** The key's own consent threshold for MCP calls (lib/mcp/consent.ts); null: none of its own. */
+  confirm_above?: number | null;
   created_at: string;
   /** Requests per rate-limit window of the stack, when the key has a rate of its own (at most the stack's). */
   rate_limit: { requests: number } | null;

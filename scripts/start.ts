@@ -137,6 +137,11 @@ async function main() {
       kid: 'local',
       key: createHash('sha256').update(`oauth sealing\n${key.privateKeyPem}`).digest('hex'),
     });
+    // The MCP consent key (deployed: a secret of its own, read at run time), under its own label.
+    process.env.MCP_CONSENT_KEY ??= JSON.stringify({
+      kid: 'local',
+      key: createHash('sha256').update(`mcp consent\n${key.privateKeyPem}`).digest('hex'),
+    });
     // The dev key signs the API keys too (deployed: a KMS key); their JWKS is the route's.
     process.env.API_KEY_SIGNING_KEY_PEM ??= key.privateKeyPem;
     let handlersLoaded: (handlers: Map<string, LambdaHandler>) => void = () => undefined;

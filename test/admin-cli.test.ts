@@ -135,6 +135,7 @@ describe('org', () => {
       credits: 100,
       spending_limit: 50,
       daily_limit: null,
+      confirm_above: null,
       created_at: expect.any(String),
     });
     expect(granted.json.organization.credits).toBe(125);
@@ -157,6 +158,7 @@ describe('org', () => {
       credits: 93,
       spending_limit: 80,
       daily_limit: null,
+      confirm_above: null,
       created_at: expect.any(String),
       period,
       spent: 7,
@@ -200,6 +202,7 @@ describe('org', () => {
         credits: i + 1,
         spending_limit: null,
         daily_limit: null,
+        confirm_above: null,
         created_at: expect.any(String),
       })),
     );

@@ -164,6 +164,7 @@ describe('each change writes its one event, with the actor, the target and exact
         role: 'editor',
         spending_limit: null,
         daily_limit: 5,
+        confirm_above: null,
         allowed_ips: null,
         rate_limit: null,
         expires_at: key.expires_at,

@@ -211,6 +211,36 @@ describe('chargeCancellation', () => {
   });
 });
 
+describe('a consent spent by the charge (MCP, lib/mcp/consent.ts)', () => {
+  const ok = { Code: 'None' };
+  const used = { Code: 'ConditionalCheckFailed' };
+  const consent = { item: { Put: { TableName: 't', Item: { PK: 'CONSENT#n', SK: 'CONSENT' } } }, refusal: new Error('used') };
+  const job = { id: 'job_1', maxCredits: 5 };
+  const claim = { key: { PK: 'IDEM#k', SK: 'IDEM' }, requestHash: 'h', leaseMs: 1 };
+
+  it('is the last item, after the claim and the job budget', () => {
+    const items = chargeTransaction({ ...request, job, claim, consent }, payer(), 'evt_1');
+    expect(items).toHaveLength(9);
+    expect(items.at(-1)).toBe(consent.item);
+    expect(chargeTransaction(request, payer(), 'evt_1')).toHaveLength(6);
+  });
+
+  it('is read back from its position, and refuses with its own refusal once used', () => {
+    for (const [extra, at] of [
+      [{}, 6],
+      [{ job }, 7],
+      [{ job, claim }, 8],
+    ] as const) {
+      const reasons = Array.from({ length: at + 1 }, (_, i) => (i === at ? used : ok));
+      const cancelled = { ...request, ...extra, consent };
+      const found = chargeCancellation(reasons, cancelled);
+      expect(found).toMatchObject({ consentUsed: true, claimTaken: false, jobSpent: undefined });
+      expect(found && refusalOf(found, payer(), cancelled)).toBe(consent.refusal);
+    }
+    expect(chargeCancellation([ok, ok, ok, ok, ok, ok, ok], { ...request, consent })).toBeNull();
+  });
+});
+
 describe('payerScope (whose own limit and counters a payer has, for a charge and for its alerts alike)', () => {
   it.each([
     ['key_0123456789abcdef0123456789abcdef', 'api_key'],

@@ -62,6 +62,7 @@ describe('GET /organizations/{organization_id}/credits', () => {
       period: thisMonth(),
       organization: { spending_limit: 50, spent: 3, daily_limit: null, spent_today: 3 },
       member: { role: 'editor', spending_limit: 20, spent: 2, daily_limit: null, spent_today: 2 },
+      confirm_above: null,
     });
     expect(asOwner.body).toMatchObject({ balance: 122, member: { role: 'owner', spending_limit: null, spent: 1, spent_today: 1 } });
   });
@@ -77,6 +78,7 @@ describe('GET /organizations/{organization_id}/credits', () => {
       period: thisMonth(),
       organization: { spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
       member: { role: 'viewer', spending_limit: null, spent: 0, daily_limit: null, spent_today: 0 },
+      confirm_above: null,
     });
   });
 

@@ -24,8 +24,11 @@ const DESIGN_CODES: Record<number, string[]> = {
 
 /** DESIGN.md, part 4 ("Beyond the spec, part 4"): the codes of its features built so far, by status. */
 const PART_4_CODES: Record<number, string[]> = {
-  403: ['email_not_verified', 'email_mismatch'],
+  // "MCP clients of 2026", consent: refusals of MCP tool calls (tool results, never HTTP answers).
+  403: ['email_not_verified', 'email_mismatch', 'consent_declined'],
+  428: ['confirmation_required'],
   409: [
+    'confirmation_invalid',
     'already_member',
     'invitation_pending',
     'invitation_limit_reached',

@@ -230,7 +230,8 @@ describe('routes', () => {
     });
     // bad_request and headers_too_large are the local server's edges: deployed, API Gateway answers those
     // itself (payload_too_large too, but for the Stripe webhook's own 1 MiB bound).
-    const edges = ['bad_request', 'headers_too_large'];
+    // MCP consent's refusals are tool results (docs/mcp.md), never an HTTP answer.
+    const edges = ['bad_request', 'headers_too_large', 'confirmation_required', 'confirmation_invalid', 'consent_declined'];
     expect(new Set(answered)).toEqual(new Set(Object.keys(ERROR_CATALOG).filter((code) => !edges.includes(code))));
   });
 

@@ -18,6 +18,7 @@ export interface NewApiKey {
   now: Date;
   spendingLimit?: number | null | undefined;
   dailyLimit?: number | null | undefined;
+  confirmAbove?: number | null | undefined;
   allowedIps?: string[] | null | undefined;
   rateLimit?: { requests: number } | null | undefined;
   /** The OAuth client it is a grant for; absent for a key an owner creates. */
@@ -36,6 +37,7 @@ export function newApiKeyRecord(key: NewApiKey): ApiKeyRecord {
     role: key.role,
     spending_limit: key.spendingLimit ?? null,
     daily_limit: key.dailyLimit ?? null,
+    confirm_above: key.confirmAbove ?? null,
     allowed_ips: key.allowedIps ?? null,
     rate_limit: key.rateLimit ?? null,
     created_at: new Date(issuedAt).toISOString(),

@@ -30,6 +30,27 @@ export interface CreditsOverview {
   member: ScopeSpend & { role: Role };
   /** For a caller with an API key: the key and its own limits (the same figures as `member`, named by the key's id). */
   api_key?: ScopeSpend & { id: string };
+  /** The consent threshold of the caller's MCP calls: the lower of the organization's and the key's; null: never ask. */
+  confirm_above: ConfirmAbove | null;
+}
+
+/** A consent threshold that applies, and whose it is. */
+export interface ConfirmAbove {
+  credits: number;
+  scope: 'organization' | 'api_key';
+}
+
+/**
+ * The threshold above which the caller's MCP calls ask first: the lower of the organization's and
+ * (for an API key) the key's, null when neither sets one. Pure; the run path and the budget ask here.
+ */
+export function confirmAboveOf(
+  org: { confirm_above: number | null },
+  key: { confirm_above?: number | null } | undefined,
+): ConfirmAbove | null {
+  const own = key?.confirm_above ?? null;
+  if (own !== null && (org.confirm_above === null || own < org.confirm_above)) return { credits: own, scope: 'api_key' };
+  return org.confirm_above === null ? null : { credits: org.confirm_above, scope: 'organization' };
 }
 
 const scopeSpend = (limits: { spending_limit: number | null; daily_limit: number | null }, spent: PeriodSpend): ScopeSpend => ({
@@ -41,10 +62,11 @@ const scopeSpend = (limits: { spending_limit: number | null; daily_limit: number
 
 /** Any member may read it; anyone else gets the same 404 as for an unknown organization. Never 402. */
 export async function readCreditsOverview(caller: Caller, orgId: string, now = new Date()): Promise<CreditsOverview> {
-  const [org, membership, spent] = await Promise.all([
+  const [org, membership, spent, grant] = await Promise.all([
     getOrganization(orgId),
     membershipOfCaller(caller, orgId),
     readSpend(orgId, caller.userId, now),
+    caller.apiKey?.grant,
   ]);
   if (!org || !membership) throw notFound();
   const own = scopeSpend(membership, spent.member);
@@ -56,5 +78,6 @@ export async function readCreditsOverview(caller: Caller, orgId: string, now = n
     organization: scopeSpend(org, spent.org),
     member: { role: membership.role, ...own },
     ...(caller.apiKey ? { api_key: { id: caller.apiKey.id, ...own } } : {}),
+    confirm_above: confirmAboveOf(org, grant),
   };
 }

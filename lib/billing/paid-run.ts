@@ -135,6 +135,14 @@ export interface ChargeRequest extends ChargeAsk {
   retryUntilMs?: number;
   /** A job's item whose job has a cap (`max_credits`): the charge counts in the job's budget, under the cap. */
   job?: JobBudget;
+  /** A consent the charge spends (MCP, lib/mcp/consent.ts): its single-use item, last, and the refusal once it is used. */
+  consent?: ChargeConsent;
+}
+
+/** A consent spent by the charge it allows: put once (a second put fails), and what refuses a charge that finds it spent. */
+export interface ChargeConsent {
+  item: TransactItem;
+  refusal: Error;
 }
 
 /** The capped job a charge counts in: its id and its `max_credits`. */
@@ -153,6 +161,8 @@ export interface ChargeCancelled {
   claimTaken: boolean;
   /** A capped job's budget that refused the charge: what its charges held against the cap. */
   jobSpent: number | undefined;
+  /** The consent was spent already (by a concurrent call with the same token). */
+  consentUsed?: boolean;
 }
 
 // ---------------------------------------------------------------- the charge
@@ -247,6 +257,7 @@ function runRecords(request: ChargeRequest, chargeId: string): TransactItem[] {
     );
   }
   if (request.job) items.push(jobBudgetCharge(request.job.id, cost, request.job.maxCredits));
+  if (request.consent) items.push(request.consent.item);
   return items;
 }
 
@@ -277,11 +288,13 @@ class LaneShort extends Error {
 /** Another process's charge held the lane: this run moves to another lane rather than wait its turn. */
 class LaneHeld extends Error {}
 
-/** Why a charge on a lane was cancelled: the claim (409), a job's cap (402), then the lane (filled, and the charge sent again). */
+/** Why a charge on a lane was cancelled: the claim (409), a spent consent, a job's cap (402), then the lane (filled, and the charge sent again). */
 function laneChargeCancellation(reasons: Parameters<typeof conditionFailedOn>[0], request: ChargeRequest): Error | null {
   if (request.claim && conditionFailed(reasons, LANE_CHARGE_ITEM.claim))
     return new KeyClaimed('the Idempotency-Key was claimed concurrently');
-  const job = request.job ? conditionFailedOn(reasons, request.claim ? LANE_CHARGE_ITEM.claim + 1 : LANE_CHARGE_ITEM.claim) : undefined;
+  const jobAt = request.claim ? LANE_CHARGE_ITEM.claim + 1 : LANE_CHARGE_ITEM.claim;
+  if (request.consent && conditionFailed(reasons, jobAt + (request.job ? 1 : 0))) return request.consent.refusal;
+  const job = request.job ? conditionFailedOn(reasons, jobAt) : undefined;
   if (job !== undefined && request.job) return jobCapRefusal(request.job, budgetSpentOf(job ?? {}), request.cost);
   const lane = conditionFailedOn(reasons, LANE_CHARGE_ITEM.lane);
   return lane === undefined ? null : new LaneShort(lane);
@@ -293,7 +306,7 @@ function laneChargeCancellation(reasons: Parameters<typeof conditionFailedOn>[0]
  */
 export function chargeCancellation(
   reasons: Parameters<typeof conditionFailedOn>[0],
-  request: Pick<ChargeRequest, 'now' | 'claim' | 'job'>,
+  request: Pick<ChargeRequest, 'now' | 'claim' | 'job' | 'consent'>,
 ): ChargeCancelled | null {
   const day = spendDay(request.now);
   const spent = (index: number) => {
@@ -308,6 +321,7 @@ export function chargeCancellation(
     memberSpent: spent(CHARGE_ITEM.memberSpend),
     claimTaken: request.claim !== undefined && conditionFailed(reasons, CHARGE_ITEM.claim),
     jobSpent: job === undefined ? undefined : budgetSpentOf(job ?? {}),
+    ...(request.consent ? { consentUsed: conditionFailed(reasons, jobBudgetAt(request) + (request.job ? 1 : 0)) } : {}),
   };
   const anyFailed =
     found.org !== undefined ||
@@ -315,7 +329,7 @@ export function chargeCancellation(
     found.orgSpent !== undefined ||
     found.memberSpent !== undefined ||
     found.jobSpent !== undefined;
-  return anyFailed || found.claimTaken ? found : null;
+  return anyFailed || found.claimTaken || found.consentUsed ? found : null;
 }
 
 /** 402 for an item of a capped job that what its job's charges hold leaves no room for. */
@@ -340,6 +354,7 @@ export function refusalOf(found: ChargeCancelled, payer: Payer, request: ChargeR
   const access = accessRefusal(org, member, request);
   if (access) return access;
   if (found.claimTaken) return new KeyClaimed('the Idempotency-Key was claimed concurrently');
+  if (found.consentUsed && request.consent) return request.consent.refusal;
   // First of the 402s, and decided by the job's own item: whatever else changed, this charge is refused.
   if (found.jobSpent !== undefined && request.job) return jobCapRefusal(request.job, found.jobSpent, request.cost);
   // Limits changed since they were read: what refuses this charge, if anything, is decided afresh.

@@ -21,6 +21,8 @@ export interface ApiKeyRecord {
   spending_limit: number | null;
   /** Daily (UTC day) spending limit in credits, or null for none. */
   daily_limit: number | null;
+  /** MCP calls quoted above this many credits run only after consent (lib/mcp/consent.ts); null: never ask (the organization's may). */
+  confirm_above?: number | null;
   /** The addresses and networks (CIDR) the key may be used from, as given; null: anywhere. */
   allowed_ips: string[] | null;
   /** The key's own rate (requests per window of the stack), or null: the stack's per-caller limit. */
@@ -46,6 +48,7 @@ export const apiKeyOf = (item: Record<string, unknown>): ApiKeyRecord => ({
   role: item.role as Role,
   spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
   daily_limit: item.daily_limit == null ? null : Number(item.daily_limit),
+  confirm_above: item.confirm_above == null ? null : Number(item.confirm_above),
   allowed_ips: Array.isArray(item.allowed_ips) ? item.allowed_ips.map(String) : null,
   rate_limit: item.rate_limit_requests == null ? null : { requests: Number(item.rate_limit_requests) },
   created_at: item.created_at as string,
@@ -76,6 +79,7 @@ export const grantOf = (key: ApiKeyRecord): ApiKeyGrant => ({
   role: key.role,
   spending_limit: key.spending_limit,
   daily_limit: key.daily_limit,
+  confirm_above: key.confirm_above ?? null,
   created_at: key.created_at,
   rate_limit: key.rate_limit,
   client_id: key.oauth?.client_id ?? null,
@@ -102,6 +106,7 @@ export const apiKeyItem = (key: ApiKeyRecord): Record<string, unknown> => ({
   role: key.role,
   spending_limit: key.spending_limit,
   daily_limit: key.daily_limit,
+  confirm_above: key.confirm_above ?? null,
   allowed_ips: key.allowed_ips,
   rate_limit_requests: key.rate_limit?.requests ?? null,
   created_at: key.created_at,
@@ -122,14 +127,14 @@ const createdVia = (key: ApiKeyRecord) => ({ created_via: key.oauth ? 'oauth' : 
 
 /** The `api_key.created` event of a new key: what it was given (never its token). */
 export function apiKeyCreatedEvent(key: ApiKeyRecord, source: AuditSource, now: Date): TransactItem {
-  const { name, role, spending_limit, daily_limit, allowed_ips, rate_limit, expires_at } = key;
+  const { name, role, spending_limit, daily_limit, confirm_above, allowed_ips, rate_limit, expires_at } = key;
   return auditEventPut(
     key.organization_id,
     source,
     {
       type: 'api_key.created',
       target: { type: 'api_key', id: key.id },
-      details: { name, role, spending_limit, daily_limit, allowed_ips, rate_limit, expires_at, ...createdVia(key) },
+      details: { name, role, spending_limit, daily_limit, confirm_above, allowed_ips, rate_limit, expires_at, ...createdVia(key) },
     },
     now,
   );
@@ -265,12 +270,13 @@ export interface ApiKeyChanges {
   role?: Role;
   spending_limit?: number | null;
   daily_limit?: number | null;
+  confirm_above?: number | null;
   allowed_ips?: string[] | null;
   rate_limit?: { requests: number } | null;
 }
 
 /** The fields PATCH takes, as the key's routes show them (its `api_key.updated` event's `changes`). */
-const PATCHED_FIELDS = ['name', 'role', 'spending_limit', 'daily_limit', 'allowed_ips', 'rate_limit'] as const;
+const PATCHED_FIELDS = ['name', 'role', 'spending_limit', 'daily_limit', 'confirm_above', 'allowed_ips', 'rate_limit'] as const;
 
 /** Each field as stored (the key's rate is kept as its number of requests). */
 const storedOf = (key: Pick<ApiKeyRecord, (typeof PATCHED_FIELDS)[number]>): Record<string, unknown> => ({
@@ -278,6 +284,7 @@ const storedOf = (key: Pick<ApiKeyRecord, (typeof PATCHED_FIELDS)[number]>): Rec
   role: key.role,
   spending_limit: key.spending_limit,
   daily_limit: key.daily_limit,
+  confirm_above: key.confirm_above ?? null,
   allowed_ips: key.allowed_ips,
   rate_limit_requests: key.rate_limit?.requests ?? null,
 });
@@ -287,6 +294,7 @@ const STORED_NAME: Record<(typeof PATCHED_FIELDS)[number], string> = {
   role: 'role',
   spending_limit: 'spending_limit',
   daily_limit: 'daily_limit',
+  confirm_above: 'confirm_above',
   allowed_ips: 'allowed_ips',
   rate_limit: 'rate_limit_requests',
 };

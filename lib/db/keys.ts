@@ -39,6 +39,7 @@
  *   ORG#<org>         PURCHASES                 the organization's open checkouts (bounded) and its Stripe Customer
  *   PURCHASEKEY#<org>#<u>#<h> PURCHASEKEY       Idempotency-Key of a purchase's creation (TTL 24 h)
  *   PAYMENT#<payment intent id> SETTLED         the marker that a PaymentIntent's credits were added: put once, by the settle transaction
+ *   CONSENT#<nonce>   CONSENT                   the use of an MCP consent (confirmation token or requestState): put once, by what it allowed (TTL)
  *   SOCIAL_HEALTH     <operation>#<provider>    a provider's health on one operation: calls, failures and latency bands per bucket (last hour), its breaker
  *   PAYMENTS_RECONCILER CHECKPOINT             where the payments reconciler's last pass reached (Stripe event time)
  *   ORG#<org>         AUTO_RECHARGE             auto-recharge: its settings, the saved card, the month's recharges, the one in flight;
@@ -536,3 +537,6 @@ export const laneKey = (orgId: string, payer: string, lane: number): TableKey =>
 
 /** The GSI1 partition listing every lane that holds credits, by when it was filled: the idle return reads it. */
 export const FILLED_LANES = 'LANES_FILLED';
+
+/** The single use of an MCP consent, by the nonce sealed in it (lib/mcp/consent.ts). */
+export const consentUseKey = (nonce: string): TableKey => ({ PK: `CONSENT#${nonce}`, SK: 'CONSENT' });

@@ -32,6 +32,8 @@ export interface Organization {
   spending_limit: number | null;
   /** Daily (UTC day) spending limit in credits, or null for none. */
   daily_limit: number | null;
+  /** MCP calls quoted above this many credits run only after consent (lib/mcp/consent.ts); null: never ask. */
+  confirm_above: number | null;
   created_at: string;
   /**
    * Lanes were filled from its balance (a hot organization, lib/db/lanes.ts): `credits` is then the
@@ -49,6 +51,7 @@ export const organizationOf = (item: Record<string, unknown>): Organization => (
   credits: Number(item.credits),
   spending_limit: item.spending_limit == null ? null : Number(item.spending_limit),
   daily_limit: item.daily_limit == null ? null : Number(item.daily_limit),
+  confirm_above: item.confirm_above == null ? null : Number(item.confirm_above),
   created_at: item.created_at as string,
   // Only a hot organization has it: a cold one reads (and prints) as it always has.
   ...(hasLanes(item) ? { lanes: true as const } : {}),
@@ -86,6 +89,7 @@ export function newOrganizationItems(input: NewOrganization): { org: Organizatio
     credits: input.credits ?? 0,
     spending_limit: input.spendingLimit ?? null,
     daily_limit: input.dailyLimit ?? null,
+    confirm_above: null,
     created_at: now.toISOString(),
   };
   const items: TransactItem[] = [
@@ -327,10 +331,11 @@ export interface OrganizationChange {
   spendingLimit?: number | null;
   dailyLimit?: number | null;
   networks?: Network[];
+  confirmAbove?: number | null;
 }
 
 /** The settings an `organization.updated` event records, as `GET /organizations/{id}` (and `org show`) shows them. */
-const AUDITED_SETTINGS = ['name', 'networks', 'spending_limit', 'daily_limit'] as const;
+const AUDITED_SETTINGS = ['name', 'networks', 'spending_limit', 'daily_limit', 'confirm_above'] as const;
 
 /** The organization changed (or vanished) between its read and the write: read again. */
 class SettingsChanged extends Error {}
@@ -365,6 +370,17 @@ function settingsUpdate(read: Organization, after: Organization, changed: readon
     if (changed.includes('daily_limit')) {
       sets.push('daily_limit = :newDailyLimit');
       values[':newDailyLimit'] = after.daily_limit;
+    }
+  }
+  if (changed.includes('confirm_above')) {
+    sets.push('confirm_above = :newConfirmAbove');
+    values[':newConfirmAbove'] = after.confirm_above;
+    if (read.confirm_above === null) {
+      values[':nullType'] = 'NULL';
+      conditions.push('(attribute_not_exists(confirm_above) OR attribute_type(confirm_above, :nullType))');
+    } else {
+      values[':readConfirmAbove'] = read.confirm_above;
+      conditions.push('confirm_above = :readConfirmAbove');
     }
   }
   if (changed.includes('networks')) {
@@ -416,6 +432,7 @@ export async function changeOrganizationSettings(
       ...(change.spendingLimit === undefined ? {} : { spending_limit: change.spendingLimit }),
       ...(change.dailyLimit === undefined ? {} : { daily_limit: change.dailyLimit }),
       ...(change.networks === undefined ? {} : { networks: change.networks }),
+      ...(change.confirmAbove === undefined ? {} : { confirm_above: change.confirmAbove }),
     };
     const changes = changesOf(org, after, AUDITED_SETTINGS);
     if (!changes) return org;

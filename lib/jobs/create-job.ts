@@ -7,10 +7,11 @@
 import { createHash } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal } from '../billing/charge-rules.ts';
+import type { ChargeConsent } from '../billing/paid-run.ts';
 import { jobsConfig } from '../config.ts';
 import { canonicalHash } from '../db/idempotency.ts';
 import { getJob, getJobKeyRecord, jobKeyRecordKey, putJobItems } from '../db/jobs.ts';
-import { getOrganization } from '../db/organizations.ts';
+import { getOrganization, type Organization } from '../db/organizations.ts';
 import {
   type Issue,
   idempotencyKeyReused,
@@ -51,6 +52,12 @@ export interface NewJob {
    * value with the path a 400 names. Given twice, the two must agree.
    */
   maxCredits?: readonly MaxCreditsGiven[] | undefined;
+  /**
+   * Asked with the job's quote (its inputs × the operation's cost, or its `max_credits` if lower)
+   * before it is created (MCP consent, lib/mcp/consent.ts): throws to refuse, or gives the consent
+   * its creation spends.
+   */
+  consent?: ((cost: number, org: Organization) => Promise<ChargeConsent | undefined>) | undefined;
   now?: Date;
 }
 
@@ -155,7 +162,15 @@ export async function createSocialJob(request: NewJob): Promise<{ job: CreatedJo
     webhookUrl: request.webhookUrl,
     webhookSecret,
   });
-  const taken = await createJob(job, jobsConfig().maxActiveJobs, claimKey ? { key: claimKey, requestHash } : undefined, now.getTime());
+  const quote = Math.min(inputs.length * operation.cost, maxCredits ?? Number.POSITIVE_INFINITY);
+  const consent = request.consent ? await request.consent(quote, org) : undefined;
+  const taken = await createJob(
+    job,
+    jobsConfig().maxActiveJobs,
+    claimKey ? { key: claimKey, requestHash } : undefined,
+    now.getTime(),
+    consent,
+  );
   // A concurrent request with the same key created its job first: answer with that job.
   if (taken) return replay(taken, requestHash);
   try {

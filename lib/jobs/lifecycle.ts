@@ -25,6 +25,7 @@
  * change a bounded number of times (each item's claim and result, one cancel), so that ends.
  */
 import { randomUUID } from 'node:crypto';
+import type { ChargeConsent } from '../billing/paid-run.ts';
 import { conditionFailed, conditionFailedOn, requestDeadlineMs, type TransactItem, transact, updateIf } from '../db/client.ts';
 import { retryConflicts } from '../db/conflict-retry.ts';
 import {
@@ -146,13 +147,17 @@ export async function createJob(
   maxActive: number,
   claim: JobKeyClaim | undefined,
   nowMs: number,
+  consent?: ChargeConsent,
 ): Promise<{ jobId: string; requestHash: string } | null> {
   const items = [newJobPut(job), activeJobsIncrement(job.organization_id, maxActive), activeMarkerPut(job)];
   if (claim) items.push(jobKeyPut(claim, job.id, nowMs));
+  // A consent the creation spends (MCP start_job above confirm_above): last, once.
+  if (consent) items.push(consent.item);
   try {
     await transact(items, (reasons) => {
       const taken = claim ? conditionFailedOn(reasons, 3) : undefined;
       if (taken) return new KeyTaken({ jobId: String(taken.job_id), requestHash: String(taken.request_hash) });
+      if (consent && conditionFailed(reasons, items.length - 1)) return consent.refusal;
       if (conditionFailed(reasons, 1)) return conditionFailedOn(reasons, 1) ? jobLimitReached(maxActive) : notAMember();
       return null;
     });

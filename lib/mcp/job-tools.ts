@@ -8,7 +8,7 @@
 import * as z from 'zod/mini';
 import { maxCreditsNumber } from '../billing/max-credits.ts';
 import { issuesOf, notFound, validationFailed } from '../errors.ts';
-import { createSocialJob, MAX_JOB_INPUTS } from '../jobs/create-job.ts';
+import { createSocialJob, MAX_JOB_INPUTS, type NewJob } from '../jobs/create-job.ts';
 import { getSocialJob, JOB_ITEM_STATUSES, listSocialJobItems } from '../jobs/jobs.ts';
 import { MAX_CREDITS_CEILING } from '../model.ts';
 import { MAX_FIELD_PATHS, MAX_FIELDS_CHARS } from '../social/fields.ts';
@@ -129,6 +129,7 @@ export async function callJobTool(
   args: Record<string, unknown> | undefined,
   maxChars: number,
   metaMaxCredits?: number,
+  consent?: NewJob['consent'],
 ): Promise<CallToolResult> {
   if (name === 'start_job') {
     const { operation, inputs, webhook_url, _fields, max_credits } = parsed(startArguments, args);
@@ -143,6 +144,7 @@ export async function callJobTool(
         { value: max_credits, at: ['arguments', 'max_credits'] },
         { value: metaMaxCredits, at: ['_meta', 'max_credits'] },
       ],
+      consent,
     });
     return structured({ ...job });
   }

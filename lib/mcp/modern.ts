@@ -5,6 +5,7 @@
  */
 import { mcpMaxResultChars } from '../config.ts';
 import type { JobView } from '../jobs/view.ts';
+import { declaresFormElicitation, InputRequired } from './consent.ts';
 import { declaresTasks, META_KEYS, MODERN_VERSION, ModernErrorCode, TASKS_EXTENSION } from './era.ts';
 import { INSTRUCTIONS, serverInfo } from './initialize.ts';
 import { ErrorCode, errorResponse, type JsonRpcRequest, resultResponse, type ThrownError } from './jsonrpc.ts';
@@ -56,7 +57,19 @@ async function resultOf(request: JsonRpcRequest, capabilities: Record<string, un
       if (typeof params.name !== 'string') throw invalidParams('params.name must be a string');
       if (params.arguments !== undefined && !isPlainObject(params.arguments)) throw invalidParams('params.arguments must be an object');
       const meta = isPlainObject(params._meta) ? params._meta : undefined;
-      const result = await callTool(scope, params.name, params.arguments as Record<string, unknown> | undefined, meta);
+      // A call above its owner's threshold asks first: by form elicitation where the request declares it.
+      const consent = {
+        elicit: declaresFormElicitation(capabilities),
+        requestState: params.requestState,
+        inputResponses: params.inputResponses,
+      };
+      let result: Awaited<ReturnType<typeof callTool>>;
+      try {
+        result = await callTool(scope, params.name, params.arguments as Record<string, unknown> | undefined, meta, consent);
+      } catch (error) {
+        if (error instanceof InputRequired) return { ...error.result, _meta: serverMeta(scope) };
+        throw error;
+      }
       // With the tasks extension, a job started is answered as its task (its id is the job's).
       if (params.name === 'start_job' && declaresTasks(capabilities) && !result.isError && result.structuredContent) {
         return { resultType: 'task', ...taskOf(result.structuredContent as unknown as JobView), _meta: serverMeta(scope) };

@@ -13,9 +13,20 @@ import { OPERATION_NAMES } from '../social/catalog/names.ts';
 import { canonicalFields, type FieldsParam } from '../social/fields.ts';
 import { runSocialOperation } from '../social/run.ts';
 import { BUDGET_TOOL_NAME, callBudgetTool } from './budget-tool.ts';
+import {
+  answerOf,
+  argumentsDigest,
+  CONFIRM_TOKEN_ARGUMENT,
+  type ConsentCall,
+  ConsentNeeded,
+  confirmationRequired,
+  consentGate,
+  InputRequired,
+  inputRequired,
+} from './consent.ts';
 import { callJobTool, isJobTool } from './job-tools.ts';
 import { errorResponse, type RequestId, resultResponse, type ThrownError } from './jsonrpc.ts';
-import { asServiceError, unknownTool } from './protocol-errors.ts';
+import { asServiceError, JsonRpcError, unknownTool } from './protocol-errors.ts';
 import type { McpScope } from './scope.ts';
 import { callStatusTool, STATUS_TOOL_NAME } from './status-tool.ts';
 import { refusalResult, successResult } from './tools.ts';
@@ -71,12 +82,36 @@ function maxCreditsOf(meta: Record<string, unknown> | undefined): number | undef
   throw validationFailed([{ path: ['_meta', 'max_credits'], code: 'invalid_value', message: MAX_CREDITS_RULE }]);
 }
 
-/** The run path of POST /social/{operation}, whole: role, network, credits and limits, cache, charge, provider, refund. */
+/**
+ * How a call may be asked for consent: with `elicit` (a 2026-07-28 request declaring form
+ * elicitation) by an `input_required` result, whose retry brings `requestState` and
+ * `inputResponses` back; otherwise by a `confirmation_required` refusal with a token.
+ */
+export interface ConsentOptions {
+  elicit: boolean;
+  requestState?: unknown;
+  inputResponses?: unknown;
+}
+
+/** The call as its consent sees it: the token taken out of the arguments, the rest digested. */
+function consentCallOf(name: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, options?: ConsentOptions) {
+  const { [CONFIRM_TOKEN_ARGUMENT]: token, ...rest } = args;
+  const call: ConsentCall = { tool: name, digest: argumentsDigest(name, rest, meta) };
+  if (options?.elicit && options.requestState !== undefined) {
+    call.presented = { form: 'state', value: options.requestState, answer: answerOf(options.inputResponses) };
+  } else if (token !== undefined) {
+    call.presented = { form: 'token', value: token };
+  }
+  return { call, rest };
+}
+
+/** The run path of POST /social/{operation}, whole: role, network, credits and limits, consent, cache, charge, provider, refund. */
 export async function callTool(
   scope: McpScope,
   name: string,
   args: Record<string, unknown> | undefined,
   meta?: Record<string, unknown>,
+  consent?: ConsentOptions,
 ): Promise<CallToolResult> {
   logger.appendKeys({ mcp_method: 'tools/call' });
   // Only a name the catalog does not know is a protocol error; a known operation this workspace
@@ -88,35 +123,60 @@ export async function callTool(
     const maxChars = mcpMaxResultChars();
     // Checked on every tool: start_job takes it as its job's cap, the tools that charge nothing ignore it.
     const maxCredits = maxCreditsOf(meta);
-    if (isJobTool(name)) return await callJobTool(scope, name, args, maxChars, maxCredits);
     if (name === BUDGET_TOOL_NAME) return await callBudgetTool(scope, args);
     if (name === STATUS_TOOL_NAME) return await callStatusTool(args);
-    const { fields, rest } = fieldsArgumentOf(args);
-    const result = await runSocialOperation({
-      caller: scope.caller,
-      orgId: scope.orgId,
-      operationName: name,
-      input: rest,
-      maxAgeSeconds: maxAgeOf(meta),
-      fields,
-      maxCredits,
-      requestId: scope.requestId,
-      deadlineMs: scope.deadlineMs,
-    });
-    const descriptor = descriptors().get(name);
-    return successResult(result, {
-      tool: name,
-      fields: fields && canonicalFields(fields.text),
-      outputSchema: descriptor?.output_schema ?? {},
-      cachedCost: descriptor?.cached_cost ?? 0,
-      maxChars,
-    });
+    if (name !== 'start_job' && isJobTool(name)) return await callJobTool(scope, name, args, maxChars, maxCredits);
+    // The tools that spend: their consent is asked and spent on the way to the charge (lib/mcp/consent.ts).
+    const { call, rest: paidArgs } = consentCallOf(name, args ?? {}, meta, consent);
+    try {
+      return await callPaidTool(scope, name, paidArgs, meta, maxChars, maxCredits, consentGate(scope, call));
+    } catch (error) {
+      if (!(error instanceof ConsentNeeded)) throw error;
+      if (consent?.elicit) throw new InputRequired(await inputRequired(scope, call, paidArgs, error));
+      throw await confirmationRequired(scope, call, error);
+    }
   } catch (error) {
+    // Protocol answers, not refusals: the question of a modern call, a requestState refused (-32602).
+    if (error instanceof InputRequired || error instanceof JsonRpcError) throw error;
     // Out of credits: where an owner buys them, in the text's `data` and in `_meta` (refusalResult).
     const refusal = asServiceError(withBillingUrl(error, scope.baseUrl, scope.orgId), scope);
     logger.appendKeys({ tool_error: refusal.code });
     return refusalResult(refusal, scope.requestId);
   }
+}
+
+/** start_job, or an operation's run. */
+async function callPaidTool(
+  scope: McpScope,
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+  maxChars: number,
+  maxCredits: number | undefined,
+  consent: ReturnType<typeof consentGate>,
+): Promise<CallToolResult> {
+  if (name === 'start_job') return await callJobTool(scope, name, args, maxChars, maxCredits, consent);
+  const { fields, rest } = fieldsArgumentOf(args);
+  const result = await runSocialOperation({
+    caller: scope.caller,
+    orgId: scope.orgId,
+    operationName: name,
+    input: rest,
+    maxAgeSeconds: maxAgeOf(meta),
+    fields,
+    maxCredits,
+    requestId: scope.requestId,
+    deadlineMs: scope.deadlineMs,
+    consent,
+  });
+  const descriptor = descriptors().get(name);
+  return successResult(result, {
+    tool: name,
+    fields: fields && canonicalFields(fields.text),
+    outputSchema: descriptor?.output_schema ?? {},
+    cachedCost: descriptor?.cached_cost ?? 0,
+    maxChars,
+  });
 }
 
 /**

@@ -52,86 +52,106 @@ function entryOf(value: unknown, where: string): { kid: string; key: string } {
   return { kid, key };
 }
 
-/** The key's value, checked: an Error saying what is wrong with it (never saying the key). */
-export function keyringOf(text: string): Keyring {
+/** The key's value, checked: an Error saying what is wrong with it (never saying the key). `label` names the secret. */
+export function keyringOf(text: string, label = 'the OAuth sealing key'): Keyring {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new Error('the OAuth sealing key must be JSON: {"kid":"k1","key":"<64 characters>","previous":[…]}');
+    throw new Error(`${label} must be JSON: {"kid":"k1","key":"<64 characters>","previous":[…]}`);
   }
-  const current = entryOf(value, 'the OAuth sealing key');
+  const current = entryOf(value, label);
   const previous = (value as { previous?: unknown }).previous ?? [];
-  if (!Array.isArray(previous)) throw new Error('the OAuth sealing key: previous must be a list of {"kid","key"}');
+  if (!Array.isArray(previous)) throw new Error(`${label}: previous must be a list of {"kid","key"}`);
   const keys = new Map([[current.kid, current.key]]);
   previous.forEach((item: unknown, i) => {
-    const entry = entryOf(item, `the OAuth sealing key: previous[${i}]`);
-    if (keys.has(entry.kid)) throw new Error(`the OAuth sealing key names kid "${entry.kid}" twice`);
+    const entry = entryOf(item, `${label}: previous[${i}]`);
+    if (keys.has(entry.kid)) throw new Error(`${label} names kid "${entry.kid}" twice`);
     keys.set(entry.kid, entry.key);
   });
   return { kid: current.kid, keys };
 }
 
-let local: { text: string; ring: Keyring } | undefined;
-let held: { ring: Keyring; readAt: number } | undefined;
-let reading: Promise<Keyring> | undefined;
+/** Where a sealing key is read from: its secret deployed, its JSON value locally and in tests. */
+export type SealingKeySource = () => { secretArn: string } | { value: string };
 
-/** The secret's value through the extension; a key already held outlives a failed read. */
-async function readSecret(secretArn: string): Promise<Keyring> {
-  try {
-    const { secretString } = await import('../secrets-extension.ts');
-    const text = await secretString(secretArn);
-    if (!text) throw new Error('the OAuth sealing key secret is empty');
-    const ring = keyringOf(text);
-    held = { ring, readAt: Date.now() };
-    return ring;
-  } catch (error) {
-    if (!held) throw error;
-    // The key read before keeps sealing and opening (a failed read is tried again a minute later,
-    // not at every request, each of which would wait for the extension's timeout).
-    logger.warn('the OAuth sealing key could not be read again: the one read before is kept', { error: (error as Error).message });
-    held = { ring: held.ring, readAt: Date.now() };
-    return held.ring;
-  }
+/** What seals and opens with one key of its own (habit 19): each secret's module makes its own. */
+export interface Sealer {
+  seal(purpose: string, value: unknown): Promise<string>;
+  open<T>(purpose: string, sealed: string): Promise<T | null>;
 }
 
-async function keyring(): Promise<Keyring> {
-  const source = oauthSealingKeySource();
-  if ('value' in source) {
-    // Read per call, parsed once per value: a test (or a rotation drill) changes it in place.
-    if (local?.text !== source.value) local = { text: source.value, ring: keyringOf(source.value) };
-    return local.ring;
+/** A sealer with the key `source` gives, `label` naming it in errors and logs. */
+export function keyedSealer(label: string, source: SealingKeySource): Sealer {
+  let local: { text: string; ring: Keyring } | undefined;
+  let held: { ring: Keyring; readAt: number } | undefined;
+  let reading: Promise<Keyring> | undefined;
+
+  /** The secret's value through the extension; a key already held outlives a failed read. */
+  async function readSecret(secretArn: string): Promise<Keyring> {
+    try {
+      const { secretString } = await import('../secrets-extension.ts');
+      const text = await secretString(secretArn);
+      if (!text) throw new Error(`${label} secret is empty`);
+      const ring = keyringOf(text, label);
+      held = { ring, readAt: Date.now() };
+      return ring;
+    } catch (error) {
+      if (!held) throw error;
+      // The key read before keeps sealing and opening (a failed read is tried again a minute later,
+      // not at every request, each of which would wait for the extension's timeout).
+      logger.warn(`${label} could not be read again: the one read before is kept`, { error: (error as Error).message });
+      held = { ring: held.ring, readAt: Date.now() };
+      return held.ring;
+    }
   }
-  if (held && Date.now() - held.readAt < SEALING_KEY_REREAD_MS) return held.ring;
-  reading ??= readSecret(source.secretArn).finally(() => {
-    reading = undefined;
-  });
-  return reading;
+
+  async function keyring(): Promise<Keyring> {
+    const from = source();
+    if ('value' in from) {
+      // Read per call, parsed once per value: a test (or a rotation drill) changes it in place.
+      if (local?.text !== from.value) local = { text: from.value, ring: keyringOf(from.value, label) };
+      return local.ring;
+    }
+    if (held && Date.now() - held.readAt < SEALING_KEY_REREAD_MS) return held.ring;
+    reading ??= readSecret(from.secretArn).finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  }
+
+  return {
+    async seal(purpose, value) {
+      const { kid, keys } = await keyring();
+      const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
+      const key = defined(keys.get(kid), `the current key of ${label}`);
+      return `${kid}.${payload}.${macOf(key, purpose, kid, payload).toString('base64url')}`;
+    },
+    async open<T>(purpose: string, sealed: string): Promise<T | null> {
+      const [kid = '', payload = '', given = '', ...rest] = sealed.split('.');
+      if (rest.length > 0 || !KID.test(kid) || payload === '') return null;
+      const key = (await keyring()).keys.get(kid);
+      if (key === undefined) return null;
+      const wanted = macOf(key, purpose, kid, payload);
+      const givenBytes = Buffer.from(given, 'base64url');
+      if (givenBytes.length !== wanted.length || !timingSafeEqual(givenBytes, wanted) || given !== wanted.toString('base64url'))
+        return null;
+      // The MAC says this service wrote the payload, from a value of the sealer's own shape.
+      return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as T;
+    },
+  };
 }
 
 const macOf = (key: string, purpose: string, kid: string, payload: string): Buffer =>
   createHmac('sha256', key).update(`${purpose}\n${kid}.${payload}`).digest();
 
+const oauth = keyedSealer('the OAuth sealing key', oauthSealingKeySource);
+
 /** `value` sealed for `purpose` with the current key. */
-export async function seal(purpose: string, value: unknown): Promise<string> {
-  const { kid, keys } = await keyring();
-  const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
-  const key = defined(keys.get(kid), 'the current OAuth sealing key');
-  return `${kid}.${payload}.${macOf(key, purpose, kid, payload).toString('base64url')}`;
-}
+export const seal = (purpose: string, value: unknown): Promise<string> => oauth.seal(purpose, value);
 
 /**
  * What `sealed` carries, when this service sealed it for `purpose` with a key it still holds; null
  * for anything else (malformed, another purpose, an unknown or dropped kid, a forged MAC).
  */
-export async function open<T>(purpose: string, sealed: string): Promise<T | null> {
-  const [kid = '', payload = '', given = '', ...rest] = sealed.split('.');
-  if (rest.length > 0 || !KID.test(kid) || payload === '') return null;
-  const key = (await keyring()).keys.get(kid);
-  if (key === undefined) return null;
-  const wanted = macOf(key, purpose, kid, payload);
-  const givenBytes = Buffer.from(given, 'base64url');
-  if (givenBytes.length !== wanted.length || !timingSafeEqual(givenBytes, wanted) || given !== wanted.toString('base64url')) return null;
-  // The MAC says this service wrote the payload, from a value of the sealer's own shape.
-  return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as T;
-}
+export const open = <T>(purpose: string, sealed: string): Promise<T | null> => oauth.open<T>(purpose, sealed);

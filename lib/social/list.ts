@@ -1,5 +1,5 @@
 import { membershipOfCaller } from '../auth/access.ts';
-import { getOrganization } from '../db/organizations.ts';
+import { getOrganization, type Organization } from '../db/organizations.ts';
 import { notAMember } from '../errors.ts';
 import type { Caller } from '../model.ts';
 import { allDescriptors, type OperationDescriptor } from './catalog/descriptors.ts';
@@ -59,6 +59,15 @@ export async function listSocialOperations(
   orgId: string,
   options: { includeUnavailable?: boolean; includeHealth?: boolean } = {},
 ): Promise<OperationListing> {
+  return (await listingAndOrganization(caller, orgId, options)).listing;
+}
+
+/** The listing, and the organization it was read with (the MCP listing names its consent threshold). */
+export async function listingAndOrganization(
+  caller: Caller,
+  orgId: string,
+  options: { includeUnavailable?: boolean; includeHealth?: boolean } = {},
+): Promise<{ listing: OperationListing; org: Organization }> {
   const [org, membership, page] = await Promise.all([
     getOrganization(orgId),
     membershipOfCaller(caller, orgId),
@@ -77,7 +86,7 @@ export async function listSocialOperations(
     operations.push(status ? withStatus(operation, status) : operation);
   }
   const { displayName, sampleData } = providerIdentity();
-  return { provider: { name: displayName, sample_data: sampleData }, operations };
+  return { listing: { provider: { name: displayName, sample_data: sampleData }, operations }, org };
 }
 
 /** What a listing depends on, as a cache key: the operations it lists, in order, and which are available. */

@@ -4,7 +4,9 @@
  * nothing charged, claimed or called. One DynamoDB round trip: the organization, the
  * membership, the month's and the day's spend and (when the run would accept one) the cached
  * result, read together. It asks the configured provider's descriptor which operations it serves;
- * no provider's code is created.
+ * no provider's code is created. Whether every provider of the operation is skipped by its open
+ * breaker (the run's 503 `operation_unavailable`) comes from this instance's view of the breakers
+ * (lib/social/health/view.ts), as the run's does: no round trip of its own.
  */
 import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal, creditRefusal, maxCreditsRefusal, shortfallRefusal } from '../billing/charge-rules.ts';
@@ -13,11 +15,12 @@ import { canonicalHash } from '../db/idempotency.ts';
 import { resultCacheKey } from '../db/keys.ts';
 import { getOrganization } from '../db/organizations.ts';
 import { getCachedResult } from '../db/result-cache.ts';
-import { notAMember, operationNotOffered, type ServiceError } from '../errors.ts';
+import { notAMember, operationNotOffered, ServiceError } from '../errors.ts';
 import type { Caller } from '../model.ts';
+import { usableProviders } from './failover.ts';
 import type { FieldsParam } from './fields.ts';
 import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
-import { providerIdentity, servedByProvider } from './providers/index.ts';
+import { providerIdentity, providersFor, servedByProvider } from './providers/index.ts';
 import { lookUp } from './result-cache.ts';
 
 export interface Quote {
@@ -45,6 +48,17 @@ export interface QuoteRequest {
   now?: Date;
 }
 
+/** The run's 503 when every provider of the operation is skipped by its open breaker, else null. */
+function unavailableRefusal(operation: string, nowMs: number): ServiceError | null {
+  try {
+    usableProviders(operation, providersFor(operation), nowMs);
+    return null;
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'operation_unavailable') return error;
+    throw error;
+  }
+}
+
 const refusalOf = (error: ServiceError): Quote['refusal'] => ({ code: error.code, message: error.message, data: error.details.data ?? {} });
 
 /**
@@ -57,6 +71,9 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const input = validateOperationInput(operation, request.input);
   selectFields(operation, request.fields);
   const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
+  // Asked before the reads: when this instance's view of the breakers is due a refresh, its Query
+  // (never awaited) leaves beside them rather than after them.
+  const unavailable = unavailableRefusal(operation.name, now.getTime());
   const [org, member, spent, stored] = await Promise.all([
     getOrganization(request.orgId),
     membershipOfCaller(request.caller, request.orgId),
@@ -72,6 +89,8 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
     accessRefusal(org, member, { operation: operation.name, network: operation.network, cost }) ??
     (isEnabled(operation, org.networks, servedByProvider) ? null : operationNotOffered(operation.name, providerIdentity().displayName)) ??
     maxCreditsRefusal(cost, request.maxCredits) ??
+    // In the run's order: a cached result answers without a provider; otherwise all breakers open refuse before the charge.
+    ('hit' in cache ? null : unavailable) ??
     (shortfall ? shortfallRefusal(shortfall, payer, spent, cost, now) : null);
   return {
     operation: operation.name,

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { membershipOfCaller } from '../auth/access.ts';
 import { accessRefusal, type ChargeAsk, maxCreditsRefusal } from '../billing/charge-rules.ts';
 import {
+  type ChargeConsent,
   chargeRun,
   type HeldCharge,
   type JobBudget,
@@ -31,7 +32,7 @@ import { sweepAfterMs } from '../billing/sweeper.ts';
 import { socialConfig } from '../config.ts';
 import { canonicalHash, getIdempotencyRecord } from '../db/idempotency.ts';
 import { resultCacheKey } from '../db/keys.ts';
-import { getOrganization } from '../db/organizations.ts';
+import { getOrganization, type Organization } from '../db/organizations.ts';
 import { getCachedResult } from '../db/result-cache.ts';
 import type { TableKey } from '../db/table.ts';
 import { notFoundUpstream, operationNotOffered, upstreamFailed, upstreamFailedRefundPending } from '../errors.ts';
@@ -79,6 +80,12 @@ export interface RunRequest {
   job?: JobBudget | undefined;
   /** The request's id: named in the billing events of its charge and refund. */
   requestId?: string | undefined;
+  /**
+   * Asked once the charge's cost is known and before it is made (MCP consent, lib/mcp/consent.ts):
+   * throws to refuse the run, or gives the consent its charge spends (undefined: none is needed).
+   * It reads nothing from the table: the run keeps its round trips.
+   */
+  consent?: ((cost: number, org: Organization) => Promise<ChargeConsent | undefined>) | undefined;
   /** Epoch ms by which the run must have answered (the function's own deadline); none by default. */
   deadlineMs?: number;
   /** The clock (epoch ms); tests pass their own. */
@@ -246,6 +253,11 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (capped) throw capped;
     if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge')
       return { free: cache.hit, balance: org.lanes ? ((await getOrganization(orgId))?.credits ?? org.credits) : org.credits };
+    // A consent shows the balance: a hot organization's whole balance, its lanes' included.
+    const consent =
+      decision.kind === 'charge' && request.consent
+        ? await request.consent(ask.cost, org.lanes ? ((await getOrganization(orgId)) ?? org) : org)
+        : undefined;
     const nowMs = now();
     // Going to the providers: those whose breaker is open are skipped; all open → 503, nothing charged.
     const usable = 'hit' in cache ? [] : usableProviders(operation.name, providers, nowMs);
@@ -273,6 +285,7 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
           now: new Date(nowMs),
           retryUntilMs: chargeRetryUntilMs(context.deadlineMs),
           ...(request.job ? { job: request.job } : {}),
+          ...(consent ? { consent } : {}),
           ...(idempotency
             ? { claim: { key: idempotency.key, requestHash: idempotency.requestHash, leaseMs: leaseMs(providerTimeoutMs), replacing } }
             : {}),

@@ -41,6 +41,8 @@ export interface ApiKeyView {
   daily_limit: number | null;
   /** Credits the key's runs spent this UTC day. */
   spent_today: number;
+  /** MCP calls quoted above this many credits ask first (null: the key sets no threshold). */
+  confirm_above: number | null;
   allowed_ips: string[] | null;
   rate_limit: { requests: number } | null;
   created_at: string;
@@ -63,6 +65,7 @@ const viewOf = (key: ApiKeyRecord, spent: PeriodSpend): ApiKeyView => ({
   spent: spent.month,
   daily_limit: key.daily_limit,
   spent_today: spent.day,
+  confirm_above: key.confirm_above ?? null,
   allowed_ips: key.allowed_ips,
   rate_limit: key.rate_limit,
   created_at: key.created_at,
@@ -84,6 +87,7 @@ const viewOf = (key: ApiKeyRecord, spent: PeriodSpend): ApiKeyView => ({
 export interface ApiKeySettings {
   spending_limit?: number | null | undefined;
   daily_limit?: number | null | undefined;
+  confirm_above?: number | null | undefined;
   allowed_ips?: string[] | null | undefined;
   rate_limit?: { requests: number } | null | undefined;
 }
@@ -129,6 +133,7 @@ export async function createWorkspaceApiKey(
     now,
     spendingLimit: request.spending_limit,
     dailyLimit: request.daily_limit,
+    confirmAbove: request.confirm_above,
     allowedIps: request.allowed_ips,
     rateLimit: request.rate_limit,
   });

@@ -14,6 +14,17 @@ const LIMIT_RULE = 'must be a whole number of credits, 0 or more, or null for no
 export const limitField = (description: string) =>
   z.optional(z.nullable(z.int().check(z.gte(0, LIMIT_RULE))).register(z.globalRegistry, { description }));
 
+/**
+ * `confirm_above`: MCP tool calls quoted above this many credits run only after the user's consent
+ * (docs/mcp.md, "Consent before an expensive call"); null: never ask.
+ */
+export const confirmAboveField = (description: string) =>
+  z.optional(
+    z
+      .nullable(z.int().check(z.gte(0, 'must be a whole number of credits, 0 or more, or null to never ask')))
+      .register(z.globalRegistry, { description }),
+  );
+
 /** The longest entry read: an IPv6 address with an embedded IPv4 one and a prefix is 49 characters. */
 const MAX_ENTRY_CHARS = 64;
 

@@ -18,6 +18,7 @@ export interface WorkspaceSettings {
   daily_limit: number | null;
   /** Credits the organization spent this UTC day. */
   spent_today: number;
+  confirm_above: number | null;
   created_at: string;
 }
 
@@ -28,6 +29,7 @@ const settingsOf = (org: Organization, spent: PeriodSpend): WorkspaceSettings =>
   spent: spent.month,
   daily_limit: org.daily_limit,
   spent_today: spent.day,
+  confirm_above: org.confirm_above,
   created_at: org.created_at,
 });
 
@@ -46,7 +48,12 @@ export async function readWorkspace(caller: Caller, orgId: string, now = new Dat
 export async function changeWorkspace(
   caller: Caller,
   orgId: string,
-  changes: { spending_limit?: number | null | undefined; daily_limit?: number | null | undefined; networks?: Network[] | undefined },
+  changes: {
+    spending_limit?: number | null | undefined;
+    daily_limit?: number | null | undefined;
+    confirm_above?: number | null | undefined;
+    networks?: Network[] | undefined;
+  },
   now = new Date(),
 ): Promise<WorkspaceSettings> {
   const [, spent, read] = await Promise.all([requireOwner(caller, orgId), readOrgSpend(orgId, now), getOrganization(orgId)]);
@@ -54,6 +61,7 @@ export async function changeWorkspace(
     ...(changes.spending_limit === undefined ? {} : { spendingLimit: changes.spending_limit }),
     ...(changes.daily_limit === undefined ? {} : { dailyLimit: changes.daily_limit }),
     ...(changes.networks === undefined ? {} : { networks: [...new Set(changes.networks)] }),
+    ...(changes.confirm_above === undefined ? {} : { confirmAbove: changes.confirm_above }),
   };
   const updated = await changeOrganizationSettings(orgId, change, await auditSourceOf(caller), now, read);
   if (!updated) throw notFound();

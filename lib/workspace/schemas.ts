@@ -14,6 +14,9 @@ export const settingsSchema = z.object({
   spent: z.int().register(z.globalRegistry, { description: 'credits the organization spent this UTC month' }),
   daily_limit: z.nullable(z.int()).register(z.globalRegistry, { description: 'the daily (UTC) spending limit in credits; null: none' }),
   spent_today: z.int().register(z.globalRegistry, { description: 'credits the organization spent this UTC day' }),
+  confirm_above: z.nullable(z.int()).register(z.globalRegistry, {
+    description: 'MCP tool calls quoted above this many credits run only after consent (docs/mcp.md); null: never ask',
+  }),
   created_at: z.iso.datetime(),
 });
 
@@ -50,6 +53,10 @@ export const apiKeySchema = z.object({
   spent: z.int().register(z.globalRegistry, { description: "credits the key's runs spent this UTC month" }),
   daily_limit: z.nullable(z.int()).register(z.globalRegistry, { description: "the key's daily (UTC) limit in credits; null: none" }),
   spent_today: z.int().register(z.globalRegistry, { description: "credits the key's runs spent this UTC day" }),
+  confirm_above: z.nullable(z.int()).register(z.globalRegistry, {
+    description:
+      "MCP tool calls of the key quoted above this many credits run only after consent (the lower of the key's and the organization's holds); null: the key sets none",
+  }),
   allowed_ips: z.nullable(z.array(z.string())).register(z.globalRegistry, {
     description: 'the addresses and CIDR networks the key may be used from, as set; null: any address',
   }),

@@ -80,6 +80,7 @@ export async function startBenchStack(environment: Record<string, string>): Prom
       SOCIAL_PROVIDER: 'sample',
       CURSOR_SIGNING_KEY: randomBytes(32).toString('hex'),
       OAUTH_SEALING_KEY: JSON.stringify({ kid: 'bench', key: randomBytes(32).toString('hex') }),
+      MCP_CONSENT_KEY: JSON.stringify({ kid: 'bench', key: randomBytes(32).toString('hex') }),
       STRIPE_SECRET_KEY: payments.secretKey,
       STRIPE_API_BASE: payments.url,
       STRIPE_WEBHOOK_SECRET: payments.webhookSecret,

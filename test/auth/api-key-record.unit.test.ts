@@ -21,6 +21,7 @@ describe('newApiKeyRecord', () => {
       role: 'editor',
       spending_limit: null,
       daily_limit: null,
+      confirm_above: null,
       allowed_ips: null,
       rate_limit: null,
       created_at: '2026-03-15T12:00:00.000Z',

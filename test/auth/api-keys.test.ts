@@ -78,6 +78,7 @@ describe('POST /organizations/{organization_id}/api-keys', () => {
       spent: 0,
       daily_limit: null,
       spent_today: 0,
+      confirm_above: null,
       allowed_ips: null,
       rate_limit: null,
       created_at: expect.any(String),

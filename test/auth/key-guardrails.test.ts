@@ -138,10 +138,11 @@ describe('PATCH …/api-keys/{key_id}', () => {
       name: 'nightly agent',
       role: 'viewer',
       daily_limit: 5,
+      confirm_above: 3,
       allowed_ips: ['198.51.100.7'],
       rate_limit: { requests: 10 },
     });
-    const cleared = await patch(orgId, owner, key.id, { spending_limit: null, allowed_ips: null, rate_limit: null });
+    const cleared = await patch(orgId, owner, key.id, { spending_limit: null, confirm_above: null, allowed_ips: null, rate_limit: null });
 
     expect(changed.status).toBe(200);
     const { token: _token, ...view } = key;
@@ -150,6 +151,7 @@ describe('PATCH …/api-keys/{key_id}', () => {
       name: 'nightly agent',
       role: 'viewer',
       daily_limit: 5,
+      confirm_above: 3,
       allowed_ips: ['198.51.100.7'],
       rate_limit: { requests: 10 },
     });
@@ -202,7 +204,7 @@ describe('PATCH …/api-keys/{key_id}', () => {
       {
         path: ['body'],
         code: 'custom',
-        message: 'must change one or more of name, role, spending_limit, daily_limit, allowed_ips, rate_limit',
+        message: 'must change one or more of name, role, spending_limit, daily_limit, confirm_above, allowed_ips, rate_limit',
       },
     ]);
     expect(unknownField.status).toBe(400);

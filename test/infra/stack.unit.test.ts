@@ -260,6 +260,7 @@ describe('routes and functions', () => {
           ...((route.secrets ?? []).includes('providerApiKey') ? ['SCRAPECREATORS_API_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('tikhubApiKey') ? ['TIKHUB_API_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('oauthSealingKey') ? ['OAUTH_SEALING_KEY_SECRET_ARN'] : []),
+          ...((route.secrets ?? []).includes('mcpConsentKey') ? ['MCP_CONSENT_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('stripeSecretKey') ? ['STRIPE_SECRET_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('stripeWebhookSecret') ? ['STRIPE_WEBHOOK_SECRET_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('cursorSigningKey') ? ['CURSOR_SIGNING_KEY'] : []),
@@ -505,6 +506,7 @@ describe('nested stacks: one per domain of the route table', () => {
         'TikHubApiKeyADF7E755',
         'CursorSigningKey255C5A33',
         'OAuthSealingKey1BB7AC03',
+        'McpConsentKeyDF3F9D19',
         'StripeSecretKeyA7F6217B',
         'StripeWebhookSecretFCDDBC6A',
       ],
@@ -632,6 +634,7 @@ describe('the provider API key', () => {
       secretNamed(template, 'TikHubApiKey')[0],
       secretNamed(template, 'CursorSigningKey')[0],
       secretNamed(template, 'OAuthSealingKey')[0],
+      secretNamed(template, 'McpConsentKey')[0],
       secretNamed(template, 'StripeSecretKey')[0],
       secretNamed(template, 'StripeWebhookSecret')[0],
     ]);
@@ -646,6 +649,7 @@ describe('the provider API key', () => {
         SCRAPECREATORS_API_KEY_SECRET_ARN: { Ref: secretNamed(t, 'ProviderApiKey')[0] },
         TIKHUB_API_KEY_SECRET_ARN: { Ref: secretNamed(t, 'TikHubApiKey')[0] },
         OAUTH_SEALING_KEY_SECRET_ARN: { Ref: secretNamed(t, 'OAuthSealingKey')[0] },
+        MCP_CONSENT_KEY_SECRET_ARN: { Ref: secretNamed(t, 'McpConsentKey')[0] },
         STRIPE_SECRET_KEY_SECRET_ARN: { Ref: secretNamed(t, 'StripeSecretKey')[0] },
         STRIPE_WEBHOOK_SECRET_SECRET_ARN: { Ref: secretNamed(t, 'StripeWebhookSecret')[0] },
       };

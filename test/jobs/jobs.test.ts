@@ -20,6 +20,8 @@ import { jobItemKey } from '../../lib/db/keys.ts';
 import { getOrganization } from '../../lib/db/organizations.ts';
 import { requeueActiveJobs } from '../../lib/jobs/recovery.ts';
 import { handleJobMessage } from '../../lib/jobs/worker.ts';
+import { resetHealthSettings } from '../../lib/social/health/settings.ts';
+import { forgetHealth, noteAttempts } from '../../lib/social/health/view.ts';
 import { findOperation } from '../../lib/social/operations.ts';
 import { workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
@@ -326,6 +328,50 @@ describe('running a job', () => {
     expect((await read(created.body.id, token)).body).toMatchObject({ status: 'completed', succeeded: 2, charged: 2 * COST });
     const ledger = await expectLedgerHolds(orgId, 2);
     expect(ledger.charges).toHaveLength(2);
+  });
+
+  it("puts back, uncharged, an item whose every provider's breaker is open (503), until JOB_UNAVAILABLE_RETRY_SECONDS; then it fails, uncharged", async () => {
+    // Prepare: two items; this instance saw the provider fail on the operation enough to trip its breaker.
+    const { orgId, users } = await workspace({ credits: 100 });
+    const token = tokenFor(users.editor);
+    const created = await create(orgId, token, { inputs: handles(2) });
+    const [first, second] = [0, 1].map((index) => ({ kind: 'item' as const, jobId: created.body.id, orgId, index }));
+    const saved = { min: process.env.HEALTH_BREAKER_MIN_FAILURES, retry: process.env.JOB_UNAVAILABLE_RETRY_SECONDS };
+    process.env.HEALTH_BREAKER_MIN_FAILURES = '1';
+    resetHealthSettings();
+    try {
+      noteAttempts(
+        OPERATION,
+        Array.from({ length: 100 }, () => ({ provider: 'sample', ok: false, ms: 5 })),
+        Date.now(),
+      );
+
+      // Act and assess: within the job's hour, each delivery puts the item back (false: delivered again), charging nothing.
+      expect(await handleJobMessage(first!)).toBe(false);
+      expect(await handleJobMessage(first!)).toBe(false);
+      expect((await getOrganization(orgId))?.credits).toBe(100);
+      expect((await items(created.body.id, token)).body.items[0]).toMatchObject({ status: 'pending', charged: 0, error: null });
+      // Past the job's deadline for an outage (here 0 s), the item fails with the run's 503 body, uncharged.
+      process.env.JOB_UNAVAILABLE_RETRY_SECONDS = '0';
+      expect(await handleJobMessage(second!)).toBe(true);
+      expect((await items(created.body.id, token)).body.items[1]).toMatchObject({
+        status: 'failed',
+        charged: 0,
+        error: { code: 'operation_unavailable', data: { operation: OPERATION, providers: ['sample'] } },
+      });
+    } finally {
+      Object.assign(process.env, { HEALTH_BREAKER_MIN_FAILURES: saved.min });
+      if (saved.retry === undefined) delete process.env.JOB_UNAVAILABLE_RETRY_SECONDS;
+      else process.env.JOB_UNAVAILABLE_RETRY_SECONDS = saved.retry;
+      resetHealthSettings();
+      forgetHealth();
+    }
+    // The provider back (its breaker closed): the put-back item runs, charged once; the queued messages find both finished.
+    expect(await handleJobMessage(first!)).toBe(true);
+    await drainJobs();
+    expect((await read(created.body.id, token)).body).toMatchObject({ status: 'completed', succeeded: 1, failed: 1, charged: COST });
+    const ledger = await expectLedgerHolds(orgId, 1);
+    expect(ledger.charges).toHaveLength(1);
   });
 
   it('replays, not charges again, an item whose worker died after its run and before its result was written', async () => {

@@ -424,3 +424,176 @@ describe('icons', () => {
     expect(stale.status).toBe(404);
   });
 });
+
+describe('consent before an expensive call', async () => {
+  const { getOrganization, changeOrganizationSettings } = await import('../../lib/db/organizations.ts');
+  const { createApiKey } = await import('../../lib/db/api-keys.ts');
+  const { newApiKeyRecord } = await import('../../lib/auth/api-key-record.ts');
+  const { argumentsDigest, ConsentNeeded, confirmationRequired } = await import('../../lib/mcp/consent.ts');
+  const { apiKeyTokenWith, publishTestSigningKey } = await import('../support/tokens.ts');
+  const { call } = await import('../support/http.ts');
+
+  const ask = await workspace({ credits: 50 });
+  const source = { actor: { type: 'user' as const, id: ask.users.owner, client_id: null }, request_id: null, source_ip: null };
+  await changeOrganizationSettings(ask.orgId, { confirmAbove: 0 }, source, new Date());
+  // A key whose own threshold (1) is lower than its organization's (5): the key's holds.
+  const keyed = await workspace({ credits: 50 });
+  await changeOrganizationSettings(keyed.orgId, { confirmAbove: 5 }, source, new Date());
+  const key = newApiKeyRecord({
+    orgId: keyed.orgId,
+    name: 'agent',
+    role: 'editor',
+    createdById: keyed.users.owner,
+    days: 1,
+    now: new Date(),
+    confirmAbove: 1,
+  });
+  await Promise.all([createApiKey(key, source, new Date()), publishTestSigningKey()]);
+
+  const balance = async (org: string) => (await getOrganization(org))?.credits;
+  /** A legacy tools/call, with a user's token or a key's. */
+  const legacy = (org: string, who: { user?: string; token?: string }, name: string, args: Record<string, unknown>, id = 7) =>
+    call(mcp, {
+      method: 'POST',
+      url: `/mcp?organization_id=${org}`,
+      token: who.token ?? (who.user && tokenFor(who.user)),
+      headers: TRANSPORT,
+      body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } },
+    });
+  const refusal = (answer: { body: { result: { isError?: boolean; content: { text: string }[] } } }) => {
+    expect(answer.body.result.isError).toBe(true);
+    return JSON.parse(answer.body.result.content[0]?.text ?? '{}') as { code: string; message: string; data: Record<string, unknown> };
+  };
+  const profile = { handle: 'nasa' };
+
+  it('lists the _confirm_token argument on the tools that spend only while a threshold applies', async () => {
+    const list = (org: string, user: string) => post(org, user, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    const [asking, plain] = await Promise.all([list(ask.orgId, ask.users.viewer), list(orgId, users.viewer)]);
+    const argumentsOf = (answer: Awaited<ReturnType<typeof list>>, name: string) =>
+      Object.keys(answer.body.result.tools.find((tool: { name: string }) => tool.name === name).inputSchema.properties);
+    expect(argumentsOf(asking, 'x_profile')).toContain('_confirm_token');
+    expect(argumentsOf(asking, 'start_job')).toContain('_confirm_token');
+    expect(argumentsOf(asking, 'get_budget')).not.toContain('_confirm_token');
+    expect(argumentsOf(plain, 'x_profile')).not.toContain('_confirm_token');
+    expect(argumentsOf(plain, 'start_job')).not.toContain('_confirm_token');
+  });
+
+  it('asks a legacy client with a token, runs once with it, and refuses reuse, alteration, other arguments and another caller', async () => {
+    const before = await balance(ask.orgId);
+    const asked = refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', profile));
+    expect(asked).toMatchObject({
+      code: 'confirmation_required',
+      data: { cost: 1, confirm_above: 0, scope: 'organization', balance: before, confirm_token: expect.any(String) },
+    });
+    expect(asked.message).toContain('"_confirm_token"');
+    expect(Date.parse(String(asked.data.expires_at)) - Date.now()).toBeGreaterThan(9 * 60_000);
+    expect(await balance(ask.orgId)).toBe(before);
+    const token = String(asked.data.confirm_token);
+
+    const ran = await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', { ...profile, _confirm_token: token });
+    expect(ran.body.result.isError).toBeUndefined();
+    expect(ran.body.result.structuredContent).toBeDefined();
+    expect(await balance(ask.orgId)).toBe((before ?? 0) - 1);
+
+    const invalid = async (who: { user?: string }, args: Record<string, unknown>) =>
+      refusal(await legacy(ask.orgId, who, 'x_profile', args)).data.reason;
+    const flipped = `${token.slice(0, -2)}${token.at(-2) === 'A' ? 'B' : 'A'}${token.at(-1)}`;
+    const fresh = String(refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', profile)).data.confirm_token);
+    expect(await invalid({ user: ask.users.editor }, { ...profile, _confirm_token: token })).toBe('used');
+    expect(await invalid({ user: ask.users.editor }, { ...profile, _confirm_token: flipped })).toBe('malformed');
+    expect(await invalid({ user: ask.users.editor }, { ...profile, _confirm_token: 42 })).toBe('malformed');
+    expect(await invalid({ user: ask.users.editor }, { handle: 'esa', _confirm_token: fresh })).toBe('mismatch');
+    expect(await invalid({ user: ask.users.owner }, { ...profile, _confirm_token: fresh })).toBe('mismatch');
+    // Another tool with the same arguments.
+    expect(
+      refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_user_posts', { ...profile, _confirm_token: fresh })).data.reason,
+    ).toBe('mismatch');
+    expect(await balance(ask.orgId)).toBe((before ?? 0) - 1);
+  });
+
+  it('refuses an expired token, and of two calls with one token runs one, charged once', async () => {
+    const before = (await balance(ask.orgId)) ?? 0;
+    const scope = { caller: { userId: ask.users.editor }, orgId: ask.orgId, deadlineMs: 0, requestId: 'r', baseUrl: 'http://x' };
+    const call = { tool: 'x_profile', digest: argumentsDigest('x_profile', profile, undefined) };
+    const needed = new ConsentNeeded(1, { credits: 0, scope: 'organization' }, before);
+    const stale = (await confirmationRequired(scope, call, needed, Date.now() - 11 * 60_000)).details.data?.confirm_token;
+    expect(
+      refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', { ...profile, _confirm_token: stale })).data.reason,
+    ).toBe('expired');
+
+    const token = refusal(await legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', profile)).data.confirm_token;
+    const both = await Promise.all(
+      [8, 9].map((id) => legacy(ask.orgId, { user: ask.users.editor }, 'x_profile', { ...profile, _confirm_token: token }, id)),
+    );
+    const outcomes = both.map((answer) => (answer.body.result.isError ? refusal(answer).data.reason : 'ran')).sort();
+    expect(outcomes).toEqual(['ran', 'used']);
+    expect(await balance(ask.orgId)).toBe(before - 1);
+  });
+
+  it('asks a modern client that declares form elicitation, runs on its acceptance, and asks again for a used state', async () => {
+    const before = (await balance(ask.orgId)) ?? 0;
+    const elicit = { elicitation: { form: {} } };
+    const tool = (extra: Record<string, unknown> = {}, capabilities: object = elicit) =>
+      modern(ask.orgId, ask.users.editor, 'tools/call', { name: 'x_profile', arguments: profile, ...extra }, capabilities);
+    const asked = await tool();
+    expect(asked.status).toBe(200);
+    expect(asked.body.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: {
+        consent: {
+          method: 'elicitation/create',
+          params: {
+            mode: 'form',
+            message: `x_profile for {"handle":"nasa"} costs 1 credit (balance ${before}). Run it?`,
+            requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+          },
+        },
+      },
+      requestState: expect.any(String),
+      _meta: { 'io.modelcontextprotocol/serverInfo': expect.any(Object) },
+    });
+    const { requestState } = asked.body.result;
+    const accept = { consent: { action: 'accept', content: { confirm: true } } };
+
+    const unanswered = await tool({ requestState, inputResponses: {} });
+    expect(unanswered.body.result.resultType).toBe('input_required');
+    const declined = await tool({ requestState, inputResponses: { consent: { action: 'decline' } } });
+    expect(JSON.parse(declined.body.result.content[0].text).code).toBe('consent_declined');
+    const ran = await tool({ requestState, inputResponses: accept });
+    expect(ran.body.result).toMatchObject({ resultType: 'complete', structuredContent: expect.any(Object) });
+    expect(ran.body.result.isError).toBeUndefined();
+    const again = await tool({ requestState, inputResponses: accept });
+    expect(again.body.result.resultType).toBe('input_required');
+    const altered = await tool({ requestState: `${requestState}x`, inputResponses: accept });
+    expect(altered.body.error).toMatchObject({ code: -32602, message: 'Invalid params: requestState is not one this server issued' });
+    // Without form elicitation, a modern client gets the token as a legacy one does.
+    const withoutForm = await tool({}, TASKS);
+    expect(JSON.parse(withoutForm.body.result.content[0].text).code).toBe('confirmation_required');
+    expect(await balance(ask.orgId)).toBe(before - 1);
+  });
+
+  it("holds an API key to the lower of its own and its organization's thresholds, start_job quoted for all its inputs", async () => {
+    const token = apiKeyTokenWith(key.id, keyed.orgId);
+    const before = (await balance(keyed.orgId)) ?? 0;
+    // 1 credit is not above the key's 1: it runs without asking.
+    const cheap = await legacy(keyed.orgId, { token }, 'x_profile', profile);
+    expect(cheap.body.result.isError).toBeUndefined();
+    const job = { operation: 'x_profile', inputs: [{ handle: 'nasa' }, { handle: 'nike' }, { handle: 'esa' }] };
+    const asked = refusal(await legacy(keyed.orgId, { token }, 'start_job', job));
+    expect(asked).toMatchObject({ code: 'confirmation_required', data: { cost: 3, confirm_above: 1, scope: 'api_key' } });
+    // The job's cap bounds its quote: capped at 1, it starts without asking.
+    const capped = await legacy(keyed.orgId, { token }, 'start_job', { ...job, max_credits: 1 });
+    expect(capped.body.result.structuredContent).toMatchObject({ status: 'queued', max_credits: 1 });
+    const started = await legacy(keyed.orgId, { token }, 'start_job', { ...job, _confirm_token: asked.data.confirm_token });
+    expect(started.body.result.structuredContent).toMatchObject({ status: 'queued', total: 3 });
+    const reused = refusal(await legacy(keyed.orgId, { token }, 'start_job', { ...job, _confirm_token: asked.data.confirm_token }));
+    expect(reused.data.reason).toBe('used');
+    const credits = await call((await import('../../functions/get-credits.ts')).handler, {
+      method: 'GET',
+      url: `/organizations/${keyed.orgId}/credits`,
+      token,
+    });
+    expect(credits.body.confirm_above).toEqual({ credits: 1, scope: 'api_key' });
+    expect(await balance(keyed.orgId)).toBe(before - 1);
+  });
+});

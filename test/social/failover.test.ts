@@ -54,8 +54,13 @@ const operationOf = (page: Awaited<ReturnType<typeof socialStatus>>, name: strin
   page.operations.find((entry) => entry.operation === name);
 
 describe('TikHub on its fixtures, through the run path', () => {
-  it('serves the five X operations ScrapeCreators lacks, and x_profile as the second provider', () => {
+  it('serves the operations ScrapeCreators lacks but facebook_search, and x_profile as the second provider', () => {
     expect(OPERATION_NAMES.filter((name) => TIKHUB_OPERATIONS.has(name))).toEqual([
+      'instagram_user_stories',
+      'tiktok_trend_scan',
+      'linkedin_user_posts',
+      'linkedin_search_people',
+      'youtube_trending',
       'x_search',
       'x_profile',
       'x_post_comments',
@@ -232,7 +237,7 @@ describe('the primary down for x_profile: the drill', () => {
       const listed = new Map(listing.body.operations.map((entry: { name: string }) => [entry.name, entry]));
       expect(listed.get('x_profile')).toMatchObject({ available: true, provider: 'ScrapeCreators', status: 'partial_outage' });
       expect(listed.get('x_search')).toMatchObject({ available: true, provider: 'TikHub' });
-      expect(listed.get('youtube_trending')).toMatchObject({ available: false, provider: null, status: 'major_outage' });
+      expect(listed.get('facebook_search')).toMatchObject({ available: false, provider: null, status: 'major_outage' });
       expect(listing.body.provider.name).toBe('ScrapeCreators + TikHub');
 
       // Recovery: ScrapeCreators answers again; past the open period a run probes it and closes the breaker.

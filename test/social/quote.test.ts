@@ -9,6 +9,8 @@ import { db } from '../../lib/db/client.ts';
 import { setMemberSpendingLimit } from '../../lib/db/memberships.ts';
 import { getOrganization, setNetworks } from '../../lib/db/organizations.ts';
 import { countRoundTrips } from '../../lib/db/round-trips.ts';
+import { resetHealthSettings } from '../../lib/social/health/settings.ts';
+import { forgetHealth, noteAttempts } from '../../lib/social/health/view.ts';
 import { sampleProvider } from '../../lib/social/providers/sample.ts';
 import { TEST_OPERATOR, workspace } from '../support/fixtures.ts';
 import { call, withoutRequestId } from '../support/http.ts';
@@ -100,6 +102,46 @@ describe('POST /social/{operation}/quote', () => {
     expect(fresh.body).toMatchObject({ cost: 1, allowed: false, refusal: { code: 'insufficient_credits' }, cached: false });
     // The refusal is the run's body: it names where an owner buys credits, as the run's does.
     expect(fresh.body.refusal.data.billing_url).toBe(`http://127.0.0.1/console?organization_id=${orgId}#billing`);
+  });
+
+  it("reports the run's 503 operation_unavailable while every provider's breaker is open, in one round trip; a cached result still answers", async () => {
+    // Prepare: this instance saw the sample provider fail on tiktok_profile, enough to trip its breaker
+    // whatever this file's earlier runs of it counted.
+    const { orgId, users } = await workspace({ credits: 5 });
+    await run(orgId, users.editor);
+    const before = process.env.HEALTH_BREAKER_MIN_FAILURES;
+    process.env.HEALTH_BREAKER_MIN_FAILURES = '1';
+    resetHealthSettings();
+    try {
+      noteAttempts(
+        'tiktok_profile',
+        Array.from({ length: 100 }, () => ({ provider: 'sample', ok: false, ms: 5 })),
+        Date.now(),
+      );
+      const counter = countRoundTrips(db());
+
+      // Act
+      const quoted = await quote(orgId, users.editor).finally(() => counter.stop());
+      const cached = await quote(orgId, users.editor, 'tiktok_profile', { handle: 'nasa' }, { 'cache-control': 'max-age=3600' });
+      const ran = await run(orgId, users.editor);
+
+      // Assess: the run's own 503 body, read from the breakers this instance keeps, and nothing charged by either.
+      expect(ran.status).toBe(503);
+      expect(quoted.body).toMatchObject({ operation: 'tiktok_profile', cost: 1, balance: 4, allowed: false, cached: false });
+      expect(quoted.body.refusal).toEqual({
+        code: 'operation_unavailable',
+        message: ran.body.message,
+        data: { operation: 'tiktok_profile', providers: ['sample'], retry_after: expect.any(Number) },
+      });
+      expect(quoted.body.refusal.data.retry_after).toBeLessThanOrEqual(ran.body.data.retry_after);
+      expect(counter.log.sequential).toBe(1);
+      expect(cached.body).toMatchObject({ cost: 0, allowed: true, refusal: null, cached: true });
+      expect((await getOrganization(orgId))?.credits).toBe(4);
+    } finally {
+      process.env.HEALTH_BREAKER_MIN_FAILURES = before;
+      resetHealthSettings();
+      forgetHealth();
+    }
   });
 
   it('refuses what a run refuses before reading: invalid input (400, same issues), an unknown operation (404), a non-member (403)', async () => {

@@ -27,6 +27,8 @@ Object.assign(process.env, {
   CURSOR_SIGNING_KEY: randomUUID() + randomUUID(),
   // Its own key, never the cursor key (lib/oauth/sealing-key.ts); a file that rotates it sets its own.
   OAUTH_SEALING_KEY: JSON.stringify({ kid: 'test', key: randomUUID() + randomUUID() }),
+  // The MCP consent token's key: its own too (lib/mcp/consent-token.ts).
+  MCP_CONSENT_KEY: JSON.stringify({ kid: 'test', key: randomUUID() + randomUUID() }),
   // The test key signs API keys too, as the dev key does for `npm start`.
   API_KEY_SIGNING_KEY_PEM: inject('signingKey').privateKeyPem,
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

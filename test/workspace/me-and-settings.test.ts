@@ -73,6 +73,7 @@ describe('GET /organizations/{organization_id}', () => {
       spent: 0,
       daily_limit: null,
       spent_today: 0,
+      confirm_above: null,
       created_at: expect.any(String),
     });
   });
@@ -113,6 +114,9 @@ describe('PATCH /organizations/{organization_id}', () => {
     });
     expect(cleared.body.spending_limit).toBeNull();
     expect(again.status).toBe(200);
+    // The consent threshold of MCP calls (docs/mcp.md): set, then cleared; REST runs are not held to it.
+    expect((await patch(orgId, users.owner, { confirm_above: 2 })).body.confirm_above).toBe(2);
+    expect((await patch(orgId, users.owner, { confirm_above: null })).body.confirm_above).toBeNull();
   });
 
   it('lets an owner change the networks, and the listing follows at once', async () => {
@@ -142,7 +146,7 @@ describe('PATCH /organizations/{organization_id}', () => {
   });
 
   it.each([
-    [{}, ['body'], 'must change spending_limit, daily_limit or networks (one or more)'],
+    [{}, ['body'], 'must change spending_limit, daily_limit, confirm_above or networks (one or more)'],
     [{ spending_limit: -1 }, ['body', 'spending_limit'], 'must be a whole number of credits, 0 or more, or null for none'],
     [{ spending_limit: 1.5 }, ['body', 'spending_limit'], undefined],
     [{ networks: [] }, ['body', 'networks'], 'must name at least one network'],

@@ -8,7 +8,12 @@
 import { optional } from '../../../config.ts';
 import { type ProviderDescriptor, type ProviderRun, UpstreamError, UpstreamNotFoundError } from '../types.ts';
 import { vendorKeyReader } from '../vendor-key.ts';
-import { type TikHubMapping, unsupportedInput, x } from './x.ts';
+import { instagram } from './instagram.ts';
+import { linkedin } from './linkedin.ts';
+import type { TikHubGet, TikHubMapping } from './mapping.ts';
+import { tiktok } from './tiktok.ts';
+import { x } from './x.ts';
+import { youtube } from './youtube.ts';
 
 export interface TikHubSettings {
   /** TIKHUB_BASE_URL, without a trailing slash. */
@@ -18,11 +23,14 @@ export interface TikHubSettings {
 }
 
 /** Every mapping, by operation name. */
-export const TIKHUB_MAPPINGS: Readonly<Record<string, TikHubMapping>> = { ...x };
+export const TIKHUB_MAPPINGS: Readonly<Record<string, TikHubMapping>> = { ...instagram, ...tiktok, ...linkedin, ...youtube, ...x };
 
 export const TIKHUB_OPERATIONS: ReadonlySet<string> = new Set(Object.keys(TIKHUB_MAPPINGS));
 
-/** SOCIAL_PROVIDER=…,tikhub: the X operations ScrapeCreators lacks, and x_profile (both serve it: failover). */
+/**
+ * SOCIAL_PROVIDER=…,tikhub: the operations ScrapeCreators lacks but facebook_search (TikHub has no
+ * Facebook API), and x_profile (both serve it: failover). docs/social-operations.md, "TikHub".
+ */
 export const TIKHUB_PROVIDER: ProviderDescriptor<TikHubSettings> = {
   name: 'tikhub',
   displayName: 'TikHub',
@@ -56,42 +64,45 @@ export function tikhubProvider(options: { baseUrl: string; apiKey: () => Promise
       const mapping = TIKHUB_MAPPINGS[operation.name];
       if (!mapping || !Object.hasOwn(TIKHUB_MAPPINGS, operation.name))
         throw new UpstreamError(`operation ${operation.name} is not served by TikHub`);
-      const unsupported = unsupportedInput(operation.name, input);
+      const unsupported = mapping.unsupported?.(input);
       if (unsupported) throw new UpstreamError(unsupported, { code: 'unsupported_input' });
-      const url = new URL(`${options.baseUrl}${mapping.path}`);
-      for (const [name, value] of Object.entries(mapping.params(input))) {
-        if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
-      }
-      const response = await fetch(url, {
-        headers: { authorization: `Bearer ${await options.apiKey()}`, accept: 'application/json' },
-        signal,
-      }).catch((error: unknown) => {
-        throw new UpstreamError(
-          signal.aborted ? 'the provider call was aborted (timeout)' : `TikHub could not be reached: ${(error as Error).message}`,
-        );
-      });
-      const body = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        throw new UpstreamError(`TikHub answered ${response.status} with a body that is not JSON`, { status: response.status });
-      }
-      if (response.status === 404)
-        throw new UpstreamNotFoundError(`not found on ${operation.network ?? 'the network'}, or not public`, { status: 404 });
-      const code = field(parsed, 'code');
-      if (!response.ok || (typeof code === 'number' && code !== 200)) {
-        const message = field(parsed, 'message') ?? field(field(parsed, 'detail'), 'message');
-        throw new UpstreamError(`TikHub answered ${response.status}${typeof message === 'string' ? `: ${message}` : ''}`, {
-          status: response.status,
+      const get: TikHubGet = async (path, params, response) => {
+        const url = new URL(`${options.baseUrl}${path}`);
+        for (const [name, value] of Object.entries(params)) {
+          if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+        }
+        const answer = await fetch(url, {
+          headers: { authorization: `Bearer ${await options.apiKey()}`, accept: 'application/json' },
+          signal,
+        }).catch((error: unknown) => {
+          throw new UpstreamError(
+            signal.aborted ? 'the provider call was aborted (timeout)' : `TikHub could not be reached: ${(error as Error).message}`,
+          );
         });
-      }
-      const data = mapping.response().safeParse(field(parsed, 'data'));
-      if (!data.success)
-        throw new UpstreamError(
-          `TikHub's answer to ${operation.name} is not the shape read: ${data.error.issues[0]?.path.join('.') ?? ''}`,
-        );
-      return mapping.translate(data.data as never, input);
+        const body = await answer.text();
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(body);
+        } catch {
+          throw new UpstreamError(`TikHub answered ${answer.status} with a body that is not JSON`, { status: answer.status });
+        }
+        if (answer.status === 404)
+          throw new UpstreamNotFoundError(`not found on ${operation.network ?? 'the network'}, or not public`, { status: 404 });
+        const code = field(parsed, 'code');
+        if (!answer.ok || (typeof code === 'number' && code !== 200)) {
+          const message = field(parsed, 'message') ?? field(field(parsed, 'detail'), 'message');
+          throw new UpstreamError(`TikHub answered ${answer.status}${typeof message === 'string' ? `: ${message}` : ''}`, {
+            status: answer.status,
+          });
+        }
+        const data = response.safeParse(field(parsed, 'data'));
+        if (!data.success)
+          throw new UpstreamError(
+            `TikHub's answer to ${operation.name} is not the shape read: ${data.error.issues[0]?.path.join('.') ?? ''}`,
+          );
+        return data.data as never;
+      };
+      return mapping.run(get, input);
     },
   };
 }

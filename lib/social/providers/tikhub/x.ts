@@ -13,14 +13,7 @@ import * as z from 'zod/mini';
 import { PROFILE_URL } from '../../mention.ts';
 import { author, comment, page, post, profile } from '../scrapecreators/output.ts';
 import { bareHandle, int, str } from '../scrapecreators/read.ts';
-
-export interface TikHubMapping {
-  readonly path: string;
-  params(input: Readonly<Record<string, unknown>>): Record<string, string | number | undefined>;
-  /** TikHub's `data`, as parsed by `response`, into our output. */
-  response: () => z.ZodMiniType;
-  translate(data: never, input: Readonly<Record<string, unknown>>): unknown;
-}
+import { call, type TikHubMapping } from './mapping.ts';
 
 const id = () => z.nullish(z.union([z.string(), z.number()]));
 const text = () => z.nullish(z.string());
@@ -141,7 +134,7 @@ export const TREND_COUNTRIES: Readonly<Record<string, string>> = {
 const timeline = () => z.object({ timeline: z.array(tweetShape()), next_cursor: text() });
 
 export const x: Readonly<Record<string, TikHubMapping>> = {
-  x_search: {
+  x_search: call({
     path: '/api/v1/twitter/web/fetch_search_timeline',
     params: (input) => ({
       keyword: String(input.query),
@@ -151,14 +144,14 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
     response: timeline,
     translate: (data: z.output<ReturnType<typeof timeline>>, input) =>
       page(data.timeline.slice(0, Number(input.count)).map(xPost), data.next_cursor),
-  },
-  x_profile: {
+  }),
+  x_profile: call({
     path: '/api/v1/twitter/web/fetch_user_profile',
     params: (input) => ({ screen_name: bareHandle(input.handle) }),
     response: userShape,
     translate: (data: User) => xProfile(data),
-  },
-  x_post_comments: {
+  }),
+  x_post_comments: call({
     path: '/api/v1/twitter/web/fetch_post_comments',
     params: (input) => ({ tweet_id: tweetIdOf(input.url), cursor: str(input.cursor) ?? undefined }),
     response: timeline,
@@ -178,15 +171,18 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
         ),
         data.next_cursor,
       ),
-  },
-  x_user_connections: {
+  }),
+  // `kind: following` would be `fetch_user_followings`, whose answer the reference does not show.
+  x_user_connections: call({
+    unsupported: (input) => (input.kind === 'followers' ? undefined : 'TikHub lists followers only'),
     path: '/api/v1/twitter/web/fetch_user_followers',
     params: (input) => ({ screen_name: bareHandle(input.handle), cursor: str(input.cursor) ?? undefined }),
     response: () => z.object({ followers: z.array(userShape()), next_cursor: text() }),
     translate: (data: { followers: User[]; next_cursor?: string | null }, input) =>
       page(data.followers.slice(0, Number(input.count)).map(xProfile), data.next_cursor),
-  },
-  x_tweet_engagers: {
+  }),
+  x_tweet_engagers: call({
+    unsupported: (input) => (input.type === 'reposters' ? undefined : 'TikHub lists reposters only'),
     path: '/api/v1/twitter/web/fetch_retweet_user_list',
     params: (input) => ({ tweet_id: tweetIdOf(input.url), cursor: str(input.cursor) ?? undefined }),
     response: () => z.object({ retweeters: z.array(userShape()), next_cursor: text() }),
@@ -195,8 +191,9 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
         data.retweeters.slice(0, Number(input.count)).map((user) => ({ engagement: 'repost', user: xAuthor(user), post: null })),
         data.next_cursor,
       ),
-  },
-  x_trends: {
+  }),
+  x_trends: call({
+    unsupported: (input) => (TREND_COUNTRIES[String(input.region)] ? undefined : `TikHub has no trend board for ${String(input.region)}`),
     path: '/api/v1/twitter/web/fetch_trending',
     params: (input) => {
       const country = TREND_COUNTRIES[String(input.region)];
@@ -217,17 +214,5 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
         view_count: null,
       })),
     }),
-  },
-};
-
-/**
- * What TikHub's endpoints cannot do of an operation's input: `x_user_connections` lists followers
- * only here (`kind: following` would be `fetch_user_followings`, whose answer the reference does
- * not show), `x_tweet_engagers` reposters only. Such runs are not sent to TikHub.
- */
-export const unsupportedInput = (operation: string, input: Readonly<Record<string, unknown>>): string | undefined => {
-  if (operation === 'x_user_connections' && input.kind !== 'followers') return 'TikHub lists followers only';
-  if (operation === 'x_tweet_engagers' && input.type !== 'reposters') return 'TikHub lists reposters only';
-  if (operation === 'x_trends' && !TREND_COUNTRIES[String(input.region)]) return `TikHub has no trend board for ${String(input.region)}`;
-  return undefined;
+  }),
 };
