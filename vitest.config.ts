@@ -23,6 +23,7 @@ const UNIT = 'test/**/*.unit.test.ts';
  */
 const LONG = [
   'test/local-stack.test.ts',
+  'test/hot-org-kill.test.ts',
   'test/client-example.test.ts',
   'test/client-package.test.ts',
   'test/social/database-death.test.ts',

@@ -1,9 +1,11 @@
 /**
- * The charge sweeper's function: EventBridge invokes it every minute (infra/sweeper.ts). Not a
+ * The charge sweeper's function: EventBridge invokes it every minute (infra/sweeper.ts), and it
+ * returns idle credit lanes (lib/billing/lanes.ts) after the refunds. Not a
  * route: no HTTP, no caller. A sweep whose refunds failed ends in an error, so that the
  * function's error alarm fires; the next minute's sweep tries them again.
  */
 import type { Context } from 'aws-lambda';
+import { returnIdleLanes } from '../lib/billing/lanes.ts';
 import { sweepPendingRuns } from '../lib/billing/sweeper.ts';
 import { logger } from '../lib/log.ts';
 
@@ -17,6 +19,8 @@ export const handler = async (_event: unknown, context: Context): Promise<{ refu
     logger.error('charge sweep: refunds failed', { ...result });
     throw new Error(`refunds failed: ${result.failed} (refunded ${result.refunded}); the next sweep tries again`);
   }
-  logger.info('charge sweep', { ...result });
+  // Then hot organizations' lanes idle past LANE_IDLE_SECONDS go back to their balance.
+  const lanes = await returnIdleLanes();
+  logger.info('charge sweep', { ...result, lanes_returned: lanes.lanes, lane_credits_returned: lanes.credits });
   return { refunded: result.refunded };
 };

@@ -50,6 +50,7 @@ async function main() {
         result.failed > 0 ||
         !result.balance.exact ||
         result.spend.counted !== result.spend.expected ||
+        result.spend.members !== result.spend.expected ||
         result.chargeEvents !== runs - result.failed;
       rows.push([
         String(runs),
@@ -70,6 +71,10 @@ async function main() {
     const how = conflicts === 'model' ? "DynamoDB's transaction conflicts modelled" : 'DynamoDB Local as it is (no conflicts)';
     console.log(`Paid runs (x_profile, sample provider) at once against one organization, ${users} members, DynamoDB Local, ${how}:`);
     console.log(rows.map((row) => row.map((cell, column) => cell.padStart(widths[column]!)).join('  ')).join('\n'));
+    for (const result of results)
+      console.log(
+        `${result.runs} at once: items held ${JSON.stringify(result.heldItems)}, lanes ${JSON.stringify(result.lanes)}, commands a run ${JSON.stringify(result.commandsPerRun)}`,
+      );
     const load = { start: loadAtStart, end: loadavg() };
     console.log(
       `load average (1, 5, 15 min): ${load.start.map((x) => x.toFixed(2)).join(' ')} at start, ${load.end.map((x) => x.toFixed(2)).join(' ')} at end`,

@@ -4,7 +4,7 @@
  * cancelled (from the items DynamoDB returns), so both answer a refusal with the same error.
  * Pure: no I/O, no clock.
  */
-import type { PeriodSpend } from '../db/credits.ts';
+import type { Limits, PeriodSpend, SpendCeilings, SpendLimits } from '../db/credits.ts';
 import {
   insufficientCredits,
   type LimitPeriod,
@@ -21,7 +21,14 @@ import { dayPeriod, monthPeriod } from './period.ts';
 
 /** What the payer looked like when read: the organization and the caller's membership. */
 export interface Payer {
-  org: { credits: number; networks: readonly string[]; spending_limit: number | null; daily_limit: number | null };
+  org: {
+    credits: number;
+    networks: readonly string[];
+    spending_limit: number | null;
+    daily_limit: number | null;
+    /** A hot organization read alone (lib/db/lanes.ts): `credits` is then only what no lane holds, not a balance to refuse by. */
+    lanes?: true;
+  };
   /** A member, or an API key (its `user_id` is the key's id). */
   member: { role: string; spending_limit: number | null; daily_limit: number | null; user_id?: string };
 }
@@ -96,9 +103,29 @@ const NOTHING_SPENT: Spent = { org: { month: 0, day: 0 }, member: { month: 0, da
 export function creditRefusal(payer: Payer, cost: number, spent: Spent = NOTHING_SPENT): Shortfall | null {
   const exceeded = limitRules(payer).find((rule) => spent[rule.holder][rule.period] + cost > rule.limit);
   if (exceeded) return { kind: 'limit', ...exceeded };
-  if (payer.org.credits < cost) return { kind: 'balance' };
+  // A hot organization's lanes hold credits its item does not show: the charge decides.
+  if (payer.org.credits < cost && !payer.org.lanes) return { kind: 'balance' };
   return null;
 }
+
+/** A holder's limits as read (per month and per day; null where there is none): what its counter is held to and keeps. */
+export function holderLimits(payer: Payer, holder: Holder): SpendLimits {
+  const limits: SpendLimits = { month: null, day: null };
+  for (const rule of limitRules(payer)) if (rule.holder === holder) limits[rule.period] = rule.limit;
+  return limits;
+}
+
+/** The most a holder's counters may hold before adding `cost` (each limit as read, minus the cost); null where there is no limit. */
+export const ceilingsOf = (limits: SpendLimits, cost: number): SpendCeilings => ({
+  month: limits.month === null ? null : limits.month - cost,
+  day: limits.day === null ? null : limits.day - cost,
+});
+
+/** A scope's limits as read, for the conditions that they are unchanged. */
+export const limitsOf = (scope: { spending_limit: number | null; daily_limit: number | null }): Limits => ({
+  spending_limit: scope.spending_limit,
+  daily_limit: scope.daily_limit,
+});
 
 /** The 402 for a limit, with what a client needs to act: the limit, the period's spend, the cost and when it resets. */
 export const limitRefusal = (rule: LimitRule, spent: number, cost: number, now: Date): ServiceError =>

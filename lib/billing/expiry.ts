@@ -24,6 +24,7 @@ import { type GrantRecord, getGrant, grantUpdate, listDueGrants } from '../db/gr
 import { expiryOrgItem, getOrganization } from '../db/organizations.ts';
 import { logError } from '../log.ts';
 import { EXPIRY_MARGIN_MS } from './grants.ts';
+import { reclaimLanes } from './lanes.ts';
 import { expiredEvent, expiryNotice } from './ledger.ts';
 
 export interface ExpiryPass {
@@ -68,6 +69,8 @@ async function settle(grant: GrantRecord, now: Date, pass: ExpiryPass): Promise<
     if (warn) pass.warned += 1;
     return;
   }
+  // A hot organization's lanes go back first: an expiry takes what the balance holds, lanes included.
+  if ((await getOrganization(grant.orgId, { withLanes: false }))?.lanes) await reclaimLanes(grant.orgId);
   const org = await getOrganization(grant.orgId);
   const credits = Math.min(grant.remaining, Math.max(0, org?.credits ?? 0));
   const left = grant.remaining - credits;

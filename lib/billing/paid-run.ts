@@ -14,7 +14,15 @@
 import { TOKEN_REFUSALS } from '../auth/refusals.ts';
 import { apiKeyMayPayItem, apiKeyOf, grantOf, standingOf } from '../db/api-keys.ts';
 import { billingEventPut, newBillingEvent } from '../db/billing-events.ts';
-import { conditionFailed, conditionFailedOn, deleteItem, mayHaveBeenWritten, type TransactItem, transact } from '../db/client.ts';
+import {
+  type CancellationReason,
+  conditionFailed,
+  conditionFailedOn,
+  deleteItem,
+  mayHaveBeenWritten,
+  type TransactItem,
+  transact,
+} from '../db/client.ts';
 import { conflictPauseMs } from '../db/conflict-retry.ts';
 import {
   creditItem,
@@ -27,12 +35,11 @@ import {
   type PeriodSpend,
   periodSpendOf,
   readSpend,
-  type SpendCeilings,
-  type SpendLimits,
 } from '../db/credits.ts';
 import { type ClaimedCharge, claimItem, completionItem, type InProgressRecord, releaseItem, takeoverItem } from '../db/idempotency.ts';
 import { budgetSpentOf, getJobBudgetSpent, jobBudgetCharge, jobBudgetRefund } from '../db/job-budget.ts';
 import { spendDay, spendMonth } from '../db/keys.ts';
+import { emptyLane, laneChargeItem, laneKey, laneOf } from '../db/lanes.ts';
 import { membershipOf } from '../db/memberships.ts';
 import { organizationOf } from '../db/organizations.ts';
 import {
@@ -60,14 +67,28 @@ import { recordCreditsCharged, recordCreditsRefunded, recordRefundFailure } from
 import {
   accessRefusal,
   type ChargeAsk,
+  ceilingsOf,
   creditRefusal,
   type Holder,
+  holderLimits,
   limitRefusal,
   limitRules,
+  limitsOf,
   type Payer,
   type Spent,
   shortfallRefusal,
 } from './charge-rules.ts';
+import {
+  fillLane,
+  knownHot,
+  LanePayerChanged,
+  type LaneSettings,
+  laneSettings,
+  markHot,
+  oneAtATime,
+  reclaimLanes,
+  takeLane,
+} from './lanes.ts';
 
 export type { HeldCharge } from '../db/pending-runs.ts';
 
@@ -189,25 +210,6 @@ const CHARGE_ITEM = { org: 0, member: 1, orgSpend: 2, memberSpend: 3, claim: 6 }
 /** Where a capped job's budget sits in the charge transaction: after the claim, or in its place without one. */
 const jobBudgetAt = (request: Pick<ChargeRequest, 'claim'>): number => (request.claim ? CHARGE_ITEM.claim + 1 : CHARGE_ITEM.claim);
 
-/** A holder's limits as read (per month and per day; null where there is none): what its counter is held to and keeps. */
-function holderLimits(payer: Payer, holder: Holder): SpendLimits {
-  const limits: SpendLimits = { month: null, day: null };
-  for (const rule of limitRules(payer)) if (rule.holder === holder) limits[rule.period] = rule.limit;
-  return limits;
-}
-
-/** The most a holder's counters may hold before this charge (each limit as read, minus the cost); null where there is no limit. */
-const ceilingsOf = (limits: SpendLimits, cost: number): SpendCeilings => ({
-  month: limits.month === null ? null : limits.month - cost,
-  day: limits.day === null ? null : limits.day - cost,
-});
-
-/** A scope's limits as read, for the conditions that they are unchanged. */
-const limitsOf = (scope: { spending_limit: number | null; daily_limit: number | null }): Limits => ({
-  spending_limit: scope.spending_limit,
-  daily_limit: scope.daily_limit,
-});
-
 /**
  * The charge transaction (pure): the debit, the member's right to pay, both spend counters (each
  * adding to its month and its day, bounded by the limits of both), the charge event, the pending
@@ -219,8 +221,24 @@ const limitsOf = (scope: { spending_limit: number | null; daily_limit: number | 
 export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId: string): TransactItem[] {
   const { orgId, userId, cost, now } = request;
   const periods = { month: spendMonth(now), day: spendDay(now) };
-  const run: PendingRun = { ...heldRun(request, chargeId), chargedAt: now.toISOString() };
   const [orgLimits, memberLimits] = [holderLimits(payer, 'org'), holderLimits(payer, 'member')];
+  return [
+    debitItem(orgId, cost, limitsOf(payer.org), request.network),
+    payerMayPayItem(request, limitsOf(payer.member)),
+    orgSpendItem(orgId, cost, periods, ceilingsOf(orgLimits, cost), orgLimits),
+    memberSpendItem(orgId, userId, cost, periods, ceilingsOf(memberLimits, cost), memberLimits),
+    ...runRecords(request, chargeId),
+  ];
+}
+
+/**
+ * What every charge writes beside the credits it takes (pure): the charge event, the pending run,
+ * with a key the claim and, for an item of a capped job, the job's budget.
+ */
+function runRecords(request: ChargeRequest, chargeId: string): TransactItem[] {
+  const { orgId, userId, cost, now } = request;
+  const periods = { month: spendMonth(now), day: spendDay(now) };
+  const run: PendingRun = { ...heldRun(request, chargeId), chargedAt: now.toISOString() };
   const event = newBillingEvent({
     id: chargeId,
     type: 'social_operation.charged',
@@ -230,14 +248,7 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
     now,
     metadata: eventMetadata(run),
   });
-  const items = [
-    debitItem(orgId, cost, limitsOf(payer.org), request.network),
-    payerMayPayItem(request, limitsOf(payer.member)),
-    orgSpendItem(orgId, cost, periods, ceilingsOf(orgLimits, cost), orgLimits),
-    memberSpendItem(orgId, userId, cost, periods, ceilingsOf(memberLimits, cost), memberLimits),
-    billingEventPut(orgId, event),
-    pendingRunPut(run),
-  ];
+  const items = [billingEventPut(orgId, event), pendingRunPut(run)];
   if (request.claim) {
     const charge: ClaimedCharge = { id: chargeId, cost, ...periods, ...(request.job ? { job: request.job.id } : {}) };
     const { key, requestHash, leaseMs, replacing } = request.claim;
@@ -248,6 +259,45 @@ export function chargeTransaction(request: ChargeRequest, payer: Payer, chargeId
   if (request.job) items.push(jobBudgetCharge(request.job.id, cost, request.job.maxCredits));
   if (request.consent) items.push(request.consent.item);
   return items;
+}
+
+/**
+ * A hot organization's charge transaction (pure): lane `lane` of the payer in place of the
+ * balance, both counters and the payer's right to pay, which the lane's fill wrote and checked
+ * (lib/billing/lanes.ts); the rest as a cold charge's. No item of it is shared with another
+ * payer's charge, nor with a charge of the same payer on another lane.
+ */
+export function laneChargeTransaction(request: ChargeRequest, chargeId: string, lane: number): TransactItem[] {
+  const periods = { month: spendMonth(request.now), day: spendDay(request.now) };
+  return [
+    laneChargeItem(laneKey(request.orgId, request.userId, lane), request.cost, periods, request.now),
+    ...runRecords(request, chargeId),
+  ];
+}
+
+/** Positions in a charge on a lane. */
+const LANE_CHARGE_ITEM = { lane: 0, claim: 3 } as const;
+
+/** The lane could not pay this charge (`item`: the lane as stored, null when never filled): fill it, or return it first. */
+class LaneShort extends Error {
+  constructor(readonly item: Record<string, unknown> | null) {
+    super('the lane cannot pay this charge');
+  }
+}
+
+/** Another process's charge held the lane: this run moves to another lane rather than wait its turn. */
+class LaneHeld extends Error {}
+
+/** Why a charge on a lane was cancelled: the claim (409), a spent consent, a job's cap (402), then the lane (filled, and the charge sent again). */
+function laneChargeCancellation(reasons: Parameters<typeof conditionFailedOn>[0], request: ChargeRequest): Error | null {
+  if (request.claim && conditionFailed(reasons, LANE_CHARGE_ITEM.claim))
+    return new KeyClaimed('the Idempotency-Key was claimed concurrently');
+  const jobAt = request.claim ? LANE_CHARGE_ITEM.claim + 1 : LANE_CHARGE_ITEM.claim;
+  if (request.consent && conditionFailed(reasons, jobAt + (request.job ? 1 : 0))) return request.consent.refusal;
+  const job = request.job ? conditionFailedOn(reasons, jobAt) : undefined;
+  if (job !== undefined && request.job) return jobCapRefusal(request.job, budgetSpentOf(job ?? {}), request.cost);
+  const lane = conditionFailedOn(reasons, LANE_CHARGE_ITEM.lane);
+  return lane === undefined ? null : new LaneShort(lane);
 }
 
 /**
@@ -353,6 +403,35 @@ export async function chargeRun(payer: Payer, request: ChargeRequest): Promise<H
   if (creditRefusal(payer, request.cost)) throw await shortfallError(payer, request);
   const chargeId = newChargeId();
   const run = heldRun(request, chargeId);
+  const settings = laneSettings();
+  try {
+    const hot = payer.org.lanes || settings.mode === 'always' || knownHot(request.orgId);
+    if (settings.mode !== 'off' && hot) await chargeOnLane(payer, request, chargeId, settings);
+    else await chargeBalance(payer, request, chargeId, settings);
+  } catch (error) {
+    if (error instanceof ServiceError || error instanceof StaleRead || !mayHaveBeenWritten(error)) throw error;
+    throw await undoUnconfirmedCharge(run, error);
+  }
+  recordCreditsCharged(request.cost);
+  return run;
+}
+
+/** A cold charge lost to concurrent ones on its organization's balance often enough: the run (and the organization) moves to lanes. */
+class TurnedHot extends Error {}
+
+/**
+ * A cold organization's charge: the balance item and the counters in the one transaction. In
+ * `auto`, one that loses HOT_AFTER_CONFLICTS times to concurrent charges on the balance or the
+ * organization's counter stops waiting and charges a lane (whose fill makes the organization hot).
+ */
+async function chargeBalance(payer: Payer, request: ChargeRequest, chargeId: string, settings: LaneSettings): Promise<void> {
+  let contended = 0;
+  const onConflict = (reasons: CancellationReason[]) => {
+    if (settings.mode !== 'auto') return;
+    const held = (at: number) => reasons[at]?.Code === 'TransactionConflict';
+    if (held(CHARGE_ITEM.org) || held(CHARGE_ITEM.orgSpend)) contended += 1;
+    if (contended >= settings.hotAfterConflicts || knownHot(request.orgId)) throw new TurnedHot();
+  };
   try {
     await transact(
       chargeTransaction(request, payer, chargeId),
@@ -361,14 +440,69 @@ export async function chargeRun(payer: Payer, request: ChargeRequest): Promise<H
         return found && refusalOf(found, payer, request);
       },
       request.retryUntilMs,
+      onConflict,
     );
   } catch (error) {
-    if (error instanceof ServiceError || error instanceof StaleRead || !mayHaveBeenWritten(error)) throw error;
-    throw await undoUnconfirmedCharge(run, error);
+    if (!(error instanceof TurnedHot)) throw error;
+    if (!knownHot(request.orgId))
+      logger.info('charges conflict on the balance: the organization turns hot', { organization_id: request.orgId });
+    markHot(request.orgId, settings);
+    await chargeOnLane(payer, request, chargeId, settings);
   }
-  recordCreditsCharged(request.cost);
-  return run;
 }
+
+/**
+ * A hot organization's charge: on a lane of the payer that no other run of this process is
+ * charging (lib/billing/lanes.ts), moving to another when another process held it. A lane that
+ * cannot pay is filled from the balance; when neither the balance nor a limit can fill it,
+ * every other lane goes back to the balance and the run is charged as a cold organization's, whose
+ * refusal is exact: a run is refused only when the organization's unreserved credits and allowance
+ * could not pay it, up to what lanes other runs were charging at that moment held (docs/charges.md).
+ */
+async function chargeOnLane(payer: Payer, request: ChargeRequest, chargeId: string, settings: LaneSettings): Promise<void> {
+  const { orgId, userId } = request;
+  const lease = await takeLane(orgId, userId, settings);
+  let moves = 0;
+  // Another process's charge held the lane: move to another at most LANE_MOVES times, then wait for it
+  // under the charge's retry policy (lib/db/conflict-retry.ts), as a cold charge waits for the balance.
+  const lost = (reasons: CancellationReason[]) => {
+    if (reasons[LANE_CHARGE_ITEM.lane]?.Code === 'TransactionConflict' && moves < LANE_MOVES) throw new LaneHeld();
+  };
+  try {
+    for (let attempt = 1; attempt <= LANE_ATTEMPTS; attempt += 1) {
+      try {
+        const items = laneChargeTransaction(request, chargeId, lease.lane);
+        await transact(items, (reasons) => laneChargeCancellation(reasons, request), request.retryUntilMs, lost);
+        return;
+      } catch (error) {
+        if (error instanceof LaneHeld) {
+          moves += 1;
+          lease.move();
+          continue;
+        }
+        if (!(error instanceof LaneShort)) throw error;
+        const lane = error.item ? laneOf(error.item) : emptyLane(orgId, userId, lease.lane);
+        if (await fillLane(payer, request, lane, settings).catch(rethrowAsStale)) continue;
+        await reclaimLanes(orgId);
+        return await oneAtATime(orgId, () => chargeBalance(payer, request, chargeId, { ...settings, mode: 'off' }));
+      }
+    }
+    throw new StaleRead('the lane kept changing under this charge');
+  } finally {
+    lease.release();
+  }
+}
+
+/** A charge moves off a lane another process holds at most this often; then it waits its turn there. */
+const LANE_MOVES = 2;
+
+/** A charge on a lane gives up (and the run reads again) after this many fills or moves that did not let it through. */
+const LANE_ATTEMPTS = 8;
+
+/** A fill found the payer or the organization's limits changed: the run reads them again and decides afresh. */
+const rethrowAsStale = (error: unknown): never => {
+  throw error instanceof LanePayerChanged ? new StaleRead(error.message) : error;
+};
 
 async function undoUnconfirmedCharge(run: HeldCharge, error: unknown): Promise<unknown> {
   const outcome = await refundRun(run, 'the charge could not be confirmed');

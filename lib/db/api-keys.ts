@@ -9,6 +9,7 @@ import { type AuditSource, auditEventPut, changesOf } from './audit-events.ts';
 import { batchGetAll, conditionFailed, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
 import { type Limits, limitsUnchanged } from './credits.ts';
 import { apiKeyIdOf, apiKeyKey, apiKeysPrefix, orgKey, SIGNING_KEYS_PK, signingKeyKey } from './keys.ts';
+import { fenceLanes } from './lanes.ts';
 import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
 
 export interface ApiKeyRecord {
@@ -257,6 +258,8 @@ export async function revokeApiKey(
       ],
       changedUnderUs,
     );
+    // A hot organization's lanes of this key: no charge on them once the revocation has answered.
+    await fenceLanes(orgId, keyId);
     return { ...key, revoked_at: now.toISOString() };
   });
 }
@@ -352,6 +355,8 @@ export async function updateApiKey(
       ],
       changedUnderUs,
     );
+    // A hot organization's lanes of this key were filled under its old role and limits.
+    await fenceLanes(orgId, keyId);
     return after;
   });
 }

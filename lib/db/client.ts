@@ -357,12 +357,13 @@ const lostToTransaction = (error: unknown): boolean =>
 /**
  * Runs a transaction, retrying when it loses to a concurrent one (retryingConflicts).
  * `onCancelled` turns the cancellation reasons into the error to throw at once (a refusal), or
- * null.
+ * null; `onConflict` is told of each conflict before the retry, and may throw instead.
  */
 export async function transact(
   items: TransactItem[],
   onCancelled: (reasons: CancellationReason[]) => Error | null,
   retryUntilMs = Number.POSITIVE_INFINITY,
+  onConflict?: (reasons: CancellationReason[]) => void,
 ): Promise<void> {
   // One token for all attempts: an SDK-level resend of a committed transaction is a no-op.
   const token = randomUUID();
@@ -375,7 +376,12 @@ export async function transact(
         throw (reasons && onCancelled(reasons)) ?? error;
       }
     },
-    lostToTransaction,
+    // `onConflict` sees which items were held by another transaction, and may throw to stop waiting for them.
+    (error) => {
+      const lost = lostToTransaction(error);
+      if (lost && onConflict) onConflict(cancellationReasons(error) ?? []);
+      return lost;
+    },
     retryUntilMs,
   );
 }

@@ -16,6 +16,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { RUNNER_ROLES } from '../model.ts';
 import { batchGetAll, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { daySpentAttribute, memberSpendKey, memberSpendPrefix, membershipKey, orgKey, orgSpendKey, spendDay, spendMonth } from './keys.ts';
+import { hasLanes, type Lane, laneMovesOf, readLanes } from './lanes.ts';
 import type { TableKey } from './table.ts';
 
 /** Spend counters are kept for reporting a little over a year after their month. */
@@ -147,12 +148,25 @@ export interface SpendLimits {
  * the stored counters come back, so a 402 can report how much was spent and in which period.
  * With `limits` (a charge), the counter keeps the limits it was held to.
  */
-function spendItem(key: TableKey, amount: number, periods: SpendPeriods, ceilings: SpendCeilings, limits?: SpendLimits): TransactItem {
+function spendItem(
+  key: TableKey,
+  amount: number,
+  periods: SpendPeriods,
+  ceilings: SpendCeilings,
+  limits?: SpendLimits,
+  laneMove = false,
+): TransactItem {
   const expires = Math.floor(Date.parse(`${periods.month}-01T00:00:00Z`) / 1000) + SPEND_RETENTION_SECONDS;
   const names: Record<string, string> = { '#spent': 'spent' };
   const values: Record<string, unknown> = { ':amount': amount, ':expires': expires };
   const adds = ['#spent :amount'];
   const sets = ['expires_at = if_not_exists(expires_at, :expires)'];
+  if (laneMove) {
+    // A fill or a return of a lane (lib/db/lanes.ts): the counter's readers count its lanes from now on.
+    adds.push('lane_moves :one');
+    sets.push('lanes = :true');
+    Object.assign(values, { ':one': 1, ':true': true });
+  }
   if (limits) {
     sets.push('month_limit = :monthLimit');
     values[':monthLimit'] = limits.month;
@@ -195,7 +209,8 @@ export const orgSpendItem = (
   periods: SpendPeriods,
   ceilings = NO_CEILINGS,
   limits?: SpendLimits,
-): TransactItem => spendItem(orgSpendKey(orgId, periods.month), amount, periods, ceilings, limits);
+  laneMove = false,
+): TransactItem => spendItem(orgSpendKey(orgId, periods.month), amount, periods, ceilings, limits, laneMove);
 
 /** One member's (or API key's) spend counters of a month and its day. */
 export const memberSpendItem = (
@@ -205,7 +220,8 @@ export const memberSpendItem = (
   periods: SpendPeriods,
   ceilings = NO_CEILINGS,
   limits?: SpendLimits,
-): TransactItem => spendItem(memberSpendKey(orgId, userId, periods.month), amount, periods, ceilings, limits);
+  laneMove = false,
+): TransactItem => spendItem(memberSpendKey(orgId, userId, periods.month), amount, periods, ceilings, limits, laneMove);
 
 /** What one scope spent in the current UTC month and on the current UTC day (0 without charges). */
 export interface PeriodSpend {
@@ -219,23 +235,65 @@ export const periodSpendOf = (item: Record<string, unknown> | undefined | null, 
   day: Number(item?.[daySpentAttribute(day)] ?? 0),
 });
 
-/** What the holder of the counter at `key` spent in `now`'s UTC month and day. */
-async function readCounter(key: TableKey, day: string): Promise<PeriodSpend> {
-  const result = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: key,
-      ConsistentRead: true,
-      ProjectionExpression: '#spent, #day',
-      ExpressionAttributeNames: { '#spent': 'spent', '#day': daySpentAttribute(day) },
-    }),
-  );
-  return periodSpendOf(result.Item, day);
+/**
+ * What a counter item held for its month and `day`, less what the lanes filled against it still
+ * hold of that month and day (lib/db/lanes.ts): what its holder spent. `lanes` are the holder's.
+ */
+export function spentNet(counter: Record<string, unknown> | undefined | null, lanes: readonly Lane[], day: string): PeriodSpend {
+  const counted = periodSpendOf(counter, day);
+  const month = day.slice(0, 7);
+  for (const lane of lanes) {
+    if (lane.month !== month) continue;
+    counted.month -= lane.credits;
+    if (lane.day === day) counted.day -= lane.credits;
+  }
+  return counted;
+}
+
+/** A lane-aware read of counters gives up comparing after this many reads that kept finding lanes filled or returned (then: the last). */
+const LANE_READS = 6;
+
+/**
+ * A counter read with its lanes: while the counter says lanes were filled against it, its lanes
+ * are read between two reads of the counter that find no fill or return in between, so that the
+ * two agree (charges on lanes change neither the counter nor what this subtracts wrongly: each
+ * lowers a lane whose credits the counter counts as reserved, and as spent once charged).
+ */
+async function netOfLanes(
+  readItem: () => Promise<Record<string, unknown> | undefined>,
+  lanesOf: () => Promise<Lane[]>,
+  day: string,
+): Promise<PeriodSpend> {
+  let item = await readItem();
+  for (let read = 1; hasLanes(item); read += 1) {
+    const lanes = await lanesOf();
+    const again = await readItem();
+    if (laneMovesOf(again) === laneMovesOf(item) || read >= LANE_READS) return spentNet(again, lanes, day);
+    item = again;
+  }
+  return periodSpendOf(item, day);
+}
+
+/** What the holder of the counter at `key` spent in `now`'s UTC month and day; `payer`: a member's or key's counter. */
+async function readCounter(key: TableKey, day: string, orgId: string, payer?: string): Promise<PeriodSpend> {
+  const readItem = async () =>
+    (
+      await db().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: key,
+          ConsistentRead: true,
+          ProjectionExpression: '#spent, #day, lanes, lane_moves',
+          ExpressionAttributeNames: { '#spent': 'spent', '#day': daySpentAttribute(day) },
+        }),
+      )
+    ).Item;
+  return netOfLanes(readItem, () => readLanes(orgId, payer), day);
 }
 
 /** Credits the organization spent this month and today (UTC, at `now`): one GetItem. */
 export const readOrgSpend = (orgId: string, now: Date): Promise<PeriodSpend> =>
-  readCounter(orgSpendKey(orgId, spendMonth(now)), spendDay(now));
+  readCounter(orgSpendKey(orgId, spendMonth(now)), spendDay(now), orgId);
 
 /** BatchGetItem takes at most this many keys a request. */
 const BATCH_KEYS = 100;
@@ -250,19 +308,23 @@ export async function readSpendAcross(orgIds: readonly string[], userId: string,
   const batches = Array.from({ length: Math.ceil(keys.length / BATCH_KEYS) }, (_, i) => keys.slice(i * BATCH_KEYS, (i + 1) * BATCH_KEYS));
   const items = (await Promise.all(batches.map((batch) => batchGetAll(batch)))).flat();
   const byKey = new Map(items.map((item) => [`${item.PK}|${item.SK}`, item]));
-  return keys.map((key) => periodSpendOf(byKey.get(`${key.PK}|${key.SK}`), spendDay(now)));
+  // A hot organization's counter is read again with its lanes (rare: one more read each).
+  return Promise.all(
+    orgIds.map((orgId) => {
+      const key = memberSpendKey(orgId, userId, month);
+      const item = byKey.get(`${key.PK}|${key.SK}`);
+      return hasLanes(item) ? readMemberSpend(orgId, userId, now) : periodSpendOf(item, spendDay(now));
+    }),
+  );
 }
 
 /** Credits one member (or API key) spent this month and today (UTC, at `now`): one GetItem. */
 export const readMemberSpend = (orgId: string, userId: string, now: Date): Promise<PeriodSpend> =>
-  readCounter(memberSpendKey(orgId, userId, spendMonth(now)), spendDay(now));
+  readCounter(memberSpendKey(orgId, userId, spendMonth(now)), spendDay(now), orgId, userId);
 
 /** Credits spent this month and today (UTC, at `now`) by the organization and by one member: two GetItems in parallel. */
 export async function readSpend(orgId: string, userId: string, now: Date): Promise<{ org: PeriodSpend; member: PeriodSpend }> {
-  const [org, member] = await Promise.all([
-    readCounter(orgSpendKey(orgId, spendMonth(now)), spendDay(now)),
-    readMemberSpend(orgId, userId, now),
-  ]);
+  const [org, member] = await Promise.all([readOrgSpend(orgId, now), readMemberSpend(orgId, userId, now)]);
   return { org, member };
 }
 
@@ -273,11 +335,24 @@ export async function readMembersSpend(orgId: string, now: Date): Promise<Map<st
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.skPrefix },
-    ProjectionExpression: 'SK, #spent, #day',
+    ProjectionExpression: 'SK, #spent, #day, lanes, lane_moves',
     ExpressionAttributeNames: { '#spent': 'spent', '#day': daySpentAttribute(day) },
     ConsistentRead: true,
   });
-  return new Map(items.map((item) => [String(item.SK).slice(prefix.skPrefix.length), periodSpendOf(item, day)]));
+  const userOf = (item: Record<string, unknown>) => String(item.SK).slice(prefix.skPrefix.length);
+  if (!items.some(hasLanes)) return new Map(items.map((item) => [userOf(item), periodSpendOf(item, day)]));
+  // A hot organization: each member's counter less what that member's lanes hold (one more Query).
+  const lanes = await readLanes(orgId);
+  return new Map(
+    items.map((item) => [
+      userOf(item),
+      spentNet(
+        item,
+        lanes.filter((lane) => lane.payer === userOf(item)),
+        day,
+      ),
+    ]),
+  );
 }
 
 /** No spend: a scope without a counter this month. */

@@ -11,6 +11,8 @@
  *   RATE#<sub>        WINDOW#<start>            fixed-window request counter (TTL)
  *   ORG#<org>         SPEND#<yyyy-mm>           credits the organization spent in a UTC month, and on each of its days (TTL)
  *   ORG#<org>         SPEND#<yyyy-mm>#USER#<u>  credits one member spent in a UTC month, and on each of its days (TTL)
+ *   LANE#<org>        <payer>#<nn>              credit lane nn of one payer of a hot organization (credits off its balance, their
+ *                                               month and day); while it holds credits, GSI1 = LANES_FILLED / <filled at>#<key>
  *   IDEM#<org>#<u>#<h> IDEM                     Idempotency-Key record of a social run; h = sha256(key) (TTL 24 h)
  *   ORG#<org>         PENDING#<charge id>       charged run not yet settled or refunded; GSI1 = SWEEP#<shard> / <sweep after>#<charge id>
  *   RESULT#<org>#<op>#<h> RESULT                 a run's result, for runs with Cache-Control: max-age; h = sha256 of the input (TTL 24 h)
@@ -523,6 +525,18 @@ export const auditEventPosition = (sk: string): string => sk.slice('EVENT#'.leng
 
 /** The key of the event at a page position (auditEventPosition's inverse): where the next page starts. */
 export const auditEventAt = (orgId: string, position: string): TableKey => ({ PK: auditPartition(orgId), SK: `EVENT#${position}` });
+
+/** The partition of an organization's credit lanes: one Query reads them all (the balance), or one payer's (`<payer>#`). */
+export const lanePartition = (orgId: string): string => `LANE#${orgId}`;
+
+/** Credit lane `lane` of one payer (member or API key) of a hot organization. */
+export const laneKey = (orgId: string, payer: string, lane: number): TableKey => ({
+  PK: lanePartition(orgId),
+  SK: `${payer}#${String(lane).padStart(2, '0')}`,
+});
+
+/** The GSI1 partition listing every lane that holds credits, by when it was filled: the idle return reads it. */
+export const FILLED_LANES = 'LANES_FILLED';
 
 /** The single use of an MCP consent, by the nonce sealed in it (lib/mcp/consent.ts). */
 export const consentUseKey = (nonce: string): TableKey => ({ PK: `CONSENT#${nonce}`, SK: 'CONSENT' });

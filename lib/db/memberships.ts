@@ -6,6 +6,7 @@ import { type AuditEventInput, type AuditSource, auditEventPut, changesOf } from
 import { type CancellationReason, cancellationReasons, conditionFailed, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { limitsUnchanged } from './credits.ts';
 import { memberEmailKey, membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
+import { fenceLanes } from './lanes.ts';
 
 export interface Membership {
   organization_id: string;
@@ -228,6 +229,8 @@ async function changeMembership(
     if (state.member && after && !memberEvent(state.member, after)) return { before: state.member, after: state.member };
     try {
       await writeMembership(orgId, userId, state.member, after, false, audit);
+      // A hot organization's lanes of this member were filled under the old role and limits.
+      if (state.member) await fenceLanes(orgId, userId);
       return { before: state.member, after };
     } catch (error) {
       if (!(error instanceof MembershipChanged) || attempt >= MEMBER_WRITE_ATTEMPTS) throw error;

@@ -19,6 +19,7 @@ import {
 import { limitsUnchanged } from './credits.ts';
 import { type Grant, grantPut, ledgerPut, newGrantId } from './grants.ts';
 import { ORG_DIRECTORY_PK, orgDirectoryKey, orgIdOfDirectoryKey, orgKey } from './keys.ts';
+import { fenceLanes, hasLanes, laneMovesOf, readLanes } from './lanes.ts';
 import { membershipItem } from './memberships.ts';
 
 export interface Organization {
@@ -34,6 +35,11 @@ export interface Organization {
   /** MCP calls quoted above this many credits run only after consent (lib/mcp/consent.ts); null: never ask. */
   confirm_above: number | null;
   created_at: string;
+  /**
+   * Lanes were filled from its balance (a hot organization, lib/db/lanes.ts): `credits` is then the
+   * whole balance when read by getOrganization, and only what no lane holds when read alone.
+   */
+  lanes?: true;
 }
 
 /** An organization item as stored (also as a cancelled transaction returns it). */
@@ -47,6 +53,8 @@ export const organizationOf = (item: Record<string, unknown>): Organization => (
   daily_limit: item.daily_limit == null ? null : Number(item.daily_limit),
   confirm_above: item.confirm_above == null ? null : Number(item.confirm_above),
   created_at: item.created_at as string,
+  // Only a hot organization has it: a cold one reads (and prints) as it always has.
+  ...(hasLanes(item) ? { lanes: true as const } : {}),
 });
 
 /** What `createOrganization` takes. */
@@ -173,9 +181,31 @@ export async function createOrganization(input: NewOrganization): Promise<Organi
   return org;
 }
 
-export async function getOrganization(id: string): Promise<Organization | null> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: orgKey(id), ConsistentRead: true }));
-  return result.Item ? organizationOf(result.Item) : null;
+/** A balance read gives up comparing after this many reads of an organization that kept moving credits (then: the last read). */
+const BALANCE_READS = 6;
+
+/**
+ * The organization with its balance. A cold organization: one GetItem. A hot one (lanes): its
+ * balance is the item's credits and what its lanes hold, the lanes read between two reads of the
+ * item that find no credit moved meanwhile (a fill, a return, a refund, a grant), so that the sum
+ * is the sum of the billing events at one instant: charges on lanes do not touch the item, and
+ * each lowers a lane by its event's amount. `withLanes: false`: the item alone (the run path,
+ * which needs its limits and whether it is hot, not its balance).
+ */
+export async function getOrganization(id: string, { withLanes = true } = {}): Promise<Organization | null> {
+  const read = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: orgKey(id), ConsistentRead: true }))).Item;
+  let item = await read();
+  for (let attempt = 1; item && withLanes && hasLanes(item); attempt += 1) {
+    const lanes = await readLanes(id);
+    const again = await read();
+    if (!again) return null;
+    if (laneMovesOf(again) === laneMovesOf(item) || attempt >= BALANCE_READS) {
+      const org = organizationOf(again);
+      return { ...org, credits: org.credits + lanes.reduce((sum, lane) => sum + lane.credits, 0) };
+    }
+    item = again;
+  }
+  return item ? organizationOf(item) : null;
 }
 
 /**
@@ -290,7 +320,9 @@ export async function listOrganizations(options: {
 
 /** At most 100 organizations by id (one BatchGet, plus retries of what DynamoDB left unprocessed). */
 async function getOrganizations(ids: string[]): Promise<Organization[]> {
-  return (await batchGetAll(ids.map(orgKey))).map(organizationOf);
+  const orgs = (await batchGetAll(ids.map(orgKey))).map(organizationOf);
+  // A hot organization's balance includes its lanes: read as getOrganization reads it.
+  return Promise.all(orgs.map(async (org) => (org.lanes ? ((await getOrganization(org.id)) ?? org) : org)));
 }
 
 /** What an organization's settings change takes: each field given is set, the others kept. */
@@ -424,6 +456,8 @@ export async function changeOrganizationSettings(
       await transact([settingsUpdate(org, after, Object.keys(changes)), ...renamed, event], (reasons) =>
         conditionFailed(reasons, 0) ? new SettingsChanged() : null,
       );
+      // A hot organization's lanes were filled under the old limits and networks.
+      if (Object.keys(changes).some((field) => field !== 'name')) await fenceLanes(orgId);
       return after;
     } catch (error) {
       if (!(error instanceof SettingsChanged) || attempt >= SETTINGS_WRITE_ATTEMPTS) throw error;

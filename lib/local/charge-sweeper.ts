@@ -4,6 +4,7 @@
  * start, so that runs lost when a previous server on the same DATA_DIR was killed are refunded
  * as soon as they are due.
  */
+import { returnIdleLanes } from '../billing/lanes.ts';
 import { sweepPendingRuns } from '../billing/sweeper.ts';
 import { DEFAULTS } from '../config.ts';
 import { everyInterval } from './schedule.ts';
@@ -18,6 +19,8 @@ export function startChargeSweeper(
     try {
       const result = await run(() => sweepPendingRuns());
       if (result.refunded > 0 || result.failed > 0) log(`charge sweeper: refunded ${result.refunded}, failed ${result.failed}`);
+      const lanes = await run(() => returnIdleLanes());
+      if (lanes.lanes > 0) log(`charge sweeper: returned ${lanes.credits} credits from ${lanes.lanes} idle lanes`);
     } catch (error) {
       log(`charge sweeper: ${(error as Error).message}`);
     }

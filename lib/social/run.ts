@@ -225,7 +225,8 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
   // A read again (a limit or the key changed under the charge) reads an API key's record afresh.
   const read = (again = false) =>
     Promise.all([
-      getOrganization(orgId),
+      // A hot organization's item alone: its lanes' credits are the charge's to find, not a read's.
+      getOrganization(orgId, { withLanes: false }),
       membershipOfCaller(caller, orgId, again),
       idempotency ? getIdempotencyRecord(idempotency.key, now()) : Promise.resolve(null),
       maxAgeSeconds === undefined ? Promise.resolve(null) : getCachedResult(context.cacheKey, now()),
@@ -250,8 +251,13 @@ async function pay(request: RunRequest, operation: OperationDefinition, provider
     if (decision.kind === 'replay') return { replay: decision.replay };
     const capped = decision.kind === 'charge' ? maxCreditsRefusal(ask.cost, request.maxCredits) : null;
     if (capped) throw capped;
-    if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge') return { free: cache.hit, balance: org.credits };
-    const consent = decision.kind === 'charge' && request.consent ? await request.consent(ask.cost, org) : undefined;
+    if ('hit' in cache && ask.cost === 0 && decision.kind === 'charge')
+      return { free: cache.hit, balance: org.lanes ? ((await getOrganization(orgId))?.credits ?? org.credits) : org.credits };
+    // A consent shows the balance: a hot organization's whole balance, its lanes' included.
+    const consent =
+      decision.kind === 'charge' && request.consent
+        ? await request.consent(ask.cost, org.lanes ? ((await getOrganization(orgId)) ?? org) : org)
+        : undefined;
     const nowMs = now();
     // Going to the providers: those whose breaker is open are skipped; all open → 503, nothing charged.
     const usable = 'hit' in cache ? [] : usableProviders(operation.name, providers, nowMs);

@@ -82,8 +82,12 @@ const deduct = command({
     if (reason.length > REASON_MAX) throw new UsageError(`--reason must be at most ${REASON_MAX} characters`);
     return { orgId: orgId(args), amount: args.amount('amount'), reason };
   },
-  run: async ({ orgId, amount, reason }, target) =>
-    (await import('../../lib/db/organizations.ts')).deductCredits(orgId, amount, reason, await target.operator()),
+  run: async ({ orgId, amount, reason }, target) => {
+    const { deductCredits, getOrganization } = await import('../../lib/db/organizations.ts');
+    // A hot organization's lanes go back first: a deduction takes what the balance holds, lanes included.
+    if ((await getOrganization(orgId, { withLanes: false }))?.lanes) await (await import('../../lib/billing/lanes.ts')).reclaimLanes(orgId);
+    return deductCredits(orgId, amount, reason, await target.operator());
+  },
 });
 
 const migrateGrants = command({

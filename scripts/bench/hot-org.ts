@@ -10,9 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../lib/config.ts';
 import { db, tableName } from '../../lib/db/client.ts';
-import { billingEventsPrefix, orgKey, orgSpendKey, spendMonth } from '../../lib/db/keys.ts';
+import { readMembersSpend, readOrgSpend } from '../../lib/db/credits.ts';
+import { billingEventsPrefix, orgKey } from '../../lib/db/keys.ts';
+import { laneKey, readLanes } from '../../lib/db/lanes.ts';
 import { addMembership } from '../../lib/db/memberships.ts';
-import { createOrganization } from '../../lib/db/organizations.ts';
+import { createOrganization, getOrganization } from '../../lib/db/organizations.ts';
 import type { HttpEvent, HttpResult } from '../../lib/http/types.ts';
 import { buildHttpEvent, localContext } from '../../lib/local/apigw-event.ts';
 import { findOperation } from '../../lib/social/operations.ts';
@@ -45,6 +47,9 @@ export interface HotResult {
   failed: number;
   /** TransactWriteItems cancelled by a TransactionConflict (each one retried, or a failure). */
   conflicts: number;
+  /** Items found held by another transaction, by kind (ORG: the balance; SPEND: a counter; lane; MEMBER…). */
+  heldItems: Record<string, number>;
+  commandsPerRun: Record<string, number>;
   /** Charge transactions sent (first attempts and retries). */
   transactions: number;
   /** The most attempts one charge needed. */
@@ -54,18 +59,35 @@ export interface HotResult {
   /** wall time / (runs × median committed transaction): how far from back-to-back charges the burst was. */
   drainFactor: number;
   balance: { opening: number; expected: number; final: number; exact: boolean };
-  spend: { expected: number; counted: number };
+  /** The organization's spend and the sum of its members', as clients read them. */
+  spend: { expected: number; counted: number; members: number };
+  /** Lanes filled during the burst, and the credits they hold at its end (counted in the balance). */
+  lanes: { filled: number; holding: number };
   chargeEvents: number;
 }
 
 const hex = () => randomBytes(6).toString('hex');
 
+/** The organization an item of the burst belongs to, from its partition key (`<KIND>#<org>`). */
+const orgOf = (key: Record<string, unknown>): string => String(key.PK).slice(String(key.PK).indexOf('#') + 1);
+
 /** Counts cancelled transactions and their conflicts, per request (by the ClientRequestToken every charge attempt shares). */
 function countConflicts() {
-  const counts = { conflicts: 0, transactions: 0, attemptsByToken: new Map<string, number>(), committedMs: [] as number[] };
+  const counts = {
+    conflicts: 0,
+    transactions: 0,
+    attemptsByToken: new Map<string, number>(),
+    committedMs: [] as number[],
+    /** Which items were held, by kind (the sort key's or partition's first word): where the burst still conflicts. */
+    heldItems: {} as Record<string, number>,
+    /** Every command sent during the burst, by name: what a run costs DynamoDB. */
+    commands: {} as Record<string, number>,
+  };
   const name = `hot-org-conflicts-${hex()}`;
   db().middlewareStack.add(
     (next, context) => async (args) => {
+      const command = String(context.commandName);
+      counts.commands[command] = (counts.commands[command] ?? 0) + 1;
       if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
       counts.transactions += 1;
       const token = String((args.input as { ClientRequestToken?: string }).ClientRequestToken ?? '');
@@ -78,6 +100,13 @@ function countConflicts() {
       } catch (error) {
         const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
         if (reasons.some((reason) => reason.Code === 'TransactionConflict')) counts.conflicts += 1;
+        const items = (args.input as { TransactItems?: Record<string, { Key?: Record<string, unknown> }>[] }).TransactItems ?? [];
+        reasons.forEach((reason, i) => {
+          if (reason.Code !== 'TransactionConflict') return;
+          const key = Object.values(items[i] ?? {})[0]?.Key;
+          const kind = key && key.PK === laneKey(orgOf(key), '', 0).PK ? 'lane' : (String(key?.SK ?? '?').split('#')[0] ?? '?');
+          counts.heldItems[kind] = (counts.heldItems[kind] ?? 0) + 1;
+        });
         throw error;
       }
     },
@@ -90,7 +119,8 @@ function countConflicts() {
 export async function runHotOrganization(options: HotOptions, runHandler: (event: HttpEvent, context: unknown) => Promise<HttpResult>) {
   const cost = findOperation(OPERATION).cost;
   const orgId = `org_hot_${hex()}`;
-  const opening = options.runs * cost + 100;
+  // BENCH_HOT_HEADROOM: the opening balance as a multiple of what the burst spends (1: it ends with 100 credits left).
+  const opening = Math.round(options.runs * cost * Number(process.env.BENCH_HOT_HEADROOM ?? 1)) + 100;
   const now = new Date();
   await createOrganization({ id: orgId, credits: opening });
   const users = Array.from({ length: options.users }, () => `user_hot_${hex()}`);
@@ -134,12 +164,15 @@ export async function runHotOrganization(options: HotOptions, runHandler: (event
 
   const failed = Object.values(failures).reduce((sum, count) => sum + count, 0);
   const charged = options.runs - failed;
-  const [org, spend, chargeEvents] = await Promise.all([
-    db().send(new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true })),
-    db().send(new GetCommand({ TableName: tableName(), Key: orgSpendKey(orgId, spendMonth(now)), ConsistentRead: true })),
+  // Read as clients read them: a hot organization's balance and spend count its lanes (lib/db/lanes.ts).
+  const [org, spend, members, chargeEvents, lanes] = await Promise.all([
+    getOrganization(orgId),
+    readOrgSpend(orgId, now),
+    readMembersSpend(orgId, now),
     countChargeEvents(orgId),
+    readLanes(orgId),
   ]);
-  const final = Number(org.Item?.credits);
+  const final = Number(org?.credits);
   const expected = opening - charged * cost;
   return {
     runs: options.runs,
@@ -152,11 +185,20 @@ export async function runHotOrganization(options: HotOptions, runHandler: (event
     failed,
     conflicts: counter.counts.conflicts,
     transactions: counter.counts.transactions,
+    heldItems: counter.counts.heldItems,
+    commandsPerRun: Object.fromEntries(
+      Object.entries(counter.counts.commands).map(([name, n]) => [name.replace(/Command$/, ''), +(n / options.runs).toFixed(2)]),
+    ),
     maxAttempts: Math.max(0, ...counter.counts.attemptsByToken.values()),
     transactionMs: latencyOf(counter.counts.committedMs),
     drainFactor: wallMs / (options.runs * latencyOf(counter.counts.committedMs).p50),
     balance: { opening, expected, final, exact: final === expected },
-    spend: { expected: charged * cost, counted: Number(spend.Item?.spent ?? 0) },
+    spend: {
+      expected: charged * cost,
+      counted: spend.month,
+      members: [...members.values()].reduce((sum, member) => sum + member.month, 0),
+    },
+    lanes: { filled: lanes.length, holding: lanes.reduce((sum, lane) => sum + lane.credits, 0) },
     chargeEvents,
   } satisfies HotResult;
 }

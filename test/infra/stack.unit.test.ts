@@ -1248,11 +1248,11 @@ describe('the charge sweeper', () => {
     expect(resource(template, sweeperId).Properties).toMatchObject({ Handler: 'index.handler', Runtime: 'nodejs22.x', Timeout: 50 });
   });
 
-  it('may query the sweep index and refund (update, put, delete) on the table, and nothing else', () => {
+  it('may query the sweep index, refund (update, put, delete) and read a lane (get) on the table, and nothing else', () => {
     const statements = dynamoStatements(sweeperId);
 
     expect(statements.map((statement) => [statement.Action, statement.Resource])).toEqual([
-      [['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'], tableArn],
+      [['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'], tableArn],
       ['dynamodb:Query', { 'Fn::Join': ['', [tableArn, `/index/${SWEEP_INDEX}`]] }],
     ]);
     const logGroup = resource(template, sweeperId).Properties.LoggingConfig.LogGroup;

@@ -20,6 +20,16 @@ export const runUrl = (operation: string, orgId: string) => `/social/${operation
 
 /** The organization's billing events, oldest first (straight from the table). */
 export async function eventsOf(orgId: string) {
+  return (await storedEventsOf(orgId)).map((item) => ({
+    type: item.type as string,
+    amount: Number(item.amount),
+    title: item.title as string,
+    description: item.description as string,
+  }));
+}
+
+/** The organization's billing events as stored, oldest first. */
+export async function storedEventsOf(orgId: string): Promise<Record<string, unknown>[]> {
   const result = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -28,10 +38,5 @@ export async function eventsOf(orgId: string) {
       ConsistentRead: true,
     }),
   );
-  return (result.Items ?? []).map((item) => ({
-    type: item.type,
-    amount: Number(item.amount),
-    title: item.title,
-    description: item.description,
-  }));
+  return result.Items ?? [];
 }
