@@ -1,7 +1,9 @@
 /**
  * An organization's money as stored, read in one consistent Query of its partition (the balance,
- * the billing events, the month spend counters, the pending runs), and the invariants that must
- * hold whatever failed on the way (docs/charges.md):
+ * the billing events, the month spend counters, the pending runs) and, for a hot organization,
+ * one of its credit lanes (counted as clients read them: in the balance, and out of the spend
+ * counters that reserved them), and the invariants that must hold whatever failed on the way
+ * (docs/charges.md):
  *
  * - the balance is the sum of the events (grants − deductions − charges + refunds);
  * - each refund names one charge, each charge has at most one refund;
@@ -14,6 +16,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryAll, tableName } from '../../lib/db/client.ts';
 import { orgKey } from '../../lib/db/keys.ts';
+import { readLanes } from '../../lib/db/lanes.ts';
 import type { TableKey } from '../../lib/db/table.ts';
 
 export interface LedgerCharge {
@@ -76,6 +79,11 @@ export async function readLedger(orgId: string): Promise<Ledger> {
         refundsNamed.push(REFUNDED_CHARGE.exec(String(item.description))?.[1] ?? `(unnamed: ${item.description})`);
       }
     }
+  }
+  for (const lane of await readLanes(orgId)) {
+    ledger.credits += lane.credits;
+    for (const sk of [`SPEND#${lane.month}`, `SPEND#${lane.month}#USER#${lane.payer}`])
+      if (lane.credits > 0) ledger.counters.set(sk, (ledger.counters.get(sk) ?? 0) - lane.credits);
   }
   const chargeIds = new Set(ledger.charges.map((charge) => charge.id));
   for (const id of refundsNamed) {
