@@ -7,8 +7,10 @@
  * (the demo owner signs in with their token and allows editor, 50 credits a month, 5 a day), then
  * checks: the tool list; a `tools/call` of `get_budget` with the stored tokens showing the grant's
  * limits; the grant in the keys list (`created_via: "oauth"`, the Inspector's name and callback);
- * and, once that key is revoked, the Inspector's refresh refused and its call failing.
- * docs/mcp.md, "Conformance".
+ * and, once that key is revoked, the Inspector's refresh refused and its call failing. Then by API
+ * key (`--header`), in both protocol eras, with a consent threshold on the key (so the tools carry
+ * `_confirm_token`): the tool list and `get_budget`. Every tool list runs with `--strict`: the
+ * Inspector's tool-schema lint must find 0 errors and 0 warnings. docs/mcp.md, "Conformance".
  *
  * The Inspector opens a browser only where it has a terminal, unless MCP_AUTO_OPEN_ENABLED=true,
  * which this needs to have it print the URL at all: the child gets no desktop (no DISPLAY, no
@@ -82,9 +84,19 @@ function inspector(node: string, home: string, args: string[], approve: (url: st
   );
 }
 
+/**
+ * The Inspector's tool-schema lint (`--strict`) says nothing when it finds nothing; a finding is a
+ * `Warning: tool "…"` or `Error: tool "…"` block on stderr (error-severity ones exit 6).
+ */
+const LINT_FINDING = /^(?:Warning|Error): tool "|Schema portability:/m;
+const lintClean = (run: Run): boolean => run.code === 0 && !LINT_FINDING.test(run.stderr);
+const toolNames = (run: Run): string[] =>
+  run.code === 0 ? (JSON.parse(run.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name) : [];
+
 function check(what: string, ok: boolean, run?: Run): void {
   console.log(`${ok ? '✓' : '✗'} ${what}`);
-  if (!ok) throw new ConformanceError(run ? `${what}: exit ${run.code}\n${run.stdout}\n${run.stderr}` : what);
+  // A tool list is ~170 KB: its head is enough to see what went wrong.
+  if (!ok) throw new ConformanceError(run ? `${what}: exit ${run.code}\n${run.stdout.slice(0, 2000)}\n${run.stderr}` : what);
 }
 
 async function main(): Promise<void> {
@@ -105,13 +117,13 @@ async function main(): Promise<void> {
     const version = spawnSync(node, [INSPECTOR, '--version'], { encoding: 'utf8' }).stdout.trim();
     console.log(`MCP Inspector ${version} (CLI) by OAuth against ${mcpUrl}\n`);
 
-    const listed = await inspector(node, home, ['--callback-url', callback, '--method', 'tools/list', mcpUrl], approve);
-    const tools = listed.code === 0 ? (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name) : [];
+    const listed = await inspector(node, home, ['--callback-url', callback, '--method', 'tools/list', '--strict', mcpUrl], approve);
     check(
       'tools/list after the Inspector ran OAuth (discovery, registration, PKCE, consent, token)',
-      listed.stderr.includes('Authorization complete.') && tools.includes('get_budget'),
+      listed.stderr.includes('Authorization complete.') && toolNames(listed).includes('get_budget'),
       listed,
     );
+    check(`its tool-schema lint (--strict) on ${toolNames(listed).length} tools: 0 errors, 0 warnings`, lintClean(listed), listed);
 
     const budget = await inspector(
       node,
@@ -157,6 +169,44 @@ async function main(): Promise<void> {
       refused.code !== 0 && refused.stderr.includes('invalid_grant') && refused.stderr.includes('auth_required'),
       refused,
     );
+
+    // By key: an API key with a consent threshold of its own, so that the tools carry `_confirm_token`.
+    const created = await fetch(`${started.baseUrl}/organizations/${started.organizationId}/api-keys`, {
+      method: 'POST',
+      headers: { ...owner, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'inspector by key', role: 'editor', confirm_above: 1, expires_in_days: 1 }),
+    });
+    const apiKey = (await created.json()) as { token?: string };
+    check('the owner creates an API key with confirm_above 1: 201', created.status === 201 && Boolean(apiKey.token));
+    const byKey = ['--header', `Authorization: Bearer ${apiKey.token}`];
+    for (const era of ['legacy', 'modern']) {
+      const keyList = await inspector(
+        node,
+        home,
+        [...byKey, '--protocol-era', era, '--method', 'tools/list', '--strict', mcpUrl],
+        noApproval,
+      );
+      check(
+        `by key, ${era} era: tools/list (${toolNames(keyList).length} tools, with _confirm_token), --strict: 0 errors, 0 warnings`,
+        lintClean(keyList) && keyList.stdout.includes('"_confirm_token"'),
+        keyList,
+      );
+      const keyBudget = await inspector(
+        node,
+        home,
+        [...byKey, '--protocol-era', era, '--method', 'tools/call', '--tool-name', 'get_budget', mcpUrl],
+        noApproval,
+      );
+      const threshold =
+        keyBudget.code === 0
+          ? (JSON.parse(keyBudget.stdout) as { structuredContent: { confirm_above?: unknown } }).structuredContent.confirm_above
+          : undefined;
+      check(
+        `by key, ${era} era: get_budget shows the key's threshold`,
+        JSON.stringify(threshold) === JSON.stringify({ credits: 1, scope: 'api_key' }),
+        keyBudget,
+      );
+    }
   } finally {
     if (stack) await stopStack(stack);
     rmSync(localDir, { recursive: true, force: true });

@@ -122,7 +122,7 @@ describe('the bundled local server, on the Lambda runtime’s Node.js', () => {
     expect((await getOrganization(bundledOrg.orgId))?.credits).toBe(4);
   });
 
-  it('sends a job’s items with the SQS client, as deployed, into the local server’s queue (bundled npm start)', async () => {
+  it('sends a job’s items in SQS’s JSON protocol, signed, as deployed, into the local server’s queue (bundled npm start)', async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     const sent = jobsQueue().stats.sent;
 

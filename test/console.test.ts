@@ -288,7 +288,9 @@ describe('the console, signed in as the demo owner', () => {
 
     expect(balance).toBe(`${credits.balance.toLocaleString('en-US')} credits`);
     const text = await mainText(owner.page);
-    for (const label of ['This month', 'Today', 'Your month', 'Your day', 'Workspace limits']) expect(text).toContain(label);
+    for (const label of ['This month', 'Today', 'Your month', 'Your day', 'Workspace limits', 'Ask before MCP calls above (credits)'])
+      expect(text).toContain(label);
+    expect(await owner.page.$eval('[data-testid="consent"]', (element) => element.textContent)).toBe('MCP calls never ask first');
     // The status page's word for each operation: the sample provider serves all of them.
     await owner.page.waitForSelector('[data-testid="service-status"]');
     expect(await owner.page.$eval('[data-testid="service-status"]', (element) => element.textContent)).toBe(
@@ -406,6 +408,7 @@ describe('the console, signed in as the demo owner', () => {
     await (await page.waitForSelector('::-p-text(Create an API key)'))?.click();
     await fill(await page.waitForSelector('form[aria-label="Create an API key"] input'), 'console test agent');
     await fill(await labelled(page, 'Daily limit (credits)'), '5');
+    await fill(await labelled(page, 'Ask before MCP calls above (credits)'), '10');
     await (await page.waitForSelector('::-p-text(Create key)'))?.click();
     const shown = await page.waitForSelector('[data-testid="new-token"]');
     const token = (await shown?.evaluate((element) => element.textContent)) ?? '';
@@ -416,11 +419,15 @@ describe('the console, signed in as the demo owner', () => {
 
     const used = await api(`/organizations/${org}/credits`, String(copied));
     expect(used.status).toBe(200);
-    expect(((await used.json()) as { api_key: unknown }).api_key).toMatchObject({ daily_limit: 5, spent_today: 0 });
+    expect(await used.json()).toMatchObject({
+      api_key: { daily_limit: 5, spent_today: 0 },
+      confirm_above: { credits: 10, scope: 'api_key' },
+    });
     expect(copied).toBe(token);
 
     await (await page.waitForSelector('::-p-text(Done)'))?.click();
     const card = await cardWith(page, 'api-key', 'console test agent');
+    expect(await card.$eval('[data-testid="key-consent"]', (element) => element.textContent)).toBe('MCP calls above 10 credits ask first');
     await (await card.waitForSelector('::-p-text(Revoke)'))?.click();
     await (await card.waitForSelector('::-p-text(Yes, revoke)'))?.click();
     await waitForText(page, 'is revoked: its next request is refused');

@@ -103,6 +103,13 @@ export function meterOf(spent: number, limit: number | null): Meter {
   };
 }
 
+/**
+ * A consent threshold (`confirm_above`) as a person reads it: MCP tool calls quoted above it wait
+ * for the user's yes (docs/mcp.md, "Consent"); null never asks.
+ */
+export const consentText = (confirmAbove: number | null): string =>
+  confirmAbove === null ? 'MCP calls never ask first' : `MCP calls above ${formatCredits(confirmAbove)} ask first`;
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** A limit field: empty is none (null), else a whole number of credits. */

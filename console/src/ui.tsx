@@ -226,6 +226,18 @@ export function Field({
   );
 }
 
+/**
+ * `confirm_above`: MCP tool calls quoted above it ask the user first (the lower of the key's and
+ * the workspace's holds); empty never asks. On the keys, the connected apps and the overview (the workspace's).
+ */
+export function ConsentField({ value, onInput, hint }: { value: string; onInput: (value: string) => void; hint?: string }) {
+  return (
+    <Field label="Ask before MCP calls above (credits)" hint={hint ?? 'Empty: never ask'}>
+      {(props) => <input {...props} inputMode="numeric" value={value} onInput={(event) => onInput(event.currentTarget.value)} />}
+    </Field>
+  );
+}
+
 /** The first screen after the page loads keeps the browser's focus (a Tab then reaches the skip button first). */
 let pageJustLoaded = true;
 

@@ -1,7 +1,7 @@
 /**
  * The local server's SQS endpoint, for processes other than `npm start`'s own that send to its
  * queues: each bundled function (a process of its own, bundled mode) and the admin CLI (`admin
- * jobs recover`, `requeue`). They get queue URLs as deployed and send with the SQS client, as
+ * jobs recover`, `requeue`). They get queue URLs as deployed and send SendMessageBatch (lib/queues/sqs-queue.ts), as
  * deployed; the local server answers those calls here, speaking SQS's JSON protocol
  * (`SendMessageBatch`, `SendMessage`), and puts the messages in the embedded queue the URL names,
  * where the local consumers receive them.
@@ -12,7 +12,7 @@ import { embeddedQueue } from './embedded-queue.ts';
 
 const QUEUES: readonly QueueName[] = ['jobs', 'webhooks'];
 
-/** The URL of the local queue `name` (the SQS client posts to its origin; the path names the queue). */
+/** The URL of the local queue `name` (SendMessageBatch goes to its origin; the path names the queue). */
 export const bridgeQueueUrl = (baseUrl: string, name: QueueName = 'jobs'): string => `${baseUrl}/local-sqs/${name}`;
 
 /** Whether a request is an SQS API call (`X-Amz-Target: AmazonSQS.<action>`). */

@@ -11,6 +11,7 @@ import {
   auditLines,
   cardBrand,
   connectedApps,
+  consentText,
   disabledReasonText,
   formatCredits,
   formatMoney,
@@ -242,6 +243,10 @@ describe('numbers and limits as people read them', () => {
     expect(parseLimit('')).toEqual({ ok: true, value: null });
     expect(parseLimit('2.5').ok).toBe(false);
     expect(parseLimit('-1').ok).toBe(false);
+    // confirm_above is typed as a limit is, and read as a threshold; 0 asks before every paid call.
+    expect(consentText(null)).toBe('MCP calls never ask first');
+    expect(consentText(0)).toBe('MCP calls above 0 credits ask first');
+    expect(consentText(1)).toBe('MCP calls above 1 credit ask first');
     expect(parseAddresses('203.0.113.7, 10.0.0.0/8\n2001:db8::/32')).toEqual(['203.0.113.7', '10.0.0.0/8', '2001:db8::/32']);
     expect(parseAddresses('  ')).toBeNull();
     expect(parseThresholds('80, 100')).toEqual({ ok: true, value: [80, 100] });

@@ -7,7 +7,7 @@
  */
 import { useState } from 'preact/hooks';
 import { type Api, data } from '../api.ts';
-import { type ConnectedApp, connectedApps, formatTime } from '../model.ts';
+import { type ConnectedApp, connectedApps, consentText, formatTime } from '../model.ts';
 import { ConfirmButton, ErrorNote, LoadState, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 import { KeyActions } from './keys.tsx';
 
@@ -99,11 +99,13 @@ function AppCard({ app, onChanged }: { app: ConnectedApp<Key>; onChanged: (messa
             <GrantFacts grant={grant} />
             <MeterRow label="This month" spent={grant.spent} limit={grant.spending_limit} />
             <MeterRow label="Today" spent={grant.spent_today} limit={grant.daily_limit} />
+            <p>{consentText(grant.confirm_above)}</p>
             <KeyActions
               id={grant.id}
               name={grant.name}
               monthly={grant.spending_limit}
               daily={grant.daily_limit}
+              confirmAbove={grant.confirm_above}
               addresses={grant.allowed_ips}
               onChanged={onChanged}
             />

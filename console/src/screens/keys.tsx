@@ -5,9 +5,10 @@
  */
 import { useState } from 'preact/hooks';
 import { data } from '../api.ts';
-import { formatTime, keyStatus, parseAddresses, parseLimit } from '../model.ts';
+import { consentText, formatTime, keyStatus, parseAddresses, parseLimit } from '../model.ts';
 import {
   ConfirmButton,
+  ConsentField,
   CopyButton,
   ErrorNote,
   Field,
@@ -21,6 +22,8 @@ import {
 } from '../ui.tsx';
 
 type KeyRole = 'viewer' | 'editor';
+
+const LIMITS_ERROR = 'Limits and the consent threshold are whole numbers of credits, or empty for none.';
 
 export function KeysScreen() {
   const { api, orgId } = useWorkspace();
@@ -77,6 +80,7 @@ export function KeysScreen() {
               </p>
               <MeterRow label="This month" spent={key.spent} limit={key.spending_limit} />
               <MeterRow label="Today" spent={key.spent_today} limit={key.daily_limit} />
+              <p data-testid="key-consent">{consentText(key.confirm_above)}</p>
               {key.created_via === 'oauth' ? (
                 <p>
                   Connected by OAuth: <a href="#apps">{key.client_name ?? key.client_id}</a>
@@ -92,6 +96,7 @@ export function KeysScreen() {
                   name={key.name}
                   monthly={key.spending_limit}
                   daily={key.daily_limit}
+                  confirmAbove={key.confirm_above}
                   addresses={key.allowed_ips}
                   onChanged={(message) => {
                     setDone(message);
@@ -114,6 +119,7 @@ function CreateKey({ onCreated }: { onCreated: (key: { name: string; token: stri
   const [role, setRole] = useState<KeyRole>('editor');
   const [month, setMonth] = useState('');
   const [day, setDay] = useState('');
+  const [ask, setAsk] = useState('');
   const [addresses, setAddresses] = useState('');
   const [days, setDays] = useState('90');
   const action = useAction();
@@ -128,7 +134,8 @@ function CreateKey({ onCreated }: { onCreated: (key: { name: string; token: stri
     void action.run(async () => {
       const spendingLimit = parseLimit(month);
       const dailyLimit = parseLimit(day);
-      if (!spendingLimit.ok || !dailyLimit.ok) throw new Error('Limits are whole numbers of credits, or empty for none.');
+      const confirmAbove = parseLimit(ask);
+      if (!spendingLimit.ok || !dailyLimit.ok || !confirmAbove.ok) throw new Error(LIMITS_ERROR);
       if (!/^\d{1,3}$/.test(days.trim())) throw new Error('Expires in: a whole number of days from 1 to 365.');
       const key = await data(
         api.POST('/organizations/{organization_id}/api-keys', {
@@ -138,6 +145,7 @@ function CreateKey({ onCreated }: { onCreated: (key: { name: string; token: stri
             role,
             spending_limit: spendingLimit.value,
             daily_limit: dailyLimit.value,
+            confirm_above: confirmAbove.value,
             allowed_ips: parseAddresses(addresses),
             expires_in_days: Number(days.trim()),
           },
@@ -147,6 +155,7 @@ function CreateKey({ onCreated }: { onCreated: (key: { name: string; token: stri
       setName('');
       setMonth('');
       setDay('');
+      setAsk('');
       setAddresses('');
       onCreated({ name: key.name, token: key.token });
     });
@@ -172,6 +181,7 @@ function CreateKey({ onCreated }: { onCreated: (key: { name: string; token: stri
         <Field label="Daily limit (credits)" hint="Empty: none">
           {(props) => <input {...props} inputMode="numeric" value={day} onInput={(event) => setDay(event.currentTarget.value)} />}
         </Field>
+        <ConsentField value={ask} onInput={setAsk} />
         <Field label="Expires in (days)">
           {(props) => <input {...props} inputMode="numeric" value={days} onInput={(event) => setDays(event.currentTarget.value)} />}
         </Field>
@@ -198,6 +208,7 @@ export function KeyActions(props: {
   name: string;
   monthly: number | null;
   daily: number | null;
+  confirmAbove: number | null;
   addresses: string[] | null;
   onChanged: (message: string) => void;
 }) {
@@ -205,6 +216,7 @@ export function KeyActions(props: {
   const [editing, setEditing] = useState(false);
   const [month, setMonth] = useState(props.monthly === null ? '' : String(props.monthly));
   const [day, setDay] = useState(props.daily === null ? '' : String(props.daily));
+  const [ask, setAsk] = useState(props.confirmAbove === null ? '' : String(props.confirmAbove));
   const [addresses, setAddresses] = useState(props.addresses?.join(', ') ?? '');
   const action = useAction();
   const path = { organization_id: orgId, key_id: props.id };
@@ -213,11 +225,17 @@ export function KeyActions(props: {
     void action.run(async () => {
       const spendingLimit = parseLimit(month);
       const dailyLimit = parseLimit(day);
-      if (!spendingLimit.ok || !dailyLimit.ok) throw new Error('Limits are whole numbers of credits, or empty for none.');
+      const confirmAbove = parseLimit(ask);
+      if (!spendingLimit.ok || !dailyLimit.ok || !confirmAbove.ok) throw new Error(LIMITS_ERROR);
       await data(
         api.PATCH('/organizations/{organization_id}/api-keys/{key_id}', {
           params: { path },
-          body: { spending_limit: spendingLimit.value, daily_limit: dailyLimit.value, allowed_ips: parseAddresses(addresses) },
+          body: {
+            spending_limit: spendingLimit.value,
+            daily_limit: dailyLimit.value,
+            confirm_above: confirmAbove.value,
+            allowed_ips: parseAddresses(addresses),
+          },
         }),
       );
       setEditing(false);
@@ -240,6 +258,7 @@ export function KeyActions(props: {
             <Field label="Daily limit (credits)" hint="Empty: none">
               {(field) => <input {...field} inputMode="numeric" value={day} onInput={(event) => setDay(event.currentTarget.value)} />}
             </Field>
+            <ConsentField value={ask} onInput={setAsk} />
           </div>
           <Field label="Allowed addresses" hint="Empty: anywhere">
             {(field) => <input {...field} value={addresses} onInput={(event) => setAddresses(event.currentTarget.value)} />}

@@ -4,8 +4,8 @@
  */
 import { useState } from 'preact/hooks';
 import { data } from '../api.ts';
-import { formatCredits, formatTime, notWorking, parseLimit } from '../model.ts';
-import { ErrorNote, Field, Loading, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
+import { consentText, formatCredits, formatTime, notWorking, parseLimit } from '../model.ts';
+import { ConsentField, ErrorNote, Field, Loading, MeterRow, Notice, ScreenHeading, useAction, useLoad, useWorkspace } from '../ui.tsx';
 
 export function OverviewScreen() {
   const { api, orgId, permissions } = useWorkspace();
@@ -48,10 +48,20 @@ export function OverviewScreen() {
               <MeterRow label="Key's day" spent={value.api_key.spent_today} limit={value.api_key.daily_limit} />
             </>
           ) : null}
+          <p data-testid="consent">
+            {consentText(value.confirm_above?.credits ?? null)}
+            {value.confirm_above
+              ? value.confirm_above.scope === 'api_key'
+                ? " (this key's threshold)"
+                : " (the workspace's threshold)"
+              : ''}
+          </p>
           {permissions.manageOrganization ? (
             <OrganizationLimits
               monthly={value.organization.spending_limit}
               daily={value.organization.daily_limit}
+              // Only a person manages the workspace: for them the threshold that holds is the workspace's own.
+              confirmAbove={value.confirm_above?.scope === 'organization' ? value.confirm_above.credits : null}
               onSaved={credits.reload}
             />
           ) : null}
@@ -62,19 +72,31 @@ export function OverviewScreen() {
   );
 }
 
-function OrganizationLimits({ monthly, daily, onSaved }: { monthly: number | null; daily: number | null; onSaved: () => void }) {
+function OrganizationLimits({
+  monthly,
+  daily,
+  confirmAbove,
+  onSaved,
+}: {
+  monthly: number | null;
+  daily: number | null;
+  confirmAbove: number | null;
+  onSaved: () => void;
+}) {
   const { api, orgId } = useWorkspace();
   const [month, setMonth] = useState(monthly === null ? '' : String(monthly));
   const [day, setDay] = useState(daily === null ? '' : String(daily));
+  const [ask, setAsk] = useState(confirmAbove === null ? '' : String(confirmAbove));
   const [done, setDone] = useState<string | undefined>(undefined);
   const action = useAction();
   const save = (event: Event) => {
     event.preventDefault();
     const spendingLimit = parseLimit(month);
     const dailyLimit = parseLimit(day);
-    if (!spendingLimit.ok || !dailyLimit.ok) {
+    const threshold = parseLimit(ask);
+    if (!spendingLimit.ok || !dailyLimit.ok || !threshold.ok) {
       void action.run(async () => {
-        throw new Error('Limits are whole numbers of credits, or empty for none.');
+        throw new Error('Limits and the consent threshold are whole numbers of credits, or empty for none.');
       });
       return;
     }
@@ -83,7 +105,7 @@ function OrganizationLimits({ monthly, daily, onSaved }: { monthly: number | nul
         data(
           api.PATCH('/organizations/{organization_id}', {
             params: { path: { organization_id: orgId } },
-            body: { spending_limit: spendingLimit.value, daily_limit: dailyLimit.value },
+            body: { spending_limit: spendingLimit.value, daily_limit: dailyLimit.value, confirm_above: threshold.value },
           }),
         ),
       )
@@ -104,6 +126,7 @@ function OrganizationLimits({ monthly, daily, onSaved }: { monthly: number | nul
         <Field label="Daily limit (credits)" hint="Empty: no limit">
           {(props) => <input {...props} inputMode="numeric" value={day} onInput={(event) => setDay(event.currentTarget.value)} />}
         </Field>
+        <ConsentField value={ask} onInput={setAsk} hint="Empty: never ask; a key's own, if lower, holds for it" />
       </div>
       <ErrorNote error={action.error} />
       <button type="submit" disabled={action.busy}>

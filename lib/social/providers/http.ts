@@ -10,6 +10,7 @@ import { parseMention } from '../mention.ts';
 import { mappingFor, verificationFor, verifiedAccount } from './scrapecreators/index.ts';
 import { SCRAPECREATORS_OPERATIONS } from './scrapecreators/operations.ts';
 import { type ProviderDescriptor, type ProviderRequest, type ProviderRun, UpstreamError, UpstreamNotFoundError } from './types.ts';
+import { field, vendorGet } from './vendor-call.ts';
 import { vendorKeyReader } from './vendor-key.ts';
 
 export interface HttpProviderSettings {
@@ -55,9 +56,6 @@ export interface HttpProviderOptions {
   apiKey: () => Promise<string>;
 }
 
-/** A field of a JSON value that may be anything: undefined unless the value is an object with it. */
-const field = (value: unknown, name: string): unknown =>
-  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
 const textField = (value: unknown, name: string): string | undefined => {
   const found = field(value, name);
   return typeof found === 'string' ? found : undefined;
@@ -74,30 +72,19 @@ export function httpProvider(options: HttpProviderOptions): ProviderRun {
   async function get(operation: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const mapping = mappingFor(operation);
     if (!mapping) throw new UpstreamError(`operation ${operation} is not served by ScrapeCreators`);
-    const url = new URL(`${options.baseUrl}${mapping.path}`);
-    for (const [name, value] of Object.entries(mapping.params(input))) {
-      if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
-    }
-    const response = await fetch(url, { headers: { 'x-api-key': await options.apiKey(), accept: 'application/json' }, signal }).catch(
-      (error: unknown) => {
-        throw new UpstreamError(
-          signal.aborted ? 'the provider call was aborted (timeout)' : `the provider could not be reached: ${(error as Error).message}`,
-        );
-      },
+    const { status, ok, body } = await vendorGet(
+      'ScrapeCreators',
+      `${options.baseUrl}${mapping.path}`,
+      mapping.params(input),
+      { 'x-api-key': await options.apiKey() },
+      signal,
     );
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new UpstreamError(`ScrapeCreators answered ${response.status} with a body that is not JSON`, { status: response.status });
-    }
     // A missing account is a 404 (a Facebook one also says accountDoesNotExist): not found, not a failure.
-    if (response.status === 404 || field(field(body, 'data'), 'accountDoesNotExist') === true) {
-      throw new UpstreamNotFoundError(`not found on ${operation.split('_')[0]}, or not public`, { status: response.status });
+    if (status === 404 || field(field(body, 'data'), 'accountDoesNotExist') === true) {
+      throw new UpstreamNotFoundError(`not found on ${operation.split('_')[0]}, or not public`, { status });
     }
-    if (!response.ok || field(body, 'success') === false) {
-      throw new UpstreamError(describeFailure(response.status, body), { status: response.status, code: textField(body, 'error') });
+    if (!ok || field(body, 'success') === false) {
+      throw new UpstreamError(describeFailure(status, body), { status, code: textField(body, 'error') });
     }
     try {
       return mapping.translate(body, input);

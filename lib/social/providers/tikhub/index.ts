@@ -7,6 +7,7 @@
  */
 import { optional } from '../../../config.ts';
 import { type ProviderDescriptor, type ProviderRun, UpstreamError, UpstreamNotFoundError } from '../types.ts';
+import { field, vendorGet } from '../vendor-call.ts';
 import { vendorKeyReader } from '../vendor-key.ts';
 import { instagram } from './instagram.ts';
 import { linkedin } from './linkedin.ts';
@@ -55,9 +56,6 @@ const keyReader = ({ apiKey, apiKeySecretArn }: TikHubSettings): (() => Promise<
     fields: ['api_key'],
   });
 
-const field = (value: unknown, name: string): unknown =>
-  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
-
 export function tikhubProvider(options: { baseUrl: string; apiKey: () => Promise<string> }): ProviderRun {
   return {
     async run({ operation, input, signal }) {
@@ -67,35 +65,21 @@ export function tikhubProvider(options: { baseUrl: string; apiKey: () => Promise
       const unsupported = mapping.unsupported?.(input);
       if (unsupported) throw new UpstreamError(unsupported, { code: 'unsupported_input' });
       const get: TikHubGet = async (path, params, response) => {
-        const url = new URL(`${options.baseUrl}${path}`);
-        for (const [name, value] of Object.entries(params)) {
-          if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
-        }
-        const answer = await fetch(url, {
-          headers: { authorization: `Bearer ${await options.apiKey()}`, accept: 'application/json' },
+        const { status, ok, body } = await vendorGet(
+          'TikHub',
+          `${options.baseUrl}${path}`,
+          params,
+          { authorization: `Bearer ${await options.apiKey()}` },
           signal,
-        }).catch((error: unknown) => {
-          throw new UpstreamError(
-            signal.aborted ? 'the provider call was aborted (timeout)' : `TikHub could not be reached: ${(error as Error).message}`,
-          );
-        });
-        const body = await answer.text();
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(body);
-        } catch {
-          throw new UpstreamError(`TikHub answered ${answer.status} with a body that is not JSON`, { status: answer.status });
-        }
-        if (answer.status === 404)
+        );
+        if (status === 404)
           throw new UpstreamNotFoundError(`not found on ${operation.network ?? 'the network'}, or not public`, { status: 404 });
-        const code = field(parsed, 'code');
-        if (!answer.ok || (typeof code === 'number' && code !== 200)) {
-          const message = field(parsed, 'message') ?? field(field(parsed, 'detail'), 'message');
-          throw new UpstreamError(`TikHub answered ${answer.status}${typeof message === 'string' ? `: ${message}` : ''}`, {
-            status: answer.status,
-          });
+        const code = field(body, 'code');
+        if (!ok || (typeof code === 'number' && code !== 200)) {
+          const message = field(body, 'message') ?? field(field(body, 'detail'), 'message');
+          throw new UpstreamError(`TikHub answered ${status}${typeof message === 'string' ? `: ${message}` : ''}`, { status });
         }
-        const data = response.safeParse(field(parsed, 'data'));
+        const data = response.safeParse(field(body, 'data'));
         if (!data.success)
           throw new UpstreamError(
             `TikHub's answer to ${operation.name} is not the shape read: ${data.error.issues[0]?.path.join('.') ?? ''}`,

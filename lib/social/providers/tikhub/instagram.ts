@@ -13,12 +13,10 @@ import * as z from 'zod/mini';
 import { PROFILE_URL } from '../../mention.ts';
 import { author, media, post } from '../scrapecreators/output.ts';
 import { bareHandle, iso, str } from '../scrapecreators/read.ts';
+import { id, text } from '../scrapecreators/vendor-shapes.ts';
 import { call, type TikHubMapping } from './mapping.ts';
 
 const STORY_LIFETIME_MS = 24 * 3600 * 1000;
-
-const text = () => z.nullish(z.string());
-const id = () => z.nullish(z.union([z.string(), z.number()]));
 
 const user = () =>
   z.object({ pk: id(), username: z.string(), full_name: text(), profile_pic_url: text(), is_verified: z.nullish(z.boolean()) });

@@ -19,11 +19,9 @@
 import * as z from 'zod/mini';
 import { author, page, post, profile } from '../scrapecreators/output.ts';
 import { int, str } from '../scrapecreators/read.ts';
+import { count as num, text } from '../scrapecreators/vendor-shapes.ts';
 import { UpstreamError } from '../types.ts';
 import { call, type TikHubMapping } from './mapping.ts';
-
-const text = () => z.nullish(z.string());
-const num = () => z.nullish(z.union([z.number(), z.string()]));
 
 /** The public identifier in a linkedin.com/in/ URL (the catalog's schema checked the host). */
 const slugOf = (url: unknown) => new URL(String(url)).pathname.split('/').filter(Boolean)[1] ?? '';

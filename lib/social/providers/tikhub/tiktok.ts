@@ -20,17 +20,12 @@
  * means up or down.
  */
 import * as z from 'zod/mini';
+import { int } from '../scrapecreators/read.ts';
+import { id, count as num, text } from '../scrapecreators/vendor-shapes.ts';
 import { UpstreamError } from '../types.ts';
 import type { TikHubGet, TikHubMapping, TikHubParams } from './mapping.ts';
 
 type Kind = 'hashtag' | 'sound' | 'creator' | 'video';
-
-const text = () => z.nullish(z.string());
-const num = () => z.nullish(z.union([z.number(), z.string()]));
-const count = (value: unknown): number | null => {
-  const n = typeof value === 'string' ? Number(value) : value;
-  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
-};
 
 /** The Creative Center's own envelope inside TikHub's `data`: `code` 0 is success. */
 const creativeCenter = <T extends z.ZodMiniType>(inner: T) => z.object({ code: z.number(), msg: text(), data: inner });
@@ -43,20 +38,22 @@ const days = (period: unknown) => String(period).replace(/d$/, '');
 interface Board<Item> {
   path: string;
   params(input: Readonly<Record<string, unknown>>, page: number, limit: number): TikHubParams;
-  items: z.ZodMiniType;
+  items(): z.ZodMiniType;
   list(data: unknown): Item[];
   entry(item: Item, position: number): { name: string; url: string | null; rank: number | null; posts: unknown; views: unknown };
 }
 
-const hashtag = z.object({
-  hashtag_name: z.string(),
-  publish_cnt: num(),
-  video_views: num(),
-  rank: num(),
-});
-const sound = z.object({ title: z.string(), link: text(), rank: num() });
-const creator = z.object({ nick_name: z.string(), tt_link: text() });
-const video = z.object({ title: text(), item_url: text(), item_id: z.nullish(z.union([z.string(), z.number()])) });
+// Built on a board's first run, as every provider's response shapes are (vendor-shapes.ts says why).
+const hashtag = () =>
+  z.object({
+    hashtag_name: z.string(),
+    publish_cnt: num(),
+    video_views: num(),
+    rank: num(),
+  });
+const sound = () => z.object({ title: z.string(), link: text(), rank: num() });
+const creator = () => z.object({ nick_name: z.string(), tt_link: text() });
+const video = () => z.object({ title: text(), item_url: text(), item_id: id() });
 
 const BOARDS: Record<Kind, Board<never>> = {
   hashtag: {
@@ -69,12 +66,12 @@ const BOARDS: Record<Kind, Board<never>> = {
       sort_by: 'popular',
       filter_by: input.new_only === true ? 'new_on_board' : undefined,
     }),
-    items: z.object({ list: z.array(hashtag), pagination: pagination() }),
+    items: () => z.object({ list: z.array(hashtag()), pagination: pagination() }),
     list: (data) => (data as { list: never[] }).list,
-    entry: (item: z.output<typeof hashtag>) => ({
+    entry: (item: z.output<ReturnType<typeof hashtag>>) => ({
       name: item.hashtag_name,
       url: `https://www.tiktok.com/tag/${encodeURIComponent(item.hashtag_name)}`,
-      rank: count(item.rank),
+      rank: int(item.rank),
       posts: item.publish_cnt,
       views: item.video_views,
     }),
@@ -89,12 +86,12 @@ const BOARDS: Record<Kind, Board<never>> = {
       new_on_board: input.new_only === true ? 'true' : undefined,
       country_code: countryCode(input.region),
     }),
-    items: z.object({ sound_list: z.array(sound), pagination: pagination() }),
+    items: () => z.object({ sound_list: z.array(sound()), pagination: pagination() }),
     list: (data) => (data as { sound_list: never[] }).sound_list,
-    entry: (item: z.output<typeof sound>) => ({
+    entry: (item: z.output<ReturnType<typeof sound>>) => ({
       name: item.title,
       url: item.link ?? null,
-      rank: count(item.rank),
+      rank: int(item.rank),
       posts: null,
       views: null,
     }),
@@ -102,9 +99,9 @@ const BOARDS: Record<Kind, Board<never>> = {
   creator: {
     path: '/api/v1/tiktok/ads/get_creator_list',
     params: (input, page, limit) => ({ page, limit, sort_by: 'follower', creator_country: countryCode(input.region) }),
-    items: z.object({ creators: z.array(creator), pagination: pagination() }),
+    items: () => z.object({ creators: z.array(creator()), pagination: pagination() }),
     list: (data) => (data as { creators: never[] }).creators,
-    entry: (item: z.output<typeof creator>, position) => ({
+    entry: (item: z.output<ReturnType<typeof creator>>, position) => ({
       name: item.nick_name,
       url: item.tt_link ?? null,
       rank: position,
@@ -115,9 +112,9 @@ const BOARDS: Record<Kind, Board<never>> = {
   video: {
     path: '/api/v1/tiktok/ads/get_popular_trends',
     params: (input, page, limit) => ({ period: days(input.period), page, limit, order_by: 'vv', country_code: countryCode(input.region) }),
-    items: z.object({ videos: z.array(video), pagination: pagination() }),
+    items: () => z.object({ videos: z.array(video()), pagination: pagination() }),
     list: (data) => (data as { videos: never[] }).videos,
-    entry: (item: z.output<typeof video>, position) => ({
+    entry: (item: z.output<ReturnType<typeof video>>, position) => ({
       name: item.title || String(item.item_id ?? ''),
       url: item.item_url ?? null,
       rank: position,
@@ -154,7 +151,7 @@ export const tiktok: Readonly<Record<string, TikHubMapping>> = {
       const boards = await Promise.all(
         kinds.map(async (kind) => {
           const board = BOARDS[kind];
-          const answer = await get(board.path, board.params(input, page, limit), creativeCenter(board.items));
+          const answer = await get(board.path, board.params(input, page, limit), creativeCenter(board.items()));
           if (answer.code !== 0) throw new UpstreamError(`TikHub's ${kind} board answered code ${answer.code}: ${answer.msg ?? ''}`);
           const data = answer.data as { pagination?: { has_more?: boolean | null } | null };
           const entries = board.list(data).map((item, index) => {
@@ -168,8 +165,8 @@ export const tiktok: Readonly<Record<string, TikHubMapping>> = {
               rank: entry.rank !== null && entry.rank >= 1 ? entry.rank : position,
               rank_change: null,
               is_new: input.new_only === true ? true : null,
-              post_count: count(entry.posts),
-              view_count: count(entry.views),
+              post_count: int(entry.posts),
+              view_count: int(entry.views),
             };
           });
           return { entries, hasMore: data.pagination?.has_more === true };

@@ -13,11 +13,8 @@ import * as z from 'zod/mini';
 import { PROFILE_URL } from '../../mention.ts';
 import { author, comment, page, post, profile } from '../scrapecreators/output.ts';
 import { bareHandle, int, str } from '../scrapecreators/read.ts';
+import { id, count as num, text } from '../scrapecreators/vendor-shapes.ts';
 import { call, type TikHubMapping } from './mapping.ts';
-
-const id = () => z.nullish(z.union([z.string(), z.number()]));
-const text = () => z.nullish(z.string());
-const num = () => z.nullish(z.union([z.number(), z.string()]));
 
 const userShape = () =>
   z.object({

@@ -13,9 +13,8 @@
 import * as z from 'zod/mini';
 import { author, media, page, post } from '../scrapecreators/output.ts';
 import { int } from '../scrapecreators/read.ts';
+import { text } from '../scrapecreators/vendor-shapes.ts';
 import { call, type TikHubMapping } from './mapping.ts';
-
-const text = () => z.nullish(z.string());
 
 const video = () =>
   z.object({
