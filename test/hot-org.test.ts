@@ -6,7 +6,10 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as createKey } from '../functions/create-api-key.ts';
+import { handler as revokeKey } from '../functions/revoke-api-key.ts';
 import { handler } from '../functions/run-social-operation.ts';
+import { handler as updateKey } from '../functions/update-api-key.ts';
 import { grantCredits } from '../lib/billing/grants.ts';
 import { laneSettings, returnIdleLanes } from '../lib/billing/lanes.ts';
 import { socialConfig } from '../lib/config.ts';
@@ -20,7 +23,8 @@ import { REFUND_RESERVE_MS } from '../lib/social/provider-call.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 import { runHotOrganization } from '../scripts/bench/hot-org.ts';
 import { TEST_OPERATOR, workspace } from './support/fixtures.ts';
-import { eventsOf, storedEventsOf } from './support/social.ts';
+import { call } from './support/http.ts';
+import { eventsOf, runUrl, storedEventsOf } from './support/social.ts';
 import { tokenFor } from './support/tokens.ts';
 
 describe('one hot organization', () => {
@@ -122,6 +126,46 @@ describe('credit lanes (HOT_ORGANIZATIONS=always)', () => {
       (event) => event.type === 'social_operation.charged' && (event.metadata as Record<string, string>).user_id === users.editor,
     );
     for (const event of editorCharges) expect(Date.parse(String(event.created_at))).toBeLessThanOrEqual(removedAt);
+  });
+
+  it("holds an API key's daily limit exactly mid-burst, and charges nothing on its lanes once its revocation answered", async () => {
+    const { orgId, users } = await workspace({ credits: 100, roles: ['owner', 'editor'] });
+    const made = await call(createKey, {
+      method: 'POST',
+      url: `/organizations/${orgId}/api-keys`,
+      token: tokenFor(users.owner),
+      body: { name: 'agent', role: 'editor', daily_limit: 3 },
+    });
+    const [keyId, token] = [made.body.id as string, made.body.token as string];
+    const keyRuns = (runs: number) =>
+      Promise.all(
+        Array.from({ length: runs }, async () => {
+          const answer = await call(handler as never, { method: 'POST', url: runUrl('x_profile', orgId), token, body: { handle: 'nasa' } });
+          return answer.status === 200 ? 'ok' : String(answer.body.code);
+        }),
+      );
+    const limited = await keyRuns(6);
+    expect([count(limited, 'ok'), count(limited, 'spending_limit_exceeded')]).toEqual([3, 3]);
+    expect((await readMembersSpend(orgId, new Date())).get(keyId)).toEqual({ month: 3, day: 3 });
+    await call(updateKey, {
+      method: 'PATCH',
+      url: `/organizations/${orgId}/api-keys/${keyId}`,
+      token: tokenFor(users.owner),
+      body: { daily_limit: 20 },
+    });
+    let revokedAt = Number.POSITIVE_INFINITY;
+    const during = keyRuns(10);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    await call(revokeKey, { method: 'DELETE', url: `/organizations/${orgId}/api-keys/${keyId}`, token: tokenFor(users.owner) });
+    revokedAt = Date.now();
+    await during;
+    const keyCharges = (await storedEventsOf(orgId)).filter(
+      (event) => event.type === 'social_operation.charged' && (event.metadata as Record<string, string>).api_key_id === keyId,
+    );
+    for (const event of keyCharges) expect(Date.parse(String(event.created_at))).toBeLessThanOrEqual(revokedAt);
+    const after = await books(orgId);
+    expect(after.balance).toBe(after.events);
+    expect([after.spent, after.members]).toEqual([after.net, after.net]);
   });
 
   it('loses nothing when DynamoDB fails a fill without saying whether it was written, and returns idle lanes', async () => {
