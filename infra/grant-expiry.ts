@@ -22,7 +22,8 @@ export const GRANT_EXPIRY_TIMEOUT = Duration.seconds(60);
  * warning; in one transaction the grant and the balance) and PutItem (the `credits.expired`
  * event); Query of the due index. No Scan, no DeleteItem.
  */
-export const GRANT_EXPIRY_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'] as const;
+// Query: a hot organization's credit lanes, returned to its balance before an expiry (lib/billing/lanes.ts).
+export const GRANT_EXPIRY_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:Query'] as const;
 
 export interface GrantExpiryProps {
   table: Table;

@@ -47,7 +47,8 @@ export const JOB_OLDEST_MESSAGE_ALARM_SECONDS = 15 * 60;
 /**
  * What the worker does to the table: the run path's actions (charge, takeover, settle, refund:
  * UpdateItem, GetItem, PutItem, ConditionCheckItem, DeleteItem) and the job's (claim, result, end:
- * UpdateItem and GetItem again). No Query, no Scan.
+ * UpdateItem and GetItem again); Query for a hot organization's credit lanes (a reclaim before a
+ * refusal, its balance after a run: lib/billing/lanes.ts). No Scan.
  */
 export const JOB_WORKER_TABLE_ACTIONS = [
   'dynamodb:UpdateItem',
@@ -55,6 +56,7 @@ export const JOB_WORKER_TABLE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:ConditionCheckItem',
   'dynamodb:DeleteItem',
+  'dynamodb:Query',
 ] as const;
 
 /** How often the recovery of stalled jobs runs: a stalled job is found within the threshold (2 min) and this. */

@@ -26,9 +26,16 @@ export const SWEEPER_TIMEOUT = Duration.seconds(50);
  * What a sweep does to the table: Query the sweep index; per refund one transaction of
  * UpdateItem (balance, month counters), PutItem (the refund event) and DeleteItem (the pending
  * record, the Idempotency-Key claim). Then idle credit lanes (listed in the same index): GetItem
- * of each, and its return, one transaction of UpdateItem. Nothing else: no Scan, no other index.
+ * of each, its return (one transaction of UpdateItem), and a Query of the organization's lanes
+ * before it turns cold. Nothing else: no Scan, no other index.
  */
-export const SWEEPER_TABLE_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'] as const;
+export const SWEEPER_TABLE_ACTIONS = [
+  'dynamodb:UpdateItem',
+  'dynamodb:PutItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+] as const;
 
 export interface ChargeSweeperProps {
   table: Table;

@@ -1248,11 +1248,11 @@ describe('the charge sweeper', () => {
     expect(resource(template, sweeperId).Properties).toMatchObject({ Handler: 'index.handler', Runtime: 'nodejs22.x', Timeout: 50 });
   });
 
-  it('may query the sweep index, refund (update, put, delete) and read a lane (get) on the table, and nothing else', () => {
+  it('may query the sweep index, refund (update, put, delete) and read lanes (get, query) on the table, and nothing else', () => {
     const statements = dynamoStatements(sweeperId);
 
     expect(statements.map((statement) => [statement.Action, statement.Resource])).toEqual([
-      [['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'], tableArn],
+      [['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query'], tableArn],
       ['dynamodb:Query', { 'Fn::Join': ['', [tableArn, `/index/${SWEEP_INDEX}`]] }],
     ]);
     const logGroup = resource(template, sweeperId).Properties.LoggingConfig.LogGroup;
@@ -1358,7 +1358,17 @@ describe('jobs: the queue, its dead-letter queue and the worker', () => {
 
   it("may do the run path's table actions and nothing else on the table; reads the provider key; knows the queue", () => {
     expect(dynamoStatements(workerId).map((statement) => [statement.Action, statement.Resource])).toEqual([
-      [['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'], tableArn],
+      [
+        [
+          'dynamodb:UpdateItem',
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:Query',
+        ],
+        tableArn,
+      ],
     ]);
     const variables = resource(template, workerId).Properties.Environment.Variables;
     expect(variables).toMatchObject({
