@@ -109,14 +109,14 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // The organization, the membership and the organization's spend counter.
   GetOrganization: 'UpdateItem+GetItem+GetItem+GetItem',
   // The caller's role beside the organization's spend counter and the organization (its settings'
-  // before), then one transaction: the change, conditional on what was read, and its audit event;
-  // then the organization's credit lanes, fenced if it is hot (none here: lib/db/lanes.ts).
-  UpdateOrganization: 'UpdateItem+GetItem+GetItem+GetItem | TransactWriteItems | Query',
+  // before), then one transaction: the change, conditional on what was read (a cold organization's
+  // on its still being cold: no credit lane to fence, lib/db/lanes.ts), and its audit event.
+  UpdateOrganization: 'UpdateItem+GetItem+GetItem+GetItem | TransactWriteItems',
   ListMembers: 'UpdateItem+GetItem+Query+Query',
-  // The caller's role; the organization's owner count, the member and its spend; the one transaction;
-  // the member's credit lanes, fenced if the organization is hot (lib/db/lanes.ts).
-  PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem | TransactWriteItems | Query',
-  DeleteMember: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems | Query',
+  // The caller's role; the organization's owner count, the member and its spend; the one transaction
+  // (a cold organization's on its still being cold: no credit lane to fence, lib/db/lanes.ts).
+  PutMember: 'UpdateItem+GetItem | GetItem+GetItem+GetItem | TransactWriteItems',
+  DeleteMember: 'UpdateItem+GetItem | GetItem+GetItem | TransactWriteItems',
   // The caller's role beside the organization (its name), the address's member and the pending
   // invitations; the one transaction (then the email, to the SES stand-in: no DynamoDB).
   CreateInvitation: 'UpdateItem+GetItem+GetItem+GetItem+GetItem | TransactWriteItems',
@@ -135,10 +135,10 @@ const EXPECTED_COMMANDS: Record<string, string> = {
   // The caller's role, the page of keys and the month's spend counters, together.
   ListApiKeys: 'UpdateItem+GetItem+Query+Query',
   // The caller's role, the key and its spend counter together; then the change and its audit event, one
-  // transaction; then the key's credit lanes, fenced if the organization is hot (lib/db/lanes.ts).
-  UpdateApiKey: 'UpdateItem+GetItem+GetItem+GetItem | TransactWriteItems | Query',
-  // The caller's role beside the key; then its revocation with its audit event; then its lanes, as above.
-  RevokeApiKey: 'UpdateItem+GetItem+GetItem | TransactWriteItems | Query',
+  // transaction, on the condition that the organization is cold (else its lanes are fenced after: lib/db/lanes.ts).
+  UpdateApiKey: 'UpdateItem+GetItem+GetItem+GetItem | TransactWriteItems',
+  // The caller's role beside the key; then its revocation with its audit event, as above.
+  RevokeApiKey: 'UpdateItem+GetItem+GetItem | TransactWriteItems',
   // The membership beside the settings.
   GetAlertSettings: 'UpdateItem+GetItem+GetItem',
   // The caller's role beside the settings in force; then the settings and their audit event, in one

@@ -9,7 +9,7 @@ import { type AuditSource, auditEventPut, changesOf } from './audit-events.ts';
 import { batchGetAll, conditionFailed, db, queryAll, type TransactItem, tableName, transact } from './client.ts';
 import { type Limits, limitsUnchanged } from './credits.ts';
 import { apiKeyIdOf, apiKeyKey, apiKeysPrefix, orgKey, SIGNING_KEYS_PK, signingKeyKey } from './keys.ts';
-import { fenceLanes } from './lanes.ts';
+import { fenceLanes, orgStillColdItem } from './lanes.ts';
 import { notAnOwnerIn, stillAnOwner } from './memberships.ts';
 
 export interface ApiKeyRecord {
@@ -223,6 +223,28 @@ async function withKeyAsRead<T>(
 
 const changedUnderUs = (reasons: Parameters<typeof conditionFailed>[0]) => (conditionFailed(reasons, 0) ? new KeyChanged() : null);
 
+/** The key's organization turned hot since the change was sent on the condition that it was cold. */
+class OrganizationHot extends Error {}
+
+/**
+ * A change of what a charge on a key's credit lanes no longer checks (its limits, role, a
+ * revocation), then the fence of those lanes (lib/db/lanes.ts). Sent first on the condition that
+ * the organization is cold, which has no lane to fence (the same round trips as before lanes);
+ * for a hot one, sent without it, then fenced.
+ */
+async function writeKeyAndFence(orgId: string, keyId: string, items: TransactItem[]): Promise<void> {
+  try {
+    await transact([...items, orgStillColdItem(orgId)], (reasons) =>
+      conditionFailed(reasons, items.length) ? new OrganizationHot() : changedUnderUs(reasons),
+    );
+    return;
+  } catch (error) {
+    if (!(error instanceof OrganizationHot)) throw error;
+  }
+  await transact(items, changedUnderUs);
+  await fenceLanes(orgId, keyId);
+}
+
 /**
  * Revokes a key: `revoked_at` is set once, in one transaction with its `api_key.revoked` event,
  * on the condition that it was not revoked meanwhile. A key revoked already is returned as it is,
@@ -238,28 +260,23 @@ export async function revokeApiKey(
 ): Promise<ApiKeyRecord | null> {
   return withKeyAsRead(orgId, keyId, read, async (key) => {
     if (!key || key.revoked_at !== null) return key;
-    await transact(
-      [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: apiKeyKey(orgId, keyId),
-            UpdateExpression: 'SET revoked_at = :now',
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revoked_at)',
-            ExpressionAttributeValues: { ':now': now.toISOString() },
-          },
+    await writeKeyAndFence(orgId, keyId, [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: apiKeyKey(orgId, keyId),
+          UpdateExpression: 'SET revoked_at = :now',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revoked_at)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
         },
-        auditEventPut(
-          orgId,
-          source,
-          { type: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { name: key.name, ...createdVia(key) } },
-          now,
-        ),
-      ],
-      changedUnderUs,
-    );
-    // A hot organization's lanes of this key: no charge on them once the revocation has answered.
-    await fenceLanes(orgId, keyId);
+      },
+      auditEventPut(
+        orgId,
+        source,
+        { type: 'api_key.revoked', target: { type: 'api_key', id: keyId }, details: { name: key.name, ...createdVia(key) } },
+        now,
+      ),
+    ]);
     return { ...key, revoked_at: now.toISOString() };
   });
 }
@@ -339,24 +356,19 @@ export async function updateApiKey(
         conditions.push(`#f${i} = :was${i}`);
       }
     });
-    await transact(
-      [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: apiKeyKey(orgId, keyId),
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          },
+    await writeKeyAndFence(orgId, keyId, [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: apiKeyKey(orgId, keyId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         },
-        auditEventPut(orgId, source, { type: 'api_key.updated', target: { type: 'api_key', id: keyId }, changes: changed }, now),
-      ],
-      changedUnderUs,
-    );
-    // A hot organization's lanes of this key were filled under its old role and limits.
-    await fenceLanes(orgId, keyId);
+      },
+      auditEventPut(orgId, source, { type: 'api_key.updated', target: { type: 'api_key', id: keyId }, changes: changed }, now),
+    ]);
     return after;
   });
 }

@@ -16,7 +16,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryAll, type TransactItem, tableName, updateIf } from './client.ts';
-import { FILLED_LANES, laneKey, lanePartition } from './keys.ts';
+import { FILLED_LANES, laneKey, lanePartition, orgKey } from './keys.ts';
 import type { TableKey } from './table.ts';
 
 export { FILLED_LANES, laneKey };
@@ -164,6 +164,11 @@ export function laneEmptyItem(had: Lane): TransactItem {
     },
   };
 }
+
+/** A condition that the organization is cold (no lane was ever filled from it): a change that holds it needs no fence. */
+export const orgStillColdItem = (orgId: string): TransactItem => ({
+  ConditionCheck: { TableName: tableName(), Key: orgKey(orgId), ConditionExpression: 'attribute_not_exists(lanes)' },
+});
 
 /**
  * After a change of what a charge on a lane no longer checks (the organization's limits or

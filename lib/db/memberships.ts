@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { defined } from '../defined.ts';
 import { AlreadyMemberError, LastOwnerError, NoSuchMemberError, NoSuchOrganizationError } from '../errors.ts';
 import type { Role } from '../model.ts';
@@ -6,7 +7,7 @@ import { type AuditEventInput, type AuditSource, auditEventPut, changesOf } from
 import { type CancellationReason, cancellationReasons, conditionFailed, db, queryAll, type TransactItem, tableName } from './client.ts';
 import { limitsUnchanged } from './credits.ts';
 import { memberEmailKey, membershipIndexKey, membershipKey, orgKey, orgMembersIndexQuery, userMembershipsPrefix } from './keys.ts';
-import { fenceLanes } from './lanes.ts';
+import { fenceLanes, hasLanes } from './lanes.ts';
 
 export interface Membership {
   organization_id: string;
@@ -99,12 +100,12 @@ class MembershipChanged extends Error {}
 async function readMemberWriteState(orgId: string, userId: string) {
   const [org, member] = await Promise.all([
     db().send(
-      new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true, ProjectionExpression: 'PK, owner_count' }),
+      new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true, ProjectionExpression: 'PK, owner_count, lanes' }),
     ),
     getMembership(orgId, userId),
   ]);
   const count = org.Item?.owner_count;
-  return { orgExists: Boolean(org.Item), ownerCount: count === undefined ? undefined : Number(count), member };
+  return { orgExists: Boolean(org.Item), ownerCount: count === undefined ? undefined : Number(count), member, hot: hasLanes(org.Item) };
 }
 
 /**
@@ -144,6 +145,8 @@ async function writeMembership(
   /** Without a read first: an added owner also needs the count to exist (else CountMissing). */
   blind = false,
   audit?: MemberAudit,
+  /** The organization read cold: the write holds only while it still is (then no lane of this member needs a fence). */
+  cold = false,
 ): Promise<void> {
   const key = membershipKey(orgId, userId);
   // As read, limits included: two owners changing one member's limits at once cannot lose either change.
@@ -160,13 +163,14 @@ async function writeMembership(
     ? { Put: { TableName: tableName(), Item: membershipItem(to), ...unchanged } }
     : { Delete: { TableName: tableName(), Key: key, ...unchanged } };
   const delta = ownerCount(to) - ownerCount(from);
+  const stillCold = cold ? ' AND attribute_not_exists(lanes)' : '';
   const org: TransactItem =
     delta === 0
       ? {
           ConditionCheck: {
             TableName: tableName(),
             Key: orgKey(orgId),
-            ConditionExpression: 'attribute_exists(PK)',
+            ConditionExpression: `attribute_exists(PK)${stillCold}`,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         }
@@ -176,11 +180,11 @@ async function writeMembership(
             Key: orgKey(orgId),
             UpdateExpression: 'ADD owner_count :delta',
             ConditionExpression:
-              delta < 0
+              (delta < 0
                 ? 'attribute_exists(PK) AND owner_count > :one'
                 : blind
                   ? 'attribute_exists(PK) AND attribute_exists(owner_count)'
-                  : 'attribute_exists(PK)',
+                  : 'attribute_exists(PK)') + stillCold,
             ExpressionAttributeValues: { ':delta': delta, ...(delta > 0 ? {} : { ':one': 1 }) },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
@@ -196,6 +200,8 @@ async function writeMembership(
     const [orgReason, memberReason] = cancellationReasons(error) ?? [];
     if (orgReason?.Code === 'ConditionalCheckFailed') {
       if (!orgReason.Item) throw new NoSuchOrganizationError(`organization ${orgId} does not exist`);
+      // It turned hot since it was read: read again, and fence this member's lanes after the write.
+      if (cold && hasLanes(unmarshall(orgReason.Item))) throw new MembershipChanged();
       if (blind && delta > 0) throw new MembershipChanged();
       throw new LastOwnerError(`${userId} is the last owner of ${orgId}: add or promote another owner first`);
     }
@@ -228,9 +234,10 @@ async function changeMembership(
     // A change of nothing (a PUT of the current role and limits) writes nothing, and no event.
     if (state.member && after && !memberEvent(state.member, after)) return { before: state.member, after: state.member };
     try {
-      await writeMembership(orgId, userId, state.member, after, false, audit);
+      // A cold organization has no lane to fence, if it is still cold when the write lands.
+      await writeMembership(orgId, userId, state.member, after, false, audit, state.member !== null && !state.hot);
       // A hot organization's lanes of this member were filled under the old role and limits.
-      if (state.member) await fenceLanes(orgId, userId);
+      if (state.member && state.hot) await fenceLanes(orgId, userId);
       return { before: state.member, after };
     } catch (error) {
       if (!(error instanceof MembershipChanged) || attempt >= MEMBER_WRITE_ATTEMPTS) throw error;

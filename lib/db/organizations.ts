@@ -452,12 +452,14 @@ export async function changeOrganizationSettings(
           ]
         : [];
     const event = auditEventPut(orgId, source, { type: 'organization.updated', target: { type: 'organization', id: orgId }, changes }, now);
+    // A hot organization's lanes were filled under the old limits and networks: fenced once this is
+    // written. A cold one has none, as long as it is still cold when the change lands.
+    const fence = Object.keys(changes).some((field) => field !== 'name');
+    const update = settingsUpdate(org, after, Object.keys(changes));
+    if (fence && !org.lanes && update.Update) update.Update.ConditionExpression += ' AND attribute_not_exists(lanes)';
     try {
-      await transact([settingsUpdate(org, after, Object.keys(changes)), ...renamed, event], (reasons) =>
-        conditionFailed(reasons, 0) ? new SettingsChanged() : null,
-      );
-      // A hot organization's lanes were filled under the old limits and networks.
-      if (Object.keys(changes).some((field) => field !== 'name')) await fenceLanes(orgId);
+      await transact([update, ...renamed, event], (reasons) => (conditionFailed(reasons, 0) ? new SettingsChanged() : null));
+      if (fence && org.lanes) await fenceLanes(orgId);
       return after;
     } catch (error) {
       if (!(error instanceof SettingsChanged) || attempt >= SETTINGS_WRITE_ATTEMPTS) throw error;
