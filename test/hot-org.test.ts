@@ -15,10 +15,11 @@ import { laneSettings, returnIdleLanes } from '../lib/billing/lanes.ts';
 import { socialConfig } from '../lib/config.ts';
 import { db } from '../lib/db/client.ts';
 import { BASE_MS, CAP_MS, conflictPauseMs, MAX_ATTEMPTS, mayRetryConflict } from '../lib/db/conflict-retry.ts';
-import { readMembersSpend, readOrgSpend } from '../lib/db/credits.ts';
+import { readMembersSpend, readOrgSpend, readSpendAcross } from '../lib/db/credits.ts';
 import { readLanes } from '../lib/db/lanes.ts';
 import { removeMembership, setMemberDailyLimit } from '../lib/db/memberships.ts';
 import { getOrganization, setOrganizationSpendingLimit } from '../lib/db/organizations.ts';
+import { readMonthSpend } from '../lib/db/spend.ts';
 import { REFUND_RESERVE_MS } from '../lib/social/provider-call.ts';
 import { runSocialOperation } from '../lib/social/run.ts';
 import { runHotOrganization } from '../scripts/bench/hot-org.ts';
@@ -89,6 +90,17 @@ describe('credit lanes (HOT_ORGANIZATIONS=always)', () => {
     expect(count(outcomes, 'ok')).toBe(8);
     expect(count(outcomes, 'insufficient_credits')).toBe(4);
     expect(await books(orgId)).toEqual({ balance: 0, events: 0, spent: 8, members: 8, net: 8 });
+  });
+
+  it('reads spend as spent, not as reserved, in every view while lanes hold credits', async () => {
+    const { orgId, users } = await workspace({ credits: 100, roles: ['owner', 'editor'] });
+    expect(count(await burst(orgId, [users.owner], 4), 'ok')).toBe(4);
+    expect((await readLanes(orgId)).reduce((sum, lane) => sum + lane.credits, 0)).toBeGreaterThan(0);
+    expect(await books(orgId)).toEqual({ balance: 96, events: 96, spent: 4, members: 4, net: 4 });
+    // The operator's view (`admin org show`, `member list`) and `/me` count the lanes too.
+    const month = await readMonthSpend(orgId, new Date());
+    expect([month.organization.month, month.members.get(users.owner)?.month]).toEqual([4, 4]);
+    expect(await readSpendAcross([orgId], users.owner, new Date())).toEqual([{ month: 4, day: 4 }]);
   });
 
   it("holds the organization's monthly limit and a member's daily limit exactly mid-burst", async () => {
