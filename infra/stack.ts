@@ -164,40 +164,20 @@ export class WorkspaceServiceStack extends Stack {
     });
     // Seals who signed in: the OAuth consent ticket and the hosted sign-in state. Read at run time
     // (never in the environment) as {"kid","key"}, with the keys still accepted under `previous`.
-    const oauthSealingKey = new Secret(this, 'OAuthSealingKey', {
-      description:
-        'Seals the OAuth consent ticket and the hosted sign-in state (who signed in): {"kid","key","previous"} JSON, read at run time (rotation: docs/deployment.md)',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ kid: 'k1' }),
-        generateStringKey: 'key',
-        passwordLength: 64,
-        excludePunctuation: true,
-      },
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    Validations.of(oauthSealingKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'It seals the OAuth consent ticket and the hosted sign-in state, i.e. who signed in. It is rotated by hand: putting {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps the tickets in flight valid for their 10 minutes. No Lambda rotation, because the previous key must be kept for those 10 minutes, and a rotation function would replace it.',
-    });
+    const oauthSealingKey = sealingKeySecret(
+      this,
+      'OAuthSealingKey',
+      'Seals the OAuth consent ticket and the hosted sign-in state (who signed in): {"kid","key","previous"} JSON, read at run time (rotation: docs/deployment.md)',
+      'It seals the OAuth consent ticket and the hosted sign-in state, i.e. who signed in. It is rotated by hand: putting {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps the tickets in flight valid for their 10 minutes. No Lambda rotation, because the previous key must be kept for those 10 minutes, and a rotation function would replace it.',
+    );
     // Seals MCP consent (confirmation tokens and requestStates: lib/mcp/consent-token.ts), apart from
     // the OAuth key (habit 19): whoever holds it can let an agent spend above its owner's threshold.
-    const mcpConsentKey = new Secret(this, 'McpConsentKey', {
-      description:
-        'Seals MCP consent (the confirmation tokens of calls above confirm_above): {"kid","key","previous"} JSON, read at run time (rotation: docs/deployment.md)',
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({ kid: 'k1' }),
-        generateStringKey: 'key',
-        passwordLength: 64,
-        excludePunctuation: true,
-      },
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    Validations.of(mcpConsentKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'It seals MCP consent tokens, each valid 10 minutes and single-use. Rotated by hand like the OAuth sealing key: {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps tokens in flight valid; a rotation function would drop the previous key.',
-    });
+    const mcpConsentKey = sealingKeySecret(
+      this,
+      'McpConsentKey',
+      'Seals MCP consent (the confirmation tokens of calls above confirm_above): {"kid","key","previous"} JSON, read at run time (rotation: docs/deployment.md)',
+      'It seals MCP consent tokens, each valid 10 minutes and single-use. Rotated by hand like the OAuth sealing key: {"kid":"k2","key":"…","previous":[{"kid":"k1","key":"…"}]} keeps tokens in flight valid; a rotation function would drop the previous key.',
+    );
     // Stripe's secret API key: it makes checkouts and refunds. Created with a random placeholder, like
     // the provider key: until an operator puts an `sk_…` key in it, buying credits answers 403
     // `operation_not_enabled` (docs/funding.md, "Deployed").
@@ -625,6 +605,26 @@ export class WorkspaceServiceStack extends Stack {
  * One JSON object per request. No headers (they carry the bearer token) and no query string;
  * the request id is the `x-request-id` clients see and the `request_id` of the function's logs.
  */
+/**
+ * A sealing key of one purpose (habit 19), as {"kid","key"} JSON generated at creation and kept
+ * when the stack is deleted. Rotated by hand with `previous`, so no Lambda rotation: the
+ * acknowledgement says why for this key.
+ */
+function sealingKeySecret(scope: Construct, id: string, description: string, whyNoRotation: string): Secret {
+  const secret = new Secret(scope, id, {
+    description,
+    generateSecretString: {
+      secretStringTemplate: JSON.stringify({ kid: 'k1' }),
+      generateStringKey: 'key',
+      passwordLength: 64,
+      excludePunctuation: true,
+    },
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  Validations.of(secret).acknowledge({ id: 'AwsSolutions-SMG4', reason: whyNoRotation });
+  return secret;
+}
+
 function accessLogFormat(): AccessLogFormat {
   return AccessLogFormat.custom(
     JSON.stringify({

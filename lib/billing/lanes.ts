@@ -1,21 +1,19 @@
 /**
  * Credit lanes of a hot organization (docs/scaling.md, "Credit lanes"): when an organization
  * turns hot, which lane a run charges, and the moves of credits between the balance and the lanes
- * (fill, return, reclaim, fence, the idle return). The charge on a lane itself is composed by
- * lib/billing/paid-run.ts, the one place that composes a charge.
+ * (fill, return, reclaim, the idle return; the fence is lib/db/lanes.ts's). The charge on a lane
+ * itself is composed by lib/billing/paid-run.ts, the one place that composes a charge.
  *
  * Every move is one transaction that keeps both sums (lib/db/lanes.ts): the balance and each
  * lane, the organization's and the payer's counters of the lane's month and day. A fill is held
  * to every limit as a charge is (the counters' ceilings, the payer's right to pay with its limits
  * as read, the organization's limits as read); a return gives back exactly what the lane held.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyMayPayItem, getApiKey } from '../db/api-keys.ts';
 import {
   type CancellationReason,
   conditionFailed,
   conditionFailedOn,
-  db,
   queryAll,
   type TransactItem,
   tableName,
@@ -25,11 +23,7 @@ import {
 import { limitsUnchanged, memberMayPayItem, memberSpendItem, orgSpendItem, periodSpendOf, type SpendLimits } from '../db/credits.ts';
 import { orgKey, spendDay, spendMonth } from '../db/keys.ts';
 import { emptyLane, FILLED_LANES, hasLanes, type Lane, laneEmptyItem, laneFillItem, laneOf, readLane, readLanes } from '../db/lanes.ts';
-import { organizationOf } from '../db/organizations.ts';
-
-/** The organization's item as stored (with `lanes` and `lane_moves`), consistently. */
-const getOrganizationItem = async (orgId: string): Promise<Record<string, unknown> | undefined> =>
-  (await db().send(new GetCommand({ TableName: tableName(), Key: orgKey(orgId), ConsistentRead: true }))).Item;
+import { getOrganizationItem, organizationOf } from '../db/organizations.ts';
 
 import { SWEEP_INDEX } from '../db/table.ts';
 import { logger } from '../log.ts';
@@ -211,7 +205,7 @@ async function current(lane: Lane, periods: { month: string; day: string }): Pro
   for (let attempt = 1; attempt <= 3; attempt += 1) {
     const stale = lane.fenced || (lane.credits > 0 && (lane.month !== periods.month || lane.day !== periods.day));
     if (!stale) return lane;
-    await returnLane(lane);
+    await returnLanes([lane]);
     lane = await readLane(lane.orgId, lane.payer, lane.lane);
   }
   return lane;
@@ -563,12 +557,6 @@ class LanesMoved extends Error {
     super('lanes changed under their return');
   }
 }
-
-/** One lane's credits back to the balance (returnLanes). True once it holds none. */
-export const returnLane = async (had: Lane): Promise<boolean> => {
-  await returnLanes([had]);
-  return true;
-};
 
 /**
  * Every lane of the organization that holds credits back to the balance, except those this

@@ -181,6 +181,10 @@ export async function createOrganization(input: NewOrganization): Promise<Organi
   return org;
 }
 
+/** The organization's item as stored (a hot one's `lanes` and `lane_moves` included), consistently. */
+export const getOrganizationItem = async (id: string): Promise<Record<string, unknown> | undefined> =>
+  (await db().send(new GetCommand({ TableName: tableName(), Key: orgKey(id), ConsistentRead: true }))).Item;
+
 /** A balance read gives up comparing after this many reads of an organization that kept moving credits (then: the last read). */
 const BALANCE_READS = 6;
 
@@ -193,7 +197,7 @@ const BALANCE_READS = 6;
  * which needs its limits and whether it is hot, not its balance).
  */
 export async function getOrganization(id: string, { withLanes = true } = {}): Promise<Organization | null> {
-  const read = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: orgKey(id), ConsistentRead: true }))).Item;
+  const read = () => getOrganizationItem(id);
   let item = await read();
   for (let attempt = 1; item && withLanes && hasLanes(item); attempt += 1) {
     const lanes = await readLanes(id);

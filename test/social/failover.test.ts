@@ -32,8 +32,6 @@ const { runSocialOperation } = await import('../../lib/social/run.ts');
 const { socialStatus } = await import('../../lib/social/health/status.ts');
 const { forgetHealth } = await import('../../lib/social/health/view.ts');
 const { getOrganization } = await import('../../lib/db/organizations.ts');
-const { TIKHUB_OPERATIONS } = await import('../../lib/social/providers/tikhub/index.ts');
-const { OPERATION_NAMES } = await import('../../lib/social/catalog/names.ts');
 const { startTableStream } = await import('../support/table-stream.ts');
 const { workspace } = await import('../support/fixtures.ts');
 const { call } = await import('../support/http.ts');
@@ -54,22 +52,7 @@ const operationOf = (page: Awaited<ReturnType<typeof socialStatus>>, name: strin
   page.operations.find((entry) => entry.operation === name);
 
 describe('TikHub on its fixtures, through the run path', () => {
-  it('serves the operations ScrapeCreators lacks but facebook_search, and x_profile as the second provider', () => {
-    expect(OPERATION_NAMES.filter((name) => TIKHUB_OPERATIONS.has(name))).toEqual([
-      'instagram_user_stories',
-      'tiktok_trend_scan',
-      'linkedin_user_posts',
-      'linkedin_search_people',
-      'youtube_trending',
-      'x_search',
-      'x_profile',
-      'x_post_comments',
-      'x_user_connections',
-      'x_tweet_engagers',
-      'x_trends',
-    ]);
-  });
-
+  // Which operations TikHub serves: test/social/tikhub.unit.test.ts.
   // What TikHub's endpoints take: followers (not following), reposters (not quoters), a named country.
   const INPUTS: Record<string, unknown> = {
     x_user_connections: { handle: 'nasa', kind: 'followers' },
