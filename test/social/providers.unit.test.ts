@@ -13,6 +13,7 @@ const SETTINGS = [
   'SCRAPECREATORS_API_KEY',
   'SCRAPECREATORS_API_KEY_SECRET_ARN',
   'TIKHUB_API_KEY',
+  'FACEBOOK_SCRAPER3_API_KEY',
   'SAMPLE_PROVIDER_LATENCY_MS',
 ] as const;
 const saved = Object.fromEntries(SETTINGS.map((name) => [name, process.env[name]]));
@@ -37,7 +38,7 @@ describe('the provider registry', () => {
   it('names each provider once', async () => {
     const { PROVIDERS } = await coldStart({ SOCIAL_PROVIDER: 'sample' });
 
-    expect(PROVIDERS.map((descriptor) => descriptor.name)).toEqual(['sample', 'sample_backup', 'http', 'tikhub']);
+    expect(PROVIDERS.map((descriptor) => descriptor.name)).toEqual(['sample', 'sample_backup', 'http', 'tikhub', 'facebook_scraper3']);
   });
 
   it('serves what the configured provider serves: sample every operation, http the 41 ScrapeCreators maps', async () => {
@@ -53,11 +54,22 @@ describe('the provider registry', () => {
     expect(http.providersFor('x_trends')).toEqual([]);
 
     const both = await coldStart({ SOCIAL_PROVIDER: 'http,tikhub', SCRAPECREATORS_API_KEY: 'key', TIKHUB_API_KEY: 'key' });
-    // The deployed configuration of two providers: all but facebook_search (TikHub has no Facebook API).
+    // Two providers: all but facebook_search (TikHub has no Facebook API).
     expect(OPERATION_NAMES.filter((name) => !both.servedByProvider(name))).toEqual(['facebook_search']);
     expect(both.providersFor('x_profile').map((provider) => provider.name)).toEqual(['http', 'tikhub']);
     expect(both.providersFor('x_trends').map((provider) => provider.name)).toEqual(['tikhub']);
     expect(both.providerIdentity()).toEqual({ displayName: 'ScrapeCreators + TikHub', sampleData: false });
+
+    // The deployed configuration of three: all 52, each operation by one provider at least.
+    const all = await coldStart({
+      SOCIAL_PROVIDER: 'http,tikhub,facebook_scraper3',
+      SCRAPECREATORS_API_KEY: 'key',
+      TIKHUB_API_KEY: 'key',
+      FACEBOOK_SCRAPER3_API_KEY: 'key',
+    });
+    expect(OPERATION_NAMES.filter((name) => !all.servedByProvider(name))).toEqual([]);
+    expect(all.providersFor('facebook_search').map((provider) => provider.name)).toEqual(['facebook_scraper3']);
+    expect(all.providerIdentity()).toEqual({ displayName: 'ScrapeCreators + TikHub + Facebook Scraper3', sampleData: false });
 
     const reordered = await coldStart({
       SOCIAL_PROVIDER: 'http,tikhub',
@@ -71,10 +83,14 @@ describe('the provider registry', () => {
   it.each([
     [
       { SOCIAL_PROVIDER: 'ftp' },
-      'SOCIAL_PROVIDER must be one or more of "sample", "sample_backup", "http", "tikhub" (comma-separated), got "ftp"',
+      'SOCIAL_PROVIDER must be one or more of "sample", "sample_backup", "http", "tikhub", "facebook_scraper3" (comma-separated), got "ftp"',
     ],
     [{ SOCIAL_PROVIDER: 'sample,sample' }, 'SOCIAL_PROVIDER names a provider twice: "sample,sample"'],
     [{ SOCIAL_PROVIDER: 'tikhub' }, 'SOCIAL_PROVIDER=tikhub needs TIKHUB_API_KEY or TIKHUB_API_KEY_SECRET_ARN'],
+    [
+      { SOCIAL_PROVIDER: 'facebook_scraper3' },
+      'SOCIAL_PROVIDER=facebook_scraper3 needs FACEBOOK_SCRAPER3_API_KEY or FACEBOOK_SCRAPER3_API_KEY_SECRET_ARN',
+    ],
     [{}, 'SOCIAL_PROVIDER is not set'],
     [{ SOCIAL_PROVIDER: 'http' }, 'SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN'],
     [{ SOCIAL_PROVIDER: 'sample', SAMPLE_PROVIDER_LATENCY_MS: '-5' }, 'SAMPLE_PROVIDER_LATENCY_MS must be an integer >= 0, got "-5"'],

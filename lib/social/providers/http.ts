@@ -4,57 +4,34 @@
  * our caller refunds and the client decides whether to retry). The run's AbortSignal enforces
  * the timeout on the socket as well.
  */
-import { optional } from '../../config.ts';
 import type { Network } from '../../model.ts';
 import { parseMention } from '../mention.ts';
 import { mappingFor, verificationFor, verifiedAccount } from './scrapecreators/index.ts';
 import { SCRAPECREATORS_OPERATIONS } from './scrapecreators/operations.ts';
 import { type ProviderDescriptor, type ProviderRequest, type ProviderRun, UpstreamError, UpstreamNotFoundError } from './types.ts';
 import { field, vendorGet } from './vendor-call.ts';
-import { vendorKeyReader } from './vendor-key.ts';
+import { type VendorSettings, type VendorSetup, vendorSettings } from './vendor-key.ts';
 
-export interface HttpProviderSettings {
-  /** SCRAPECREATORS_BASE_URL, without a trailing slash. */
-  baseUrl: string;
-  /** The key itself (SCRAPECREATORS_API_KEY, local use), or where to fetch it once per cold start (deployed). */
-  apiKey: string | undefined;
-  apiKeySecretArn: string | undefined;
-}
+/** ScrapeCreators' key and base URL, as a deployment sets them up (the secret's JSON may name the field `api_key` or `apiKey`). */
+const SCRAPECREATORS: VendorSetup = {
+  stackName: 'Provider',
+  keyVariable: 'SCRAPECREATORS_API_KEY',
+  keyFields: ['api_key', 'apiKey'],
+  baseUrlVariable: 'SCRAPECREATORS_BASE_URL',
+  baseUrlParameter: 'ScrapeCreatorsBaseUrl',
+  defaultBaseUrl: 'https://api.scrapecreators.com',
+};
 
 /** SOCIAL_PROVIDER=http: ScrapeCreators, for the operations it has an endpoint for and resolve_mention (parsed here, verified with a mapped profile operation). */
-export const HTTP_PROVIDER: ProviderDescriptor<HttpProviderSettings> = {
+export const HTTP_PROVIDER: ProviderDescriptor<VendorSettings> = {
   name: 'http',
   displayName: 'ScrapeCreators',
   sampleData: false,
-  settings() {
-    const apiKey = optional('SCRAPECREATORS_API_KEY');
-    const apiKeySecretArn = optional('SCRAPECREATORS_API_KEY_SECRET_ARN');
-    if (!apiKey && !apiKeySecretArn)
-      throw new Error('SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN');
-    return {
-      baseUrl: (optional('SCRAPECREATORS_BASE_URL') ?? 'https://api.scrapecreators.com').replace(/\/+$/, ''),
-      apiKey,
-      apiKeySecretArn,
-    };
-  },
+  vendor: SCRAPECREATORS,
+  settings: () => vendorSettings(HTTP_PROVIDER, SCRAPECREATORS),
   serves: (operation) => operation === 'resolve_mention' || SCRAPECREATORS_OPERATIONS.has(operation),
-  create: async (settings) => httpProvider({ baseUrl: settings.baseUrl, apiKey: keyReader(settings) }),
+  create: async (settings) => httpProvider(settings),
 };
-
-/** The ScrapeCreators key (its secret may name the field `api_key` or `apiKey`). */
-const keyReader = ({ apiKey, apiKeySecretArn }: HttpProviderSettings): (() => Promise<string>) =>
-  vendorKeyReader({
-    vendor: 'ScrapeCreators',
-    plain: apiKey,
-    secretArn: apiKeySecretArn,
-    secretArnVariable: 'SCRAPECREATORS_API_KEY_SECRET_ARN',
-    fields: ['api_key', 'apiKey'],
-  });
-
-export interface HttpProviderOptions {
-  baseUrl: string;
-  apiKey: () => Promise<string>;
-}
 
 const textField = (value: unknown, name: string): string | undefined => {
   const found = field(value, name);
@@ -68,7 +45,7 @@ function describeFailure(status: number, body: unknown): string {
   return `ScrapeCreators answered ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
 }
 
-export function httpProvider(options: HttpProviderOptions): ProviderRun {
+export function httpProvider(options: VendorSettings): ProviderRun {
   async function get(operation: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const mapping = mappingFor(operation);
     if (!mapping) throw new UpstreamError(`operation ${operation} is not served by ScrapeCreators`);

@@ -1,18 +1,26 @@
 /**
  * The registry of data providers: SOCIAL_PROVIDER names one or more of `PROVIDERS`, in order
- * (`http,tikhub`). Each operation is served by the configured providers that serve it, in that
+ * (`http,tikhub,facebook_scraper3`). Each operation is served by the configured providers that serve it, in that
  * order (SOCIAL_PROVIDER_ORDER may reorder one operation's): the first is its primary, the others
  * its failover (lib/social/failover.ts). A new provider is one module that exports a
  * `ProviderDescriptor` (its name, its settings read from the environment, which operations it
- * serves, and its code) and one entry below; nothing else names a provider.
+ * serves, its code, and a vendor's key and base URL, from which infra/stack.ts builds its secret
+ * and parameter) and one entry below; nothing else names a provider.
  */
 import { optional, socialConfig } from '../../config.ts';
+import { FACEBOOK_SCRAPER3_PROVIDER } from './facebook-scraper3.ts';
 import { HTTP_PROVIDER } from './http.ts';
 import { SAMPLE_BACKUP_PROVIDER, SAMPLE_PROVIDER } from './sample.ts';
 import { TIKHUB_PROVIDER } from './tikhub/index.ts';
 import type { ProviderDescriptor, ProviderRun, SocialProvider } from './types.ts';
 
-export const PROVIDERS: readonly ProviderDescriptor[] = [SAMPLE_PROVIDER, SAMPLE_BACKUP_PROVIDER, HTTP_PROVIDER, TIKHUB_PROVIDER];
+export const PROVIDERS: readonly ProviderDescriptor[] = [
+  SAMPLE_PROVIDER,
+  SAMPLE_BACKUP_PROVIDER,
+  HTTP_PROVIDER,
+  TIKHUB_PROVIDER,
+  FACEBOOK_SCRAPER3_PROVIDER,
+];
 
 interface Configured {
   descriptors: ProviderDescriptor[];

@@ -1,4 +1,5 @@
 import type { OperationDefinition } from '../catalog/shapes.ts';
+import type { VendorSetup } from './vendor-key.ts';
 
 export interface ProviderRequest {
   operation: OperationDefinition;
@@ -46,6 +47,8 @@ export interface ProviderDescriptor<Settings = unknown> {
   serves(operation: string): boolean;
   /** Its code, built on the first run that needs it. */
   create(settings: Settings): Promise<ProviderRun>;
+  /** A data vendor's: its key and base URL, which a deployment sets up (infra/stack.ts reads this). The sample providers have none. */
+  readonly vendor?: VendorSetup;
 }
 
 /** The upstream failed or answered something unusable; the run is refunded (500 upstream_failed). */

@@ -1,30 +1,64 @@
 /**
- * A vendor's API key (docs/deployment.md): from the environment locally; deployed, from its own
- * Secrets Manager secret through the Parameters and Secrets extension, fetched by the first run
- * that needs it. The secret is the key itself, or JSON with one of `fields`. A failed fetch is
+ * What a data vendor's provider needs from a deployment, in one place: its API key and its base
+ * URL. A provider module declares them as a `VendorSetup`; its settings are read from the
+ * environment by `vendorSettings`, and infra/stack.ts builds the key's secret, the base URL's
+ * parameter and every runner's grants and variables from the same declaration. So a new vendor
+ * is its module and its entry in the registry (index.ts), and nothing in infra/.
+ *
+ * The key (docs/deployment.md): from the environment locally; deployed, from its own Secrets
+ * Manager secret through the Parameters and Secrets extension, fetched by the first run that
+ * needs it. The secret is the key itself, or JSON with one of `keyFields`. A failed fetch is
  * retried by the next run, not kept.
  */
+import { optional } from '../../config.ts';
 import { defined } from '../../defined.ts';
 
-export function vendorKeyReader(options: {
-  /** The vendor's name in errors ("ScrapeCreators"). */
-  vendor: string;
-  plain: string | undefined;
-  secretArn: string | undefined;
-  /** The variable that names the secret, for the error when neither is set. */
-  secretArnVariable: string;
-  /** The JSON fields that may hold the key, in order. */
-  fields: readonly string[];
-}): () => Promise<string> {
-  const { vendor, plain, secretArn, secretArnVariable, fields } = options;
+export interface VendorSetup {
+  /** Its key's secret in the stack is `<stackName>ApiKey`, and the output naming it `<stackName>ApiKeySecretArn`. */
+  readonly stackName: string;
+  /** The variable of the key itself (local use); deployed, `<keyVariable>_SECRET_ARN` names its secret. */
+  readonly keyVariable: string;
+  /** The JSON fields of the secret that may hold the key, in order. */
+  readonly keyFields: readonly string[];
+  readonly baseUrlVariable: string;
+  /** The stack parameter that sets the base URL. */
+  readonly baseUrlParameter: string;
+  readonly defaultBaseUrl: string;
+}
+
+/** What a vendor's provider is built from: its base URL (no trailing slash) and its key, fetched once. */
+export interface VendorSettings {
+  baseUrl: string;
+  apiKey: () => Promise<string>;
+}
+
+export const secretArnVariable = (setup: VendorSetup): string => `${setup.keyVariable}_SECRET_ARN`;
+
+/**
+ * The vendor's settings from the environment, read once per cold start: neither the key nor its
+ * secret set throws, naming both, so every social request of a misconfigured stack says why.
+ */
+export function vendorSettings(provider: { name: string; displayName: string }, setup: VendorSetup): VendorSettings {
+  const plain = optional(setup.keyVariable);
+  const secretArn = optional(secretArnVariable(setup));
+  if (!plain && !secretArn) throw new Error(`SOCIAL_PROVIDER=${provider.name} needs ${setup.keyVariable} or ${secretArnVariable(setup)}`);
+  return {
+    baseUrl: (optional(setup.baseUrlVariable) ?? setup.defaultBaseUrl).replace(/\/+$/, ''),
+    apiKey: keyReader(provider.displayName, setup, plain, secretArn),
+  };
+}
+
+function keyReader(vendor: string, setup: VendorSetup, plain: string | undefined, secretArn: string | undefined): () => Promise<string> {
   let key: Promise<string> | undefined;
   const fetchKey = async (): Promise<string> => {
     if (plain) return plain;
-    const secret = await (await import('../../secrets-extension.ts')).secretString(defined(secretArn, secretArnVariable));
+    const secret = await (await import('../../secrets-extension.ts')).secretString(defined(secretArn, secretArnVariable(setup)));
     if (!secret) throw new Error(`the ${vendor} API key secret is empty`);
     if (secret.trim().startsWith('{')) {
       const parsed = JSON.parse(secret) as Record<string, unknown>;
-      const found = fields.map((field) => parsed[field]).find((value): value is string => typeof value === 'string' && value !== '');
+      const found = setup.keyFields
+        .map((field) => parsed[field])
+        .find((value): value is string => typeof value === 'string' && value !== '');
       if (!found) throw new Error(`the ${vendor} API key secret has no api_key field`);
       return found;
     }

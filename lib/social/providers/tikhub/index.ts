@@ -5,10 +5,9 @@
  * run, as for ScrapeCreators: the vendor bills each call, and failover (lib/social/failover.ts),
  * not a blind retry, is what tries again.
  */
-import { optional } from '../../../config.ts';
 import { type ProviderDescriptor, type ProviderRun, UpstreamError, UpstreamNotFoundError } from '../types.ts';
 import { field, vendorGet } from '../vendor-call.ts';
-import { vendorKeyReader } from '../vendor-key.ts';
+import { type VendorSettings, type VendorSetup, vendorSettings } from '../vendor-key.ts';
 import { instagram } from './instagram.ts';
 import { linkedin } from './linkedin.ts';
 import type { TikHubGet, TikHubMapping } from './mapping.ts';
@@ -16,47 +15,36 @@ import { tiktok } from './tiktok.ts';
 import { x } from './x.ts';
 import { youtube } from './youtube.ts';
 
-export interface TikHubSettings {
-  /** TIKHUB_BASE_URL, without a trailing slash. */
-  baseUrl: string;
-  apiKey: string | undefined;
-  apiKeySecretArn: string | undefined;
-}
-
 /** Every mapping, by operation name. */
 export const TIKHUB_MAPPINGS: Readonly<Record<string, TikHubMapping>> = { ...instagram, ...tiktok, ...linkedin, ...youtube, ...x };
 
 export const TIKHUB_OPERATIONS: ReadonlySet<string> = new Set(Object.keys(TIKHUB_MAPPINGS));
 
+/** TikHub's key and base URL, as a deployment sets them up. */
+const TIKHUB: VendorSetup = {
+  stackName: 'TikHub',
+  keyVariable: 'TIKHUB_API_KEY',
+  keyFields: ['api_key'],
+  baseUrlVariable: 'TIKHUB_BASE_URL',
+  baseUrlParameter: 'TikHubBaseUrl',
+  defaultBaseUrl: 'https://api.tikhub.io',
+};
+
 /**
  * SOCIAL_PROVIDER=…,tikhub: the operations ScrapeCreators lacks but facebook_search (TikHub has no
  * Facebook API), and x_profile (both serve it: failover). docs/social-operations.md, "TikHub".
  */
-export const TIKHUB_PROVIDER: ProviderDescriptor<TikHubSettings> = {
+export const TIKHUB_PROVIDER: ProviderDescriptor<VendorSettings> = {
   name: 'tikhub',
   displayName: 'TikHub',
   sampleData: false,
-  settings() {
-    const apiKey = optional('TIKHUB_API_KEY');
-    const apiKeySecretArn = optional('TIKHUB_API_KEY_SECRET_ARN');
-    if (!apiKey && !apiKeySecretArn) throw new Error('SOCIAL_PROVIDER=tikhub needs TIKHUB_API_KEY or TIKHUB_API_KEY_SECRET_ARN');
-    return { baseUrl: (optional('TIKHUB_BASE_URL') ?? 'https://api.tikhub.io').replace(/\/+$/, ''), apiKey, apiKeySecretArn };
-  },
+  vendor: TIKHUB,
+  settings: () => vendorSettings(TIKHUB_PROVIDER, TIKHUB),
   serves: (operation) => TIKHUB_OPERATIONS.has(operation),
-  create: async (settings) => tikhubProvider({ baseUrl: settings.baseUrl, apiKey: keyReader(settings) }),
+  create: async (settings) => tikhubProvider(settings),
 };
 
-/** The TikHub key: its own secret (the key itself, or JSON with `api_key`). */
-const keyReader = ({ apiKey, apiKeySecretArn }: TikHubSettings): (() => Promise<string>) =>
-  vendorKeyReader({
-    vendor: 'TikHub',
-    plain: apiKey,
-    secretArn: apiKeySecretArn,
-    secretArnVariable: 'TIKHUB_API_KEY_SECRET_ARN',
-    fields: ['api_key'],
-  });
-
-export function tikhubProvider(options: { baseUrl: string; apiKey: () => Promise<string> }): ProviderRun {
+export function tikhubProvider(options: VendorSettings): ProviderRun {
   return {
     async run({ operation, input, signal }) {
       const mapping = TIKHUB_MAPPINGS[operation.name];

@@ -1,0 +1,154 @@
+/**
+ * The `facebook_scraper3` provider: the Facebook Scraper3 API on RapidAPI
+ * (https://rapidapi.com/krasnoludkolo/api/facebook-scraper3), the third provider, for the one
+ * operation neither ScrapeCreators nor TikHub serves: `facebook_search`. GET with query
+ * parameters, RapidAPI's `x-rapidapi-key` and `x-rapidapi-host` headers; one attempt per run, as
+ * for the others (failover, not a blind retry, is what tries again).
+ *
+ * `GET /search/posts` and `GET /search/videos` take `query` and `cursor` and answer
+ * `{results[], cursor}` (docs/social-operations.md, "The third provider"). The listing does not
+ * document the rows; they are read as two public clients of the API read them, which agree: a
+ * test suite run against the live API that asserts each post row's keys, and typed models of
+ * every answer. Post rows: `post_id`, `type`, `url`, `message`, `timestamp` (Unix seconds),
+ * `reactions_count`, `comments_count`, `reshare_count`, `author{id, name, url,
+ * profile_picture_url}`, `image{uri, width, height}`, `video` (a URL), `album_preview[]`. Video
+ * rows: `video_id`, `video_url`, `title`, `description`, `author_name`, `is_author_verified`,
+ * `thumbnail_url`, `views` ("1.2K views") and `time_ago` (relative: not a date, so
+ * `created_at` is null). Any other shape is refused (failover or refund), never half-read.
+ */
+import * as z from 'zod/mini';
+import { author, media, page, post } from './scrapecreators/output.ts';
+import { int, str } from './scrapecreators/read.ts';
+import { count, flag, id, list, object, text, time } from './scrapecreators/vendor-shapes.ts';
+import { type ProviderDescriptor, type ProviderRun, UpstreamError } from './types.ts';
+import { field, vendorGet } from './vendor-call.ts';
+import { type VendorSettings, type VendorSetup, vendorSettings } from './vendor-key.ts';
+
+const FACEBOOK_SCRAPER3: VendorSetup = {
+  stackName: 'FacebookScraper3',
+  keyVariable: 'FACEBOOK_SCRAPER3_API_KEY',
+  keyFields: ['api_key', 'x-rapidapi-key'],
+  baseUrlVariable: 'FACEBOOK_SCRAPER3_BASE_URL',
+  baseUrlParameter: 'FacebookScraper3BaseUrl',
+  defaultBaseUrl: 'https://facebook-scraper3.p.rapidapi.com',
+};
+
+const postRow = () =>
+  z.object({
+    post_id: z.union([z.string().check(z.minLength(1)), z.number()]),
+    type: text(),
+    url: text(),
+    message: text(),
+    timestamp: time(),
+    reactions_count: count(),
+    comments_count: count(),
+    reshare_count: count(),
+    author: object({ id: id(), name: text(), url: text(), profile_picture_url: text() }),
+    image: object({ uri: text(), width: count(), height: count() }),
+    video: z.nullish(z.unknown()),
+    album_preview: list(z.object({ image_file_uri: text() })),
+  });
+type PostRow = z.output<ReturnType<typeof postRow>>;
+
+const videoRow = () =>
+  z.object({
+    video_id: z.union([z.string().check(z.minLength(1)), z.number()]),
+    video_url: text(),
+    title: text(),
+    description: text(),
+    author_name: text(),
+    is_author_verified: flag(),
+    thumbnail_url: text(),
+    views: z.nullish(z.union([z.string(), z.number()])),
+  });
+type VideoRow = z.output<ReturnType<typeof videoRow>>;
+
+const answer = <Row extends z.ZodMiniType>(row: () => Row) => z.object({ results: z.array(row()), cursor: z.nullish(z.string()) });
+
+const SCALE: Record<string, number> = { '': 1, K: 1e3, M: 1e6, B: 1e9 };
+
+/** "1.2K views", "3M", "1,234 views", 56 → a count; anything else null (a count unknown, not zero). */
+export function compactCount(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.floor(value) : null;
+  const match = typeof value === 'string' ? /^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*([KMB]?)\b/i.exec(value) : null;
+  if (!match) return null;
+  return Math.round(Number((match[1] as string).replaceAll(',', '')) * (SCALE[(match[2] as string).toUpperCase()] ?? 1));
+}
+
+function postOf(row: PostRow) {
+  const images = row.image?.uri
+    ? [media('image', row.image.uri, { width: row.image.width, height: row.image.height })]
+    : (row.album_preview ?? []).map((photo) => media('image', photo.image_file_uri));
+  const video = str(row.video);
+  return post({
+    network: 'facebook',
+    id: row.post_id,
+    url: row.url,
+    type: video ? 'video' : images.length > 1 ? 'carousel' : images.length === 1 ? 'image' : 'text',
+    author: author({
+      id: row.author?.id,
+      display_name: row.author?.name,
+      url: row.author?.url,
+      avatar_url: row.author?.profile_picture_url,
+    }),
+    text: row.message,
+    created_at: row.timestamp,
+    media: video ? [media('video', video, { thumbnail: row.image?.uri })] : images,
+    metrics: { likes: int(row.reactions_count), comments: int(row.comments_count), shares: int(row.reshare_count) },
+  });
+}
+
+function videoOf(row: VideoRow) {
+  return post({
+    network: 'facebook',
+    id: row.video_id,
+    url: row.video_url,
+    type: 'video',
+    author: author({ display_name: row.author_name, verified: row.is_author_verified }),
+    title: row.title,
+    text: row.description,
+    media: [media('video', row.video_url, { thumbnail: row.thumbnail_url })],
+    metrics: { views: compactCount(row.views) },
+  });
+}
+
+/** SOCIAL_PROVIDER=…,facebook_scraper3: facebook_search, posts or videos. */
+export const FACEBOOK_SCRAPER3_PROVIDER: ProviderDescriptor<VendorSettings> = {
+  name: 'facebook_scraper3',
+  displayName: 'Facebook Scraper3',
+  sampleData: false,
+  vendor: FACEBOOK_SCRAPER3,
+  settings: () => vendorSettings(FACEBOOK_SCRAPER3_PROVIDER, FACEBOOK_SCRAPER3),
+  serves: (operation) => operation === 'facebook_search',
+  create: async (settings) => facebookScraper3Provider(settings),
+};
+
+export function facebookScraper3Provider(options: VendorSettings): ProviderRun {
+  // RapidAPI routes by this header: the API's host, which the base URL names.
+  const host = new URL(options.baseUrl).host;
+  return {
+    async run({ operation, input, signal }) {
+      if (operation.name !== 'facebook_search') throw new UpstreamError(`operation ${operation.name} is not served by Facebook Scraper3`);
+      const videos = input.type === 'videos';
+      const { status, ok, body } = await vendorGet(
+        'Facebook Scraper3',
+        `${options.baseUrl}/search/${videos ? 'videos' : 'posts'}`,
+        { query: input.query, cursor: input.cursor },
+        { 'x-rapidapi-key': await options.apiKey(), 'x-rapidapi-host': host },
+        signal,
+      );
+      if (!ok) {
+        // RapidAPI's gateway says why in `message` (a key not subscribed, a rate limit); the API in `error`.
+        const message = field(body, 'message') ?? field(body, 'error');
+        throw new UpstreamError(`Facebook Scraper3 answered ${status}${typeof message === 'string' ? `: ${message}` : ''}`, { status });
+      }
+      const read = videos ? answer(videoRow).safeParse(body) : answer(postRow).safeParse(body);
+      if (!read.success)
+        throw new UpstreamError(
+          `Facebook Scraper3's answer to facebook_search is not the shape read: ${read.error.issues[0]?.path.join('.') ?? ''}`,
+        );
+      const items = videos ? (read.data.results as VideoRow[]).map(videoOf) : (read.data.results as PostRow[]).map(postOf);
+      return page(items, read.data.cursor);
+    },
+  };
+}
