@@ -56,7 +56,7 @@ export const responseSchema = z.object({
   provider: z.object({
     name: z.string().register(z.globalRegistry, {
       description:
-        "this deployment's social data providers, in failover order: `ScrapeCreators`, `ScrapeCreators + TikHub`, or `sample` (generated data, for local and trial stacks)",
+        "this deployment's social data providers, in failover order: `ScrapeCreators`, `ScrapeCreators + TikHub`, `ScrapeCreators + TikHub + Facebook Scraper3` (all 52 operations), or `sample` (generated data, for local and trial stacks)",
     }),
     sample_data: z.boolean().register(z.globalRegistry, {
       description: 'true when runs answer generated sample data (`Sample-Data: true` on each run), never real accounts',
@@ -77,7 +77,7 @@ export const responseSchema = z.object({
       }),
       provider: z.nullable(z.string()).register(z.globalRegistry, {
         description:
-          'the provider that serves it first (`ScrapeCreators`, `TikHub`, `sample`); the others, in failover order, on `GET /social/status`. null when none serves it here',
+          'the provider that serves it first (`ScrapeCreators`, `TikHub`, `Facebook Scraper3`, `sample`); the others, in failover order, on `GET /social/status`. null when none serves it here',
       }),
       status: z.optional(z.enum(STATUSES)).register(z.globalRegistry, {
         description: 'with `include=health` only: its status, the word `GET /social/status` gives it',

@@ -15,13 +15,13 @@ import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULTS, METRICS_NAMESPACE, SERVICE_NAME } from '../lib/config.ts';
 import { type Alarms, PERIOD } from './alarms.ts';
 import { bundledFunction, functionRole } from './function.ts';
 import { workQueue } from './queues.ts';
+import { grantVendorKeys, type VendorKey } from './vendor-keys.ts';
 
 export const JOB_WORKER_ENTRY = 'functions/job-worker.ts';
 /** The recovery of stalled jobs' module (bundled like the others; the bundle tests and report build it too). */
@@ -79,9 +79,8 @@ export interface JobsProps {
   table: Table;
   /** The run path's configuration (table, provider, telemetry): the worker runs items as a run does. */
   environment: Record<string, string>;
-  providerApiKey: Secret;
-  /** The second provider's key (TikHub), read like the first's. */
-  tikhubApiKey: Secret;
+  /** Every data vendor's key, read as a run reads them. */
+  vendors: readonly VendorKey[];
   retention: RetentionDays;
   tracer: boolean;
 }
@@ -105,19 +104,15 @@ export class Jobs extends Construct {
 
     const { role, logGroup } = functionRole(stack, 'JobWorker', props.retention, props.table);
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...JOB_WORKER_TABLE_ACTIONS], resources: [props.table.tableArn] }));
-    props.providerApiKey.grantRead(role);
-    props.tikhubApiKey.grantRead(role);
+    const environment = { ...props.environment };
+    grantVendorKeys(props.vendors, role, environment);
     this.worker = bundledFunction(stack, 'JobWorker', {
       description: `Runs the items of bulk jobs from the jobs queue (${JOB_WORKER_ENTRY})`,
       entry: JOB_WORKER_ENTRY,
       timeout: JOB_WORKER_TIMEOUT,
       role,
       logGroup,
-      environment: {
-        ...props.environment,
-        SCRAPECREATORS_API_KEY_SECRET_ARN: props.providerApiKey.secretArn,
-        TIKHUB_API_KEY_SECRET_ARN: props.tikhubApiKey.secretArn,
-      },
+      environment,
       tracer: props.tracer,
     });
     // Grants the worker's role receive, delete and the queue's attributes: the one consumer.

@@ -18,6 +18,7 @@ import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routeKey, table
 import { bundledFunction, functionRole } from './function.ts';
 import type { ServiceUserPool } from './identity.ts';
 import type { Jobs } from './jobs.ts';
+import { grantVendorKeys, type VendorKey } from './vendor-keys.ts';
 import type { Webhooks } from './webhooks.ts';
 
 /**
@@ -25,9 +26,7 @@ import type { Webhooks } from './webhooks.ts';
  * variable that carries each one's ARN: the value itself never enters the environment. The cursor
  * key is the one secret resolved at deploy time instead (routeFunction says why).
  */
-export const RUN_TIME_SECRETS: Record<Exclude<RouteSecret, 'cursorSigningKey'>, string> = {
-  providerApiKey: 'SCRAPECREATORS_API_KEY_SECRET_ARN',
-  tikhubApiKey: 'TIKHUB_API_KEY_SECRET_ARN',
+export const RUN_TIME_SECRETS: Record<Exclude<RouteSecret, 'cursorSigningKey' | 'providerKeys'>, string> = {
   oauthSealingKey: 'OAUTH_SEALING_KEY_SECRET_ARN',
   mcpConsentKey: 'MCP_CONSENT_KEY_SECRET_ARN',
   stripeSecretKey: 'STRIPE_SECRET_KEY_SECRET_ARN',
@@ -39,7 +38,9 @@ export interface RouteFunctionDeps {
   table: Table;
   environment: Record<string, string>;
   retention: RetentionDays;
-  secrets: Record<RouteSecret, Secret>;
+  secrets: Record<Exclude<RouteSecret, 'providerKeys'>, Secret>;
+  /** Every data vendor's key: what `providerKeys` grants. */
+  vendors: readonly VendorKey[];
   apiKeySigningKey: Key;
   jobs: Jobs;
   webhooks: Webhooks;
@@ -99,6 +100,11 @@ export function routeFunction(scope: Construct, route: Route, deps: RouteFunctio
   }
   let paramsAndSecrets: ParamsAndSecretsLayerVersion | undefined;
   for (const name of route.secrets ?? []) {
+    if (name === 'providerKeys') {
+      grantVendorKeys(deps.vendors, role, environment);
+      paramsAndSecrets = deps.extension;
+      continue;
+    }
     const secret = deps.secrets[name];
     if (name === 'cursorSigningKey') {
       // A CloudFormation dynamic reference, resolved at deploy and never a value in the template:

@@ -14,6 +14,7 @@ import { table as tableDefinition } from '../lib/db/table.ts';
 import { defined } from '../lib/defined.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routes } from '../lib/routes.ts';
+import { PROVIDERS } from '../lib/social/providers/index.ts';
 import { Alarms, type FunctionGroup } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { GrantExpiry } from './grant-expiry.ts';
@@ -24,6 +25,7 @@ import { PaymentsReconciler } from './reconciler.ts';
 import { apiRoute, RouteStack, routesByStack } from './route-stack.ts';
 import { ChargeSweeper } from './sweeper.ts';
 import { TableStream } from './table-stream.ts';
+import { VENDOR_PROVIDERS, vendorBaseUrls, vendorKeys } from './vendor-keys.ts';
 import { Webhooks } from './webhooks.ts';
 
 export { FUNCTION_TIMEOUT_SECONDS } from '../lib/routes.ts';
@@ -74,6 +76,9 @@ export interface WorkspaceServiceStackProps extends StackProps {
  * (no lookups): `cdk synth` needs no credentials and no network. Every decision is explained in
  * docs/deployment.md.
  */
+/** SocialProvider's words: the registry's provider names. */
+const PROVIDER_NAMES = PROVIDERS.map((provider) => provider.name).join('|');
+
 export class WorkspaceServiceStack extends Stack {
   readonly api: HttpApi;
   readonly table: Table;
@@ -126,27 +131,8 @@ export class WorkspaceServiceStack extends Stack {
       });
     }
 
-    // Created empty (a random placeholder): ops put the real key in after the first deploy, so
-    // it never appears in a template, a parameter or a shell history of `cdk deploy`.
-    const providerApiKey = new Secret(this, 'ProviderApiKey', {
-      description: 'ScrapeCreators API key for the social operations provider (set the value after the first deploy)',
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    Validations.of(providerApiKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: "A third-party vendor's API key: no Lambda can rotate it; it is rotated by hand (docs/deployment.md).",
-    });
-    // The second provider's key (TikHub, docs/social-operations.md), created empty like the
-    // first's: a stack whose SocialProvider names `tikhub` serves its operations once an operator
-    // puts the key in; until then its calls fail (and fail over, or are refunded).
-    const tikhubApiKey = new Secret(this, 'TikHubApiKey', {
-      description: 'TikHub API key for the second social operations provider (set the value after the first deploy)',
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    Validations.of(tikhubApiKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: "A third-party vendor's API key: no Lambda can rotate it; it is rotated by hand (docs/deployment.md).",
-    });
+    // Each data vendor's key, in a secret of its own, and its base URL (infra/vendor-keys.ts).
+    const vendors = vendorKeys(this);
     // Paging cursors only, and never a credential: a forged cursor could only position a listing
     // inside what its caller may already read (every page checks access again), so the key may be
     // resolved into the environment at deploy time. Rotating it (a new value, then a deploy)
@@ -203,9 +189,7 @@ export class WorkspaceServiceStack extends Stack {
       reason:
         "A payment provider's webhook signing secret: no Lambda can rotate it; it is rolled in Stripe's dashboard, both secrets kept in it for the rotation's overlap (docs/deployment.md).",
     });
-    const secrets: Record<RouteSecret, Secret> = {
-      providerApiKey,
-      tikhubApiKey,
+    const secrets: Record<Exclude<RouteSecret, 'providerKeys'>, Secret> = {
       cursorSigningKey,
       oauthSealingKey,
       mcpConsentKey,
@@ -223,8 +207,7 @@ export class WorkspaceServiceStack extends Stack {
       RATE_LIMIT_WINDOW_SECONDS: param.rateLimitWindowSeconds.valueAsString,
       RESTORE_WINDOW_DAYS: param.restoreWindowDays.valueAsString,
       SOCIAL_PROVIDER: param.socialProvider.valueAsString,
-      SCRAPECREATORS_BASE_URL: param.scrapeCreatorsBaseUrl.valueAsString,
-      TIKHUB_BASE_URL: param.tikhubBaseUrl.valueAsString,
+      ...vendorBaseUrls(vendors),
       PROVIDER_TIMEOUT_MS: param.providerTimeoutMs.valueAsString,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -273,16 +256,14 @@ export class WorkspaceServiceStack extends Stack {
       environment: settingsOf(environment, [
         'TABLE_NAME',
         'SOCIAL_PROVIDER',
-        'SCRAPECREATORS_BASE_URL',
-        'TIKHUB_BASE_URL',
+        ...Object.keys(vendorBaseUrls(vendors)),
         'PROVIDER_TIMEOUT_MS',
         'CREDITS_HELP',
         'POWERTOOLS_SERVICE_NAME',
         'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_LOG_LEVEL',
       ]),
-      providerApiKey,
-      tikhubApiKey,
+      vendors,
       retention,
       tracer: props.tracer ?? false,
     });
@@ -306,6 +287,7 @@ export class WorkspaceServiceStack extends Stack {
       environment,
       retention,
       secrets,
+      vendors,
       apiKeySigningKey,
       jobs: this.jobs,
       webhooks: this.webhooks,
@@ -401,11 +383,6 @@ export class WorkspaceServiceStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'ConsoleUrl', { value: `${this.api.apiEndpoint}/console`, description: 'The web console (docs/console.md)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'For the admin CLI: --table' });
-    new CfnOutput(this, 'ProviderApiKeySecretArn', { value: providerApiKey.secretArn, description: 'Put the ScrapeCreators API key here' });
-    new CfnOutput(this, 'TikHubApiKeySecretArn', {
-      value: tikhubApiKey.secretArn,
-      description: 'Put the TikHub API key here (SocialProvider http,tikhub; docs/deployment.md)',
-    });
     new CfnOutput(this, 'OAuthSealingKeySecretArn', {
       value: oauthSealingKey.secretArn,
       description: 'Rotate the OAuth sealing key here, keeping the old one under previous (docs/deployment.md)',
@@ -547,22 +524,14 @@ export class WorkspaceServiceStack extends Stack {
       ),
       socialProvider: text(
         'SocialProvider',
-        'Social operations providers, in failover order: http (ScrapeCreators), http,tikhub (ScrapeCreators, then TikHub: all its operations and failover), tikhub,http, or sample / sample,sample_backup (generated data, for test stacks)',
+        `Social operations providers, comma-separated, in failover order, of: ${PROVIDERS.map((provider) => `${provider.name} (${provider.sampleData ? 'generated data, for test stacks' : provider.displayName})`).join(', ')}. All 52 operations: ${VENDOR_PROVIDERS.map((provider) => provider.name).join(',')}`,
         {
           default: 'http',
-          allowedValues: ['http', 'http,tikhub', 'tikhub,http', 'sample', 'sample,sample_backup'],
+          // Each name once is checked by every function at its cold start (a 500 naming the repeat).
+          allowedPattern: `^(${PROVIDER_NAMES})(,(${PROVIDER_NAMES}))*$`,
+          constraintDescription: `must be provider names, comma-separated, of: ${PROVIDERS.map((provider) => provider.name).join(', ')}`,
         },
       ),
-      scrapeCreatorsBaseUrl: text('ScrapeCreatorsBaseUrl', 'Base URL of the ScrapeCreators API', {
-        default: 'https://api.scrapecreators.com',
-        allowedPattern: '^https://.+',
-        constraintDescription: 'must be an https:// URL',
-      }),
-      tikhubBaseUrl: text('TikHubBaseUrl', 'Base URL of the TikHub API', {
-        default: 'https://api.tikhub.io',
-        allowedPattern: '^https://.+',
-        constraintDescription: 'must be an https:// URL',
-      }),
       providerTimeoutMs: number(
         'ProviderTimeoutMs',
         `Timeout of one upstream provider call, in ms (below the ${FUNCTION_TIMEOUT_SECONDS} s function timeout)`,

@@ -438,6 +438,7 @@ describe('social operations', () => {
     expect(operation['x-served-by']).toEqual([
       ...(servedByScrapeCreators ? ['ScrapeCreators'] : []),
       ...(servedByTikHub ? ['TikHub'] : []),
+      ...(name === 'facebook_search' ? ['Facebook Scraper3'] : []),
       'sample',
     ]);
     expect(operation.description.includes('Not served by ScrapeCreators')).toBe(!servedByScrapeCreators);

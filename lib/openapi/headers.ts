@@ -86,7 +86,7 @@ export const RESPONSE_HEADERS = {
   },
   'Social-Provider': {
     description:
-      "The provider that produced the output (`ScrapeCreators`, `TikHub`, `sample`): the first of the operation's providers that answered, after failing over from those that failed; on a cached result, the provider that produced it. Absent on a replay and on results cached before providers were named.",
+      "The provider that produced the output (`ScrapeCreators`, `TikHub`, `Facebook Scraper3`, `sample`): the first of the operation's providers that answered, after failing over from those that failed; on a cached result, the provider that produced it. Absent on a replay and on results cached before providers were named.",
     schema: { type: 'string' },
     example: 'TikHub',
   },

@@ -86,7 +86,7 @@ const EXTENSION_SETTINGS = [
 ];
 const TEST_ONLY = { summary: 'test only', description: 'test only', tag: 'test', errors: [] } as const;
 /** A route whose function reads a secret at run time, through the extension (the provider key, the OAuth sealing key). */
-const readsAtRunTime = (route: Route) => (route.secrets ?? []).some((name) => name in RUN_TIME_SECRETS);
+const readsAtRunTime = (route: Route) => (route.secrets ?? []).some((name) => name === 'providerKeys' || name in RUN_TIME_SECRETS);
 
 const { template, stacks, stackOf, nagReport } = synth(routes);
 const tableId = ofType(template, 'AWS::DynamoDB::Table')[0]![0];
@@ -252,13 +252,13 @@ describe('routes and functions', () => {
           'SOCIAL_PROVIDER',
           'SCRAPECREATORS_BASE_URL',
           'TIKHUB_BASE_URL',
+          'FACEBOOK_SCRAPER3_BASE_URL',
           'PROVIDER_TIMEOUT_MS',
           'POWERTOOLS_SERVICE_NAME',
           'POWERTOOLS_METRICS_NAMESPACE',
           'POWERTOOLS_LOG_LEVEL',
           ...(readsAtRunTime(route) ? EXTENSION_SETTINGS : []),
-          ...((route.secrets ?? []).includes('providerApiKey') ? ['SCRAPECREATORS_API_KEY_SECRET_ARN'] : []),
-          ...((route.secrets ?? []).includes('tikhubApiKey') ? ['TIKHUB_API_KEY_SECRET_ARN'] : []),
+          ...((route.secrets ?? []).includes('providerKeys') ? VENDOR_KEY_VARIABLES : []),
           ...((route.secrets ?? []).includes('oauthSealingKey') ? ['OAUTH_SEALING_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('mcpConsentKey') ? ['MCP_CONSENT_KEY_SECRET_ARN'] : []),
           ...((route.secrets ?? []).includes('stripeSecretKey') ? ['STRIPE_SECRET_KEY_SECRET_ARN'] : []),
@@ -356,7 +356,7 @@ const EXTRA_ROUTE: Route = {
   path: '/test-only/{thing}',
   entry: 'functions/route-not-found.ts',
   tableActions: ['dynamodb:GetItem'],
-  secrets: ['providerApiKey'],
+  secrets: ['providerKeys'],
   ...TEST_ONLY,
 };
 const EXTRA_ROUTES = [EXTRA_ROUTE];
@@ -500,10 +500,11 @@ describe('nested stacks: one per domain of the route table', () => {
     }).toEqual({
       table: ['TableCD117FA1'],
       key: ['ApiKeySigningKey3FF962E0'],
-      // The OAuth sealing key is new.
+      // Facebook Scraper3's key is new.
       secrets: [
         'ProviderApiKey671227A8',
         'TikHubApiKeyADF7E755',
+        'FacebookScraper3ApiKeyF04B4D97',
         'CursorSigningKey255C5A33',
         'OAuthSealingKey1BB7AC03',
         'McpConsentKeyDF3F9D19',
@@ -522,58 +523,63 @@ describe('nested stacks: one per domain of the route table', () => {
   });
 });
 
-describe('a route that reads the provider key', () => {
-  const extra = EXTRA_ROUTE;
-  const variant = withOptions.template;
-  const secretId = ofType(variant, 'AWS::SecretsManager::Secret')[0]![0];
-  const secretReaders = (t: Template) =>
+describe("the routes that run providers: every vendor's key", () => {
+  const readersOf = (t: Template, id: string) =>
     ofType(t, 'AWS::IAM::Policy')
-      .filter(([, policy]) => JSON.stringify(policy.Properties.PolicyDocument).includes(`"Ref":"${secretId}"`))
-      .map(([, policy]) => policy.Properties.Roles);
+      .filter(([, policy]) => JSON.stringify(policy.Properties.PolicyDocument).includes(`"Ref":"${id}"`))
+      .flatMap(([, policy]) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref))
+      .sort();
+  const roleOf = (t: Template, functionId: string) => resource(t, functionId).Properties.Role['Fn::GetAtt'][0] as string;
+  const declaring = routes.filter((route) => route.secrets?.includes('providerKeys'));
 
-  it('gets read access to that secret and its ARN; functions that do not declare it do not', () => {
-    const functionId = functionOf(variant, extra);
-    const roleId = resource(variant, functionId).Properties.Role['Fn::GetAtt'][0];
-    const declaring = routes.filter((route) => route.secrets?.includes('providerApiKey'));
-    const roleOf = (t: Template, route: Route) => ({ Ref: resource(t, functionOf(t, route)).Properties.Role['Fn::GetAtt'][0] });
-
-    expect(secretReaders(variant)).toEqual(expect.arrayContaining([[{ Ref: roleId }]]));
-    // The declaring routes, the variant's extra route and the job worker.
-    expect(secretReaders(variant)).toHaveLength(declaring.length + 2);
-    expect(resource(variant, functionId).Properties.Environment.Variables.SCRAPECREATORS_API_KEY_SECRET_ARN).toEqual({ Ref: secretId });
-    // … and the job worker, which runs items as a run does.
-    const workerRole = { Ref: resource(template, workerId).Properties.Role['Fn::GetAtt'][0] };
-    expect(secretReaders(template)).toEqual(expect.arrayContaining([...declaring.map((route) => [roleOf(template, route)]), [workerRole]]));
-    expect(secretReaders(template)).toHaveLength(declaring.length + 1);
+  it('one secret per vendor of the registry, with the logical ids deployed stacks have, an output and a base URL parameter each', () => {
+    expect(VENDOR_SECRETS.map(([prefix]) => secretNamed(template, prefix)[0]).map((id) => id.replace(/[0-9A-F]{8}$/, ''))).toEqual([
+      'ProviderApiKey',
+      'TikHubApiKey',
+      'FacebookScraper3ApiKey',
+    ]);
+    for (const [prefix, , parameter, defaultUrl] of VENDOR_SECRETS) {
+      const [id, secret] = secretNamed(template, prefix);
+      expect(secret).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      expect(template.toJSON().Outputs[`${prefix}SecretArn`].Value).toEqual({ Ref: id });
+      template.hasParameter(parameter, { Type: 'String', Default: defaultUrl, AllowedPattern: '^https://.+' });
+    }
   });
 
-  it('and, for a stack with both providers (SocialProvider http,tikhub), the TikHub key: the same functions read both, each by its ARN', () => {
-    expect(template.toJSON().Parameters.SocialProvider.AllowedValues).toContain('http,tikhub');
-    const [tikhubId] = secretNamed(template, 'TikHubApiKey');
-    const readersOf = (id: string) =>
-      ofType(template, 'AWS::IAM::Policy')
-        .filter(([, policy]) => JSON.stringify(policy.Properties.PolicyDocument).includes(`"Ref":"${id}"`))
-        .flatMap(([, policy]) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref))
-        .sort();
-    const runners = [
-      ...routes.filter((route) => route.secrets?.includes('providerApiKey')).map((route) => functionOf(template, route)),
-      workerId,
-    ];
-    expect(routes.filter((route) => route.secrets?.includes('tikhubApiKey'))).toEqual(
-      routes.filter((route) => route.secrets?.includes('providerApiKey')),
-    );
-    expect(readersOf(tikhubId)).toEqual(readersOf(secretNamed(template, 'ProviderApiKey')[0]));
-    expect(readersOf(tikhubId)).toHaveLength(runners.length);
-    for (const id of runners) {
-      expect(resource(template, id).Properties.Environment.Variables).toMatchObject({
-        SOCIAL_PROVIDER: { Ref: 'SocialProvider' },
-        SCRAPECREATORS_API_KEY_SECRET_ARN: { Ref: secretNamed(template, 'ProviderApiKey')[0] },
-        TIKHUB_API_KEY_SECRET_ARN: { Ref: tikhubId },
-        TIKHUB_BASE_URL: { Ref: 'TikHubBaseUrl' },
-      });
+  it('each is read by exactly the functions that run providers (the declaring routes and the job worker), each by its ARN', () => {
+    expect(declaring.map((route) => route.name).sort()).toEqual(['Mcp', 'RunSocialOperation']);
+    const runners = [...declaring.map((route) => functionOf(template, route)), workerId];
+    for (const [prefix, variable] of VENDOR_SECRETS) {
+      const [id] = secretNamed(template, prefix);
+      expect(readersOf(template, id)).toEqual(runners.map((functionId) => roleOf(template, functionId)).sort());
+      for (const functionId of runners) {
+        expect(resource(template, functionId).Properties.Environment.Variables).toMatchObject({
+          SOCIAL_PROVIDER: { Ref: 'SocialProvider' },
+          [variable]: { Ref: id },
+        });
+      }
+    }
+  });
+
+  it("and by a route added to the table that declares providerKeys (the variant's extra route)", () => {
+    const variant = withOptions.template;
+    const functionId = functionOf(variant, EXTRA_ROUTE);
+    for (const [prefix, variable] of VENDOR_SECRETS) {
+      const [id] = secretNamed(variant, prefix);
+      expect(readersOf(variant, id)).toContain(roleOf(variant, functionId));
+      expect(readersOf(variant, id)).toHaveLength(declaring.length + 2);
+      expect(resource(variant, functionId).Properties.Environment.Variables[variable]).toEqual({ Ref: id });
     }
   });
 });
+
+/** Each vendor's secret: its logical id's prefix, the variable of its ARN, its base URL's parameter and default. */
+const VENDOR_SECRETS = [
+  ['ProviderApiKey', 'SCRAPECREATORS_API_KEY_SECRET_ARN', 'ScrapeCreatorsBaseUrl', 'https://api.scrapecreators.com'],
+  ['TikHubApiKey', 'TIKHUB_API_KEY_SECRET_ARN', 'TikHubBaseUrl', 'https://api.tikhub.io'],
+  ['FacebookScraper3ApiKey', 'FACEBOOK_SCRAPER3_API_KEY_SECRET_ARN', 'FacebookScraper3BaseUrl', 'https://facebook-scraper3.p.rapidapi.com'],
+] as const;
+const VENDOR_KEY_VARIABLES = VENDOR_SECRETS.map(([, variable]) => variable);
 
 const secretNamed = (t: Template, logicalIdPrefix: string) => {
   const found = ofType(t, 'AWS::SecretsManager::Secret').filter(([id]) => id.startsWith(logicalIdPrefix));
@@ -632,6 +638,7 @@ describe('the provider API key', () => {
     expect(ofType(template, 'AWS::SecretsManager::Secret').map(([id]) => id)).toEqual([
       secretId,
       secretNamed(template, 'TikHubApiKey')[0],
+      secretNamed(template, 'FacebookScraper3ApiKey')[0],
       secretNamed(template, 'CursorSigningKey')[0],
       secretNamed(template, 'OAuthSealingKey')[0],
       secretNamed(template, 'McpConsentKey')[0],
@@ -646,8 +653,7 @@ describe('the provider API key', () => {
       // What each variable naming a key, a secret or a token may hold: an ARN, never a value (the cursor key aside: below).
       const allowed: Record<string, unknown> = {
         API_KEY_KMS_KEY_ID: { 'Fn::GetAtt': [ofType(t, 'AWS::KMS::Key')[0]![0], 'Arn'] },
-        SCRAPECREATORS_API_KEY_SECRET_ARN: { Ref: secretNamed(t, 'ProviderApiKey')[0] },
-        TIKHUB_API_KEY_SECRET_ARN: { Ref: secretNamed(t, 'TikHubApiKey')[0] },
+        ...Object.fromEntries(VENDOR_SECRETS.map(([prefix, variable]) => [variable, { Ref: secretNamed(t, prefix)[0] }])),
         OAUTH_SEALING_KEY_SECRET_ARN: { Ref: secretNamed(t, 'OAuthSealingKey')[0] },
         MCP_CONSENT_KEY_SECRET_ARN: { Ref: secretNamed(t, 'McpConsentKey')[0] },
         STRIPE_SECRET_KEY_SECRET_ARN: { Ref: secretNamed(t, 'StripeSecretKey')[0] },
@@ -941,13 +947,13 @@ describe('the API', () => {
     template.hasParameter('JwtIssuer', { Type: 'String' });
     template.hasParameter('JwtAudience', { Type: 'String' });
     template.hasParameter('JwtJwksUri', { Type: 'String', AllowedPattern: '^https://.+' });
-    template.hasParameter('SocialProvider', {
-      Type: 'String',
-      Default: 'http',
-      AllowedValues: ['http', 'http,tikhub', 'tikhub,http', 'sample', 'sample,sample_backup'],
-    });
-    template.hasParameter('TikHubBaseUrl', { Type: 'String', Default: 'https://api.tikhub.io' });
-    template.hasParameter('ScrapeCreatorsBaseUrl', { Type: 'String', Default: 'https://api.scrapecreators.com' });
+    template.hasParameter('SocialProvider', { Type: 'String', Default: 'http' });
+    // Provider names of the registry, comma-separated: the three vendors' order serves all 52.
+    const allowed = new RegExp(template.toJSON().Parameters.SocialProvider.AllowedPattern);
+    for (const value of ['http', 'http,tikhub', 'tikhub,http', 'http,tikhub,facebook_scraper3', 'sample', 'sample,sample_backup'])
+      expect(allowed.test(value), value).toBe(true);
+    for (const value of ['', 'ftp', 'http,', 'http tikhub', 'http,,tikhub', 'HTTP']) expect(allowed.test(value), value).toBe(false);
+    expect(template.toJSON().Parameters.SocialProvider.Description).toContain('All 52 operations: http,tikhub,facebook_scraper3');
     template.hasParameter('ProviderTimeoutMs', { Type: 'Number', Default: 10000 });
   });
 });

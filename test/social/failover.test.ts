@@ -1,5 +1,6 @@
 /**
- * Two providers against their stubs on 127.0.0.1 (ScrapeCreators, then TikHub): TikHub's
+ * The deployed configuration of three providers against their stubs on 127.0.0.1
+ * (ScrapeCreators, then TikHub, then Facebook Scraper3 for facebook_search): TikHub's
  * operations on its fixtures, failover when the primary fails (charged once, refunded when both
  * fail), the breakers, the 503, and the status page, with the health counted by the table stream
  * as deployed. Windows and breakers are short through their settings, never by sleeping; the
@@ -7,17 +8,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atDepth } from '../support/depth.ts';
+import { FACEBOOK_SCRAPER3_STUB_KEY, startFacebookScraper3Stub } from '../support/facebook-scraper3-stub.ts';
 import { STUB_KEY, startScrapeCreatorsStub, vendorError } from '../support/scrapecreators-stub.ts';
 import { startTikHubStub, TIKHUB_STUB_KEY } from '../support/tikhub-stub.ts';
 
 const sc = await startScrapeCreatorsStub();
 const tikhub = await startTikHubStub();
+const fbs3 = await startFacebookScraper3Stub();
 Object.assign(process.env, {
-  SOCIAL_PROVIDER: 'http,tikhub',
+  SOCIAL_PROVIDER: 'http,tikhub,facebook_scraper3',
   SCRAPECREATORS_BASE_URL: sc.baseUrl,
   SCRAPECREATORS_API_KEY: STUB_KEY,
   TIKHUB_BASE_URL: tikhub.baseUrl,
   TIKHUB_API_KEY: TIKHUB_STUB_KEY,
+  FACEBOOK_SCRAPER3_BASE_URL: fbs3.baseUrl,
+  FACEBOOK_SCRAPER3_API_KEY: FACEBOOK_SCRAPER3_STUB_KEY,
   PROVIDER_TIMEOUT_MS: '400',
   HEALTH_BUCKET_SECONDS: '1',
   HEALTH_BREAKER_WINDOW_SECONDS: '60',
@@ -41,7 +46,7 @@ const { eventsOf, runUrl, VALID_INPUTS } = await import('../support/social.ts');
 const stream = await startTableStream();
 afterAll(async () => {
   await stream.stop();
-  await Promise.all([sc.close(), tikhub.close()]);
+  await Promise.all([sc.close(), tikhub.close(), fbs3.close()]);
 });
 beforeAll(() => forgetHealth());
 
@@ -115,6 +120,24 @@ describe('TikHub on its fixtures, through the run path', () => {
     } finally {
       tikhub.always({ kind: 'fixture' });
     }
+  });
+});
+
+describe('Facebook Scraper3 through the run path: facebook_search, its only provider', () => {
+  it('200 from Facebook Scraper3, saying so, one credit; its failure is refunded (no provider to fail over to)', async () => {
+    const { orgId, users } = await workspace({ credits: 5 });
+    const answer = await runAs(orgId, users.editor, 'facebook_search', { query: 'artemis', type: 'videos' });
+    expect([answer.status, answer.headers['social-provider'], answer.headers['credits-charged']]).toEqual([200, 'Facebook Scraper3', '1']);
+    expect(answer.body.items.map((item: { id: string }) => item.id)).toEqual(['859693417025820', '2209384756']);
+
+    fbs3.always({ kind: 'status', status: 429, body: '{"message":"Too many requests"}' });
+    try {
+      const failed = await runAs(orgId, users.editor, 'facebook_search', { query: 'artemis' });
+      expect([failed.status, failed.body.code]).toEqual([500, 'upstream_failed']);
+    } finally {
+      fbs3.always({ kind: 'fixture' });
+    }
+    expect((await getOrganization(orgId))?.credits).toBe(4);
   });
 });
 
@@ -220,8 +243,10 @@ describe('the primary down for x_profile: the drill', () => {
       const listed = new Map(listing.body.operations.map((entry: { name: string }) => [entry.name, entry]));
       expect(listed.get('x_profile')).toMatchObject({ available: true, provider: 'ScrapeCreators', status: 'partial_outage' });
       expect(listed.get('x_search')).toMatchObject({ available: true, provider: 'TikHub' });
-      expect(listed.get('facebook_search')).toMatchObject({ available: false, provider: null, status: 'major_outage' });
-      expect(listing.body.provider.name).toBe('ScrapeCreators + TikHub');
+      // All 52 served by the three.
+      expect([...listed.values()].filter((entry) => !(entry as { available: boolean }).available)).toEqual([]);
+      expect(listed.get('facebook_search')).toMatchObject({ available: true, provider: 'Facebook Scraper3' });
+      expect(listing.body.provider.name).toBe('ScrapeCreators + TikHub + Facebook Scraper3');
 
       // Recovery: ScrapeCreators answers again; past the open period a run probes it and closes the breaker.
       sc.always({ kind: 'fixture' });
