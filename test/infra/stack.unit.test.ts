@@ -538,6 +538,10 @@ describe("the routes that run providers: every vendor's key", () => {
       'TikHubApiKey',
       'FacebookScraper3ApiKey',
     ]);
+    // Operators' scripts read these outputs by name (docs/deployment.md).
+    expect(Object.keys(template.toJSON().Outputs)).toEqual(
+      expect.arrayContaining(['ProviderApiKeySecretArn', 'TikHubApiKeySecretArn', 'FacebookScraper3ApiKeySecretArn']),
+    );
     for (const [prefix, , parameter, defaultUrl] of VENDOR_SECRETS) {
       const [id, secret] = secretNamed(template, prefix);
       expect(secret).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
