@@ -23,18 +23,12 @@ async function main() {
   // Before anything creates the service's logger, which reads its level once.
   process.env.LOG_LEVEL = 'silent';
   const { startBenchStack } = await import('./bench/local.ts');
-  const { FACEBOOK_SCRAPER3_STUB_KEY, startFacebookScraper3Stub } = await import('../test/support/facebook-scraper3-stub.ts');
-  const { STUB_KEY, startScrapeCreatorsStub, vendorError } = await import('../test/support/scrapecreators-stub.ts');
-  const { startTikHubStub, TIKHUB_STUB_KEY } = await import('../test/support/tikhub-stub.ts');
-  const [sc, tikhub, fbs3] = await Promise.all([startScrapeCreatorsStub(), startTikHubStub(), startFacebookScraper3Stub()]);
+  const { startDeployedProviders } = await import('../test/support/deployed-providers.ts');
+  const { vendorError } = await import('../test/support/scrapecreators-stub.ts');
+  const providers = await startDeployedProviders();
+  const { sc } = providers;
   const stack = await startBenchStack({
-    SOCIAL_PROVIDER: 'http,tikhub,facebook_scraper3',
-    SCRAPECREATORS_BASE_URL: sc.baseUrl,
-    SCRAPECREATORS_API_KEY: STUB_KEY,
-    TIKHUB_BASE_URL: tikhub.baseUrl,
-    TIKHUB_API_KEY: TIKHUB_STUB_KEY,
-    FACEBOOK_SCRAPER3_BASE_URL: fbs3.baseUrl,
-    FACEBOOK_SCRAPER3_API_KEY: FACEBOOK_SCRAPER3_STUB_KEY,
+    ...providers.environment,
     PROVIDER_TIMEOUT_MS: String(TIMEOUT_MS),
     RATE_LIMIT_REQUESTS: String(1_000_000),
     LOG_LEVEL: 'silent',
@@ -185,7 +179,7 @@ async function main() {
     if (results.some((result) => result.failed > 0)) process.exitCode = 1;
   } finally {
     await stack.stop();
-    await Promise.all([sc.close(), tikhub.close(), fbs3.close()]);
+    await providers.close();
   }
 }
 

@@ -7,22 +7,14 @@
  * 200-run drill runs in full under `npm run test:long` (a sample everyday).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeployedProviders } from '../support/deployed-providers.ts';
 import { atDepth } from '../support/depth.ts';
-import { FACEBOOK_SCRAPER3_STUB_KEY, startFacebookScraper3Stub } from '../support/facebook-scraper3-stub.ts';
-import { STUB_KEY, startScrapeCreatorsStub, vendorError } from '../support/scrapecreators-stub.ts';
-import { startTikHubStub, TIKHUB_STUB_KEY } from '../support/tikhub-stub.ts';
+import { vendorError } from '../support/scrapecreators-stub.ts';
 
-const sc = await startScrapeCreatorsStub();
-const tikhub = await startTikHubStub();
-const fbs3 = await startFacebookScraper3Stub();
+const providers = await startDeployedProviders();
+const { sc, tikhub, fbs3 } = providers;
 Object.assign(process.env, {
-  SOCIAL_PROVIDER: 'http,tikhub,facebook_scraper3',
-  SCRAPECREATORS_BASE_URL: sc.baseUrl,
-  SCRAPECREATORS_API_KEY: STUB_KEY,
-  TIKHUB_BASE_URL: tikhub.baseUrl,
-  TIKHUB_API_KEY: TIKHUB_STUB_KEY,
-  FACEBOOK_SCRAPER3_BASE_URL: fbs3.baseUrl,
-  FACEBOOK_SCRAPER3_API_KEY: FACEBOOK_SCRAPER3_STUB_KEY,
+  ...providers.environment,
   PROVIDER_TIMEOUT_MS: '400',
   HEALTH_BUCKET_SECONDS: '1',
   HEALTH_BREAKER_WINDOW_SECONDS: '60',
@@ -46,7 +38,7 @@ const { eventsOf, runUrl, VALID_INPUTS } = await import('../support/social.ts');
 const stream = await startTableStream();
 afterAll(async () => {
   await stream.stop();
-  await Promise.all([sc.close(), tikhub.close(), fbs3.close()]);
+  await providers.close();
 });
 beforeAll(() => forgetHealth());
 
