@@ -17,6 +17,7 @@ import { buildDocument, loadRouteModules, type RouteModule } from '../lib/openap
 import { type Route, routes } from '../lib/routes.ts';
 import { EXAMPLE_INPUTS } from '../lib/social/catalog/examples.ts';
 import { CATALOG, descriptor } from '../lib/social/catalog/index.ts';
+import { FACEBOOK_SCRAPER3_OPERATIONS } from '../lib/social/providers/facebook-scraper3.ts';
 import { SCRAPECREATORS_OPERATIONS } from '../lib/social/providers/scrapecreators/operations.ts';
 import { TIKHUB_OPERATIONS } from '../lib/social/providers/tikhub/index.ts';
 import { testAjv } from './support/ajv.ts';
@@ -438,7 +439,7 @@ describe('social operations', () => {
     expect(operation['x-served-by']).toEqual([
       ...(servedByScrapeCreators ? ['ScrapeCreators'] : []),
       ...(servedByTikHub ? ['TikHub'] : []),
-      ...(name === 'facebook_search' ? ['Facebook Scraper3'] : []),
+      ...(FACEBOOK_SCRAPER3_OPERATIONS.has(name) ? ['Facebook Scraper3'] : []),
       'sample',
     ]);
     expect(operation.description.includes('Not served by ScrapeCreators')).toBe(!servedByScrapeCreators);

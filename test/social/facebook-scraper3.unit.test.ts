@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../lib/social/catalog/index.ts';
-import { compactCount, facebookScraper3Provider } from '../../lib/social/providers/facebook-scraper3.ts';
+import { compactCount, facebookScraper3Provider, postLookupId } from '../../lib/social/providers/facebook-scraper3.ts';
 import { UpstreamError } from '../../lib/social/providers/types.ts';
 import { FACEBOOK_SCRAPER3_STUB_KEY, startFacebookScraper3Stub } from '../support/facebook-scraper3-stub.ts';
 
@@ -16,18 +16,21 @@ const providerWith = (key: string) => facebookScraper3Provider({ baseUrl: stub.b
 const provider = providerWith(FACEBOOK_SCRAPER3_STUB_KEY);
 const search = CATALOG.get('facebook_search')!;
 
-/** A search as the run path makes it: the input validated and defaulted by the catalog, the output checked by it. */
-async function searchFor(body: Record<string, unknown>, on = provider) {
-  const input = search.input.parse(body) as Record<string, unknown>;
+/** A run as the run path makes it: the input validated and defaulted by the catalog, the output checked by it. */
+async function runOn(operation: string, body: Record<string, unknown>, on = provider) {
+  const definition = CATALOG.get(operation)!;
+  const input = definition.input.parse(body) as Record<string, unknown>;
   stub.requests.length = 0;
-  const output = await on.run({ operation: search, input, signal: AbortSignal.timeout(2000) });
-  const checked = search.output.safeParse(output);
+  const output = await on.run({ operation: definition, input, signal: AbortSignal.timeout(2000) });
+  const checked = definition.output.safeParse(output);
   if (!checked.success) throw new Error(JSON.stringify(checked.error.issues.slice(0, 3)));
-  return {
-    output: checked.data as { items: Record<string, unknown>[]; next_cursor: string | null; has_more: boolean },
-    requests: [...stub.requests],
-  };
+  return { output: checked.data as Record<string, unknown>, requests: [...stub.requests] };
 }
+
+const searchFor = async (body: Record<string, unknown>, on = provider) => {
+  const { output, requests } = await runOn('facebook_search', body, on);
+  return { output: output as { items: Record<string, unknown>[]; next_cursor: string | null; has_more: boolean }, requests };
+};
 
 describe('Facebook Scraper3: facebook_search', () => {
   it('posts: GET /search/posts with the query; each row a post with its author, media and counts; the cursor passed on', async () => {
@@ -112,6 +115,43 @@ describe('Facebook Scraper3: facebook_search', () => {
   });
 });
 
+describe("Facebook Scraper3: facebook_post, ScrapeCreators' failover", () => {
+  it('GET /post with the id of the URL: a pfbid token or a number, as the live API looks them up', async () => {
+    const { output, requests } = await runOn('facebook_post', {
+      url: 'https://www.facebook.com/NatGeoMuseum/posts/pfbid02MmmxmHinoAbb2Aidf7TZHH1fSR4w8UmPYUXKT86HgHFAHryrD54bW5113ZPQ2gzYl',
+    });
+    expect(requests).toEqual([
+      { path: '/post', query: { post_id: 'pfbid02MmmxmHinoAbb2Aidf7TZHH1fSR4w8UmPYUXKT86HgHFAHryrD54bW5113ZPQ2gzYl' } },
+    ]);
+    expect(output).toMatchObject({
+      network: 'facebook',
+      id: '1431426125696772',
+      type: 'image',
+      metrics: { likes: 1250, comments: 42, shares: 88 },
+    });
+  });
+
+  it.each([
+    ['https://www.facebook.com/nasa/posts/1431426125696772', '1431426125696772'],
+    ['https://www.facebook.com/groups/spacefans/posts/1134687898785891/', '1134687898785891'],
+    ['https://www.facebook.com/permalink.php?story_fbid=859693417025820&id=54971236771', '859693417025820'],
+    ['https://www.facebook.com/story.php?story_fbid=pfbid0abc&id=1', 'pfbid0abc'],
+    ['https://www.facebook.com/nasa/videos/859693417025820', undefined],
+    ['https://www.facebook.com/reel/2209384756', undefined],
+    ['https://fb.watch/abcDEF/', undefined],
+    ['https://www.facebook.com/nasa/posts/not-an-id', undefined],
+  ])('the id of %s is %s', (url, id) => {
+    expect(postLookupId(url)).toBe(id);
+  });
+
+  it('a URL that names no id it takes is not sent: the next provider, its health untouched', async () => {
+    await expect(runOn('facebook_post', { url: 'https://www.facebook.com/nasa/videos/859693417025820' })).rejects.toMatchObject({
+      detail: { code: 'unsupported_input' },
+    });
+    expect(stub.requests).toEqual([]);
+  });
+});
+
 describe('Facebook Scraper3: failures are UpstreamErrors (refunded, or failed over), never half-read', () => {
   it.each([
     [
@@ -155,6 +195,17 @@ describe('Facebook Scraper3: failures are UpstreamErrors (refunded, or failed ov
       const input = search.input.parse({ query: 'artemis' }) as Record<string, unknown>;
       await expect(provider.run({ operation: search, input, signal: AbortSignal.timeout(100) })).rejects.toThrow(
         'the provider call was aborted (timeout)',
+      );
+    } finally {
+      stub.always({ kind: 'fixture' });
+    }
+  });
+
+  it('a lookup answered in another shape is refused', async () => {
+    stub.always({ kind: 'status', status: 200, body: '{"results":null}' });
+    try {
+      await expect(runOn('facebook_post', { url: 'https://www.facebook.com/nasa/posts/1431426125696772' })).rejects.toThrow(
+        "Facebook Scraper3's answer to facebook_post is not the shape read: results",
       );
     } finally {
       stub.always({ kind: 'fixture' });

@@ -115,7 +115,7 @@ describe('TikHub on its fixtures, through the run path', () => {
   });
 });
 
-describe('Facebook Scraper3 through the run path: facebook_search, its only provider', () => {
+describe('Facebook Scraper3 through the run path: facebook_search, and facebook_post as failover', () => {
   it('200 from Facebook Scraper3, saying so, one credit; its failure is refunded (no provider to fail over to)', async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     const answer = await runAs(orgId, users.editor, 'facebook_search', { query: 'artemis', type: 'videos' });
@@ -129,6 +129,15 @@ describe('Facebook Scraper3 through the run path: facebook_search, its only prov
     } finally {
       fbs3.always({ kind: 'fixture' });
     }
+    expect((await getOrganization(orgId))?.credits).toBe(4);
+  });
+
+  it("facebook_post: ScrapeCreators' failure fails over to it, one charge", async () => {
+    const { orgId, users } = await workspace({ credits: 5 });
+    sc.next({ kind: 'status', status: 502, body: vendorError(502, 'bad_gateway', 'down') });
+    const answer = await runAs(orgId, users.editor, 'facebook_post', { url: 'https://www.facebook.com/nasa/posts/1431426125696772' });
+    expect([answer.status, answer.headers['social-provider'], answer.headers['credits-charged']]).toEqual([200, 'Facebook Scraper3', '1']);
+    expect(fbs3.requests.at(-1)).toEqual({ path: '/post', query: { post_id: '1431426125696772' } });
     expect((await getOrganization(orgId))?.credits).toBe(4);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Facebook Scraper3's stand-in (vendor-stub.ts) for the `facebook_scraper3` provider's tests:
  * RapidAPI's key and host headers (the gateway refuses a key it does not know with 401 and
- * `{message}`, and routes by `x-rapidapi-host`), and its search answers `{results[], cursor}`
- * with rows of the keys its public clients read (lib/social/providers/facebook-scraper3.ts).
+ * `{message}`, and routes by `x-rapidapi-host`), its search answers `{results[], cursor}` and its
+ * post lookup `{results: <post>}`, with rows of the keys its public clients read (lib/social/providers/facebook-scraper3.ts).
  */
 import { startVendorStub, type VendorStub } from './vendor-stub.ts';
 
@@ -89,7 +89,14 @@ const VIDEOS = {
   cursor: null,
 };
 
-export const FACEBOOK_SCRAPER3_FIXTURES: Readonly<Record<string, unknown>> = { '/search/posts': POSTS, '/search/videos': VIDEOS };
+/** `GET /post?post_id=`: one post, whichever id is asked for (the stub does not look it up). */
+const POST = { results: POSTS.results[0] };
+
+export const FACEBOOK_SCRAPER3_FIXTURES: Readonly<Record<string, unknown>> = {
+  '/search/posts': POSTS,
+  '/search/videos': VIDEOS,
+  '/post': POST,
+};
 
 export const startFacebookScraper3Stub = (): Promise<VendorStub> =>
   startVendorStub({

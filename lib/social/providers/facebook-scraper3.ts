@@ -1,15 +1,17 @@
 /**
  * The `facebook_scraper3` provider: the Facebook Scraper3 API on RapidAPI
- * (https://rapidapi.com/krasnoludkolo/api/facebook-scraper3), the third provider, for the one
- * operation neither ScrapeCreators nor TikHub serves: `facebook_search`. GET with query
- * parameters, RapidAPI's `x-rapidapi-key` and `x-rapidapi-host` headers; one attempt per run, as
- * for the others (failover, not a blind retry, is what tries again).
+ * (https://rapidapi.com/krasnoludkolo/api/facebook-scraper3), the third provider: for the one
+ * operation neither ScrapeCreators nor TikHub serves, `facebook_search`, and as ScrapeCreators'
+ * failover for `facebook_post`. GET with query parameters, RapidAPI's `x-rapidapi-key` and
+ * `x-rapidapi-host` headers; one attempt per run, as for the others (failover, not a blind
+ * retry, is what tries again).
  *
  * `GET /search/posts` and `GET /search/videos` take `query` and `cursor` and answer
- * `{results[], cursor}` (docs/social-operations.md, "The third provider"). The listing does not
- * document the rows; they are read as two public clients of the API read them, which agree: a
- * test suite run against the live API that asserts each post row's keys, and typed models of
- * every answer. Post rows: `post_id`, `type`, `url`, `message`, `timestamp` (Unix seconds),
+ * `{results[], cursor}`; `GET /post` takes `post_id` (a post's number, or the `pfbid…` token of
+ * its URL) and answers `{results: <post row>}` (docs/social-operations.md, "The third
+ * provider"). The listing does not document the rows; they are read as two public clients of the
+ * API read them, which agree: a test suite run against the live API that asserts each post row's
+ * keys (of the search, of a page's posts and of `/post`), and typed models of every answer. Post rows: `post_id`, `type`, `url`, `message`, `timestamp` (Unix seconds),
  * `reactions_count`, `comments_count`, `reshare_count`, `author{id, name, url,
  * profile_picture_url}`, `image{uri, width, height}`, `video` (a URL), `album_preview[]`. Video
  * rows: `video_id`, `video_url`, `title`, `description`, `author_name`, `is_author_verified`,
@@ -23,6 +25,8 @@ import { count, flag, id, list, object, text, time } from './scrapecreators/vend
 import { type ProviderDescriptor, type ProviderRun, UpstreamError } from './types.ts';
 import { field, vendorGet } from './vendor-call.ts';
 import { type VendorSettings, type VendorSetup, vendorSettings } from './vendor-key.ts';
+
+export const FACEBOOK_SCRAPER3_OPERATIONS: ReadonlySet<string> = new Set(['facebook_search', 'facebook_post']);
 
 const FACEBOOK_SCRAPER3: VendorSetup = {
   stackName: 'FacebookScraper3',
@@ -112,43 +116,82 @@ function videoOf(row: VideoRow) {
   });
 }
 
-/** SOCIAL_PROVIDER=…,facebook_scraper3: facebook_search, posts or videos. */
+/**
+ * The id `/post` looks a post up by, from its URL: the segment after `/posts/` (a number, or the
+ * `pfbid…` token the live test looks up), or `story_fbid` of a permalink. Videos, reels, photos
+ * and fb.watch links name none it is known to take: undefined (not sent; the run is not this
+ * provider's, and its health is untouched).
+ */
+export function postLookupId(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const segments = parsed.pathname.split('/').filter(Boolean);
+  const after = segments.indexOf('posts');
+  const id = after >= 0 ? segments[after + 1] : parsed.searchParams.get('story_fbid');
+  return id && /^(pfbid[0-9A-Za-z]+|[0-9]+)$/.test(id) ? id : undefined;
+}
+
+/** SOCIAL_PROVIDER=…,facebook_scraper3: facebook_search (posts or videos), and facebook_post as ScrapeCreators' failover. */
 export const FACEBOOK_SCRAPER3_PROVIDER: ProviderDescriptor<VendorSettings> = {
   name: 'facebook_scraper3',
   displayName: 'Facebook Scraper3',
   sampleData: false,
   vendor: FACEBOOK_SCRAPER3,
   settings: () => vendorSettings(FACEBOOK_SCRAPER3_PROVIDER, FACEBOOK_SCRAPER3),
-  serves: (operation) => operation === 'facebook_search',
+  serves: (operation) => FACEBOOK_SCRAPER3_OPERATIONS.has(operation),
   create: async (settings) => facebookScraper3Provider(settings),
 };
 
 export function facebookScraper3Provider(options: VendorSettings): ProviderRun {
   // RapidAPI routes by this header: the API's host, which the base URL names.
   const host = new URL(options.baseUrl).host;
+  /** One GET: the body if the status is 2xx, else an UpstreamError saying what RapidAPI's gateway or the API said. */
+  const get = async (path: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown> => {
+    const { status, ok, body } = await vendorGet(
+      'Facebook Scraper3',
+      `${options.baseUrl}${path}`,
+      params,
+      { 'x-rapidapi-key': await options.apiKey(), 'x-rapidapi-host': host },
+      signal,
+    );
+    if (ok) return body;
+    // RapidAPI's gateway says why in `message` (a key not subscribed, a rate limit); the API in `error`.
+    const message = field(body, 'message') ?? field(body, 'error');
+    throw new UpstreamError(`Facebook Scraper3 answered ${status}${typeof message === 'string' ? `: ${message}` : ''}`, { status });
+  };
+  const read = <Schema extends z.ZodMiniType>(operation: string, schema: Schema, body: unknown): z.output<Schema> => {
+    const found = schema.safeParse(body);
+    if (!found.success)
+      throw new UpstreamError(
+        `Facebook Scraper3's answer to ${operation} is not the shape read: ${found.error.issues[0]?.path.join('.') ?? ''}`,
+      );
+    return found.data;
+  };
   return {
     async run({ operation, input, signal }) {
-      if (operation.name !== 'facebook_search') throw new UpstreamError(`operation ${operation.name} is not served by Facebook Scraper3`);
-      const videos = input.type === 'videos';
-      const { status, ok, body } = await vendorGet(
-        'Facebook Scraper3',
-        `${options.baseUrl}/search/${videos ? 'videos' : 'posts'}`,
-        { query: input.query, cursor: input.cursor },
-        { 'x-rapidapi-key': await options.apiKey(), 'x-rapidapi-host': host },
-        signal,
-      );
-      if (!ok) {
-        // RapidAPI's gateway says why in `message` (a key not subscribed, a rate limit); the API in `error`.
-        const message = field(body, 'message') ?? field(body, 'error');
-        throw new UpstreamError(`Facebook Scraper3 answered ${status}${typeof message === 'string' ? `: ${message}` : ''}`, { status });
+      if (operation.name === 'facebook_post') {
+        const id = postLookupId(String(input.url));
+        if (!id)
+          throw new UpstreamError('Facebook Scraper3 looks a post up by the id in its URL, and this URL names none it takes', {
+            code: 'unsupported_input',
+          });
+        return postOf(read(operation.name, z.object({ results: postRow() }), await get('/post', { post_id: id }, signal)).results);
       }
-      const read = videos ? answer(videoRow).safeParse(body) : answer(postRow).safeParse(body);
-      if (!read.success)
-        throw new UpstreamError(
-          `Facebook Scraper3's answer to facebook_search is not the shape read: ${read.error.issues[0]?.path.join('.') ?? ''}`,
+      if (operation.name !== 'facebook_search') throw new UpstreamError(`operation ${operation.name} is not served by Facebook Scraper3`);
+      if (input.type === 'videos') {
+        const found = read(
+          operation.name,
+          answer(videoRow),
+          await get('/search/videos', { query: input.query, cursor: input.cursor }, signal),
         );
-      const items = videos ? (read.data.results as VideoRow[]).map(videoOf) : (read.data.results as PostRow[]).map(postOf);
-      return page(items, read.data.cursor);
+        return page(found.results.map(videoOf), found.cursor);
+      }
+      const found = read(operation.name, answer(postRow), await get('/search/posts', { query: input.query, cursor: input.cursor }, signal));
+      return page(found.results.map(postOf), found.cursor);
     },
   };
 }
