@@ -60,6 +60,10 @@ export interface Command<Input = unknown> {
   summary: string;
   /** Only against the local stack (signs with its key). */
   localOnly?: boolean;
+  /** Talks to no table: runs without connecting (its connection options are ignored). */
+  noTable?: boolean;
+  /** Whether the document it answers reports a failure: printed, then exit 1. */
+  failed?(result: unknown): boolean;
   parse(args: Args): Input;
   run(input: Input, target: Target): Promise<unknown>;
 }

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Refusal, ServiceError } from '../../lib/errors.ts';
-import { Args, type Command, type CommandGroup, type OptionSpec, UsageError } from './command.ts';
+import { Args, type Command, type CommandGroup, type OptionSpec, type Target, UsageError } from './command.ts';
 import { CONNECTION_OPTIONS, connect } from './connection.ts';
 import { GROUPS } from './registry.ts';
 
@@ -23,9 +23,10 @@ const HELP_SHOWN = Symbol('help');
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   try {
     const result = await dispatch(argv, io);
+    const document = result instanceof ReportedFailure ? result.document : result;
     // A command that answers text (CSV) prints it as it is; anything else is a JSON document.
-    if (result !== HELP_SHOWN) io.out(typeof result === 'string' ? result : `${JSON.stringify(result, null, 2)}\n`);
-    return 0;
+    if (document !== HELP_SHOWN) io.out(typeof document === 'string' ? document : `${JSON.stringify(document, null, 2)}\n`);
+    return result instanceof ReportedFailure ? 1 : 0;
   } catch (error) {
     const code = exitCodeOf(error);
     io.err(`admin: ${code === 3 ? 'failed: ' : ''}${messageOf(error)}\n`);
@@ -54,7 +55,7 @@ async function dispatch(argv: readonly string[], io: Io): Promise<unknown> {
   try {
     parsed = parseArgs({
       args: joinNegativeValues(args),
-      options: { ...parseOptions(CONNECTION_OPTIONS), ...parseOptions(command.options), ...HELP_OPTION },
+      options: { ...(command.noTable ? {} : parseOptions(CONNECTION_OPTIONS)), ...parseOptions(command.options), ...HELP_OPTION },
       allowPositionals: true,
       strict: true,
     });
@@ -77,12 +78,27 @@ async function dispatch(argv: readonly string[], io: Io): Promise<unknown> {
     if (error instanceof UsageError) throw new UsageError(`${name}: ${error.message} (${name} --help)`);
     throw error;
   }
+  if (command.noTable) return reported(command, await command.run(input, NO_TABLE));
   const target = await connect(values as { table?: string; region?: string; endpoint?: string });
   if (command.localOnly && (!target.local || !target.dev)) {
     throw new UsageError(`${name} signs with the local stack's key and refuses to run against a non-local table`);
   }
-  return command.run(input, target);
+  return reported(command, await command.run(input, target));
 }
+
+/** What a command that talks to no table gets for a target: no table, no operator. */
+const NO_TABLE: Target = {
+  local: false,
+  dev: null,
+  operator: () => Promise.reject(new Error('this command talks to no table')),
+};
+
+/** A document that reports a failure (Command.failed): printed, then exit 1. */
+class ReportedFailure {
+  constructor(readonly document: unknown) {}
+}
+
+const reported = (command: Command, result: unknown): unknown => (command.failed?.(result) ? new ReportedFailure(result) : result);
 
 const isHelp = (word: string | undefined) => word === '--help' || word === '-h' || word === 'help';
 
@@ -153,15 +169,15 @@ const optionLines = (options: Readonly<Record<string, OptionSpec>>) =>
 
 function commandHelp(group: CommandGroup, command: Command): string {
   return [
-    `usage: ${PROGRAM} ${synopsis(group, command)} [--table NAME --region REGION] [--endpoint URL]`,
+    `usage: ${PROGRAM} ${synopsis(group, command)}${command.noTable ? '' : ' [--table NAME --region REGION] [--endpoint URL]'}`,
     '',
     `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.${command.localOnly ? '' : ' Prints one JSON document.'}`,
     '',
     'options:',
     ...optionLines(command.options),
-    ...optionLines(CONNECTION_OPTIONS),
+    ...(command.noTable ? [] : optionLines(CONNECTION_OPTIONS)),
     '',
-    EXIT_CODES,
+    command.failed ? EXIT_CODES_OF_A_REPORT : EXIT_CODES,
     '',
   ].join('\n');
 }
@@ -197,3 +213,6 @@ async function overview(): Promise<string> {
 
 const EXIT_CODES =
   'exit codes: 0 done, 1 refused (nothing changed; stderr says why), 2 bad usage, 3 failed (e.g. the table could not be reached)';
+/** A command whose document reports failures (Command.failed). */
+const EXIT_CODES_OF_A_REPORT =
+  'exit codes: 0 every check passed, 1 one failed (the document says which), 2 bad usage, 3 failed unexpectedly';

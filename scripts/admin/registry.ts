@@ -18,6 +18,7 @@ export const GROUPS: Readonly<Record<string, () => Promise<CommandGroup>>> = {
   jobs: async () => (await import('./jobs.ts')).group,
   webhooks: async () => (await import('./webhooks.ts')).group,
   token: async () => (await import('./token.ts')).group,
+  providers: async () => (await import('./providers.ts')).group,
   create: async () => (await import('./resources.ts')).createGroup,
   delete: async () => (await import('./resources.ts')).deleteGroup,
   archive: async () => (await import('./resources.ts')).archiveGroup,

@@ -49,6 +49,11 @@ export interface ProviderDescriptor<Settings = unknown> {
   create(settings: Settings): Promise<ProviderRun>;
   /** A data vendor's: its key and base URL, which a deployment sets up (infra/stack.ts reads this). The sample providers have none. */
   readonly vendor?: VendorSetup;
+  /**
+   * Inputs `admin providers check` sends instead of the catalog's example, for the operations
+   * whose example asks what this vendor's endpoint cannot take (an option it lacks).
+   */
+  readonly checkInputs?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** The upstream failed or answered something unusable; the run is refunded (500 upstream_failed). */

@@ -39,6 +39,11 @@ export const TIKHUB_PROVIDER: ProviderDescriptor<VendorSettings> = {
   displayName: 'TikHub',
   sampleData: false,
   vendor: TIKHUB,
+  checkInputs: {
+    linkedin_search_people: { query: 'data engineer', title: 'engineer' },
+    x_user_connections: { handle: 'nasa', kind: 'followers' },
+    x_tweet_engagers: { url: 'https://x.com/nasa/status/1834567890123456789', type: 'reposters' },
+  },
   settings: () => vendorSettings(TIKHUB_PROVIDER, TIKHUB),
   serves: (operation) => TIKHUB_OPERATIONS.has(operation),
   create: async (settings) => tikhubProvider(settings),
