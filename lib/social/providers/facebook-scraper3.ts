@@ -11,7 +11,8 @@
  * its URL) and answers `{results: <post row>}` (docs/social-operations.md, "The third
  * provider"). The listing does not document the rows; they are read as two public clients of the
  * API read them, which agree: a test suite run against the live API that asserts each post row's
- * keys (of the search, of a page's posts and of `/post`), and typed models of every answer. Post rows: `post_id`, `type`, `url`, `message`, `timestamp` (Unix seconds),
+ * keys (of the search, of a page's posts and of `/post`), and typed models of every answer.
+ * Post rows: `post_id`, `type`, `url`, `message`, `timestamp` (Unix seconds),
  * `reactions_count`, `comments_count`, `reshare_count`, `author{id, name, url,
  * profile_picture_url}`, `image{uri, width, height}`, `video` (a URL), `album_preview[]`. Video
  * rows: `video_id`, `video_url`, `title`, `description`, `author_name`, `is_author_verified`,
@@ -21,7 +22,7 @@
 import * as z from 'zod/mini';
 import { author, media, page, post } from './scrapecreators/output.ts';
 import { int, str } from './scrapecreators/read.ts';
-import { count, flag, id, list, object, text, time } from './scrapecreators/vendor-shapes.ts';
+import { count, flag, id, list, object, once, text, time } from './scrapecreators/vendor-shapes.ts';
 import { type ProviderDescriptor, type ProviderRun, UpstreamError } from './types.ts';
 import { field, vendorGet } from './vendor-call.ts';
 import { type VendorSettings, type VendorSetup, vendorSettings } from './vendor-key.ts';
@@ -68,6 +69,11 @@ const videoRow = () =>
 type VideoRow = z.output<ReturnType<typeof videoRow>>;
 
 const answer = <Row extends z.ZodMiniType>(row: () => Row) => z.object({ results: z.array(row()), cursor: z.nullish(z.string()) });
+
+// Built on the first run that reads them, then kept (vendor-shapes.ts says why).
+const postsAnswer = once(() => answer(postRow));
+const videosAnswer = once(() => answer(videoRow));
+const postAnswer = once(() => z.object({ results: postRow() }));
 
 const SCALE: Record<string, number> = { '': 1, K: 1e3, M: 1e6, B: 1e9 };
 
@@ -179,18 +185,18 @@ export function facebookScraper3Provider(options: VendorSettings): ProviderRun {
           throw new UpstreamError('Facebook Scraper3 looks a post up by the id in its URL, and this URL names none it takes', {
             code: 'unsupported_input',
           });
-        return postOf(read(operation.name, z.object({ results: postRow() }), await get('/post', { post_id: id }, signal)).results);
+        return postOf(read(operation.name, postAnswer(), await get('/post', { post_id: id }, signal)).results);
       }
       if (operation.name !== 'facebook_search') throw new UpstreamError(`operation ${operation.name} is not served by Facebook Scraper3`);
       if (input.type === 'videos') {
         const found = read(
           operation.name,
-          answer(videoRow),
+          videosAnswer(),
           await get('/search/videos', { query: input.query, cursor: input.cursor }, signal),
         );
         return page(found.results.map(videoOf), found.cursor);
       }
-      const found = read(operation.name, answer(postRow), await get('/search/posts', { query: input.query, cursor: input.cursor }, signal));
+      const found = read(operation.name, postsAnswer(), await get('/search/posts', { query: input.query, cursor: input.cursor }, signal));
       return page(found.results.map(postOf), found.cursor);
     },
   };

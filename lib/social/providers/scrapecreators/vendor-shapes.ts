@@ -11,7 +11,7 @@ import * as z from 'zod/mini';
 // 2 ms of CPU when built at load (zod compiling its code for unions and nullables the first time).
 
 /** A value built on first call and kept. */
-const once = <T>(build: () => T): (() => T) => {
+export const once = <T>(build: () => T): (() => T) => {
   let value: T | undefined;
   return () => (value ??= build());
 };
