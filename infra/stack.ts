@@ -69,6 +69,9 @@ export interface WorkspaceServiceStackProps extends StackProps {
   secretsExtensionArn?: string;
 }
 
+/** SocialProvider's words: the registry's provider names. */
+const PROVIDER_NAMES = PROVIDERS.map((provider) => provider.name).join('|');
+
 /**
  * The Workspace Service: the table, an HTTP API in front, the secrets, keys, queues, background
  * functions, metrics and alarms in this stack; one function per route of the route table, in a
@@ -76,9 +79,6 @@ export interface WorkspaceServiceStackProps extends StackProps {
  * (no lookups): `cdk synth` needs no credentials and no network. Every decision is explained in
  * docs/deployment.md.
  */
-/** SocialProvider's words: the registry's provider names. */
-const PROVIDER_NAMES = PROVIDERS.map((provider) => provider.name).join('|');
-
 export class WorkspaceServiceStack extends Stack {
   readonly api: HttpApi;
   readonly table: Table;
