@@ -43,9 +43,27 @@ export const REVISIONS = {
 
 export class ConformanceError extends Error {}
 
-/** tools/conformance/ installed from its lock file, once (again when a package was added to it). */
+/**
+ * Whether tools/conformance/node_modules holds what its lock file says: each direct package at
+ * the locked version (a checkout that moved the suite to a new version reinstalls it, rather than
+ * running the old one against the new baselines).
+ */
+function installedAsLocked(): boolean {
+  const lock = JSON.parse(readFileSync(join(TOOLS, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  const wanted = Object.keys(
+    (JSON.parse(readFileSync(join(TOOLS, 'package.json'), 'utf8')) as { devDependencies: object }).devDependencies,
+  );
+  return wanted.every((name) => {
+    const manifest = join(TOOLS, 'node_modules', name, 'package.json');
+    if (!existsSync(manifest)) return false;
+    return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version === lock.packages[`node_modules/${name}`]?.version;
+  });
+}
+
+/** tools/conformance/ installed from its lock file, once (again when its lock file moved a package). */
 export function installSuite(): void {
-  if (existsSync(SUITE) && existsSync(INSPECTOR) && (process.platform !== 'linux' || process.arch !== 'x64' || existsSync(NODE_22))) return;
+  const node22Ready = process.platform !== 'linux' || process.arch !== 'x64' || existsSync(NODE_22);
+  if (existsSync(SUITE) && existsSync(INSPECTOR) && node22Ready && installedAsLocked()) return;
   console.log('Installing the conformance suite and Node.js 22 into tools/conformance/ (once) …');
   // The suite's own dependencies want Node 22: that install runs on this Node, so say nothing of it.
   const npm = spawnSync('npm', ['ci', '--prefix', TOOLS, '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
