@@ -30,16 +30,16 @@ async function admin(...argv: string[]) {
 }
 
 describe('admin providers check', () => {
-  it('asks each vendor for each operation it serves, with no table and no charge: all 54 answer in the shape read', async () => {
+  it('asks each vendor for each operation it serves, with no table and no charge: all 55 answer in the shape read', async () => {
     const before = providers.tikhub.requests.length;
     const { code, document } = await admin('providers', 'check');
     expect(code).toBe(0);
     expect(document.ok).toBe(true);
-    expect(document.summary).toEqual({ ok: 54, not_found: 0, failed: 0, skipped: 0 });
+    expect(document.summary).toEqual({ ok: 55, not_found: 0, failed: 0, skipped: 0 });
     expect(document.providers.map((entry: { provider: string; checks: unknown[] }) => [entry.provider, entry.checks.length])).toEqual([
       ['http', 41],
       ['tikhub', 11],
-      ['facebook_scraper3', 2],
+      ['facebook_scraper3', 3],
     ]);
     // TikHub's own inputs where the catalog's example asks what its endpoint lacks (followers, not following).
     expect(providers.tikhub.requests.slice(before).map((request) => request.path)).toContain('/api/v1/twitter/web/fetch_user_followers');

@@ -20,6 +20,7 @@ import type { Caller } from '../model.ts';
 import { usableProviders } from './failover.ts';
 import type { FieldsParam } from './fields.ts';
 import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
+import { providersForCursor } from './provider-cursor.ts';
 import { providerIdentity, providersFor, servedByProvider } from './providers/index.ts';
 import { lookUp } from './result-cache.ts';
 
@@ -49,9 +50,9 @@ export interface QuoteRequest {
 }
 
 /** The run's 503 when every provider of the operation is skipped by its open breaker, else null. */
-function unavailableRefusal(operation: string, nowMs: number): ServiceError | null {
+function unavailableRefusal(operation: string, input: Readonly<Record<string, unknown>>, nowMs: number): ServiceError | null {
   try {
-    usableProviders(operation, providersFor(operation), nowMs);
+    usableProviders(operation, providersForCursor(providersFor(operation), input), nowMs);
     return null;
   } catch (error) {
     if (error instanceof ServiceError && error.code === 'operation_unavailable') return error;
@@ -73,7 +74,7 @@ export async function quoteSocialOperation(request: QuoteRequest): Promise<Quote
   const cacheKey = resultCacheKey(request.orgId, operation.name, canonicalHash(input));
   // Asked before the reads: when this instance's view of the breakers is due a refresh, its Query
   // (never awaited) leaves beside them rather than after them.
-  const unavailable = unavailableRefusal(operation.name, now.getTime());
+  const unavailable = unavailableRefusal(operation.name, input, now.getTime());
   const [org, member, spent, stored] = await Promise.all([
     getOrganization(request.orgId),
     membershipOfCaller(request.caller, request.orgId),

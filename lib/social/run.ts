@@ -45,6 +45,7 @@ import { type Attempt, encodeAttempts } from './health/attempts.ts';
 import { decide, type Idempotency, idempotencyOf, leaseMs } from './idempotency.ts';
 import { findOperation, isEnabled, selectFields, validateOperationInput } from './operations.ts';
 import { REFUND_RESERVE_MS, runEndsByMs } from './provider-call.ts';
+import { providersForCursor, withCursorOwner, withVendorCursor } from './provider-cursor.ts';
 import { providerIdentity, providersFor } from './providers/index.ts';
 import type { SocialProvider } from './providers/types.ts';
 import { type CacheHit, cacheStatus, type Forward, lookUp, storeResult } from './result-cache.ts';
@@ -139,7 +140,8 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   const deadlineMs = request.deadlineMs ?? Number.POSITIVE_INFINITY;
   const settle = () => ({ untilMs: settleUntilMs(deadlineMs), nowMs: now() });
 
-  const paid = await pay(request, operation, providers, { idempotency, cacheKey, deadlineMs, now });
+  // A page's cursor goes back to the provider that issued it (provider-cursor.ts).
+  const paid = await pay(request, operation, providersForCursor(providers, input), { idempotency, cacheKey, deadlineMs, now });
   if ('replay' in paid) {
     logKeys({ credits_charged: 0, credits_refunded: 0, replayed: true });
     return {
@@ -160,7 +162,7 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
   const { providerTimeoutMs } = socialConfig();
   let served: Served;
   try {
-    served = await serveWithFailover(paid.providers, operation, input, {
+    served = await serveWithFailover(paid.providers, operation, withVendorCursor(input, providers), {
       timeoutMs: providerTimeoutMs,
       endsAtMs: runEndsByMs(providerTimeoutMs * Math.max(1, paid.providers.length), paid.startedAtMs, deadlineMs),
       now,
@@ -169,9 +171,10 @@ async function runOnce(request: RunRequest): Promise<Omit<RunResult, 'sampleData
     throw await refundAfterFailure(paid.run, error);
   }
   logKeys({ provider: served.provider, ...(served.attempts.length > 1 ? { failover: encodeAttempts(served.attempts) } : {}) });
+  const output = withCursorOwner(served.output, served.provider, providers);
   const [result, stored] = await Promise.all([
-    deliver(paid.run, shaped(served.output), idempotency, settle(), { 'Social-Provider': displayNameOf(providers, served.provider) }),
-    storeResult(cacheKey, served.output, now(), { provider: served.provider, attempts: encodeAttempts(served.attempts) }),
+    deliver(paid.run, shaped(output), idempotency, settle(), { 'Social-Provider': displayNameOf(providers, served.provider) }),
+    storeResult(cacheKey, output, now(), { provider: served.provider, attempts: encodeAttempts(served.attempts) }),
   ]);
   logKeys({ cache: `${paid.forward}/${stored}` });
   return {

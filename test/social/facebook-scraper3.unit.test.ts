@@ -152,6 +152,66 @@ describe("Facebook Scraper3: facebook_post, ScrapeCreators' failover", () => {
   });
 });
 
+describe("Facebook Scraper3: facebook_post_comments, ScrapeCreators' failover", () => {
+  it("a post's number from its URL: GET /post/comments; each comment with its post, parent, counts and author; the cursor carries the post", async () => {
+    const { output, requests } = await runOn('facebook_post_comments', { url: 'https://www.facebook.com/nasa/posts/1431426125696772' });
+    expect(requests).toEqual([{ path: '/post/comments', query: { post_id: '1431426125696772' } }]);
+    expect(output).toEqual({
+      items: [
+        {
+          network: 'facebook',
+          id: '1431426125696772_10001',
+          post_id: '1431426125696772',
+          parent_id: null,
+          author: {
+            id: '100000002',
+            username: null,
+            display_name: 'Grace Orbit',
+            avatar_url: 'https://scontent.xx.fbcdn.net/v/grace.jpg',
+            url: 'https://www.facebook.com/grace.orbit',
+            verified: null,
+          },
+          text: 'See you there!',
+          created_at: '2024-09-12T00:13:20.000Z',
+          likes: 12,
+          reply_count: 1,
+        },
+        expect.objectContaining({ id: '1431426125696772_10002', parent_id: 'Y29tbWVudDoxNDMxNDI2MTI1Njk2NzcyXzEwMDAx', likes: 3 }),
+      ],
+      next_cursor: '1431426125696772:MTcyNjEwMDYwMDoy',
+      has_more: true,
+    });
+
+    const next = await runOn('facebook_post_comments', {
+      url: 'https://www.facebook.com/nasa/posts/1431426125696772',
+      cursor: '1431426125696772:MTcyNjEwMDYwMDoy',
+    });
+    expect(next.requests).toEqual([{ path: '/post/comments', query: { post_id: '1431426125696772', cursor: 'MTcyNjEwMDYwMDoy' } }]);
+  });
+
+  it('a pfbid URL: the post looked up first (its number), on the first page only', async () => {
+    const { requests } = await runOn('facebook_post_comments', { url: 'https://www.facebook.com/nasa/posts/pfbid0abc' });
+    expect(requests).toEqual([
+      { path: '/post', query: { post_id: 'pfbid0abc' } },
+      { path: '/post/comments', query: { post_id: '1431426125696772' } },
+    ]);
+  });
+
+  it.each([
+    [
+      { url: 'https://www.facebook.com/nasa/videos/859693417025820' },
+      'Facebook Scraper3 looks a post up by the id in its URL, and this URL names none it takes',
+    ],
+    [
+      { url: 'https://www.facebook.com/nasa/posts/1431426125696772', cursor: 'QVFIUjNhbm90aGVyIHZlbmRvcg' },
+      "this page's cursor is not Facebook Scraper3's",
+    ],
+  ])("%j is not sent (another provider's cursor, or no post id): unsupported_input", async (input, message) => {
+    await expect(runOn('facebook_post_comments', input)).rejects.toMatchObject({ message, detail: { code: 'unsupported_input' } });
+    expect(stub.requests).toEqual([]);
+  });
+});
+
 describe('Facebook Scraper3: failures are UpstreamErrors (refunded, or failed over), never half-read', () => {
   it.each([
     [

@@ -132,6 +132,27 @@ describe('Facebook Scraper3 through the run path: facebook_search, and facebook_
     expect((await getOrganization(orgId))?.credits).toBe(4);
   });
 
+  it("facebook_post_comments: each page's cursor names its provider, and the next page goes back to it alone", async () => {
+    const { orgId, users } = await workspace({ credits: 5 });
+    const url = 'https://www.facebook.com/nasa/posts/1431426125696772';
+    // ScrapeCreators answers the first page of one walk: its cursor is tagged with it.
+    const onSc = await runAs(orgId, users.editor, 'facebook_post_comments', { url });
+    expect([onSc.status, onSc.headers['social-provider']]).toEqual([200, 'ScrapeCreators']);
+    expect(onSc.body.next_cursor).toMatch(/^~http~./);
+    // It fails on another walk's first page: Facebook Scraper3 answers, and its cursor says so.
+    sc.next({ kind: 'status', status: 500, body: vendorError(500, 'server_error', 'down') });
+    const onFbs3 = await runAs(orgId, users.editor, 'facebook_post_comments', { url });
+    expect([onFbs3.status, onFbs3.headers['social-provider']]).toEqual([200, 'Facebook Scraper3']);
+    expect(onFbs3.body.next_cursor).toBe('~facebook_scraper3~1431426125696772:MTcyNjEwMDYwMDoy');
+    // That walk's next page goes to Facebook Scraper3 alone, with its own cursor, although ScrapeCreators works again.
+    const scCalls = sc.requests.length;
+    const next = await runAs(orgId, users.editor, 'facebook_post_comments', { url, cursor: onFbs3.body.next_cursor });
+    expect([next.status, next.headers['social-provider']]).toEqual([200, 'Facebook Scraper3']);
+    expect(fbs3.requests.at(-1)).toEqual({ path: '/post/comments', query: { post_id: '1431426125696772', cursor: 'MTcyNjEwMDYwMDoy' } });
+    expect(sc.requests.length).toBe(scCalls);
+    expect((await getOrganization(orgId))?.credits).toBe(2);
+  });
+
   it("facebook_post: ScrapeCreators' failure fails over to it, one charge", async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     sc.next({ kind: 'status', status: 502, body: vendorError(502, 'bad_gateway', 'down') });

@@ -70,6 +70,7 @@ describe('the provider registry', () => {
     expect(OPERATION_NAMES.filter((name) => !all.servedByProvider(name))).toEqual([]);
     expect(all.providersFor('facebook_search').map((provider) => provider.name)).toEqual(['facebook_scraper3']);
     expect(all.providersFor('facebook_post').map((provider) => provider.name)).toEqual(['http', 'facebook_scraper3']);
+    expect(all.providersFor('facebook_post_comments').map((provider) => provider.name)).toEqual(['http', 'facebook_scraper3']);
     expect(all.providerIdentity()).toEqual({ displayName: 'ScrapeCreators + TikHub + Facebook Scraper3', sampleData: false });
 
     const reordered = await coldStart({

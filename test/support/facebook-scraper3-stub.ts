@@ -92,10 +92,47 @@ const VIDEOS = {
 /** `GET /post?post_id=`: one post, whichever id is asked for (the stub does not look it up). */
 const POST = { results: POSTS.results[0] };
 
+/** `GET /post/comments?post_id=&cursor=`: a comment and a reply to it, the keys the live test asserts; more on the next page. */
+const COMMENTS = {
+  results: [
+    {
+      type: 'comment',
+      comment_id: 'Y29tbWVudDoxNDMxNDI2MTI1Njk2NzcyXzEwMDAx',
+      legacy_comment_id: '1431426125696772_10001',
+      depth: 0,
+      created_time: 1726100000,
+      message: 'See you there!',
+      author: {
+        id: '100000002',
+        name: 'Grace Orbit',
+        url: 'https://www.facebook.com/grace.orbit',
+        profile_image: 'https://scontent.xx.fbcdn.net/v/grace.jpg',
+      },
+      parent_comment_id: null,
+      replies_count: 1,
+      reactions_count: '12',
+    },
+    {
+      type: 'comment',
+      comment_id: 'Y29tbWVudDoxNDMxNDI2MTI1Njk2NzcyXzEwMDAy',
+      legacy_comment_id: '1431426125696772_10002',
+      depth: 1,
+      created_time: 1726100600,
+      message: 'Me too',
+      author: { id: '100000003', name: 'Alan Launch', url: 'https://www.facebook.com/alan.launch', profile_image: null },
+      parent_comment_id: 'Y29tbWVudDoxNDMxNDI2MTI1Njk2NzcyXzEwMDAx',
+      replies_count: 0,
+      reactions_count: 3,
+    },
+  ],
+  cursor: 'MTcyNjEwMDYwMDoy',
+};
+
 export const FACEBOOK_SCRAPER3_FIXTURES: Readonly<Record<string, unknown>> = {
   '/search/posts': POSTS,
   '/search/videos': VIDEOS,
   '/post': POST,
+  '/post/comments': COMMENTS,
 };
 
 export const startFacebookScraper3Stub = (): Promise<VendorStub> =>

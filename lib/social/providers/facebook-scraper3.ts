@@ -2,16 +2,18 @@
  * The `facebook_scraper3` provider: the Facebook Scraper3 API on RapidAPI
  * (https://rapidapi.com/krasnoludkolo/api/facebook-scraper3), the third provider: for the one
  * operation neither ScrapeCreators nor TikHub serves, `facebook_search`, and as ScrapeCreators'
- * failover for `facebook_post`. GET with query parameters, RapidAPI's `x-rapidapi-key` and
+ * failover for `facebook_post` and `facebook_post_comments`. GET with query parameters, RapidAPI's `x-rapidapi-key` and
  * `x-rapidapi-host` headers; one attempt per run, as for the others (failover, not a blind
  * retry, is what tries again).
  *
  * `GET /search/posts` and `GET /search/videos` take `query` and `cursor` and answer
  * `{results[], cursor}`; `GET /post` takes `post_id` (a post's number, or the `pfbid…` token of
- * its URL) and answers `{results: <post row>}` (docs/social-operations.md, "The third
+ * its URL) and answers `{results: <post row>}`; `GET /post/comments` takes `post_id` (its
+ * number) and `cursor` and answers `{results[], cursor}` (docs/social-operations.md, "The third
  * provider"). The listing does not document the rows; they are read as two public clients of the
  * API read them, which agree: a test suite run against the live API that asserts each post row's
- * keys (of the search, of a page's posts and of `/post`), and typed models of every answer.
+ * keys (of the search, of a page's posts, of `/post` and of `/post/comments`), and typed models
+ * of every answer.
  * Post rows: `post_id`, `type`, `url`, `message`, `timestamp` (Unix seconds),
  * `reactions_count`, `comments_count`, `reshare_count`, `author{id, name, url,
  * profile_picture_url}`, `image{uri, width, height}`, `video` (a URL), `album_preview[]`. Video
@@ -20,14 +22,14 @@
  * `created_at` is null). Any other shape is refused (failover or refund), never half-read.
  */
 import * as z from 'zod/mini';
-import { author, media, page, post } from './scrapecreators/output.ts';
+import { author, comment, media, page, post } from './scrapecreators/output.ts';
 import { int, str } from './scrapecreators/read.ts';
 import { count, flag, id, list, object, once, text, time } from './scrapecreators/vendor-shapes.ts';
 import { type ProviderDescriptor, type ProviderRun, UpstreamError } from './types.ts';
 import { field, vendorGet } from './vendor-call.ts';
 import { type VendorSettings, type VendorSetup, vendorSettings } from './vendor-key.ts';
 
-export const FACEBOOK_SCRAPER3_OPERATIONS: ReadonlySet<string> = new Set(['facebook_search', 'facebook_post']);
+export const FACEBOOK_SCRAPER3_OPERATIONS: ReadonlySet<string> = new Set(['facebook_search', 'facebook_post', 'facebook_post_comments']);
 
 const FACEBOOK_SCRAPER3: VendorSetup = {
   stackName: 'FacebookScraper3',
@@ -68,12 +70,27 @@ const videoRow = () =>
   });
 type VideoRow = z.output<ReturnType<typeof videoRow>>;
 
+/** A comment of `/post/comments`, with the keys the live test asserts (`reactions_count` may come as text). */
+const commentRow = () =>
+  z.object({
+    comment_id: z.string().check(z.minLength(1)),
+    legacy_comment_id: text(),
+    message: text(),
+    created_time: time(),
+    parent_comment_id: id(),
+    reactions_count: count(),
+    replies_count: count(),
+    author: object({ id: id(), name: text(), url: text(), profile_image: text() }),
+  });
+type CommentRow = z.output<ReturnType<typeof commentRow>>;
+
 const answer = <Row extends z.ZodMiniType>(row: () => Row) => z.object({ results: z.array(row()), cursor: z.nullish(z.string()) });
 
 // Built on the first run that reads them, then kept (vendor-shapes.ts says why).
 const postsAnswer = once(() => answer(postRow));
 const videosAnswer = once(() => answer(videoRow));
 const postAnswer = once(() => z.object({ results: postRow() }));
+const commentsAnswer = once(() => answer(commentRow));
 
 const SCALE: Record<string, number> = { '': 1, K: 1e3, M: 1e6, B: 1e9 };
 
@@ -122,6 +139,25 @@ function videoOf(row: VideoRow) {
   });
 }
 
+const commentOf = (postId: string) => (row: CommentRow) =>
+  comment('facebook', {
+    // The legacy id is the one a facebook.com comment link carries (`comment_id=`).
+    id: row.legacy_comment_id ?? row.comment_id,
+    post_id: postId,
+    parent_id: row.parent_comment_id,
+    text: row.message,
+    created_at: row.created_time,
+    likes: row.reactions_count,
+    reply_count: row.replies_count,
+    author: author({ id: row.author?.id, display_name: row.author?.name, url: row.author?.url, avatar_url: row.author?.profile_image }),
+  });
+
+/**
+ * Our cursor of a post's comments on Facebook Scraper3: the post's number and the vendor's cursor
+ * (`<post id>:<cursor>`), so that a next page needs no lookup of the post again.
+ */
+const COMMENTS_CURSOR = /^([0-9]+):(.+)$/s;
+
 /**
  * The id `/post` looks a post up by, from its URL: the segment after `/posts/` (a number, or the
  * `pfbid…` token the live test looks up), or `story_fbid` of a permalink. Videos, reels, photos
@@ -152,6 +188,12 @@ export const FACEBOOK_SCRAPER3_PROVIDER: ProviderDescriptor<VendorSettings> = {
   create: async (settings) => facebookScraper3Provider(settings),
 };
 
+/** A post URL that names no id the API is known to take: not sent (the run is not this provider's). */
+const unsupportedUrl = () =>
+  new UpstreamError('Facebook Scraper3 looks a post up by the id in its URL, and this URL names none it takes', {
+    code: 'unsupported_input',
+  });
+
 export function facebookScraper3Provider(options: VendorSettings): ProviderRun {
   // RapidAPI routes by this header: the API's host, which the base URL names.
   const host = new URL(options.baseUrl).host;
@@ -181,11 +223,22 @@ export function facebookScraper3Provider(options: VendorSettings): ProviderRun {
     async run({ operation, input, signal }) {
       if (operation.name === 'facebook_post') {
         const id = postLookupId(String(input.url));
-        if (!id)
-          throw new UpstreamError('Facebook Scraper3 looks a post up by the id in its URL, and this URL names none it takes', {
-            code: 'unsupported_input',
-          });
+        if (!id) throw unsupportedUrl();
         return postOf(read(operation.name, postAnswer(), await get('/post', { post_id: id }, signal)).results);
+      }
+      if (operation.name === 'facebook_post_comments') {
+        const next = typeof input.cursor === 'string' ? COMMENTS_CURSOR.exec(input.cursor) : undefined;
+        if (next === null) throw new UpstreamError("this page's cursor is not Facebook Scraper3's", { code: 'unsupported_input' });
+        // `/post/comments` takes the post's number: a pfbid token is looked up first (the first page only).
+        const lookup = postLookupId(String(input.url));
+        const postId =
+          next?.[1] ??
+          (lookup && /^[0-9]+$/.test(lookup)
+            ? lookup
+            : lookup && str(read(operation.name, postAnswer(), await get('/post', { post_id: lookup }, signal)).results.post_id));
+        if (!postId) throw unsupportedUrl();
+        const found = read(operation.name, commentsAnswer(), await get('/post/comments', { post_id: postId, cursor: next?.[2] }, signal));
+        return page(found.results.map(commentOf(postId)), found.cursor ? `${postId}:${found.cursor}` : null);
       }
       if (operation.name !== 'facebook_search') throw new UpstreamError(`operation ${operation.name} is not served by Facebook Scraper3`);
       if (input.type === 'videos') {
