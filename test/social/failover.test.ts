@@ -153,6 +153,36 @@ describe('Facebook Scraper3 through the run path: facebook_search, and facebook_
     expect((await getOrganization(orgId))?.credits).toBe(2);
   });
 
+  it("a walk's provider failing: its pages are refunded, not failed over; its breaker open, 503 and nothing charged", async () => {
+    forgetHealth();
+    const { orgId, users } = await workspace({ credits: 10 });
+    const cursor = '~facebook_scraper3~1431426125696772:MTcyNjEwMDYwMDoy';
+    const scCalls = sc.requests.length;
+    fbs3.always({ kind: 'status', status: 503, body: '{"message":"down"}' });
+    try {
+      for (let i = 0; i < 5; i += 1) {
+        const failed = await runAs(orgId, users.editor, 'facebook_post_comments', {
+          url: 'https://www.facebook.com/nasa/posts/1431426125696772',
+          cursor,
+        });
+        expect([failed.status, failed.body.code]).toEqual([500, 'upstream_failed']);
+      }
+      const skipped = await runAs(orgId, users.editor, 'facebook_post_comments', {
+        url: 'https://www.facebook.com/nasa/posts/1431426125696772',
+        cursor,
+      });
+      expect([skipped.status, skipped.body.code]).toEqual([503, 'operation_unavailable']);
+      expect(skipped.body.data).toMatchObject({ operation: 'facebook_post_comments', providers: ['Facebook Scraper3'] });
+    } finally {
+      fbs3.always({ kind: 'fixture' });
+      forgetHealth();
+    }
+    // ScrapeCreators was never handed the other vendor's cursor.
+    expect(sc.requests.length).toBe(scCalls);
+    expect((await getOrganization(orgId))?.credits).toBe(10);
+    expect((await eventsOf(orgId)).filter((event) => event.type === 'social_operation.charged')).toHaveLength(5);
+  });
+
   it("facebook_post: ScrapeCreators' failure fails over to it, one charge", async () => {
     const { orgId, users } = await workspace({ credits: 5 });
     sc.next({ kind: 'status', status: 502, body: vendorError(502, 'bad_gateway', 'down') });
