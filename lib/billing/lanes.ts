@@ -9,6 +9,7 @@
  * to every limit as a charge is (the counters' ceilings, the payer's right to pay with its limits
  * as read, the organization's limits as read); a return gives back exactly what the lane held.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { apiKeyMayPayItem, getApiKey } from '../db/api-keys.ts';
 import {
   type CancellationReason,
@@ -556,6 +557,20 @@ class LanesMoved extends Error {
   constructor(readonly reasons: CancellationReason[]) {
     super('lanes changed under their return');
   }
+}
+
+/** How long a charge about to be refused waits at most for this process's other runs on the organization's lanes. */
+const IDLE_WAIT_MS = 2_000;
+
+/**
+ * Until no run of this process charges a lane of the organization, or `untilMs` (at most
+ * IDLE_WAIT_MS from now): a charge about to be refused lets them spend or leave what their lanes
+ * hold first, so that the reclaim after it finds those credits too. Past the wait (a burst that
+ * never pauses), the refusal is early by at most what those lanes hold (docs/charges.md).
+ */
+export async function idleHere(orgId: string, untilMs = Number.POSITIVE_INFINITY): Promise<void> {
+  const until = Math.min(untilMs, Date.now() + IDLE_WAIT_MS);
+  while (busyHere(orgId).size > 0 && Date.now() < until) await sleep(5);
 }
 
 /**

@@ -80,6 +80,7 @@ import {
 } from './charge-rules.ts';
 import {
   fillLane,
+  idleHere,
   knownHot,
   LanePayerChanged,
   type LaneSettings,
@@ -454,14 +455,17 @@ async function chargeBalance(payer: Payer, request: ChargeRequest, chargeId: str
 /**
  * A hot organization's charge: on a lane of the payer that no other run of this process is
  * charging (lib/billing/lanes.ts), moving to another when another process held it. A lane that
- * cannot pay is filled from the balance; when neither the balance nor a limit can fill it,
- * every other lane goes back to the balance and the run is charged as a cold organization's, whose
- * refusal is exact: a run is refused only when the organization's unreserved credits and allowance
- * could not pay it, up to what lanes other runs were charging at that moment held (docs/charges.md).
+ * cannot pay is filled from the balance; when neither the balance nor a limit can fill it, the
+ * run waits for this process's other runs on the organization's lanes to finish (idleHere), every
+ * lane goes back to the balance and the run is charged as a cold organization's, whose refusal is
+ * exact: a run is refused only when the organization's unreserved credits and allowance could not
+ * pay it, up to what lanes other processes' runs were charging at that moment held
+ * (docs/charges.md).
  */
 async function chargeOnLane(payer: Payer, request: ChargeRequest, chargeId: string, settings: LaneSettings): Promise<void> {
   const { orgId, userId } = request;
   const lease = await takeLane(orgId, userId, settings);
+  let released = false;
   let moves = 0;
   // Another process's charge held the lane: move to another at most LANE_MOVES times, then wait for it
   // under the charge's retry policy (lib/db/conflict-retry.ts), as a cold charge waits for the balance.
@@ -483,13 +487,18 @@ async function chargeOnLane(payer: Payer, request: ChargeRequest, chargeId: stri
         if (!(error instanceof LaneShort)) throw error;
         const lane = error.item ? laneOf(error.item) : emptyLane(orgId, userId, lease.lane);
         if (await fillLane(payer, request, lane, settings).catch(rethrowAsStale)) continue;
+        // About to be refused: this process's other runs may hold what it needs in their lanes.
+        // Out of the lanes, let them finish, then every lane back and a cold charge.
+        lease.release();
+        released = true;
+        await idleHere(orgId, request.retryUntilMs);
         await reclaimLanes(orgId);
         return await oneAtATime(orgId, () => chargeBalance(payer, request, chargeId, { ...settings, mode: 'off' }));
       }
     }
     throw new StaleRead('the lane kept changing under this charge');
   } finally {
-    lease.release();
+    if (!released) lease.release();
   }
 }
 
