@@ -78,13 +78,13 @@ const check = command<CheckInput>({
 
     const providers: ({ provider: string; name: string; skipped: string } | { provider: string; name: string; checks: Check[] })[] = [];
     for (const descriptor of chosen) {
-      let settings: unknown;
-      try {
-        settings = descriptor.settings();
-      } catch (error) {
-        providers.push({ provider: descriptor.name, name: descriptor.displayName, skipped: (error as Error).message });
+      // Here the key comes from the environment only (a secret is read through Lambda's extension).
+      const keyVariable = descriptor.vendor!.keyVariable;
+      if (!process.env[keyVariable]) {
+        providers.push({ provider: descriptor.name, name: descriptor.displayName, skipped: `no key: set ${keyVariable} to check it` });
         continue;
       }
+      const settings = descriptor.settings();
       const social = asSocialProvider(descriptor, settings);
       const operations = OPERATION_NAMES.filter((name) => descriptor.serves(name) && (operation === undefined || name === operation));
       const checks: Check[] = [];

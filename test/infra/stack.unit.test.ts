@@ -523,6 +523,34 @@ describe('nested stacks: one per domain of the route table', () => {
   });
 });
 
+describe('the functions that read the provider registry', () => {
+  it('each builds it from exactly the environment the stack gives it: those without the keys answer which provider serves what', async () => {
+    const { vi } = await import('vitest');
+    const readers = ofType(template, 'AWS::Lambda::Function').filter(([, fn]) => 'SOCIAL_PROVIDER' in fn.Properties.Environment.Variables);
+    // The listing, the quote, the status page, job creation and its items, the run, MCP and the job worker.
+    expect(readers.length).toBeGreaterThanOrEqual(8);
+    const saved = { ...process.env };
+    try {
+      for (const [id, fn] of readers) {
+        for (const name of Object.keys(process.env))
+          if (/^(SOCIAL_PROVIDER|SCRAPECREATORS_|TIKHUB_|FACEBOOK_SCRAPER3_)/.test(name)) delete process.env[name];
+        // Each of its variables set (a value for each Ref), SocialProvider at all three vendors.
+        for (const name of Object.keys(fn.Properties.Environment.Variables))
+          process.env[name] = name.endsWith('_BASE_URL') ? 'https://vendor.example' : '1';
+        process.env.SOCIAL_PROVIDER = 'http,tikhub,facebook_scraper3';
+        vi.resetModules();
+        const registry = await import('../../lib/social/providers/index.ts');
+        expect([id, registry.providerIdentity().displayName]).toEqual([id, 'ScrapeCreators + TikHub + Facebook Scraper3']);
+        expect(registry.servedByProvider('facebook_search')).toBe(true);
+      }
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+      vi.resetModules();
+    }
+  });
+});
+
 describe("the routes that run providers: every vendor's key", () => {
   const readersOf = (t: Template, id: string) =>
     ofType(t, 'AWS::IAM::Policy')

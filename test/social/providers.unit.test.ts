@@ -88,19 +88,36 @@ describe('the provider registry', () => {
       'SOCIAL_PROVIDER must be one or more of "sample", "sample_backup", "http", "tikhub", "facebook_scraper3" (comma-separated), got "ftp"',
     ],
     [{ SOCIAL_PROVIDER: 'sample,sample' }, 'SOCIAL_PROVIDER names a provider twice: "sample,sample"'],
-    [{ SOCIAL_PROVIDER: 'tikhub' }, 'SOCIAL_PROVIDER=tikhub needs TIKHUB_API_KEY or TIKHUB_API_KEY_SECRET_ARN'],
-    [
-      { SOCIAL_PROVIDER: 'facebook_scraper3' },
-      'SOCIAL_PROVIDER=facebook_scraper3 needs FACEBOOK_SCRAPER3_API_KEY or FACEBOOK_SCRAPER3_API_KEY_SECRET_ARN',
-    ],
     [{}, 'SOCIAL_PROVIDER is not set'],
-    [{ SOCIAL_PROVIDER: 'http' }, 'SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN'],
     [{ SOCIAL_PROVIDER: 'sample', SAMPLE_PROVIDER_LATENCY_MS: '-5' }, 'SAMPLE_PROVIDER_LATENCY_MS must be an integer >= 0, got "-5"'],
   ])('with %j refuses to list, quote or run: %s', async (env, message) => {
     const registry = await coldStart(env);
 
     expect(() => registry.servedByProvider('instagram_profile')).toThrow(message);
     expect(() => registry.providersFor('instagram_profile')).toThrow(message);
+  });
+});
+
+describe("a function without the vendors' keys", () => {
+  it('builds the registry from SOCIAL_PROVIDER alone, as the listing, the quote, the status page and job creation are deployed; a run there names what is missing', async () => {
+    // What the stack gives those functions: SOCIAL_PROVIDER and the base URLs, no key or secret (infra/vendor-keys.ts).
+    const registry = await coldStart({ SOCIAL_PROVIDER: 'http,tikhub,facebook_scraper3' });
+    expect(registry.providerIdentity()).toEqual({ displayName: 'ScrapeCreators + TikHub + Facebook Scraper3', sampleData: false });
+    expect(OPERATION_NAMES.filter(registry.servedByProvider)).toHaveLength(52);
+    expect(registry.providersFor('x_profile').map((provider) => provider.name)).toEqual(['http', 'tikhub']);
+
+    const { CATALOG } = await import('../../lib/social/catalog/index.ts');
+    const request = { operation: CATALOG.get('x_trends')!, input: { region: 'US' }, signal: AbortSignal.timeout(1000) };
+    for (const [name, message] of [
+      ['tikhub', 'SOCIAL_PROVIDER=tikhub needs TIKHUB_API_KEY or TIKHUB_API_KEY_SECRET_ARN'],
+      ['http', 'SOCIAL_PROVIDER=http needs SCRAPECREATORS_API_KEY or SCRAPECREATORS_API_KEY_SECRET_ARN'],
+      ['facebook_scraper3', 'SOCIAL_PROVIDER=facebook_scraper3 needs FACEBOOK_SCRAPER3_API_KEY or FACEBOOK_SCRAPER3_API_KEY_SECRET_ARN'],
+    ] as const) {
+      const provider = registry.configuredSocialProviders().find((candidate) => candidate.name === name)!;
+      const operation = CATALOG.get(name === 'tikhub' ? 'x_trends' : name === 'http' ? 'x_profile' : 'facebook_search')!;
+      const input = name === 'tikhub' ? request.input : name === 'http' ? { handle: 'nasa' } : { query: 'nasa', type: 'posts' };
+      await expect(provider.run({ operation, input, signal: request.signal })).rejects.toThrow(message);
+    }
   });
 });
 

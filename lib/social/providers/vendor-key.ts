@@ -35,22 +35,26 @@ export interface VendorSettings {
 export const secretArnVariable = (setup: VendorSetup): string => `${setup.keyVariable}_SECRET_ARN`;
 
 /**
- * The vendor's settings from the environment, read once per cold start: neither the key nor its
- * secret set throws, naming both, so every social request of a misconfigured stack says why.
+ * The vendor's settings from the environment, read once per cold start. The key is read by the
+ * first call that needs it, and only there: the functions that list, quote or describe the
+ * operations (and create jobs) ask the registry which provider serves what, and have no key to
+ * read (infra/vendor-keys.ts grants the keys to the functions that run providers alone). Neither
+ * the key nor its secret set fails that first call, naming both.
  */
 export function vendorSettings(provider: { name: string; displayName: string }, setup: VendorSetup): VendorSettings {
-  const plain = optional(setup.keyVariable);
-  const secretArn = optional(secretArnVariable(setup));
-  if (!plain && !secretArn) throw new Error(`SOCIAL_PROVIDER=${provider.name} needs ${setup.keyVariable} or ${secretArnVariable(setup)}`);
   return {
     baseUrl: (optional(setup.baseUrlVariable) ?? setup.defaultBaseUrl).replace(/\/+$/, ''),
-    apiKey: keyReader(provider.displayName, setup, plain, secretArn),
+    apiKey: keyReader(provider, setup),
   };
 }
 
-function keyReader(vendor: string, setup: VendorSetup, plain: string | undefined, secretArn: string | undefined): () => Promise<string> {
+function keyReader(provider: { name: string; displayName: string }, setup: VendorSetup): () => Promise<string> {
+  const vendor = provider.displayName;
+  const plain = optional(setup.keyVariable);
+  const secretArn = optional(secretArnVariable(setup));
   let key: Promise<string> | undefined;
   const fetchKey = async (): Promise<string> => {
+    if (!plain && !secretArn) throw new Error(`SOCIAL_PROVIDER=${provider.name} needs ${setup.keyVariable} or ${secretArnVariable(setup)}`);
     if (plain) return plain;
     const secret = await (await import('../../secrets-extension.ts')).secretString(defined(secretArn, secretArnVariable(setup)));
     if (!secret) throw new Error(`the ${vendor} API key secret is empty`);
