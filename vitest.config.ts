@@ -32,6 +32,7 @@ const LONG = [
   'test/jobs/slow-receivers.test.ts',
   'test/infra/bundles.test.ts',
   'test/infra/docs-assets.test.ts',
+  'test/infra/deployed-environment.test.ts',
 ];
 
 /**

@@ -9,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { createTable } from '../../lib/db/create-table.ts';
 import { LOCAL_CREDENTIALS } from '../../lib/local/dynamodb-local.ts';
-import { useLocalQueues } from '../../lib/queues/queue.ts';
+import { useEmbeddedQueues } from './local-queues.ts';
 import { TEST_AUDIENCE, TEST_CLIENT_ID, TEST_ISSUER } from './tokens.ts';
 
 const tableName = `test-${randomUUID()}`;
@@ -48,11 +48,8 @@ Object.assign(process.env, {
   OAUTH_CLIENT_RATE_LIMIT: '1000000',
 });
 
-// The queues are this process's own embedded ones, as under `npm start` (deployed: SQS), loaded
-// on first use: loading them here would load the logger, which reads its level then, before a
-// test file sets its own (test/jobs/recover-jobs-function.test.ts).
-const embedded = () => import('../../lib/local/embedded-queue.ts');
-useLocalQueues((name) => ({ send: async (messages) => (await embedded()).embeddedQueue(name).send(messages) }));
+// The queues are this process's own embedded ones, as under `npm start` (deployed: SQS).
+await useEmbeddedQueues();
 
 // One client per worker for the files' tables (the SDK's packages are the worker's anyway), and no
 // DescribeTable first: the name is new. Without the table's stream: a file that reads it turns it
