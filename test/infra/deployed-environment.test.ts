@@ -1,5 +1,6 @@
 /**
- * Every route's function, run with the environment the stack gives it and nothing else: the
+ * Every route's function (and each background function, on an empty trigger), run with the
+ * environment the stack gives it and nothing else: the
  * variables of its function in the synthesized template (each with the tests' value for it, and
  * SocialProvider at the three vendors), never another function's. A module that reads a variable
  * its function is not given fails here with 500 `internal_error` rather than in a deployment.
@@ -91,6 +92,39 @@ describe('every route with the environment the stack gives its function', () => 
       expect({ route: route.name, status: answer.status, code: answer.body?.code, message: answer.body?.message }).not.toMatchObject({
         code: 'internal_error',
       });
+    } finally {
+      for (const name of SETTINGS) delete process.env[name];
+      for (const name of SETTINGS) if (testEnvironment[name] !== undefined) process.env[name] = testEnvironment[name];
+      vi.resetModules();
+    }
+  });
+});
+
+/** The functions no route names, each given what its trigger sends when there is nothing to do. */
+const BACKGROUND: readonly (readonly [string, unknown])[] = [
+  ['functions/sweep-charges.ts', {}],
+  ['functions/expire-grants.ts', {}],
+  ['functions/recover-jobs.ts', {}],
+  ['functions/reconcile-payments.ts', {}],
+  ['functions/job-worker.ts', { Records: [] }],
+  ['functions/deliver-webhooks.ts', { Records: [] }],
+  ['functions/table-stream.ts', { Records: [] }],
+];
+
+describe('every background function with the environment the stack gives it', () => {
+  it.each(BACKGROUND)('%s: starts and runs an empty trigger', async (entry, event) => {
+    const found = ofType(template, 'AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).includes(`(${entry})`));
+    expect(found, `the function of ${entry}`).toBeDefined();
+    try {
+      for (const name of SETTINGS) delete process.env[name];
+      Object.assign(process.env, deployedSettings(found![0]));
+      vi.resetModules();
+      await useEmbeddedQueues();
+      const { localContext } = await import('../../lib/local/apigw-event.ts');
+      const { handler } = (await import(new URL(`../../${entry}`, import.meta.url).href)) as {
+        handler: (event: unknown, context: unknown) => Promise<unknown>;
+      };
+      await expect(handler(event, localContext(entry))).resolves.not.toThrow();
     } finally {
       for (const name of SETTINGS) delete process.env[name];
       for (const name of SETTINGS) if (testEnvironment[name] !== undefined) process.env[name] = testEnvironment[name];
