@@ -1,8 +1,8 @@
 /**
  * Every route's function (and each background function, on an empty trigger), run with the
- * environment the stack gives it and nothing else: the
- * variables of its function in the synthesized template (each with the tests' value for it, and
- * SocialProvider at the three vendors), never another function's. A module that reads a variable
+ * environment the stack gives it and nothing else: the variables of its function in the
+ * synthesized template (each with the tests' value for it, and SocialProvider at the three
+ * vendors), never another function's. A module that reads a variable
  * its function is not given fails here with 500 `internal_error` rather than in a deployment.
  * The listing, the quote, the status page and job creation once did: they built the provider
  * registry, which wanted the vendors' keys only the functions that run providers have.
