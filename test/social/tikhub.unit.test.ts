@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOG, OPERATION_NAMES } from '../../lib/social/catalog/index.ts';
 import { TIKHUB_MAPPINGS, TIKHUB_OPERATIONS, tikhubProvider } from '../../lib/social/providers/tikhub/index.ts';
 import { UpstreamError } from '../../lib/social/providers/types.ts';
-import { TIKHUB_FIXTURES } from '../support/tikhub/fixtures.ts';
+import { envelope, TIKHUB_FIXTURES } from '../support/tikhub/fixtures.ts';
 import { startTikHubStub, TIKHUB_STUB_KEY } from '../support/tikhub-stub.ts';
 
 const stub = await startTikHubStub();
@@ -160,6 +160,54 @@ describe('TikHub: tiktok_trend_scan on the TikTok-Ads boards', () => {
       detail: { code: 'unsupported_input' },
     });
     expect(stub.requests).toEqual([]);
+  });
+});
+
+describe("TikHub: X's search and comments, as its public clients read them", () => {
+  it("x_search: the timeline's tweets, its other items skipped; an item that says it is a tweet but has no id refused", async () => {
+    const { output, requests } = await runOn('x_search', { query: 'artemis' });
+    expect(requests).toEqual([{ path: '/api/v1/twitter/web/fetch_search_timeline', query: { keyword: 'artemis', search_type: 'Latest' } }]);
+    expect(output.items.map((item) => [item.id, item.url])).toEqual([
+      ['1834567890123456789', 'https://x.com/NASA/status/1834567890123456789'],
+      ['1834567890123456790', 'https://x.com/fan1/status/1834567890123456790'],
+    ]);
+    stub.always({
+      kind: 'status',
+      status: 200,
+      body: JSON.stringify(envelope({ timeline: [{ type: 'tweet', text: 'no id' }], next_cursor: null })),
+    });
+    try {
+      await expect(runOn('x_search', { query: 'artemis' })).rejects.toThrow(
+        "TikHub's answer to x_search is not the shape read: timeline.0",
+      );
+    } finally {
+      stub.always({ kind: 'fixture' });
+    }
+  });
+
+  it('x_post_comments: data.thread, each reply by its id, author, likes and display text', async () => {
+    const { output } = await runOn('x_post_comments', { url: 'https://x.com/nasa/status/1834567890123456789' });
+    expect(output.items).toEqual([
+      {
+        network: 'x',
+        id: '1834567890123456791',
+        post_id: '1834567890123456789',
+        parent_id: '1834567890123456789',
+        author: {
+          id: '22000002',
+          username: 'fan2',
+          display_name: 'Fan 2',
+          avatar_url: 'https://pbs.twimg.com/f.jpg',
+          url: 'https://x.com/fan2',
+          verified: false,
+        },
+        text: 'Reply 2',
+        created_at: '2024-09-12T00:10:00.000Z',
+        likes: 42,
+        reply_count: 2,
+      },
+      expect.objectContaining({ id: '1834567890123456792', likes: 43 }),
+    ]);
   });
 });
 

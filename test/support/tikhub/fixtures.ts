@@ -35,13 +35,44 @@ const tweet = (id: string, n = 0) => ({
   user_info: user(n),
 });
 
+/** A reply in a thread, as two public clients read `fetch_post_comments`: `id`, `author` (avatar `image`), `likes`, `display_text`. */
+const reply = (id: string, n: number) => ({
+  type: 'tweet',
+  id,
+  text: `@NASA Reply ${n} https://t.co/abc`,
+  display_text: `Reply ${n}`,
+  created_at: 'Thu Sep 12 00:10:00 +0000 2024',
+  likes: 40 + n,
+  replies: n,
+  retweets: 0,
+  author: {
+    rest_id: String(22000000 + n),
+    screen_name: `fan${n}`,
+    name: `Fan ${n}`,
+    image: 'https://pbs.twimg.com/f.jpg',
+    blue_verified: false,
+  },
+});
+
 const X_FIXTURES: Record<string, unknown> = {
+  // A timeline holds items that are no tweets too (a module of users): skipped.
   '/api/v1/twitter/web/fetch_search_timeline': {
-    timeline: [tweet('1834567890123456789'), tweet('1834567890123456790', 1)],
+    status: 'ok',
+    timeline: [
+      { ...tweet('1834567890123456789'), type: 'tweet' },
+      { type: 'user', id: '77', screen_name: 'someone' },
+      tweet('1834567890123456790', 1),
+    ],
     next_cursor: 'DAACCgAB',
+    prev_cursor: null,
   },
   '/api/v1/twitter/web/fetch_user_profile': user(0),
-  '/api/v1/twitter/web/fetch_post_comments': { timeline: [tweet('1834567890123456791', 2)], next_cursor: null },
+  '/api/v1/twitter/web/fetch_post_comments': {
+    likes: 5000,
+    text: 'We have liftoff #Artemis',
+    thread: [reply('1834567890123456791', 2), reply('1834567890123456792', 3)],
+    next_cursor: null,
+  },
   '/api/v1/twitter/web/fetch_user_followers': { followers: [user(1), user(2)], next_cursor: 'cursor-2' },
   '/api/v1/twitter/web/fetch_retweet_user_list': { retweeters: [user(3)], next_cursor: null },
   '/api/v1/twitter/web/fetch_trending': {

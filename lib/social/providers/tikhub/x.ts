@@ -3,11 +3,19 @@
  * SDK calls (github.com/TikHubIO/TikHub-API-Python-SDK, tikhub/api/v1/endpoints/twitter/web),
  * their answers in TikHub's envelope `{code, message, data}` (social-operations.md, "TikHub").
  *
- * The reference is thin on answers: it documents `fetch_trending`'s (`data.trends[]{name,
- * description, context}`) and the envelope; the others are read as the flat tweet and user
- * objects of the fixtures (test/support/tikhub/), which follow TikHub's published examples as far
- * as they go. An answer of another shape is refused (the run fails over or is refunded), never
- * half-read: docs/social-operations.md, "TikHub", says what to check with a live key.
+ * The reference documents `fetch_trending`'s answer (`data.trends[]{name, description,
+ * context}`) and the envelope. The search's and the comments' are read as two public clients of
+ * the API read them, which agree (typed models of its Twitter answers, and a client of them):
+ * - `fetch_search_timeline`: `data.timeline[]`, whose items of a `type` other than `tweet` are
+ *   not tweets (skipped), each tweet `{tweet_id, text, created_at, favorites, retweets, replies,
+ *   quotes, bookmarks, views, user_info{rest_id, screen_name, name, avatar, blue_verified}}`, and
+ *   `data.next_cursor`;
+ * - `fetch_post_comments`: `data.thread[]` of the same items, a comment's id in `id` (or
+ *   `tweet_id`), its author in `author` (or `user_info`; avatar `image`), its likes in `likes`
+ *   (or `favorites`), its text in `display_text` (or `text`), and `data.next_cursor`.
+ * The profile and the user lists are read as the flat user objects of the fixtures
+ * (test/support/tikhub/). An answer of another shape is refused (the run fails over or is
+ * refunded), never half-read: docs/social-operations.md, "TikHub", says what to check.
  */
 import * as z from 'zod/mini';
 import { PROFILE_URL } from '../../mention.ts';
@@ -33,45 +41,71 @@ const userShape = () =>
   });
 type User = z.output<ReturnType<typeof userShape>>;
 
-const tweetShape = () =>
+/** A user inside a tweet or a comment: all of it optional. */
+const embeddedUser = () =>
   z.object({
-    tweet_id: z.union([z.string(), z.number()]),
+    rest_id: id(),
     screen_name: text(),
-    text: text(),
-    created_at: text(),
-    favorites: num(),
-    retweets: num(),
-    replies: num(),
-    quotes: num(),
-    bookmarks: num(),
-    views: num(),
-    user_info: z.nullish(userShape()),
+    name: text(),
+    avatar: text(),
+    image: text(),
+    blue_verified: z.nullish(z.boolean()),
   });
+type EmbeddedUser = z.output<ReturnType<typeof embeddedUser>>;
+
+/** A tweet of the search, or a comment of a thread: it has an id. */
+const tweetShape = () =>
+  z
+    .object({
+      type: text(),
+      tweet_id: id(),
+      id: id(),
+      screen_name: text(),
+      text: text(),
+      display_text: text(),
+      created_at: text(),
+      favorites: num(),
+      likes: num(),
+      retweets: num(),
+      replies: num(),
+      quotes: num(),
+      bookmarks: num(),
+      views: num(),
+      user_info: z.nullish(embeddedUser()),
+      author: z.nullish(embeddedUser()),
+    })
+    .check(z.refine((tweet) => str(tweet.tweet_id ?? tweet.id) !== null, { error: 'a tweet without an id' }));
 type Tweet = z.output<ReturnType<typeof tweetShape>>;
 
-const xAuthor = (user: User | null | undefined, screenName?: string | null) =>
+/** An item of a timeline that says it is no tweet (a user, a cursor module): skipped. */
+const notATweet = () => z.object({ type: z.string().check(z.refine((type) => type !== 'tweet')) });
+
+const tweetIdOfItem = (tweet: Tweet): string => str(tweet.tweet_id ?? tweet.id) as string;
+
+const xAuthor = (user: User | EmbeddedUser | null | undefined, screenName?: string | null) =>
   author({
     id: user?.rest_id,
     username: user?.screen_name ?? screenName,
     display_name: user?.name,
-    avatar_url: user?.avatar,
+    avatar_url: user?.avatar ?? (user && 'image' in user ? user.image : undefined),
     url: (user?.screen_name ?? screenName) ? PROFILE_URL.x(String(user?.screen_name ?? screenName)) : null,
     verified: user?.blue_verified,
   });
 
 const xPost = (tweet: Tweet) => {
   const handle = tweet.user_info?.screen_name ?? tweet.screen_name;
+  const tweetId = tweetIdOfItem(tweet);
   return post({
     network: 'x',
-    id: tweet.tweet_id,
-    url: handle ? `https://x.com/${handle}/status/${tweet.tweet_id}` : null,
+    id: tweetId,
+    url: handle ? `https://x.com/${handle}/status/${tweetId}` : null,
     type: 'text',
     author: xAuthor(tweet.user_info, tweet.screen_name),
     text: tweet.text,
     created_at: tweet.created_at,
     metrics: {
       views: int(tweet.views),
-      likes: int(tweet.favorites),
+      likes: int(tweet.favorites ?? tweet.likes),
       comments: int(tweet.replies),
       shares: int(tweet.retweets),
       saves: int(tweet.bookmarks),
@@ -128,7 +162,15 @@ export const TREND_COUNTRIES: Readonly<Record<string, string>> = {
   WW: 'Worldwide',
 };
 
-const timeline = () => z.object({ timeline: z.array(tweetShape()), next_cursor: text() });
+/** A timeline's tweet: an item that says it is one, or says nothing of its type. */
+const timelineTweet = () =>
+  tweetShape().check(z.refine((tweet) => tweet.type === undefined || tweet.type === null || tweet.type === 'tweet'));
+
+const timeline = () => z.object({ timeline: z.array(z.union([timelineTweet(), notATweet()])), next_cursor: text() });
+type Timeline = z.output<ReturnType<typeof timeline>>;
+const isTweet = (item: Timeline['timeline'][number]): item is Tweet => 'tweet_id' in item || 'id' in item;
+
+const thread = () => z.object({ thread: z.array(tweetShape()), next_cursor: text() });
 
 export const x: Readonly<Record<string, TikHubMapping>> = {
   x_search: call({
@@ -139,8 +181,7 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
       cursor: str(input.cursor) ?? undefined,
     }),
     response: timeline,
-    translate: (data: z.output<ReturnType<typeof timeline>>, input) =>
-      page(data.timeline.slice(0, Number(input.count)).map(xPost), data.next_cursor),
+    translate: (data: Timeline, input) => page(data.timeline.filter(isTweet).slice(0, Number(input.count)).map(xPost), data.next_cursor),
   }),
   x_profile: call({
     path: '/api/v1/twitter/web/fetch_user_profile',
@@ -151,19 +192,19 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
   x_post_comments: call({
     path: '/api/v1/twitter/web/fetch_post_comments',
     params: (input) => ({ tweet_id: tweetIdOf(input.url), cursor: str(input.cursor) ?? undefined }),
-    response: timeline,
-    translate: (data: z.output<ReturnType<typeof timeline>>, input) =>
+    response: thread,
+    translate: (data: z.output<ReturnType<typeof thread>>, input) =>
       page(
-        data.timeline.map((tweet) =>
+        data.thread.map((reply) =>
           comment('x', {
-            id: tweet.tweet_id,
+            id: tweetIdOfItem(reply),
             post_id: tweetIdOf(input.url),
             parent_id: tweetIdOf(input.url),
-            author: xAuthor(tweet.user_info, tweet.screen_name),
-            text: tweet.text ?? '',
-            created_at: tweet.created_at,
-            likes: tweet.favorites,
-            reply_count: tweet.replies,
+            author: xAuthor(reply.author ?? reply.user_info, reply.screen_name),
+            text: reply.display_text ?? reply.text ?? '',
+            created_at: reply.created_at,
+            likes: reply.likes ?? reply.favorites,
+            reply_count: reply.replies,
           }),
         ),
         data.next_cursor,
