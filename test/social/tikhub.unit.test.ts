@@ -185,6 +185,31 @@ describe("TikHub: X's search and comments, as its public clients read them", () 
     }
   });
 
+  it('x_tweet_engagers: the reposters as `retweets` or as `users`; x_user_connections: `more_users` false ends the walk', async () => {
+    const url = 'https://x.com/nasa/status/1834567890123456789';
+    const asRetweets = await runOn('x_tweet_engagers', { url, type: 'reposters' });
+    expect(asRetweets.output.items.map((item) => (item.user as { username: string }).username)).toEqual(['fan3']);
+    const fan = (TIKHUB_FIXTURES['/api/v1/twitter/web/fetch_retweet_user_list'] as { retweets: unknown[] }).retweets;
+    stub.always({ kind: 'status', status: 200, body: JSON.stringify(envelope({ users: fan, next_cursor: 'c2' })) });
+    try {
+      const asUsers = await runOn('x_tweet_engagers', { url, type: 'reposters' });
+      expect([asUsers.output.items.length, asUsers.output.next_cursor]).toEqual([1, 'c2']);
+      stub.always({ kind: 'status', status: 200, body: JSON.stringify(envelope({ next_cursor: 'c2' })) });
+      await expect(runOn('x_tweet_engagers', { url, type: 'reposters' })).rejects.toThrow(
+        "TikHub's answer to x_tweet_engagers is not the shape read",
+      );
+      stub.always({
+        kind: 'status',
+        status: 200,
+        body: JSON.stringify(envelope({ followers: fan, next_cursor: 'c3', more_users: false })),
+      });
+      const last = await runOn('x_user_connections', { handle: 'nasa', kind: 'followers' });
+      expect([last.output.next_cursor, last.output.has_more]).toEqual([null, false]);
+    } finally {
+      stub.always({ kind: 'fixture' });
+    }
+  });
+
   it('x_post_comments: data.thread, each reply by its id, author, likes and display text', async () => {
     const { output } = await runOn('x_post_comments', { url: 'https://x.com/nasa/status/1834567890123456789' });
     expect(output.items).toEqual([

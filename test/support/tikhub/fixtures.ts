@@ -73,8 +73,8 @@ const X_FIXTURES: Record<string, unknown> = {
     thread: [reply('1834567890123456791', 2), reply('1834567890123456792', 3)],
     next_cursor: null,
   },
-  '/api/v1/twitter/web/fetch_user_followers': { followers: [user(1), user(2)], next_cursor: 'cursor-2' },
-  '/api/v1/twitter/web/fetch_retweet_user_list': { retweeters: [user(3)], next_cursor: null },
+  '/api/v1/twitter/web/fetch_user_followers': { followers: [user(1), user(2)], next_cursor: 'cursor-2', more_users: true },
+  '/api/v1/twitter/web/fetch_retweet_user_list': { retweets: [user(3)], next_cursor: null },
   '/api/v1/twitter/web/fetch_trending': {
     trends: [
       { name: '#Artemis', description: '8.27M posts', context: 'Only on X · Trending' },

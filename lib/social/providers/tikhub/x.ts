@@ -13,8 +13,9 @@
  * - `fetch_post_comments`: `data.thread[]` of the same items, a comment's id in `id` (or
  *   `tweet_id`), its author in `author` (or `user_info`; avatar `image`), its likes in `likes`
  *   (or `favorites`), its text in `display_text` (or `text`), and `data.next_cursor`.
- * The profile and the user lists are read as the flat user objects of the fixtures
- * (test/support/tikhub/). An answer of another shape is refused (the run fails over or is
+ * The user lists: `data.followers` with `more_users` (a public client), the reposters as `retweets`
+ * (a client) or `users` (another's notes). The profile and the users' own fields are read as the
+ * flat user objects of the fixtures (test/support/tikhub/). An answer of another shape is refused (the run fails over or is
  * refunded), never half-read: docs/social-operations.md, "TikHub", says what to check.
  */
 import * as z from 'zod/mini';
@@ -215,18 +216,25 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
     unsupported: (input) => (input.kind === 'followers' ? undefined : 'TikHub lists followers only'),
     path: '/api/v1/twitter/web/fetch_user_followers',
     params: (input) => ({ screen_name: bareHandle(input.handle), cursor: str(input.cursor) ?? undefined }),
-    response: () => z.object({ followers: z.array(userShape()), next_cursor: text() }),
-    translate: (data: { followers: User[]; next_cursor?: string | null }, input) =>
-      page(data.followers.slice(0, Number(input.count)).map(xProfile), data.next_cursor),
+    // `more_users` says whether a next page exists, as a public client reads it.
+    response: () => z.object({ followers: z.array(userShape()), next_cursor: text(), more_users: z.nullish(z.boolean()) }),
+    translate: (data: { followers: User[]; next_cursor?: string | null; more_users?: boolean | null }, input) =>
+      page(data.followers.slice(0, Number(input.count)).map(xProfile), data.next_cursor, data.more_users ?? undefined),
   }),
+  // Its users come as `retweets` (a public client) or `users` (another's notes): either is read.
   x_tweet_engagers: call({
     unsupported: (input) => (input.type === 'reposters' ? undefined : 'TikHub lists reposters only'),
     path: '/api/v1/twitter/web/fetch_retweet_user_list',
     params: (input) => ({ tweet_id: tweetIdOf(input.url), cursor: str(input.cursor) ?? undefined }),
-    response: () => z.object({ retweeters: z.array(userShape()), next_cursor: text() }),
-    translate: (data: { retweeters: User[]; next_cursor?: string | null }, input) =>
+    response: () =>
+      z
+        .object({ retweets: z.nullish(z.array(userShape())), users: z.nullish(z.array(userShape())), next_cursor: text() })
+        .check(z.refine((data) => Array.isArray(data.retweets) || Array.isArray(data.users), { error: 'no list of users' })),
+    translate: (data: { retweets?: User[] | null; users?: User[] | null; next_cursor?: string | null }, input) =>
       page(
-        data.retweeters.slice(0, Number(input.count)).map((user) => ({ engagement: 'repost', user: xAuthor(user), post: null })),
+        (data.retweets ?? data.users ?? [])
+          .slice(0, Number(input.count))
+          .map((user) => ({ engagement: 'repost', user: xAuthor(user), post: null })),
         data.next_cursor,
       ),
   }),
