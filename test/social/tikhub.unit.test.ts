@@ -210,6 +210,22 @@ describe("TikHub: X's search and comments, as its public clients read them", () 
     }
   });
 
+  it('x_profile: the handle as `screen_name`, or as `profile` (as a public client reads the profile), or the one asked', async () => {
+    const { screen_name: _handle, ...rest } = TIKHUB_FIXTURES['/api/v1/twitter/web/fetch_user_profile'] as Record<string, unknown>;
+    for (const [body, username] of [
+      [{ ...rest, profile: 'NASA' }, 'NASA'],
+      [rest, 'nasa'],
+    ] as const) {
+      stub.always({ kind: 'status', status: 200, body: JSON.stringify(envelope(body)) });
+      try {
+        const profile = (await runOn('x_profile', { handle: '@nasa' })).output as unknown as Record<string, unknown>;
+        expect([profile.username, profile.url, profile.followers]).toEqual([username, `https://x.com/${username}`, 88_000_000]);
+      } finally {
+        stub.always({ kind: 'fixture' });
+      }
+    }
+  });
+
   it('x_post_comments: data.thread, each reply by its id, author, likes and display text', async () => {
     const { output } = await runOn('x_post_comments', { url: 'https://x.com/nasa/status/1834567890123456789' });
     expect(output.items).toEqual([

@@ -14,8 +14,10 @@
  *   `tweet_id`), its author in `author` (or `user_info`; avatar `image`), its likes in `likes`
  *   (or `favorites`), its text in `display_text` (or `text`), and `data.next_cursor`.
  * The user lists: `data.followers` with `more_users` (a public client), the reposters as `retweets`
- * (a client) or `users` (another's notes). The profile and the users' own fields are read as the
- * flat user objects of the fixtures (test/support/tikhub/). An answer of another shape is refused (the run fails over or is
+ * (a client) or `users` (another's notes). The profile: a flat user whose fields a public client
+ * reads (`name`, `desc`, `avatar`, `blue_verified`, `sub_count`, `location`, `website`), its
+ * handle as `screen_name` or `profile`; its other fields, and the listed users', as the fixtures
+ * (test/support/tikhub/) assume. An answer of another shape is refused (the run fails over or is
  * refunded), never half-read: docs/social-operations.md, "TikHub", says what to check.
  */
 import * as z from 'zod/mini';
@@ -25,10 +27,12 @@ import { bareHandle, int, str } from '../scrapecreators/read.ts';
 import { id, count as num, text } from '../scrapecreators/vendor-shapes.ts';
 import { call, type TikHubMapping } from './mapping.ts';
 
+/** A user of the profile and the user lists: its handle as `screen_name`, or `profile` (as a public client reads the profile). */
 const userShape = () =>
   z.object({
     rest_id: id(),
-    screen_name: z.string(),
+    screen_name: text(),
+    profile: text(),
     name: text(),
     avatar: text(),
     desc: text(),
@@ -83,15 +87,17 @@ const notATweet = () => z.object({ type: z.string().check(z.refine((type) => typ
 
 const tweetIdOfItem = (tweet: Tweet): string => str(tweet.tweet_id ?? tweet.id) as string;
 
-const xAuthor = (user: User | EmbeddedUser | null | undefined, screenName?: string | null) =>
-  author({
+const xAuthor = (user: User | EmbeddedUser | null | undefined, screenName?: string | null) => {
+  const handle = user?.screen_name ?? (user && 'profile' in user ? user.profile : undefined) ?? screenName;
+  return author({
     id: user?.rest_id,
-    username: user?.screen_name ?? screenName,
+    username: handle,
     display_name: user?.name,
     avatar_url: user?.avatar ?? (user && 'image' in user ? user.image : undefined),
-    url: (user?.screen_name ?? screenName) ? PROFILE_URL.x(String(user?.screen_name ?? screenName)) : null,
+    url: handle ? PROFILE_URL.x(handle) : null,
     verified: user?.blue_verified,
   });
+};
 
 const xPost = (tweet: Tweet) => {
   const handle = tweet.user_info?.screen_name ?? tweet.screen_name;
@@ -115,14 +121,17 @@ const xPost = (tweet: Tweet) => {
   });
 };
 
-const xProfile = (user: User) =>
-  profile('x', {
+const handleOf = (user: User, asked?: string): string | null => user.screen_name ?? user.profile ?? asked ?? null;
+
+const xProfile = (user: User, asked?: string) => {
+  const handle = handleOf(user, asked);
+  return profile('x', {
     id: user.rest_id,
-    username: user.screen_name,
+    username: handle,
     display_name: user.name,
     bio: user.desc,
     avatar_url: user.avatar,
-    url: PROFILE_URL.x(user.screen_name),
+    url: handle ? PROFILE_URL.x(handle) : null,
     external_url: user.website,
     verified: user.blue_verified,
     location: user.location,
@@ -131,6 +140,7 @@ const xProfile = (user: User) =>
     following: user.friends,
     posts_count: user.statuses_count,
   });
+};
 
 /** The post id at the end of an x.com or twitter.com status URL (the catalog's schema checked the host). */
 export const tweetIdOf = (url: unknown): string => {
@@ -188,7 +198,7 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
     path: '/api/v1/twitter/web/fetch_user_profile',
     params: (input) => ({ screen_name: bareHandle(input.handle) }),
     response: userShape,
-    translate: (data: User) => xProfile(data),
+    translate: (data: User, input) => xProfile(data, bareHandle(input.handle)),
   }),
   x_post_comments: call({
     path: '/api/v1/twitter/web/fetch_post_comments',
@@ -219,7 +229,11 @@ export const x: Readonly<Record<string, TikHubMapping>> = {
     // `more_users` says whether a next page exists, as a public client reads it.
     response: () => z.object({ followers: z.array(userShape()), next_cursor: text(), more_users: z.nullish(z.boolean()) }),
     translate: (data: { followers: User[]; next_cursor?: string | null; more_users?: boolean | null }, input) =>
-      page(data.followers.slice(0, Number(input.count)).map(xProfile), data.next_cursor, data.more_users ?? undefined),
+      page(
+        data.followers.slice(0, Number(input.count)).map((user) => xProfile(user)),
+        data.next_cursor,
+        data.more_users ?? undefined,
+      ),
   }),
   // Its users come as `retweets` (a public client) or `users` (another's notes): either is read.
   x_tweet_engagers: call({
