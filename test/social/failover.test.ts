@@ -24,6 +24,7 @@ Object.assign(process.env, {
 });
 const run = await import('../../functions/run-social-operation.ts');
 const status = await import('../../functions/get-social-status.ts');
+const quote = await import('../../functions/quote-social-operation.ts');
 const list = await import('../../functions/list-social-operations.ts');
 const { runSocialOperation } = await import('../../lib/social/run.ts');
 const { socialStatus } = await import('../../lib/social/health/status.ts');
@@ -173,6 +174,17 @@ describe('Facebook Scraper3 through the run path: facebook_search, and facebook_
       });
       expect([skipped.status, skipped.body.code]).toEqual([503, 'operation_unavailable']);
       expect(skipped.body.data).toMatchObject({ operation: 'facebook_post_comments', providers: ['Facebook Scraper3'] });
+      // A quote says the same of that walk's next page, and that a new walk would run (on ScrapeCreators).
+      const quoteOf = (body: unknown) =>
+        call(quote.handler, {
+          method: 'POST',
+          url: `/social/facebook_post_comments/quote?organization_id=${orgId}`,
+          token: tokenFor(users.editor),
+          body,
+        });
+      const url = 'https://www.facebook.com/nasa/posts/1431426125696772';
+      expect((await quoteOf({ url, cursor })).body).toMatchObject({ allowed: false, refusal: { code: 'operation_unavailable' } });
+      expect((await quoteOf({ url })).body).toMatchObject({ allowed: true });
     } finally {
       fbs3.always({ kind: 'fixture' });
       forgetHealth();
