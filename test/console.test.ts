@@ -381,7 +381,8 @@ describe('the console, signed in as the demo owner', () => {
     await payWithCard(page);
     expect(page.url()).toBe(`${stack.baseUrl}/console?organization_id=${org}#billing`);
     await waitForText(page, 'The card is saved.');
-    expect(await page.$eval('[data-testid="card"]', (element) => element.textContent)).toBe('Visa •••• 4242');
+    // The notice comes with the poll that found the card; the card's line with the state read after it.
+    await page.waitForFunction(`document.querySelector('[data-testid="card"]')?.textContent === 'Visa •••• 4242'`, { timeout: 10_000 });
 
     await rechargeForm('1000', '5000', '20000');
     await waitForText(page, 'On: below 1,000 credits, buy 5,000 credits, at most 20,000 credits a month');
