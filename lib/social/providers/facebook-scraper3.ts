@@ -26,7 +26,7 @@ import { author, comment, media, page, post } from './scrapecreators/output.ts';
 import { int, str } from './scrapecreators/read.ts';
 import { count, flag, id, list, object, once, text, time } from './scrapecreators/vendor-shapes.ts';
 import { type ProviderDescriptor, type ProviderRun, UpstreamError } from './types.ts';
-import { field, vendorGet } from './vendor-call.ts';
+import { field, readAnswer, vendorGet, vendorRefused } from './vendor-call.ts';
 import { type VendorSettings, type VendorSetup, vendorSettings } from './vendor-key.ts';
 
 export const FACEBOOK_SCRAPER3_OPERATIONS: ReadonlySet<string> = new Set(['facebook_search', 'facebook_post', 'facebook_post_comments']);
@@ -208,17 +208,10 @@ export function facebookScraper3Provider(options: VendorSettings): ProviderRun {
     );
     if (ok) return body;
     // RapidAPI's gateway says why in `message` (a key not subscribed, a rate limit); the API in `error`.
-    const message = field(body, 'message') ?? field(body, 'error');
-    throw new UpstreamError(`Facebook Scraper3 answered ${status}${typeof message === 'string' ? `: ${message}` : ''}`, { status });
+    throw vendorRefused('Facebook Scraper3', status, field(body, 'message') ?? field(body, 'error'));
   };
-  const read = <Schema extends z.ZodMiniType>(operation: string, schema: Schema, body: unknown): z.output<Schema> => {
-    const found = schema.safeParse(body);
-    if (!found.success)
-      throw new UpstreamError(
-        `Facebook Scraper3's answer to ${operation} is not the shape read: ${found.error.issues[0]?.path.join('.') ?? ''}`,
-      );
-    return found.data;
-  };
+  const read = <Schema extends z.ZodMiniType>(operation: string, schema: Schema, body: unknown): z.output<Schema> =>
+    readAnswer('Facebook Scraper3', operation, schema, body);
   return {
     async run({ operation, input, signal }) {
       if (operation.name === 'facebook_post') {

@@ -6,7 +6,7 @@
  * not a blind retry, is what tries again.
  */
 import { type ProviderDescriptor, type ProviderRun, UpstreamError, UpstreamNotFoundError } from '../types.ts';
-import { field, vendorGet } from '../vendor-call.ts';
+import { field, readAnswer, vendorGet, vendorRefused } from '../vendor-call.ts';
 import { type VendorSettings, type VendorSetup, vendorSettings } from '../vendor-key.ts';
 import { instagram } from './instagram.ts';
 import { linkedin } from './linkedin.ts';
@@ -69,15 +69,9 @@ export function tikhubProvider(options: VendorSettings): ProviderRun {
           throw new UpstreamNotFoundError(`not found on ${operation.network ?? 'the network'}, or not public`, { status: 404 });
         const code = field(body, 'code');
         if (!ok || (typeof code === 'number' && code !== 200)) {
-          const message = field(body, 'message') ?? field(field(body, 'detail'), 'message');
-          throw new UpstreamError(`TikHub answered ${status}${typeof message === 'string' ? `: ${message}` : ''}`, { status });
+          throw vendorRefused('TikHub', status, field(body, 'message') ?? field(field(body, 'detail'), 'message'));
         }
-        const data = response.safeParse(field(body, 'data'));
-        if (!data.success)
-          throw new UpstreamError(
-            `TikHub's answer to ${operation.name} is not the shape read: ${data.error.issues[0]?.path.join('.') ?? ''}`,
-          );
-        return data.data as never;
+        return readAnswer('TikHub', operation.name, response, field(body, 'data')) as never;
       };
       return mapping.run(get, input);
     },
