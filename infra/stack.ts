@@ -14,7 +14,7 @@ import { table as tableDefinition } from '../lib/db/table.ts';
 import { defined } from '../lib/defined.ts';
 import { CORS_POLICY } from '../lib/http/cors.ts';
 import { FUNCTION_TIMEOUT_SECONDS, type Route, type RouteSecret, routes } from '../lib/routes.ts';
-import { PROVIDERS } from '../lib/social/providers/index.ts';
+import { PROVIDERS, VENDOR_PROVIDERS } from '../lib/social/providers/index.ts';
 import { Alarms, type FunctionGroup } from './alarms.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { GrantExpiry } from './grant-expiry.ts';
@@ -25,7 +25,7 @@ import { PaymentsReconciler } from './reconciler.ts';
 import { apiRoute, RouteStack, routesByStack } from './route-stack.ts';
 import { ChargeSweeper } from './sweeper.ts';
 import { TableStream } from './table-stream.ts';
-import { VENDOR_PROVIDERS, vendorBaseUrls, vendorKeys } from './vendor-keys.ts';
+import { vendorBaseUrls, vendorKeys } from './vendor-keys.ts';
 import { Webhooks } from './webhooks.ts';
 
 export { FUNCTION_TIMEOUT_SECONDS } from '../lib/routes.ts';

@@ -10,7 +10,7 @@
 import { CfnOutput, CfnParameter, RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { PROVIDERS } from '../lib/social/providers/index.ts';
+import { VENDOR_PROVIDERS } from '../lib/social/providers/index.ts';
 import { secretArnVariable, type VendorSetup } from '../lib/social/providers/vendor-key.ts';
 
 export interface VendorKey {
@@ -18,9 +18,6 @@ export interface VendorKey {
   secret: Secret;
   baseUrl: CfnParameter;
 }
-
-/** The providers of the registry that call a vendor, in its order. */
-export const VENDOR_PROVIDERS = PROVIDERS.filter((provider) => provider.vendor !== undefined);
 
 /** Built in the stack's own scope: the logical ids (`ProviderApiKey`, `TikHubApiKey`, …) stay those deployed stacks have. */
 export function vendorKeys(stack: Stack): VendorKey[] {

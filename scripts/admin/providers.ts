@@ -51,7 +51,7 @@ const check = command<CheckInput>({
   },
   run: async ({ provider, operation, input }) => {
     const [
-      { PROVIDERS, asSocialProvider },
+      { VENDOR_PROVIDERS, asSocialProvider },
       { CATALOG, OPERATION_NAMES },
       { EXAMPLE_INPUTS },
       { callProvider },
@@ -66,7 +66,7 @@ const check = command<CheckInput>({
       import('../../lib/config.ts'),
     ]);
     const usage = (message: string) => new UsageError(`providers check: ${message} (providers check --help)`);
-    const vendors = PROVIDERS.filter((descriptor) => descriptor.vendor !== undefined);
+    const vendors = VENDOR_PROVIDERS;
     if (provider !== undefined && !vendors.some((descriptor) => descriptor.name === provider))
       throw usage(`--provider must be one of ${vendors.map((descriptor) => descriptor.name).join(', ')}, got "${provider}"`);
     if (operation !== undefined && !CATALOG.has(operation)) throw usage(`--operation: no operation "${operation}" in the catalog`);

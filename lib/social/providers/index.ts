@@ -22,6 +22,9 @@ export const PROVIDERS: readonly ProviderDescriptor[] = [
   FACEBOOK_SCRAPER3_PROVIDER,
 ];
 
+/** The providers that call a data vendor (they declare its key and base URL), in the registry's order. */
+export const VENDOR_PROVIDERS: readonly ProviderDescriptor[] = PROVIDERS.filter((provider) => provider.vendor !== undefined);
+
 interface Configured {
   descriptors: ProviderDescriptor[];
   providers: SocialProvider[];
